@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_DROP_H
+#define DROCE_DROP_H
+
+/*
+ * Why a received frame was not accepted. Every reason has a name, a sentence and a counter.
+ * X(name, class, description); class NOT_ROCE marks frames that are simply not RoCEv2 (listed as
+ * skipped by tools, handed to an exception path by the runtime), MALFORMED the rest.
+ * Transport-level reasons (bad QP, PSN, rkey ...) are appended by the engine in the same list.
+ */
+#include <stdint.h>
+
+#define DROCE_DROP_LIST(X) \
+	X(NONE, OK, "accepted") \
+	X(ETH_SHORT, MALFORMED, "frame shorter than an Ethernet header") \
+	X(VLAN_SHORT, MALFORMED, "frame ends inside the 802.1Q tag") \
+	X(NOT_IP, NOT_ROCE, "EtherType is neither IPv4 nor IPv6") \
+	X(IP_SHORT, MALFORMED, "frame ends inside the IP header") \
+	X(IP_VERSION, MALFORMED, "IP version does not match the EtherType") \
+	X(IP_IHL, MALFORMED, "IPv4 IHL below 5 or past the frame") \
+	X(IP_LEN, MALFORMED, "IP length field disagrees with the frame") \
+	X(IP_FRAG, MALFORMED, "IPv4 fragment (RoCEv2 is never fragmented)") \
+	X(IP_CSUM, MALFORMED, "IPv4 header checksum wrong") \
+	X(NOT_UDP, NOT_ROCE, "IP protocol is not UDP") \
+	X(UDP_SHORT, MALFORMED, "frame ends inside the UDP header") \
+	X(NOT_ROCE_PORT, NOT_ROCE, "UDP destination port is not 4791") \
+	X(UDP_LEN, MALFORMED, "UDP length disagrees with the IP length") \
+	X(BTH_SHORT, MALFORMED, "UDP payload too short for BTH and ICRC") \
+	X(BTH_TVER, MALFORMED, "BTH transport version is not 0") \
+	X(OPCODE, MALFORMED, "unknown or unsupported BTH opcode") \
+	X(HDR_SHORT, MALFORMED, "packet too short for its opcode's headers") \
+	X(PADCNT, MALFORMED, "PadCnt inconsistent with the payload length") \
+	X(PAYLOAD_LEN, MALFORMED, "payload present where the opcode allows none") \
+	X(ICRC, MALFORMED, "ICRC mismatch")
+
+enum droce_drop_class {
+	DROCE_DROP_CLASS_OK,
+	DROCE_DROP_CLASS_NOT_ROCE,
+	DROCE_DROP_CLASS_MALFORMED,
+};
+
+enum droce_drop {
+#define DROCE_X_DROP_ENUM(name, cls, desc) DROCE_DROP_##name,
+	DROCE_DROP_LIST(DROCE_X_DROP_ENUM)
+#undef DROCE_X_DROP_ENUM
+	DROCE_DROP_MAX
+};
+
+/* Short name ("ICRC") and sentence for a reason; "?" for out-of-range values. */
+const char *droce_drop_name(enum droce_drop reason);
+const char *droce_drop_desc(enum droce_drop reason);
+enum droce_drop_class droce_drop_class(enum droce_drop reason);
+
+/* One counter per reason; cnt[DROCE_DROP_NONE] counts accepted frames. */
+struct droce_drop_stats {
+	uint64_t cnt[DROCE_DROP_MAX];
+};
+
+#endif /* DROCE_DROP_H */

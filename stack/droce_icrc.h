@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_ICRC_H
+#define DROCE_ICRC_H
+
+/*
+ * RoCEv2 Invariant CRC (IBTA Annex A17.3.3; InfiniBand 7.8.1): CRC-32 (IEEE 802.3, reflected,
+ * as zlib's crc32) over 8 bytes of 0xFF standing for the masked LRH, the IP header with its variant
+ * fields set to ones, the UDP header with the checksum set to ones, the BTH with byte 4 set to
+ * ones, then the rest of the packet up to the ICRC. It goes on the wire least-significant byte first.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * zlib-compatible CRC-32: crc is the value returned by a previous call (0 to start); the
+ * inversion at both ends happens inside, so calls chain over split buffers.
+ * droce_crc32() picks the fastest implementation this CPU runs; the others are kept for
+ * tests and benchmarks, and all must agree on every input.
+ */
+uint32_t droce_crc32(uint32_t crc, const void *buf, size_t len);
+uint32_t droce_crc32_bitwise(uint32_t crc, const void *buf, size_t len);
+uint32_t droce_crc32_table(uint32_t crc, const void *buf, size_t len);
+
+/* Name of the implementation droce_crc32() dispatches to ("pclmul", "table", ...). */
+const char *droce_crc32_impl_name(void);
+
+/*
+ * The ICRC of a RoCEv2 packet. l3 points at the IPv4 or IPv6 header; len counts the bytes
+ * from there to the end of the pad, i.e. the ICRC itself excluded. The result is the value
+ * whose little-endian bytes are the wire ICRC (droce_icrc_get/put).
+ */
+uint32_t droce_icrc(const uint8_t *l3, uint32_t len);
+/* The same, computed by the bitwise reference over a masked copy: slow, for tests. */
+uint32_t droce_icrc_ref(const uint8_t *l3, uint32_t len);
+
+static inline uint32_t
+droce_icrc_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+
+static inline void
+droce_icrc_put(uint8_t *p, uint32_t icrc)
+{
+	p[0] = (uint8_t)icrc;
+	p[1] = (uint8_t)(icrc >> 8);
+	p[2] = (uint8_t)(icrc >> 16);
+	p[3] = (uint8_t)(icrc >> 24);
+}
+
+#endif /* DROCE_ICRC_H */
