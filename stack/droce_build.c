@@ -126,9 +126,16 @@ droce_build_hdrs(uint8_t *b, uint32_t cap, struct droce_pkt *p, uint32_t pay_len
 
 	if (op->name == NULL || (pay_len != 0 && !(op->flags & DROCE_OPF_PAYLOAD)))
 		return -EINVAL;
+	/* IBTA 9.2.4 / C9-24..27: only the last (or only) packet of a message is padded; FIRST and
+	 * MIDDLE carry a full path MTU, a multiple of 4, and the parser drops them otherwise. */
+	if ((pay_len & 3) != 0 && !(op->flags & DROCE_OPF_LAST))
+		return -EINVAL;
 	if (p->ip_ver != 6 && (p->ip_ver != 4 || !droce_gid_is_v4(p->sgid) ||
 				      !droce_gid_is_v4(p->dgid)))
 		return -EINVAL;
+	/* Bound pay_len first: droce_build_frame_len() would wrap for lengths near 2^32. */
+	if (pay_len > 0xFFFF)
+		return -ENOSPC;
 	frame_len = droce_build_frame_len(p, pay_len);
 	if (frame_len > cap || frame_len > 0xFFFF)
 		return -ENOSPC;
@@ -194,6 +201,8 @@ droce_build_finish(uint8_t *b, struct droce_pkt *p)
 	p->icrc = droce_icrc(b + p->l3_off, end - p->l3_off);
 	droce_icrc_put(b + end, p->icrc);
 	if (p->ip_ver == 6) {
+		/* The sum covers the checksum field: clear it so a second finish gives the same. */
+		droce_put_be16(b + p->l4_off + 6, 0);
 		p->udp_csum = udp6_csum(b + p->l3_off, b + p->l4_off, p->frame_len - p->l4_off);
 		droce_put_be16(b + p->l4_off + 6, p->udp_csum);
 	} else {
