@@ -11,6 +11,7 @@ import collections
 import ipaddress
 import json
 import os
+import random
 import re
 import shutil
 import struct
@@ -564,10 +565,38 @@ def t_ipv6():
           "json ipv6: %r" % objs[:1])
 
 
+def t_mutations():
+    """Seeded random damage to every frame: the tool must neither crash nor lose a packet."""
+    d = work("mutations")
+    cap = Pcap(capture("ib_atomic_bw_fadd.pcap"))
+    rng = random.Random(4791)
+    for r in cap.recs:
+        fr = r[3]
+        for _ in range(rng.randint(1, 3)):
+            fr[rng.randrange(min(len(fr), 90))] = rng.randrange(256)
+        if rng.random() < 0.3:
+            r[3] = fr[:rng.randrange(len(fr) + 1)]
+    p = os.path.join(d, "mutated.pcap")
+    cap.write(p)
+    rc, out, err = run(["decode", p])
+    check(rc == 0 and len([l for l in out.splitlines() if not l.startswith("#")]) == len(cap.recs),
+          "decode mutated: exit %d, %r" % (rc, err))
+    objs, _ = decode_json(p)
+    check(len(objs) == len(cap.recs), "json mutated: %d objects" % len(objs))
+    for o in objs:
+        if o.get("status") == "ok":
+            check(set(o) == OK_KEYS | ext_keys(o["opcode_name"]), "json mutated keys: %r" % o)
+    rc, out, err = run(["verify", p])
+    s = summary_line(out, p)
+    check(rc == 1 and s is not None and s[3] == sum(o["status"] == "bad" for o in objs),
+          "verify mutated: exit %d %r" % (rc, s))
+
+
 TESTS = {
     "usage": t_usage, "verify_rxe": t_verify_rxe, "decode_opcodes": t_decode_opcodes,
     "json": t_json, "flip": t_flip, "truncated": t_truncated, "not_pcap": t_not_pcap,
     "linktypes": t_linktypes, "vlan_ecn": t_vlan_ecn, "malformed": t_malformed, "ipv6": t_ipv6,
+    "mutations": t_mutations,
 }
 
 if __name__ == "__main__":
