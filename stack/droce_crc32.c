@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320): reference and table implementations. */
-#include "droce_icrc.h"
+/*
+ * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320): the bitwise reference, byte table and
+ * slice-by-8 versions, and the choice of the fastest one this CPU runs (made once, at load).
+ */
+#include "droce_crc32_impl.h"
 
 #define CRC32_POLY_REFLECTED 0xEDB88320u
 
@@ -19,9 +22,10 @@ droce_crc32_bitwise(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
-static uint32_t crc32_tab[256];
+/* crc32_tab[0] is the byte table; crc32_tab[k][b] is byte b followed by k zero bytes. */
+static uint32_t crc32_tab[8][256];
 
-static void __attribute__((constructor))
+static void
 crc32_tab_init(void)
 {
 	uint32_t i, c;
@@ -31,8 +35,12 @@ crc32_tab_init(void)
 		c = i;
 		for (k = 0; k < 8; k++)
 			c = (c >> 1) ^ (CRC32_POLY_REFLECTED & (0u - (c & 1)));
-		crc32_tab[i] = c;
+		crc32_tab[0][i] = c;
 	}
+	for (i = 0; i < 256; i++)
+		for (k = 1; k < 8; k++)
+			crc32_tab[k][i] = (crc32_tab[k - 1][i] >> 8) ^
+					  crc32_tab[0][crc32_tab[k - 1][i] & 0xFF];
 }
 
 uint32_t
@@ -42,18 +50,84 @@ droce_crc32_table(uint32_t crc, const void *buf, size_t len)
 
 	crc = ~crc;
 	while (len--)
-		crc = (crc >> 8) ^ crc32_tab[(crc ^ *p++) & 0xFF];
+		crc = (crc >> 8) ^ crc32_tab[0][(crc ^ *p++) & 0xFF];
 	return ~crc;
+}
+
+/* Little-endian load whatever the host order and alignment; compilers turn it into one mov. */
+static inline uint32_t
+crc32_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+
+uint32_t
+droce_crc32_slice8(uint32_t crc, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint32_t lo, hi;
+
+	crc = ~crc;
+	while (len >= 8) {
+		lo = crc ^ crc32_le32(p);
+		hi = crc32_le32(p + 4);
+		crc = crc32_tab[7][lo & 0xFF] ^ crc32_tab[6][(lo >> 8) & 0xFF] ^
+		      crc32_tab[5][(lo >> 16) & 0xFF] ^ crc32_tab[4][lo >> 24] ^
+		      crc32_tab[3][hi & 0xFF] ^ crc32_tab[2][(hi >> 8) & 0xFF] ^
+		      crc32_tab[1][(hi >> 16) & 0xFF] ^ crc32_tab[0][hi >> 24];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		crc = (crc >> 8) ^ crc32_tab[0][(crc ^ *p++) & 0xFF];
+	return ~crc;
+}
+
+static const struct droce_crc32_impl crc32_impls[] = {
+	{ "bitwise", droce_crc32_bitwise, NULL },
+	{ "table", droce_crc32_table, NULL },
+	{ "slice8", droce_crc32_slice8, NULL },
+#ifdef DROCE_CRC32_X86
+	{ "pclmul", droce_crc32_pclmul, droce_crc32_pclmul_usable },
+	{ "vpclmul", droce_crc32_vpclmul, droce_crc32_vpclmul_usable },
+#endif
+};
+
+const struct droce_crc32_impl *
+droce_crc32_impl_get(unsigned int i)
+{
+	if (i >= sizeof(crc32_impls) / sizeof(crc32_impls[0]))
+		return NULL;
+	return &crc32_impls[i];
+}
+
+/* Until the constructor below runs (only another early constructor could get here), the
+ * table-free reference keeps results right. */
+static const struct droce_crc32_impl *crc32_best = &crc32_impls[0];
+
+/* Priority 101 runs before default constructors, so code that starts at load time already sees
+ * the tables and the choice. The list is ordered slowest first: the last usable entry wins. */
+static void __attribute__((constructor(101)))
+crc32_init(void)
+{
+	const struct droce_crc32_impl *im;
+	unsigned int i;
+
+	crc32_tab_init();
+	for (i = 0; (im = droce_crc32_impl_get(i)) != NULL; i++)
+		if (im->usable == NULL || im->usable())
+			crc32_best = im;
 }
 
 uint32_t
 droce_crc32(uint32_t crc, const void *buf, size_t len)
 {
-	return droce_crc32_table(crc, buf, len);
+	return crc32_best->fn(crc, buf, len);
 }
 
 const char *
 droce_crc32_impl_name(void)
 {
-	return "table";
+	return crc32_best->name;
 }
