@@ -17,10 +17,10 @@ import shutil
 import struct
 import subprocess
 import sys
-import zlib
 
 sys.dont_write_bytecode = True	# no __pycache__ in the source tree
-from pcapfile import Pcap, ipv4_csum, write_pcapng
+from frames import ipv4_csum, roce_icrc, udp6_csum, v4_frame
+from pcapfile import Pcap, write_pcapng
 
 # The README table of shared/pcaps/rxe: the opcodes each capture holds, exactly.
 EXPECTED = {
@@ -300,6 +300,14 @@ def cross_check(where, o, fr):
     if "atomic_orig" in o:
         want["atomic_orig"] = struct.unpack("!Q", fr[ext:ext + 8])[0]
         ext += 8
+    if "imm" in o:
+        want["imm"] = struct.unpack("!I", fr[ext:ext + 4])[0]
+        ext += 4
+    if "ieth_rkey" in o:
+        want["ieth_rkey"] = struct.unpack("!I", fr[ext:ext + 4])[0]
+        ext += 4
+    if o.get("opcode_name") == "CNP":
+        ext += 16	# reserved bytes (IBTA A17.9.3)
     want["pay_off"] = ext
     want["pay_len"] = want["frame_len"] - 4 - ext - want["padcnt"]
     for k, v in want.items():
@@ -511,22 +519,6 @@ def t_malformed():
           "opcode" not in oe, "json other port: %r" % oe)
 
 
-def roce_icrc(l3):
-    """IBTA A17.3.3 over an IPv6 packet without its ICRC: variant fields masked to ones."""
-    m = bytearray(l3)
-    m[0:4] = bytes([m[0] | 0x0F, 0xFF, 0xFF, 0xFF])	# traffic class, flow label
-    m[7] = 0xFF	# hop limit
-    m[46:48] = b"\xff\xff"	# UDP checksum
-    m[52] = 0xFF	# BTH FECN, BECN, resv6
-    return struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(m)) & 0xFFFFFFFF)
-
-
-def udp6_csum(sip, dip, udp):
-    data = sip + dip + struct.pack("!IxxxB", len(udp), 17) + udp + b"\0" * (len(udp) & 1)
-    c = ipv4_csum(data)
-    return c if c != 0 else 0xFFFF
-
-
 def t_ipv6():
     """The IPv4 frames of a capture carried over IPv6 (new ICRC): addresses, GIDs, flow label."""
     d = work("ipv6")
@@ -544,7 +536,7 @@ def t_ipv6():
         udp[4:6] = struct.pack("!H", plen)
         udp[6:8] = b"\0\0"
         hdr = struct.pack("!IHBB", (6 << 28) | (0x02 << 20) | 0x12345, plen, 17, 64) + sip + dip
-        icrc = roce_icrc(hdr + bytes(udp))
+        icrc = roce_icrc(hdr + bytes(udp), 6)
         udp[6:8] = struct.pack("!H", udp6_csum(sip, dip, bytes(udp) + icrc))
         nf = bytearray(fr[:12] + b"\x86\xdd" + hdr + udp + icrc)
         recs.append([sec, usec, len(nf), nf, off])
@@ -592,11 +584,80 @@ def t_mutations():
           "verify mutated: exit %d %r" % (rc, s))
 
 
+def t_synth():
+    """Opcodes and header values the rxe captures lack, built here with their ICRC."""
+    d = work("synth")
+    q = struct.pack
+    u64 = 0xFFFFFFFFFFFFFFFF
+    cases = [
+        (v4_frame(0x05, q("!I", 0xDEADBEEF), b"x" * 13, bth_flags=0x80),
+         "RC_SEND_ONLY_WITH_IMMEDIATE qp 0x000abc psn 77 SE ecn ECT0 ImmDt 0xdeadbeef pay 13",
+         {"imm": 0xDEADBEEF, "padcnt": 3, "pay_len": 13, "se": True}),
+        (v4_frame(0x17, q("!I", 0x1234), b"y" * 8),
+         "RC_SEND_ONLY_WITH_INVALIDATE qp 0x000abc psn 77 ecn ECT0 IETH rkey 0x00001234 pay 8",
+         {"ieth_rkey": 0x1234}),
+        (v4_frame(0x13, q("!QIQQ", 0x1122334455667788, 0xABCDEF01, u64, 0x42), ackreq=True),
+         "RC_COMPARE_SWAP qp 0x000abc psn 77 AckReq ecn ECT0 AtomicETH va 0x1122334455667788 "
+         "rkey 0xabcdef01 swap_add 0xffffffffffffffff compare 0x42 pay 0",
+         {"atomic_va": 0x1122334455667788, "atomic_rkey": 0xABCDEF01, "atomic_swap_add": u64,
+          "atomic_compare": 0x42, "ackreq": True}),
+        (v4_frame(0x0B, q("!QIII", 1 << 63, 7, 64, 9), b"z" * 64),
+         "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE qp 0x000abc psn 77 ecn ECT0 RETH va "
+         "0x8000000000000000 rkey 0x00000007 len 64 ImmDt 0x00000009 pay 64",
+         {"reth_va": 1 << 63, "reth_rkey": 7, "reth_len": 64, "imm": 9}),
+        (v4_frame(0x65, q("!IIi", 0x80010000, 0xAB123456, -2), b"u" * 4, dqpn=1),
+         "UD_SEND_ONLY_WITH_IMMEDIATE qp 0x000001 psn 77 ecn ECT0 DETH qkey 0x80010000 "
+         "sqp 0x123456 ImmDt 0xfffffffe pay 4",
+         {"deth_qkey": 0x80010000, "deth_sqpn": 0x123456, "imm": 0xFFFFFFFE}),
+        (v4_frame(0x81, b"\0" * 16, fb=0x40, psn=0, tos=0xC3),
+         "CNP qp 0x000abc psn 0 BECN ecn CE pay 0", {"becn": True, "tclass": 0xC3}),
+        (v4_frame(0x11, q("!I", (0x20 | 14) << 24 | 5)),
+         "RC_ACKNOWLEDGE qp 0x000abc psn 77 ecn ECT0 AETH RNR timer 14 (1.28 ms) msn 5 pay 0",
+         {"aeth_syn": 0x2E, "aeth_msn": 5}),
+        (v4_frame(0x11, q("!I", 0x20 << 24 | 0xFFFFFF)),
+         "AETH RNR timer 0 (655.36 ms) msn 16777215 pay 0", {"aeth_msn": 0xFFFFFF}),
+        (v4_frame(0x11, q("!I", 0x62 << 24 | 9)), "AETH NAK REM_ACCESS_ERR msn 9 pay 0",
+         {"aeth_syn": 0x62}),
+        (v4_frame(0x11, q("!I", 0x7F << 24)), "AETH NAK reserved code 31 msn 0", {}),
+        (v4_frame(0x11, q("!I", 0x45 << 24)), "AETH reserved syndrome 0x45 msn 0", {}),
+        (v4_frame(0x12, q("!IQ", 8 << 24 | 3, 0x0102030405060708)),
+         "RC_ATOMIC_ACKNOWLEDGE qp 0x000abc psn 77 ecn ECT0 AETH ACK credits 16 (code 8) msn 3 "
+         "AtomicAckETH orig 0x102030405060708 pay 0", {"atomic_orig": 0x0102030405060708}),
+        (v4_frame(0x0C, q("!QII", 0x1000, 0x22, 0x10000), bth_flags=0x40, pkey=0x8001, fb=0x80,
+                  ackreq=True, dqpn=0xFFFFFF, psn=0xFFFFFF, tos=0x01),
+         "RC_RDMA_READ_REQUEST qp 0xffffff psn 16777215 AckReq MigReq FECN pkey 0x8001 ecn ECT1 "
+         "RETH va 0x0000000000001000 rkey 0x00000022 len 65536 pay 0",
+         {"mig": True, "fecn": True, "pkey": 0x8001, "dqpn": 0xFFFFFF, "psn": 0xFFFFFF}),
+    ]
+    p = os.path.join(d, "synth.pcap")
+    recs = [[1700000000 + i, 250000 * (i % 4), len(c[0]), c[0], 0] for i, c in enumerate(cases)]
+    Pcap.new(1).write(p, recs=recs)
+    rc, out, err = run(["verify", p])
+    check(rc == 0, "verify synth: exit %d %r" % (rc, out + err))
+    rc, out, _ = run(["decode", p])
+    lines = out.splitlines()
+    for i, (fr, text, want) in enumerate(cases):
+        check(len(lines) > i and text in lines[i] and lines[i].endswith(" icrc ok") and
+              " 198.18.0.1 -> 198.18.0.2 sport 49443 " in lines[i],
+              "synth %d: %r lacks %r" % (i + 1, lines[i] if len(lines) > i else None, text))
+    check(lines[0].startswith("1 0.000000 ") and lines[1].startswith("2 1.250000 "),
+          "synth: relative times %r" % lines[:2])
+    objs, _ = decode_json(p)
+    for i, (fr, text, want) in enumerate(cases):
+        o = objs[i] if i < len(objs) else {}
+        check(o.get("ts") == 1700000000 + i + 0.25 * (i % 4), "synth %d: ts %r" % (i + 1, o.get("ts")))
+        check(o.get("status") == "ok" and set(o) == OK_KEYS | ext_keys(o["opcode_name"]),
+              "synth %d: keys %r" % (i + 1, sorted(o)))
+        for k, v in want.items():
+            check(o.get(k) == v, "synth %d: %s = %r, want %r" % (i + 1, k, o.get(k), v))
+        cross_check("synth %d" % (i + 1), o, fr)
+
+
 TESTS = {
     "usage": t_usage, "verify_rxe": t_verify_rxe, "decode_opcodes": t_decode_opcodes,
     "json": t_json, "flip": t_flip, "truncated": t_truncated, "not_pcap": t_not_pcap,
     "linktypes": t_linktypes, "vlan_ecn": t_vlan_ecn, "malformed": t_malformed, "ipv6": t_ipv6,
-    "mutations": t_mutations,
+    "mutations": t_mutations, "synth": t_synth,
 }
 
 if __name__ == "__main__":

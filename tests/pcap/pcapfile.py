@@ -4,6 +4,13 @@ import struct
 
 
 class Pcap:
+    @classmethod
+    def new(cls, linktype):
+        """An empty little-endian capture to fill with records."""
+        c = cls.__new__(cls)
+        c.end, c.snaplen, c.linktype, c.recs = "<", 262144, linktype, []
+        return c
+
     def __init__(self, path):
         with open(path, "rb") as f:
             data = f.read()
@@ -47,10 +54,3 @@ def write_pcapng(path, cap):
                                     wire) + bytes(frame))
     with open(path, "wb") as f:
         f.write(out)
-
-
-def ipv4_csum(hdr):
-    s = sum(struct.unpack("!%dH" % (len(hdr) // 2), hdr))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
