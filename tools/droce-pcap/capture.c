@@ -14,8 +14,10 @@
 #include "droce_pcap.h"
 
 #define ETH_HDR_LEN 14
-#define SLL_HDR_LEN 16	/* LINKTYPE_LINUX_SLL: pkttype, hatype, halen, addr[8], protocol */
-#define SLL2_HDR_LEN 20 /* LINKTYPE_LINUX_SLL2: protocol, resv, ifindex, hatype, pkttype, halen, addr[8] */
+/* LINKTYPE_LINUX_SLL: pkttype, hatype, halen, addr[8], protocol */
+#define SLL_HDR_LEN 16
+/* LINKTYPE_LINUX_SLL2: protocol, resv, ifindex, hatype, pkttype, halen, addr[8] */
+#define SLL2_HDR_LEN 20
 
 #ifndef DLT_IPV4
 #define DLT_IPV4 228

@@ -32,14 +32,14 @@ struct droce_pcap_in {
 	const char *path;
 	int dlt;
 	uint64_t n;		/* frames read so far */
-	uint8_t *buf;		/* DROCE_PCAP_FRAME_MAX bytes, for link types rewritten to Ethernet */
+	uint8_t *buf;		/* DROCE_PCAP_FRAME_MAX bytes for frames rewritten to Ethernet */
 };
 
 /* One captured frame, as Ethernet. */
 struct droce_pcap_frame {
 	const uint8_t *data;
 	uint32_t caplen;	/* bytes in data */
-	uint32_t wirelen;	/* bytes on the wire (caplen is smaller if the capture was snapped) */
+	uint32_t wirelen;	/* bytes on the wire (more than caplen if snapped) */
 	struct timeval ts;
 };
 
@@ -93,7 +93,7 @@ void droce_pcap_fmt_gid(char *out, const uint8_t gid[16]);
 /* The IP address behind a GID: dotted quad for IPv4 packets, IPv6 text otherwise. */
 void droce_pcap_fmt_ip(char *out, const struct droce_pkt *p, const uint8_t gid[16]);
 const char *droce_pcap_ecn_name(uint8_t tclass);
-/* AETH syndrome in words: "ACK credits 16 (code 8)", "RNR timer 14 (1.28 ms)", "NAK PSN_SEQ_ERR". */
+/* AETH syndrome in words: "ACK credits 16 (code 8)", "RNR timer 14 (1.28 ms)", "NAK PSN_SEQ_ERR" */
 void droce_pcap_fmt_aeth(char *out, size_t cap, uint8_t syn);
 /* Seconds and microseconds, signed, as "s.uuuuuu". */
 void droce_pcap_fmt_us(char *out, size_t cap, int64_t us);
