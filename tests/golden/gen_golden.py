@@ -7,6 +7,8 @@ Writes into OUTDIR:
   golden_rc.pcap golden_uc.pcap golden_ud.pcap golden_cnp.pcap  good packets, every opcode of
       DROCE_OPCODE_LIST, IPv4/IPv6, with and without 802.1Q, payloads 0 1 3 4 1024 4096
   golden_broken.pcap      malformed frames, each with the drop reason droce must give
+  golden_rx.pcap          valid frames droce's builder never writes (Ethernet padding, FCS,
+                          UDP checksum on IPv4, none on IPv6, DF clear): droce must accept them
   golden_expect.jsonl     one line per packet: file, n, status, reason, icrc_ok and the fields
                           Scapy decodes from the written bytes, named as struct droce_pkt members
   golden_*.spec           (with --spec) one good packet per line as key=value pairs for
@@ -31,13 +33,14 @@ from scapy.contrib.roce import AETH, BTH, CNPPadding  # noqa: E402
 from scapy.layers.inet import IP, UDP, TCP  # noqa: E402
 from scapy.layers.inet6 import IPv6  # noqa: E402
 from scapy.layers.l2 import Dot1Q, Ether  # noqa: E402
-from scapy.packet import Raw  # noqa: E402
+from scapy.packet import Padding, Raw  # noqa: E402
 
 SEED = 20261129
 TS_BASE = 1767225600		# 2026-01-01 00:00:00 UTC; packet k of a file is at TS_BASE + k s
 ROCE_PORT = 4791
 GOOD_FILES = ("golden_rc.pcap", "golden_uc.pcap", "golden_ud.pcap", "golden_cnp.pcap")
 BROKEN_FILE = "golden_broken.pcap"
+RX_FILE = "golden_rx.pcap"
 
 # Which fields each extension header contributes (struct droce_pkt names -> layer attribute).
 EXT_FIELDS = {
@@ -165,7 +168,8 @@ def decode(frame, upto="all"):
             d[name] = getattr(layer, attr)
         hlen += len(cls())
         layer = layer.payload
-    data = layer.load if isinstance(layer, Raw) else b""
+    # Ethernet padding after the IP datagram is Scapy's Padding, a Raw subclass: not payload.
+    data = layer.load if isinstance(layer, Raw) and not isinstance(layer, Padding) else b""
     d.update(pay_off=l4_off + 8 + hlen, pay_len=len(data) - b.padcount)
     return d
 
@@ -387,6 +391,27 @@ def broken_packets(fv):
 NOT_ROCE = ("NOT_IP", "NOT_UDP", "NOT_ROCE_PORT")
 
 
+def rx_packets(fv):
+    """Valid frames droce must accept although its builder never sends them this way:
+    (description, frame)."""
+    out = []
+    fr = raw(build(fv.base(0x02, 4, False)))
+    out.append(("RC_SEND_LAST IPv4 no payload, 58 bytes, Ethernet-padded to 60",
+                fr + bytes(60 - len(fr))))
+    fr = raw(build(fv.base(0x11, 6, True)))
+    out.append(("RC_ACKNOWLEDGE IPv6 802.1Q with 4 bytes of Ethernet FCS left on the frame",
+                fr + b"\xde\xad\xbe\xef"))
+    out.append(("RC_SEND_ONLY IPv4 with a UDP checksum (RFC 768 allows it; rxe sends 0)",
+                raw(build(fv.base(0x04, 4, False), fv.payload(16), udp_over={"chksum": None}))))
+    out.append(("RC_RDMA_WRITE_ONLY IPv4 with DF clear",
+                raw(build(fv.base(0x0A, 4, True), fv.payload(4), ip_over={"flags": 0}))))
+    out.append(("UD_SEND_ONLY IPv6 with UDP checksum 0",
+                raw(build(fv.base(0x64, 6, False), fv.payload(8), udp_over={"chksum": 0}))))
+    fr = raw(build(fv.base(0x81, 4, True)))
+    out.append(("CNP IPv4 802.1Q with 6 bytes of Ethernet padding after it", fr + bytes(6)))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Output.
 
@@ -492,6 +517,16 @@ def main():
         expect.append(rec)
         frames.append(fr)
     with open(os.path.join(a.outdir, BROKEN_FILE), "wb") as o:
+        o.write(pcap_bytes(frames))
+
+    frames = []
+    for n, (desc, fr) in enumerate(rx_packets(fv), 1):
+        rec = {"file": RX_FILE, "n": n, "status": "ok", "reason": "NONE", "icrc_ok": True}
+        rec.update(decode(fr))
+        rec["desc"] = desc
+        expect.append(rec)
+        frames.append(fr)
+    with open(os.path.join(a.outdir, RX_FILE), "wb") as o:
         o.write(pcap_bytes(frames))
 
     with open(os.path.join(a.outdir, "golden_expect.jsonl"), "w") as o:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 GENERATED = ("golden_rc.pcap", "golden_uc.pcap", "golden_ud.pcap", "golden_cnp.pcap",
-             "golden_broken.pcap", "golden_expect.jsonl")
+             "golden_broken.pcap", "golden_rx.pcap", "golden_expect.jsonl")
 META = ("file", "desc")
 ALWAYS = ("n", "status", "reason", "icrc_ok")
 
