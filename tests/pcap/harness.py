@@ -79,10 +79,12 @@ def ext_keys(name):
 
 # --- running the tool ---
 
-def run(args):
-    p = subprocess.run([ARGS.tool] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True)
-    return p.returncode, p.stdout, p.stderr
+def run(args, stdin_path=None):
+    """The tool's exit code, stdout and stderr; stdin from a file if given, else nothing."""
+    with open(stdin_path if stdin_path else os.devnull, "rb") as f:
+        p = subprocess.run([ARGS.tool] + args, stdin=f, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 
 def rxe_files():

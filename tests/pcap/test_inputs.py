@@ -53,6 +53,7 @@ def t_linktypes():
     rc, out, err = run(["verify", p])
     check(rc == 0 and summary_line(out, p) == base_counts, "pcapng: exit %d %r" % (rc, out + err))
     check(run(["decode", p])[1] == base, "pcapng: decode differs from the pcap")
+    check(run(["decode", "-"], stdin_path=p)[1] == base, "decode - from stdin differs")
 
 
 def t_vlan_ecn():

@@ -54,8 +54,9 @@ droce_pcap_open(struct droce_pcap_in *in, const char *path)
 
 	memset(in, 0, sizeof(*in));
 	in->path = path;
-	/* fopen first: its errno names the cause plainly (missing, permission). */
-	fp = fopen(path, "rb");
+	/* fopen first: its errno names the cause plainly (missing, permission). "-" is stdin,
+	 * for `tcpdump -w - | droce-pcap decode -`. */
+	fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (fp == NULL) {
 		fprintf(stderr, "droce-pcap: %s: %s\n", path, strerror(errno));
 		return -1;

@@ -12,7 +12,7 @@ static const char usage_text[] =
 	"       droce-pcap --help\n"
 	"\n"
 	"Decode or check RoCEv2 captures (pcap or pcapng; Ethernet, Linux cooked SLL/SLL2 or raw\n"
-	"IP) with droce's own parser.\n"
+	"IP) with droce's own parser. FILE '-' reads standard input.\n"
 	"\n"
 	"decode   one line per packet: number, time since the first packet, addresses, UDP source\n"
 	"         port, opcode, dest QP, PSN, flags, ECN, extension headers, payload length and\n"
