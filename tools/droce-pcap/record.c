@@ -6,15 +6,14 @@
 #include "droce_pcap.h"
 
 /*
- * Mirrors the check order of droce_parse() (stack/droce_parse.c). The switch has no default so
- * that a new drop reason fails the build (-Wswitch -Werror) until it is placed here.
+ * Mirrors the check order of droce_parse() (stack/droce_parse.c): a parser reason added there
+ * belongs here too. Reasons the engine appends (transport checks) never come from droce_parse().
  */
 enum droce_pcap_stage
 droce_pcap_stage_of(enum droce_drop reason)
 {
 	switch (reason) {
 	case DROCE_DROP_ETH_SHORT:
-	case DROCE_DROP_MAX:
 		return DROCE_PCAP_ST_NONE;
 	case DROCE_DROP_VLAN_SHORT:
 		return DROCE_PCAP_ST_MAC;
@@ -44,8 +43,9 @@ droce_pcap_stage_of(enum droce_drop reason)
 	case DROCE_DROP_ICRC:	/* the last check: everything else was parsed */
 	case DROCE_DROP_NONE:
 		return DROCE_PCAP_ST_ALL;
+	default:
+		return DROCE_PCAP_ST_NONE;
 	}
-	return DROCE_PCAP_ST_NONE;
 }
 
 void
