@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CRC-32 (reflected IEEE, zlib semantics) by carry-less multiplication: fold the message into
- * 128-bit (or 512-bit) registers, then one Barrett reduction to 32 bits; bytes past the last
- * full 16-byte block go through slice-by-8. Built with per-function target attributes, so the
+ * 128-bit (or 512-bit) registers, a partial last block by shuffles, then one Barrett reduction
+ * to 32 bits; buffers under 16 bytes go to slice-by-8. Built with per-function target attributes, so the
  * rest of the stack keeps the baseline ISA; droce_crc32.c calls these only on CPUs that have them.
  *
  * Constants: tests/unit/gen_crc32_consts.py derives every one and checks the scheme against zlib.
@@ -16,8 +16,8 @@
 #ifdef DROCE_CRC32_X86
 #include <immintrin.h>
 
-#define PCLMUL_TARGET __attribute__((target("pclmul,sse4.1")))
-#define VPCLMUL_TARGET __attribute__((target("pclmul,sse4.1,avx512f,vpclmulqdq")))
+#define PCLMUL_TARGET __attribute__((target("pclmul,ssse3,sse4.1")))
+#define VPCLMUL_TARGET __attribute__((target("pclmul,ssse3,sse4.1,avx512f,vpclmulqdq")))
 
 /* fold by D bits: { low lane: x^(D+63), high lane: x^(D-1) } */
 #define K2048_LO 0xce3371cbu /* x^2111 */
@@ -71,6 +71,42 @@ crc32_reduce128(__m128i r)
 	return (uint32_t)(y >> 32) ^ (uint32_t)((uint64_t)_mm_extract_epi64(v, 1) >> 31);
 }
 
+/* pshufb indices: at +16+r shift a register down by r bytes, at +r up by 16-r (0x80 zeroes). */
+static const uint8_t crc32_shuf[48] = {
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+};
+
+/*
+ * Fold the whole 16-byte blocks left at p into x, then the last r < 16 bytes: x * x^(8r) + tail
+ * is x's first r bytes moved 128 bits on, plus x's other bytes followed by the tail. The tail
+ * comes from an overlapping load of the last 16 bytes, safe since x took at least 16 before p.
+ * Returns the zlib-style (inverted) CRC.
+ */
+static inline PCLMUL_TARGET uint32_t
+crc32_finish(__m128i x, const uint8_t *p, size_t len)
+{
+	const __m128i k = _mm_set_epi64x(K128_HI, K128_LO);
+	__m128i down, up, rest;
+
+	while (len >= 16) {
+		x = crc32_fold(x, k, crc32_load(p));
+		p += 16;
+		len -= 16;
+	}
+	if (len != 0) {
+		down = crc32_load(crc32_shuf + 16 + len);
+		up = crc32_load(crc32_shuf + len);
+		/* up's bytes with the top bit set are where x's shifted-down bytes go */
+		rest = _mm_blendv_epi8(crc32_load(p + len - 16), _mm_shuffle_epi8(x, down), up);
+		x = crc32_fold(_mm_shuffle_epi8(x, up), k, rest);
+	}
+	return ~crc32_reduce128(x);
+}
+
 PCLMUL_TARGET uint32_t
 droce_crc32_pclmul(uint32_t crc, const void *buf, size_t len)
 {
@@ -103,13 +139,7 @@ droce_crc32_pclmul(uint32_t crc, const void *buf, size_t len)
 		x0 = crc32_fold(x0, k, x2);
 		x0 = crc32_fold(x0, k, x3);
 	}
-	k = _mm_set_epi64x(K128_HI, K128_LO);
-	while (len >= 16) {
-		x0 = crc32_fold(x0, k, crc32_load(p));
-		p += 16;
-		len -= 16;
-	}
-	return droce_crc32_slice8(~crc32_reduce128(x0), p, len);
+	return crc32_finish(x0, p, len);
 }
 
 static inline VPCLMUL_TARGET __m512i
@@ -163,19 +193,15 @@ droce_crc32_vpclmul(uint32_t crc, const void *buf, size_t len)
 					_mm512_extracti32x4_epi32(z1, 1)),
 			  _mm_xor_si128(_mm512_extracti32x4_epi32(z1, 2),
 					_mm512_extracti32x4_epi32(z0, 3)));
-	while (len >= 16) {
-		x = crc32_fold(x, _mm_set_epi64x(K128_HI, K128_LO), crc32_load(p));
-		p += 16;
-		len -= 16;
-	}
-	return droce_crc32_slice8(~crc32_reduce128(x), p, len);
+	return crc32_finish(x, p, len);
 }
 
 int
 droce_crc32_pclmul_usable(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+	return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3") &&
+	       __builtin_cpu_supports("sse4.1");
 }
 
 int
