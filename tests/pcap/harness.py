@@ -166,7 +166,8 @@ def cross_check(where, o, fr):
         want["deth_qkey"] = struct.unpack("!I", fr[ext:ext + 4])[0]
         ext += 8
     if "reth_va" in o:
-        want["reth_va"], want["reth_rkey"], want["reth_len"] = struct.unpack("!QII", fr[ext:ext + 16])
+        (want["reth_va"], want["reth_rkey"],
+         want["reth_len"]) = struct.unpack("!QII", fr[ext:ext + 16])
         ext += 16
     if "atomic_va" in o:
         (want["atomic_va"], want["atomic_rkey"], want["atomic_swap_add"],

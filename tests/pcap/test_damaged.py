@@ -7,7 +7,7 @@ import re
 import sys
 
 sys.dont_write_bytecode = True	# no __pycache__ in the source tree
-from harness import (OK_KEYS, capture, check, decode_json, ext_keys, main,  # noqa: E402
+from harness import (ALWAYS, OK_KEYS, capture, check, decode_json, ext_keys, main,  # noqa: E402
                      one_line, run, summary_line, work)
 from pcapfile import Pcap  # noqa: E402
 
@@ -148,6 +148,33 @@ def t_malformed():
           "opcode" not in oe, "json other port: %r" % oe)
 
 
+# The reasons droce_parse() gives once a layer's fields are filled, and the keys that layer adds.
+LAYERS = [
+    ({"ETH_SHORT"}, set()),
+    ({"VLAN_SHORT"}, {"dmac", "smac"}),
+    ({"NOT_IP", "IP_SHORT", "IP_VERSION", "IP_IHL", "IP_LEN", "IP_FRAG", "IP_CSUM"},
+     {"has_vlan", "vlan_tci", "l3_off"}),
+    ({"NOT_UDP"}, {"ip_ver", "tclass", "hop_limit", "flow_label", "ip_id", "sgid", "dgid", "src",
+                   "dst"}),
+    ({"UDP_SHORT"}, {"l4_off"}),
+    ({"NOT_ROCE_PORT", "UDP_LEN"}, {"udp_sport", "udp_csum"}),
+    ({"BTH_SHORT"}, {"bth_off"}),
+    ({"BTH_TVER", "OPCODE", "HDR_SHORT", "PADCNT", "PAYLOAD_LEN"},
+     {"opcode", "opcode_name", "se", "mig", "padcnt", "tver", "pkey", "fecn", "becn", "dqpn",
+      "ackreq", "psn", "icrc", "frame_len"}),
+]
+
+
+def layers_before(reason):
+    keys = set()
+    for reasons, layer in LAYERS:
+        keys |= layer
+        if reason in reasons:
+            return keys
+    check(False, "reason %r is not in this test's table" % reason)
+    return keys
+
+
 def t_mutations():
     """Seeded random damage to every frame: the tool must neither crash nor lose a packet."""
     d = work("mutations")
@@ -166,9 +193,16 @@ def t_mutations():
           "decode mutated: exit %d, %r" % (rc, err))
     objs, _ = decode_json(p)
     check(len(objs) == len(cap.recs), "json mutated: %d objects" % len(objs))
+    seen = set()
     for o in objs:
-        if o.get("status") == "ok":
-            check(set(o) == OK_KEYS | ext_keys(o["opcode_name"]), "json mutated keys: %r" % o)
+        if o.get("status") == "ok" or o.get("reason") == "ICRC":
+            want = OK_KEYS | ext_keys(o["opcode_name"])
+        else:
+            want = ALWAYS | layers_before(o.get("reason"))
+        seen.add(o.get("reason"))
+        check(set(o) == want, "json mutated keys for %s: %s extra, %s missing" % (
+            o.get("reason"), sorted(set(o) - want), sorted(want - set(o))))
+    check(len(seen) >= 8, "mutations reached only %s" % sorted(seen))
     rc, out, err = run(["verify", p])
     s = summary_line(out, p)
     check(rc == 1 and s is not None and s[3] == sum(o["status"] == "bad" for o in objs),
@@ -176,4 +210,5 @@ def t_mutations():
 
 
 if __name__ == "__main__":
-    main({"flip": t_flip, "truncated": t_truncated, "not_pcap": t_not_pcap, "malformed": t_malformed, "mutations": t_mutations})
+    main({"flip": t_flip, "truncated": t_truncated, "not_pcap": t_not_pcap,
+          "malformed": t_malformed, "mutations": t_mutations})

@@ -183,7 +183,8 @@ def t_synth():
     objs, _ = decode_json(p)
     for i, (fr, text, want) in enumerate(cases):
         o = objs[i] if i < len(objs) else {}
-        check(o.get("ts") == 1700000000 + i + 0.25 * (i % 4), "synth %d: ts %r" % (i + 1, o.get("ts")))
+        check(o.get("ts") == 1700000000 + i + 0.25 * (i % 4),
+              "synth %d: ts %r" % (i + 1, o.get("ts")))
         check(o.get("status") == "ok" and set(o) == OK_KEYS | ext_keys(o["opcode_name"]),
               "synth %d: keys %r" % (i + 1, sorted(o)))
         for k, v in want.items():
@@ -192,4 +193,5 @@ def t_synth():
 
 
 if __name__ == "__main__":
-    main({"linktypes": t_linktypes, "vlan_ecn": t_vlan_ecn, "ipv6": t_ipv6, "synth": t_synth})
+    main({"linktypes": t_linktypes, "vlan_ecn": t_vlan_ecn, "ipv6": t_ipv6,
+          "synth": t_synth})

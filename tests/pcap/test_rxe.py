@@ -49,10 +49,12 @@ def t_decode_opcodes():
         seen = collections.Counter()
         reqs = collections.Counter()
         for i, l in enumerate(pkts):
-            check(l.startswith("%d " % (i + 1)), "%s: line %d is numbered wrong: %r" % (name, i + 1, l))
+            check(l.startswith("%d " % (i + 1)),
+                  "%s: line %d is numbered wrong: %r" % (name, i + 1, l))
             if " skipped (" in l:
                 continue
-            m = re.search(r" sport \d+ (\S+) qp (0x[0-9a-f]{6}) psn (\d+) .* pay \d+ icrc (ok|BAD)$", l)
+            m = re.search(r" sport \d+ (\S+) qp (0x[0-9a-f]{6}) psn (\d+) .* "
+                          r"pay \d+ icrc (ok|BAD)$", l)
             if not check(m is not None, "%s: unexpected line %r" % (name, l)):
                 continue
             seen[m.group(1)] += 1
@@ -74,7 +76,8 @@ def t_decode_opcodes():
         if name == "loss5_ib_write_bw.pcap":
             check(any("RC_ACKNOWLEDGE" in l and " AETH NAK PSN_SEQ_ERR msn " in l for l in pkts),
                   "loss5: no NAK with PSN sequence error")
-            check(any(c > 1 for c in reqs.values()), "loss5: no retransmitted WRITE (same QP and PSN)")
+            check(any(c > 1 for c in reqs.values()),
+                  "loss5: no retransmitted WRITE (same QP and PSN)")
         if name == "rc_pingpong.pcap":
             check(any(l.endswith(" skipped (IP protocol is not UDP)") for l in pkts),
                   "rc_pingpong: the TCP exchange should be skipped")
@@ -99,8 +102,10 @@ def t_json():
     for f in rxe_files():
         cap = Pcap(f)
         objs, err = decode_json(f)
-        check(len(objs) == len(cap.recs), "%s: %d objects for %d packets" % (f, len(objs), len(cap.recs)))
-        check(err.startswith("# %d packets" % len(cap.recs)), "%s: summary on stderr: %r" % (f, err))
+        check(len(objs) == len(cap.recs),
+              "%s: %d objects for %d packets" % (f, len(objs), len(cap.recs)))
+        check(err.startswith("# %d packets" % len(cap.recs)),
+              "%s: summary on stderr: %r" % (f, err))
         status = collections.Counter()
         for i, (o, (sec, usec, _, fr, _)) in enumerate(zip(objs, cap.recs)):
             n = o.get("n")
@@ -132,4 +137,5 @@ def t_json():
 
 
 if __name__ == "__main__":
-    main({"usage": t_usage, "verify_rxe": t_verify_rxe, "decode_opcodes": t_decode_opcodes, "json": t_json})
+    main({"usage": t_usage, "verify_rxe": t_verify_rxe, "decode_opcodes": t_decode_opcodes,
+          "json": t_json})
