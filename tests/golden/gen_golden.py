@@ -130,7 +130,8 @@ def decode(frame, upto="all"):
     to the layers a broken packet still has intact: "l2", "udp" (L2, IP, UDP), "bth" or "all"."""
     p = Ether(frame)
     d = {"dmac": p.dst, "smac": p.src, "has_vlan": Dot1Q in p}
-    d["vlan_tci"] = (p[Dot1Q].prio << 13 | p[Dot1Q].id << 12 | p[Dot1Q].vlan) if d["has_vlan"] else 0
+    q = p[Dot1Q] if d["has_vlan"] else None
+    d["vlan_tci"] = (q.prio << 13 | q.id << 12 | q.vlan) if q else 0
     l3_off = 18 if d["has_vlan"] else 14
     d["l3_off"] = l3_off
     if upto == "l2":
@@ -197,7 +198,9 @@ class Fields:
         f = {"opcode": op, "has_vlan": vlan, "ip_ver": ip_ver}
         f["dmac"] = "02:00:%02x:%02x:%02x:%02x" % tuple(r.getrandbits(8) for _ in range(4))
         f["smac"] = "52:54:00:%02x:%02x:%02x" % tuple(r.getrandbits(8) for _ in range(3))
-        f["vlan_tci"] = (k % 8) << 13 | ((k // 8) % 2) << 12 | (1 + self.bits(12) % 4094) if vlan else 0
+        # PCP 0-7, DEI both ways, VID 1..4094.
+        f["vlan_tci"] = ((k % 8) << 13 | ((k // 8) % 2) << 12 | (1 + self.bits(12) % 4094)
+                         if vlan else 0)
         # DSCP anything, ECN through Not-ECT, ECT(1), ECT(0), CE.
         f["tclass"] = self.bits(6) << 2 | (k % 4)
         f["hop_limit"] = self.HOPS[k % len(self.HOPS)]
@@ -280,7 +283,8 @@ def broken_packets(fv):
     # ICRC wrong: a flipped ICRC bit, or a payload byte corrupted after the ICRC was computed.
     for op, ipv, vlan in ((0x04, 4, False), (0x0A, 6, False), (0x11, 4, True), (0x64, 6, True),
                           (0x81, 4, False), (0x12, 6, False)):
-        fr = bytearray(raw(build(f(op, ipv, vlan), fv.payload(8 if op in (0x04, 0x0A, 0x64) else 0))))
+        n = 8 if rl.OPCODES[op][3] else 0
+        fr = bytearray(raw(build(f(op, ipv, vlan), fv.payload(n))))
         fr[-1] ^= 0x01
         add("ICRC bit flipped, %s IPv%d" % (rl.OPCODES[op][0], ipv), "ICRC", fr, "all")
     fr = bytearray(raw(build(f(0x24, 4, False), fv.payload(64))))
@@ -299,7 +303,8 @@ def broken_packets(fv):
         raw(build(f(0x00), fv.payload(1021))), "bth")
     add("RC_RDMA_WRITE_MIDDLE IPv6 with PadCnt 1", "PADCNT",
         raw(build(f(0x07, 6, True), fv.payload(1023))), "bth")
-    add("payload 6 bytes + PadCnt 1 (7 bytes, not a multiple of 4)", "PADCNT", raw(build(f(0x04), fv.payload(6), pad=1)), "bth")
+    add("payload 6 bytes + PadCnt 1 (7 bytes, not a multiple of 4)", "PADCNT",
+        raw(build(f(0x04), fv.payload(6), pad=1)), "bth")
 
     # Extension headers cut short (IBTA C9-4), UDP/IP lengths consistent with what is there.
     for op, keep, ipv in ((0x0A, 12, 4), (0x11, 0, 4), (0x13, 20, 6), (0x64, 4, 4),
