@@ -11,9 +11,14 @@ Conventions (reflected CRC-32, P = x^32 + 0x04C11DB7):
 Folding a register forward by D bits multiplies its low lane (the high-degree half) by
 x^(D+64) and its high lane by x^D; with the extra x that needs lane constants congruent to
 x^(D+63) and x^(D-1) mod P. Written as x^32 * (x^(E-32) mod P) they fit in the low 32 bits.
+
+Usage: gen_crc32_consts.py            print the constants
+       gen_crc32_consts.py --check F  exit 1 unless C file F defines exactly these values
 """
 import os
 import random
+import re
+import sys
 import zlib
 
 P = (1 << 32) | 0x04C11DB7
@@ -96,11 +101,34 @@ def model_crc(crc, data):
     return zlib.crc32(data[n:], ~reduce128(r) & 0xFFFFFFFF)
 
 
+def constants():
+    """Name -> value, as stack/droce_crc32_x86.c spells them."""
+    c = {}
+    for d in (2048, 512, 384, 256, 128):
+        c['K%d_LO' % d], c['K%d_HI' % d] = fold_pair(d)
+    c['KX95'], c['KX63'], c['KMU'], c['KPOLY'] = klow(95), klow(63), MU, PL
+    return c
+
+
+def check(path):
+    """Every constant the C file defines equals the derived one, and none is missing."""
+    want = constants()
+    got = {}
+    for m in re.finditer(r'^#define\s+(K\w+)\s+0x([0-9a-fA-F]+)u', open(path).read(), re.M):
+        got[m.group(1)] = int(m.group(2), 16)
+    bad = sorted(k for k in want if got.get(k) != want[k])
+    for k in bad:
+        print('%s: file has %s, derived 0x%x' % (k, hex(got[k]) if k in got else 'nothing', want[k]))
+    return 1 if bad else 0
+
+
 def main():
     for _ in range(200):
         data = os.urandom(random.randint(64, 600))
         seed = random.getrandbits(32)
         assert model_crc(seed, data) == zlib.crc32(data, seed)
+    if len(sys.argv) == 3 and sys.argv[1] == '--check':
+        sys.exit(check(sys.argv[2]))
     for d in (2048, 512, 384, 256, 128):
         lo, hi = fold_pair(d)
         print('fold %4d bits: 0x%08x (x^%d), 0x%08x (x^%d)' % (d, lo, d + 63, hi, d - 1))
