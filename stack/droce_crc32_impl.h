@@ -34,7 +34,7 @@ struct droce_crc32_impl {
 	int (*usable)(void);
 };
 
-/* The i-th implementation, slowest first (including ones this CPU cannot run); NULL past the end. */
+/* The i-th implementation, slowest first, including ones this CPU cannot run; NULL past the end. */
 const struct droce_crc32_impl *droce_crc32_impl_get(unsigned int i);
 
 #endif /* DROCE_CRC32_IMPL_H */

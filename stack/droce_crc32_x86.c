@@ -2,14 +2,14 @@
 /*
  * CRC-32 (reflected IEEE, zlib semantics) by carry-less multiplication: fold the message into
  * 128-bit (or 512-bit) registers, a partial last block by shuffles, then one Barrett reduction
- * to 32 bits; buffers under 16 bytes go to slice-by-8. Built with per-function target attributes, so the
- * rest of the stack keeps the baseline ISA; droce_crc32.c calls these only on CPUs that have them.
+ * to 32 bits; buffers under 16 bytes go to slice-by-8. Per-function target attributes keep the
+ * rest of the stack on the baseline ISA; droce_crc32.c calls these only on CPUs that have them.
  *
  * Constants: tests/unit/gen_crc32_consts.py derives every one and checks the scheme against zlib.
  * A 64-bit lane L stands for sum L_j x^(63-j); PCLMULQDQ of two lanes stands for x * a * b. To move
  * a register forward by D bits its low lane (high-degree half) is multiplied by a lane congruent
- * to x^(D+63) and its high lane by one congruent to x^(D-1), each stored as x^32 * (x^(E-32) mod P),
- * P = 0x104C11DB7, bit-reversed into the low 32 bits.
+ * to x^(D+63) and its high lane by one congruent to x^(D-1), each stored as
+ * x^32 * (x^(E-32) mod P), P = 0x104C11DB7, bit-reversed into the low 32 bits.
  */
 #include "droce_crc32_impl.h"
 
@@ -30,7 +30,7 @@
 #define K256_HI  0x81256527u /* x^255 */
 #define K128_LO  0xae689191u /* x^191 */
 #define K128_HI  0xccaa009eu /* x^127 */
-/* final reduction: x^95 and x^63 mod P themselves (bits 32..63), mu = x^64 / P and P (bits 31..63) */
+/* final reduction: x^95 and x^63 mod P (bits 32..63); mu = x^64 / P and P (bits 31..63) */
 #define KX95     0xccaa009e00000000ull
 #define KX63     0xb8bc676500000000ull
 #define KMU      0xfb808b2080000000ull

@@ -118,7 +118,8 @@ def check(path):
         got[m.group(1)] = int(m.group(2), 16)
     bad = sorted(k for k in want if got.get(k) != want[k])
     for k in bad:
-        print('%s: file has %s, derived 0x%x' % (k, hex(got[k]) if k in got else 'nothing', want[k]))
+        have = hex(got[k]) if k in got else 'nothing'
+        print('%s: file has %s, derived 0x%x' % (k, have, want[k]))
     return 1 if bad else 0
 
 

@@ -353,8 +353,9 @@ test_crc32_lengths_alignments(void)
 					got = im->fn(seeds[s], abuf + a, len);
 					runs++;
 					if (got != ref && bad++ < 5)
-						printf("\n  %s len %zu align %u seed %08x: %08x, want %08x",
-						       im->name, len, a, seeds[s], got, ref);
+						printf("\n  %s len %zu align %u seed %08x: "
+						       "%08x, want %08x", im->name, len, a,
+						       seeds[s], got, ref);
 				}
 			}
 		}
@@ -412,7 +413,9 @@ test_crc32_long(void)
 static void
 test_crc32_chained(void)
 {
-	static const size_t lens[] = { 0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 300, 577, 1024 };
+	static const size_t lens[] = {
+		0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 300, 577, 1024,
+	};
 	const struct droce_crc32_impl *im, *im2;
 	unsigned int i, j, l, bad = 0;
 	size_t len, s;

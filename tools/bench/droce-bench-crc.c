@@ -133,8 +133,8 @@ main(int argc, char **argv)
 	 * vector paths at 256 bits unless told otherwise; rte_vect_set_max_simd_bitwidth() would do
 	 * the same but is still experimental in 22.11. */
 	char *eal_argv[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf", "--no-telemetry",
-			     "-l", "0", "--log-level=lib.eal:error", "--force-max-simd-bitwidth=512",
-			     NULL };
+			     "-l", "0", "--log-level=lib.eal:error",
+			     "--force-max-simd-bitwidth=512", NULL };
 	struct bench_case cases[MAXCASES];
 	const struct droce_crc32_impl *im;
 	double seconds = 0.3, gbps[MAXCASES][NSIZES];
