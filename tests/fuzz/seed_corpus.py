@@ -51,6 +51,8 @@ def pcap_files(args):
                     yield os.path.join(a, name)
         elif os.path.isfile(a):
             yield a
+        else:
+            print(f"seed_corpus: {a}: not found, skipped", file=sys.stderr)
 
 
 def main():
