@@ -3,7 +3,7 @@
  * CRC-32 throughput, side by side: every droce_crc32 implementation this CPU runs, the
  * dispatched droce_crc32(), droce_icrc() over a whole RoCEv2 frame, DPDK's rte_net_crc_calc()
  * with each of its algorithms, and zlib's crc32(). One hot buffer per size, 0.3 s per cell
- * (best of 5 rounds).
+ * (best of 10 rounds).
  *
  * Usage: droce-bench-crc [-t SECONDS_PER_CASE]
  */
@@ -86,7 +86,7 @@ expected(const struct bench_case *c, size_t len)
  * GB/s (bytes per ns): the best of ROUNDS rounds of seconds / ROUNDS each, in batches so the clock
  * is read rarely. The best round is the one least disturbed by other work on a shared machine.
  */
-#define ROUNDS 5
+#define ROUNDS 10
 static double
 measure(const struct bench_case *c, size_t len, double seconds)
 {
