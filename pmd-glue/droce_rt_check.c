@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Pre-EAL checks: one line per failure, naming the cause and the fix. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "droce_rt_check.h"
+
+/* Linux capability numbers (linux/capability.h). */
+enum { CAP_NET_ADMIN_BIT = 12, CAP_NET_RAW_BIT = 13, CAP_SYS_ADMIN_BIT = 21, CAP_BPF_BIT = 39 };
+
+static int __attribute__((format(printf, 4, 5)))
+fail(int rc, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+void
+droce_rt_sys_default(struct droce_rt_sys *sys)
+{
+	sys->mounts = "/proc/mounts";
+	sys->hugepages_dir = "/sys/kernel/mm/hugepages";
+	sys->status = "/proc/self/status";
+}
+
+/* Value of --huge-dir in the eal words, if any. */
+static int
+eal_value(const struct droce_rt_config *cfg, const char *opt, char *out, size_t outlen)
+{
+	const char *s = cfg->eal, *w;
+	size_t n = strlen(opt), len;
+
+	while (*s != '\0') {
+		while (isspace((unsigned char)*s))
+			s++;
+		w = s;
+		while (*s != '\0' && !isspace((unsigned char)*s))
+			s++;
+		if ((size_t)(s - w) > n && strncmp(w, opt, n) == 0 && w[n] == '=') {
+			w += n + 1;
+		} else if ((size_t)(s - w) == n && strncmp(w, opt, n) == 0) {
+			while (isspace((unsigned char)*s))
+				s++;
+			w = s;
+			while (*s != '\0' && !isspace((unsigned char)*s))
+				s++;
+		} else {
+			continue;
+		}
+		len = (size_t)(s - w);
+		if (len == 0 || len >= outlen)
+			return -1;
+		memcpy(out, w, len);
+		out[len] = '\0';
+		return 0;
+	}
+	return -1;
+}
+
+static uint64_t
+free_hugepages(const char *dir)
+{
+	char path[512];
+	struct dirent *de;
+	uint64_t total = 0;
+	unsigned long long v;
+	DIR *d = opendir(dir);
+	FILE *f;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "hugepages-", 10) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/free_hugepages", dir, de->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fscanf(f, "%llu", &v) == 1)
+			total += v;
+		fclose(f);
+	}
+	closedir(d);
+	return total;
+}
+
+int
+droce_rt_check_hugepages(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys,
+			 char *err, size_t errlen)
+{
+	char want[256], dev[256], mnt[256], type[64], line[1024];
+	bool found = false;
+	FILE *f;
+
+	if (droce_rt_config_eal_has(cfg, "--no-huge"))
+		return 0;
+	if (eal_value(cfg, "--huge-dir", want, sizeof(want)) != 0)
+		want[0] = '\0';
+	f = fopen(sys->mounts, "r");
+	if (f == NULL)
+		return fail(-errno, err, errlen, "cannot read %s: %s", sys->mounts, strerror(errno));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%255s %255s %63s", dev, mnt, type) != 3)
+			continue;
+		if (strcmp(type, "hugetlbfs") != 0)
+			continue;
+		if (want[0] != '\0' && strcmp(want, mnt) != 0)
+			continue;
+		found = true;
+		break;
+	}
+	fclose(f);
+	if (!found)
+		return fail(-ENOENT, err, errlen, "hugetlbfs is not mounted%s%s: run 'mount -t "
+			    "hugetlbfs nodev %s' or set DROCE_EAL=\"--no-huge\"",
+			    want[0] ? " at " : "", want, want[0] ? want : "/dev/hugepages");
+	if (access(mnt, W_OK | X_OK) != 0)
+		return fail(-EACCES, err, errlen, "no permission to use hugetlbfs at %s (%s): run "
+			    "as root, chown the mount to uid %ld, or set DROCE_EAL=\"--no-huge\"",
+			    mnt, strerror(errno), (long)geteuid());
+	if (free_hugepages(sys->hugepages_dir) == 0)
+		return fail(-ENOMEM, err, errlen, "hugetlbfs is mounted at %s but no hugepage is "
+			    "free: run 'echo 512 > /proc/sys/vm/nr_hugepages' or set "
+			    "DROCE_EAL=\"--no-huge\"", mnt);
+	return 0;
+}
+
+/* Effective capability set from /proc/self/status; all ones when unreadable (let EAL say). */
+static uint64_t
+cap_eff(const char *status)
+{
+	char line[256];
+	unsigned long long v;
+	uint64_t caps = UINT64_MAX;
+	FILE *f = fopen(status, "r");
+
+	if (f == NULL)
+		return caps;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "CapEff: %llx", &v) == 1) {
+			caps = v;
+			break;
+		}
+	fclose(f);
+	return caps;
+}
+
+/* Find "key=value" among the comma-separated devargs after the driver name. */
+static int
+devarg(const char *vdev, const char *key, char *out, size_t outlen)
+{
+	const char *s = strchr(vdev, ','), *e;
+	size_t n = strlen(key), len;
+
+	while (s != NULL) {
+		s++;
+		e = strchr(s, ',');
+		len = e != NULL ? (size_t)(e - s) : strlen(s);
+		if (len > n && strncmp(s, key, n) == 0 && s[n] == '=') {
+			len -= n + 1;
+			if (len >= outlen)
+				return -1;
+			memcpy(out, s + n + 1, len);
+			out[len] = '\0';
+			return 0;
+		}
+		s = e;
+	}
+	return -1;
+}
+
+static int
+check_one_vdev(const char *vdev, const struct droce_rt_sys *sys, char *err, size_t errlen)
+{
+	char iface[IF_NAMESIZE + 8];
+	bool is_pkt = strncmp(vdev, "net_af_packet", 13) == 0;
+	bool is_xdp = strncmp(vdev, "net_af_xdp", 10) == 0;
+	size_t name_len = strcspn(vdev, ",");
+	uint64_t caps;
+
+	if (!is_pkt && !is_xdp)
+		return 0;
+	if (devarg(vdev, "iface", iface, sizeof(iface)) != 0)
+		return fail(-EINVAL, err, errlen, "%.*s needs iface=<interface>: e.g. "
+			    "DROCE_VDEV=%.*s,iface=veth0", (int)name_len, vdev, (int)name_len, vdev);
+	if (if_nametoindex(iface) == 0)
+		return fail(-ENODEV, err, errlen, "interface '%s' not found (%.*s iface=): create "
+			    "it ('ip link add %s type veth peer name %s-p') or fix DROCE_VDEV",
+			    iface, (int)name_len, vdev, iface, iface);
+	caps = cap_eff(sys->status);
+	if (is_pkt && !(caps & (1ull << CAP_NET_RAW_BIT)))
+		return fail(-EPERM, err, errlen, "no permission: %.*s needs CAP_NET_RAW: run as "
+			    "root or 'setcap cap_net_raw,cap_net_admin+ep' on the program",
+			    (int)name_len, vdev);
+	if (is_xdp && (!(caps & (1ull << CAP_NET_ADMIN_BIT)) ||
+		       !(caps & ((1ull << CAP_SYS_ADMIN_BIT) | (1ull << CAP_BPF_BIT)))))
+		return fail(-EPERM, err, errlen, "no permission: %.*s needs CAP_NET_ADMIN and "
+			    "CAP_BPF (or CAP_SYS_ADMIN): run as root", (int)name_len, vdev);
+	return 0;
+}
+
+int
+droce_rt_check_vdevs(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys,
+		     char *err, size_t errlen)
+{
+	char word[DROCE_RT_STR_MAX];
+	const char *s = cfg->eal, *w;
+	bool next_is_vdev = false;
+	size_t len;
+	int rc;
+
+	if (cfg->vdev[0] != '\0') {
+		rc = check_one_vdev(cfg->vdev, sys, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	while (*s != '\0') {
+		while (isspace((unsigned char)*s))
+			s++;
+		w = s;
+		while (*s != '\0' && !isspace((unsigned char)*s))
+			s++;
+		len = (size_t)(s - w);
+		if (len == 0 || len >= sizeof(word))
+			continue;
+		memcpy(word, w, len);
+		word[len] = '\0';
+		if (next_is_vdev) {
+			next_is_vdev = false;
+			rc = check_one_vdev(word, sys, err, errlen);
+		} else if (strcmp(word, "--vdev") == 0) {
+			next_is_vdev = true;
+			rc = 0;
+		} else if (strncmp(word, "--vdev=", 7) == 0) {
+			rc = check_one_vdev(word + 7, sys, err, errlen);
+		} else {
+			rc = 0;
+		}
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+droce_rt_preflight(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys,
+		   char *err, size_t errlen)
+{
+	int rc;
+
+	rc = droce_rt_config_validate(cfg, err, errlen);
+	if (rc == 0)
+		rc = droce_rt_check_hugepages(cfg, sys, err, errlen);
+	if (rc == 0)
+		rc = droce_rt_check_vdevs(cfg, sys, err, errlen);
+	return rc;
+}

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Runtime configuration: a key table drives the file, the environment and the help text. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "droce_rt_config.h"
+
+enum droce_rt_key_type {
+	KT_STR, KT_U32, KT_U64, KT_IPV4_PFX, KT_IPV4, KT_IPV6_PFX, KT_IPV6, KT_MAC, KT_LCORES,
+	KT_EXC,
+};
+
+struct droce_rt_key {
+	const char *name;
+	enum droce_rt_key_type type;
+	size_t off;
+	size_t size;		/* KT_STR: buffer size */
+	uint64_t min, max;	/* KT_U32/KT_U64 */
+};
+
+#define OFF(f) offsetof(struct droce_rt_config, f)
+#define STR(n, f) { n, KT_STR, OFF(f), sizeof(((struct droce_rt_config *)0)->f), 0, 0 }
+#define U32(n, f, lo, hi) { n, KT_U32, OFF(f), 0, lo, hi }
+
+static const struct droce_rt_key droce_rt_keys[] = {
+	STR("eal", eal),
+	STR("vdev", vdev),
+	STR("port", port),
+	{ "ipv4", KT_IPV4_PFX, 0, 0, 0, 0 },
+	{ "gw4", KT_IPV4, 0, 0, 0, 0 },
+	{ "ipv6", KT_IPV6_PFX, 0, 0, 0, 0 },
+	{ "gw6", KT_IPV6, 0, 0, 0, 0 },
+	{ "mac", KT_MAC, 0, 0, 0, 0 },
+	{ "lcores", KT_LCORES, 0, 0, 0, 0 },
+	U32("queues", queues, 1, 16),
+	/* 576: the IPv4 minimum datagram (RFC 791); 9702: the largest jumbo common NICs take. */
+	U32("mtu", mtu, 576, 9702),
+	U32("path_mtu", path_mtu, 256, 4096),
+	U32("mbufs", mbufs, 64, 1u << 24),
+	U32("mbuf_cache", mbuf_cache, 0, 512),
+	U32("rx_desc", rx_desc, 32, 16384),
+	U32("tx_desc", tx_desc, 32, 16384),
+	U32("burst", burst, 1, 64),
+	U32("arp_timeout_ms", arp_timeout_ms, 100, 86400000),
+	U32("arp_retry_ms", arp_retry_ms, 1, 60000),
+	U32("arp_tries", arp_tries, 1, 100),
+	U32("idle_spins", idle_spins, 0, 1u << 24),
+	U32("idle_sleep_us", idle_sleep_us, 0, 1000000),
+	{ "exception", KT_EXC, 0, 0, 0, 0 },
+	{ "seed", KT_U64, OFF(seed), 0, 0, UINT64_MAX },
+	U32("max_qp", max_qp, 1, 1u << 20),
+	U32("max_cq", max_cq, 1, 1u << 20),
+	U32("max_mr", max_mr, 1, 1u << 20),
+	U32("max_srq", max_srq, 0, 1u << 20),
+	U32("max_ah", max_ah, 0, 1u << 20),
+	U32("max_pd", max_pd, 1, 1u << 20),
+};
+
+#define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
+
+static int __attribute__((format(printf, 3, 4)))
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+unsigned int
+droce_rt_config_nkeys(void)
+{
+	return NKEYS;
+}
+
+const char *
+droce_rt_config_key(unsigned int i)
+{
+	return i < NKEYS ? droce_rt_keys[i].name : NULL;
+}
+
+void
+droce_rt_config_defaults(struct droce_rt_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->lcores[0] = 0;
+	cfg->nb_lcores = 1;
+	cfg->queues = 1;
+	cfg->mtu = 1500;
+	cfg->path_mtu = 1024;
+	cfg->mbufs = 8191;
+	cfg->mbuf_cache = 128;
+	cfg->rx_desc = 512;
+	cfg->tx_desc = 512;
+	cfg->burst = 32;
+	cfg->arp_timeout_ms = 60000;
+	cfg->arp_retry_ms = 250;
+	cfg->arp_tries = 4;
+	cfg->idle_spins = 512;
+	cfg->idle_sleep_us = 100;
+	cfg->exception = DROCE_RT_EXC_DROP;
+	cfg->max_qp = 256;
+	cfg->max_cq = 256;
+	cfg->max_mr = 1024;
+	cfg->max_srq = 64;
+	cfg->max_ah = 256;
+	cfg->max_pd = 64;
+}
+
+static int
+parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s == '\0' || *s == '-' || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return (errno != 0 || *end != '\0') ? -1 : 0;
+}
+
+/* "a.b.c.d" or "a.b.c.d/len" (len defaults to def) */
+static int
+parse_addr(int af, const char *s, uint8_t *addr, uint8_t *prefix, unsigned int maxlen,
+	   unsigned int def)
+{
+	char tmp[64];
+	const char *slash = strchr(s, '/');
+	size_t n = slash != NULL ? (size_t)(slash - s) : strlen(s);
+	uint64_t len = def;
+
+	if (n == 0 || n >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	if (inet_pton(af, tmp, addr) != 1)
+		return -1;
+	if (slash != NULL) {
+		if (prefix == NULL || parse_u64(slash + 1, &len) != 0 || len == 0 || len > maxlen)
+			return -1;
+	}
+	if (prefix != NULL)
+		*prefix = (uint8_t)len;
+	return 0;
+}
+
+static int
+parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char extra;
+	int i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &extra) != 6)
+		return -1;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	/* A unicast station address: the I/G bit set would make every peer drop our frames. */
+	return (mac[0] & 1) ? -1 : 0;
+}
+
+/* "0", "0,1", "0-2": EAL lcore ids, in order, no duplicates. */
+static int
+parse_lcores(const char *s, struct droce_rt_config *cfg)
+{
+	uint16_t ids[DROCE_RT_MAX_LCORES];
+	unsigned int n = 0, i;
+	unsigned long lo, hi, id;
+	char *end;
+
+	while (*s != '\0') {
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		lo = strtoul(s, &end, 10);
+		hi = lo;
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				return -1;
+			hi = strtoul(end + 1, &end, 10);
+		}
+		if (hi < lo || hi >= 1024)
+			return -1;
+		for (id = lo; id <= hi; id++) {
+			if (n == DROCE_RT_MAX_LCORES)
+				return -1;
+			for (i = 0; i < n; i++)
+				if (ids[i] == id)
+					return -1;
+			ids[n++] = (uint16_t)id;
+		}
+		if (*end == ',')
+			end++;
+		else if (*end != '\0')
+			return -1;
+		s = end;
+	}
+	if (n == 0)
+		return -1;
+	memcpy(cfg->lcores, ids, n * sizeof(ids[0]));
+	cfg->nb_lcores = n;
+	return 0;
+}
+
+static const struct droce_rt_key *
+find_key(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (strcmp(droce_rt_keys[i].name, name) == 0)
+			return &droce_rt_keys[i];
+	return NULL;
+}
+
+int
+droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *value,
+		    char *err, size_t errlen)
+{
+	const struct droce_rt_key *k = find_key(key);
+	char *base = (char *)cfg;
+	uint64_t v;
+
+	if (k == NULL) {
+		fail(err, errlen, "unknown key '%s'", key);
+		return -ENOENT;
+	}
+	switch (k->type) {
+	case KT_STR:
+		if (strlen(value) >= k->size)
+			return fail(err, errlen, "%s: value longer than %zu bytes", key, k->size - 1);
+		memcpy(base + k->off, value, strlen(value) + 1);
+		return 0;
+	case KT_U32:
+	case KT_U64:
+		if (parse_u64(value, &v) != 0 || v < k->min || v > k->max)
+			return fail(err, errlen, "%s: '%s' is not a number in %" PRIu64 "..%" PRIu64,
+				    key, value, k->min, k->max);
+		if (k->type == KT_U32)
+			*(uint32_t *)(void *)(base + k->off) = (uint32_t)v;
+		else
+			*(uint64_t *)(void *)(base + k->off) = v;
+		return 0;
+	case KT_IPV4_PFX:
+		if (*value == '\0') {
+			cfg->has_ipv4 = false;
+			return 0;
+		}
+		if (parse_addr(AF_INET, value, cfg->ipv4, &cfg->ipv4_prefix, 32, 24) != 0)
+			return fail(err, errlen, "%s: '%s' is not an IPv4 address[/prefix] "
+				    "(e.g. 198.18.0.1/24)", key, value);
+		cfg->has_ipv4 = true;
+		return 0;
+	case KT_IPV4:
+		if (*value == '\0') {
+			cfg->has_gw4 = false;
+			return 0;
+		}
+		if (parse_addr(AF_INET, value, cfg->gw4, NULL, 0, 0) != 0)
+			return fail(err, errlen, "%s: '%s' is not an IPv4 address", key, value);
+		cfg->has_gw4 = true;
+		return 0;
+	case KT_IPV6_PFX:
+		if (*value == '\0') {
+			cfg->has_ipv6 = false;
+			return 0;
+		}
+		if (parse_addr(AF_INET6, value, cfg->ipv6, &cfg->ipv6_prefix, 128, 64) != 0)
+			return fail(err, errlen, "%s: '%s' is not an IPv6 address[/prefix] "
+				    "(e.g. 2001:db8::1/64)", key, value);
+		cfg->has_ipv6 = true;
+		return 0;
+	case KT_IPV6:
+		if (*value == '\0') {
+			cfg->has_gw6 = false;
+			return 0;
+		}
+		if (parse_addr(AF_INET6, value, cfg->gw6, NULL, 0, 0) != 0)
+			return fail(err, errlen, "%s: '%s' is not an IPv6 address", key, value);
+		cfg->has_gw6 = true;
+		return 0;
+	case KT_MAC:
+		if (*value == '\0') {
+			cfg->has_mac = false;
+			return 0;
+		}
+		if (parse_mac(value, cfg->mac) != 0)
+			return fail(err, errlen, "%s: '%s' is not a unicast MAC (02:00:00:00:00:01)",
+				    key, value);
+		cfg->has_mac = true;
+		return 0;
+	case KT_LCORES:
+		if (parse_lcores(value, cfg) != 0)
+			return fail(err, errlen, "%s: '%s' is not an lcore list (0 or 0,1 or 0-1, "
+				    "at most %d)", key, value, DROCE_RT_MAX_LCORES);
+		return 0;
+	case KT_EXC:
+		if (strcmp(value, "drop") == 0)
+			cfg->exception = DROCE_RT_EXC_DROP;
+		else if (strcmp(value, "ring") == 0)
+			cfg->exception = DROCE_RT_EXC_RING;
+		else
+			return fail(err, errlen, "%s: '%s' is neither drop nor ring", key, value);
+		return 0;
+	}
+	return fail(err, errlen, "%s: internal key type error", key);
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int
+droce_rt_config_load_file(struct droce_rt_config *cfg, const char *path, char *err,
+			  size_t errlen)
+{
+	char line[DROCE_RT_STR_MAX + 128], sub[DROCE_RT_ERR_MAX];
+	unsigned int lineno = 0;
+	char *s, *eq, *hash;
+	FILE *f;
+	int rc = 0;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		rc = -errno;
+		fail(err, errlen, "config file %s: %s (set DROCE_CONFIG to a readable file)",
+		     path, strerror(errno));
+		return rc;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			rc = fail(err, errlen, "%s:%u: line too long", path, lineno);
+			break;
+		}
+		hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		s = trim(line);
+		if (*s == '\0')
+			continue;
+		eq = strchr(s, '=');
+		if (eq == NULL) {
+			rc = fail(err, errlen, "%s:%u: expected key = value", path, lineno);
+			break;
+		}
+		*eq = '\0';
+		rc = droce_rt_config_set(cfg, trim(s), trim(eq + 1), sub, sizeof(sub));
+		if (rc != 0) {
+			fail(err, errlen, "%s:%u: %s", path, lineno, sub);
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+int
+droce_rt_config_load_env(struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	char name[64], sub[DROCE_RT_ERR_MAX];
+	const char *val;
+	unsigned int i;
+	size_t j;
+	int rc;
+
+	for (i = 0; i < NKEYS; i++) {
+		snprintf(name, sizeof(name), "DROCE_%s", droce_rt_keys[i].name);
+		for (j = 6; name[j] != '\0'; j++)
+			name[j] = (char)toupper((unsigned char)name[j]);
+		val = getenv(name);
+		if (val == NULL)
+			continue;
+		rc = droce_rt_config_set(cfg, droce_rt_keys[i].name, val, sub, sizeof(sub));
+		if (rc != 0) {
+			fail(err, errlen, "environment %s: %s", name, sub);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+uint32_t
+droce_rt_config_min_mtu(const struct droce_rt_config *cfg)
+{
+	/* IPv6 header when IPv6 is configured, else IPv4; UDP 8, BTH 12, RETH 16 + ImmDt 4 (the
+	 * largest headers on a payload-carrying packet, IBTA 9.2-9.4), ICRC 4. */
+	uint32_t ip = cfg->has_ipv6 ? 40 : 20;
+
+	return cfg->path_mtu + ip + 8 + 12 + 16 + 4 + 4;
+}
+
+int
+droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	uint32_t p = cfg->path_mtu;
+
+	if (p != 256 && p != 512 && p != 1024 && p != 2048 && p != 4096)
+		return fail(err, errlen, "path_mtu %u is not one of 256 512 1024 2048 4096 "
+			    "(IBTA 9.7.7: PMTU values)", p);
+	if (!cfg->has_ipv4 && !cfg->has_ipv6)
+		return fail(err, errlen, "no address configured: set DROCE_IPV4=198.18.0.1/24 "
+			    "(or ipv4 = ... in the config file), or DROCE_IPV6");
+	if (cfg->mtu < droce_rt_config_min_mtu(cfg))
+		return fail(err, errlen, "MTU %u too small for path MTU %u over %s (needs >= %u): "
+			    "raise DROCE_MTU or lower DROCE_PATH_MTU", cfg->mtu, p,
+			    cfg->has_ipv6 ? "IPv6" : "IPv4", droce_rt_config_min_mtu(cfg));
+	if (cfg->mbufs < 2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst)
+		return fail(err, errlen, "mbufs %u cannot fill %u Rx queue(s) of %u and a Tx ring "
+			    "of %u descriptors: raise DROCE_MBUFS to >= %u", cfg->mbufs,
+			    cfg->queues, cfg->rx_desc, cfg->tx_desc,
+			    2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst);
+	if (cfg->mbuf_cache > cfg->mbufs / 4)
+		return fail(err, errlen, "mbuf_cache %u is more than a quarter of mbufs %u",
+			    cfg->mbuf_cache, cfg->mbufs);
+	return 0;
+}
+
+int
+droce_rt_config_load(struct droce_rt_config *cfg, const char *path, char *err, size_t errlen)
+{
+	int rc;
+
+	droce_rt_config_defaults(cfg);
+	if (path == NULL)
+		path = getenv("DROCE_CONFIG");
+	if (path != NULL && *path != '\0') {
+		rc = droce_rt_config_load_file(cfg, path, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	rc = droce_rt_config_load_env(cfg, err, errlen);
+	if (rc != 0)
+		return rc;
+	return droce_rt_config_validate(cfg, err, errlen);
+}
+
+bool
+droce_rt_config_eal_has(const struct droce_rt_config *cfg, const char *opt)
+{
+	size_t n = strlen(opt);
+	const char *s = cfg->eal;
+
+	while (*s != '\0') {
+		while (isspace((unsigned char)*s))
+			s++;
+		/* short options also match glued ("-l0,1") */
+		if (strncmp(s, opt, n) == 0 && (s[n] == '\0' || s[n] == '=' ||
+						isspace((unsigned char)s[n]) ||
+						(n == 2 && opt[1] != '-')))
+			return true;
+		while (*s != '\0' && !isspace((unsigned char)*s))
+			s++;
+	}
+	return false;
+}
+
+/* Append one word to buf/argv. */
+static int
+push(char **pos, char *end, char **argv, int *argc, int argv_max, const char *w, size_t n)
+{
+	if (*argc + 1 >= argv_max || (size_t)(end - *pos) < n + 1)
+		return -E2BIG;
+	memcpy(*pos, w, n);
+	(*pos)[n] = '\0';
+	argv[(*argc)++] = *pos;
+	argv[*argc] = NULL;
+	*pos += n + 1;
+	return 0;
+}
+
+int
+droce_rt_config_eal_argv(const struct droce_rt_config *cfg, const char *argv0, char *buf,
+			 size_t buflen, char **argv, int argv_max)
+{
+	char *pos = buf, *end = buf + buflen, word[DROCE_RT_STR_MAX + 16];
+	const char *s = cfg->eal, *w;
+	int argc = 0, rc;
+	unsigned int i;
+	size_t n;
+
+	if (argv_max < 2)
+		return -E2BIG;
+	rc = push(&pos, end, argv, &argc, argv_max, argv0, strlen(argv0));
+	while (rc == 0 && *s != '\0') {
+		while (isspace((unsigned char)*s))
+			s++;
+		w = s;
+		while (*s != '\0' && !isspace((unsigned char)*s))
+			s++;
+		if (s > w)
+			rc = push(&pos, end, argv, &argc, argv_max, w, (size_t)(s - w));
+	}
+	if (rc == 0 && cfg->vdev[0] != '\0') {
+		n = (size_t)snprintf(word, sizeof(word), "--vdev=%s", cfg->vdev);
+		rc = push(&pos, end, argv, &argc, argv_max, word, n);
+	}
+	if (rc == 0 && !droce_rt_config_eal_has(cfg, "-l") && !droce_rt_config_eal_has(cfg, "-c") &&
+	    !droce_rt_config_eal_has(cfg, "--lcores")) {
+		n = (size_t)snprintf(word, sizeof(word), "-l");
+		for (i = 0; i < cfg->nb_lcores; i++)
+			n += (size_t)snprintf(word + n, sizeof(word) - n, "%s%u", i ? "," : "",
+					      cfg->lcores[i]);
+		rc = push(&pos, end, argv, &argc, argv_max, word, n);
+	}
+	if (rc == 0 && !droce_rt_config_eal_has(cfg, "--file-prefix") &&
+	    !droce_rt_config_eal_has(cfg, "--in-memory")) {
+		/* --in-memory leaves no runtime files but is refused with --no-huge. */
+		if (droce_rt_config_eal_has(cfg, "--no-huge"))
+			n = (size_t)snprintf(word, sizeof(word), "--file-prefix=droce%ld",
+					     (long)getpid());
+		else
+			n = (size_t)snprintf(word, sizeof(word), "--in-memory");
+		rc = push(&pos, end, argv, &argc, argv_max, word, n);
+	}
+	return rc != 0 ? rc : argc;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_RT_CONFIG_H
+#define DROCE_RT_CONFIG_H
+
+/*
+ * Runtime configuration: built-in defaults, then a key=value file (DROCE_CONFIG or an explicit
+ * path), then DROCE_<KEY> environment variables. Plain C, no EAL: parsed and unit-tested alone.
+ * The keys are listed in pmd-glue/README.md and in droce_rt_config.c's table.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	DROCE_RT_STR_MAX = 512,
+	DROCE_RT_MAX_LCORES = 16,
+	DROCE_RT_EAL_ARGV_MAX = 64,
+	DROCE_RT_ERR_MAX = 256,
+};
+
+enum droce_rt_exception {
+	DROCE_RT_EXC_DROP,	/* non-RoCE, non-neighbour frames are counted and freed */
+	DROCE_RT_EXC_RING,	/* ... or queued for the application (droce_rt_exception_recv) */
+};
+
+struct droce_rt_config {
+	char eal[DROCE_RT_STR_MAX];	/* EAL arguments, split on blanks */
+	char vdev[DROCE_RT_STR_MAX];	/* one virtual device, passed as --vdev */
+	char port[64];			/* port name or number; "" = the first port */
+	uint8_t ipv4[4];		/* network order */
+	uint8_t ipv4_prefix;
+	bool has_ipv4;
+	uint8_t gw4[4];
+	bool has_gw4;
+	uint8_t ipv6[16];
+	uint8_t ipv6_prefix;
+	bool has_ipv6;
+	uint8_t gw6[16];
+	bool has_gw6;
+	uint8_t mac[6];
+	bool has_mac;			/* else the port's own MAC */
+	uint16_t lcores[DROCE_RT_MAX_LCORES]; /* poll lcore(s); the first drives the device */
+	unsigned int nb_lcores;
+	uint32_t queues;		/* Rx/Tx queue pairs (RSS spreads Rx over them) */
+	uint32_t mtu;			/* Ethernet MTU (IP packet size) */
+	uint32_t path_mtu;		/* RoCE path MTU wanted: 256..4096 */
+	uint32_t mbufs;			/* mempool size */
+	uint32_t mbuf_cache;
+	uint32_t rx_desc;
+	uint32_t tx_desc;
+	uint32_t burst;
+	uint32_t arp_timeout_ms;	/* neighbour cache entry lifetime */
+	uint32_t arp_retry_ms;		/* interval between requests for an unresolved address */
+	uint32_t arp_tries;		/* requests before "peer unreachable" */
+	uint32_t idle_spins;		/* empty iterations of rte_pause() before sleeping */
+	uint32_t idle_sleep_us;		/* longest sleep of an idle poll loop */
+	enum droce_rt_exception exception;
+	uint64_t seed;			/* rand64 seed; 0 = from the TSC */
+	uint32_t max_qp, max_cq, max_mr, max_srq, max_ah, max_pd;
+};
+
+void droce_rt_config_defaults(struct droce_rt_config *cfg);
+
+/* Set one key ("mtu", "ipv4", ...) from its text form. 0, or -EINVAL/-ENOENT with err filled. */
+int droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *value,
+			char *err, size_t errlen);
+
+/* Apply a key=value file: '#' starts a comment, blank lines are skipped. Errors name the line. */
+int droce_rt_config_load_file(struct droce_rt_config *cfg, const char *path, char *err,
+			      size_t errlen);
+
+/* Apply DROCE_<KEY> variables from the environment (DROCE_IPV4=198.18.0.1/24 ...). */
+int droce_rt_config_load_env(struct droce_rt_config *cfg, char *err, size_t errlen);
+
+/*
+ * Defaults, then path (or $DROCE_CONFIG when path is NULL; none when both are absent), then the
+ * environment, then droce_rt_config_validate().
+ */
+int droce_rt_config_load(struct droce_rt_config *cfg, const char *path, char *err, size_t errlen);
+
+/* Cross-key checks that need no system access (queues vs lcores, path MTU vs MTU, addresses). */
+int droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t errlen);
+
+/* IP bytes needed around a path-MTU payload: IP + UDP + BTH + RETH + ImmDt + ICRC. */
+uint32_t droce_rt_config_min_mtu(const struct droce_rt_config *cfg);
+
+/*
+ * EAL argv from the config: argv0, the eal words, --vdev, -l with the poll lcores when the eal
+ * words select no cores, and a per-process --file-prefix unless --in-memory or one is given (so
+ * parallel runs never share runtime files). Words are copied into buf. Returns argc or -E2BIG.
+ */
+int droce_rt_config_eal_argv(const struct droce_rt_config *cfg, const char *argv0,
+			     char *buf, size_t buflen, char **argv, int argv_max);
+
+/* Whether the eal words contain an option (exactly, or as "opt=..."). */
+bool droce_rt_config_eal_has(const struct droce_rt_config *cfg, const char *opt);
+
+/* Number of keys and the name of key i (for help output and the README test). */
+unsigned int droce_rt_config_nkeys(void);
+const char *droce_rt_config_key(unsigned int i);
+
+#endif /* DROCE_RT_CONFIG_H */

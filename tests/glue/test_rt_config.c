@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Runtime configuration: defaults, file, environment precedence, errors, EAL argv. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "droce_rt_config.h"
+#include "droce_test.h"
+
+static char tmp_path[64];
+
+static const char *
+write_tmp(const char *text)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(tmp_path, sizeof(tmp_path), "/tmp/droce_cfg_XXXXXX");
+	fd = mkstemp(tmp_path);
+	CU_ASSERT_FATAL(fd >= 0);
+	f = fdopen(fd, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+	return tmp_path;
+}
+
+/* Only the variables a test sets are visible: clear every DROCE_<KEY> first. */
+static void
+clear_env(void)
+{
+	char name[64];
+	unsigned int i;
+	size_t j;
+
+	for (i = 0; i < droce_rt_config_nkeys(); i++) {
+		snprintf(name, sizeof(name), "DROCE_%s", droce_rt_config_key(i));
+		for (j = 6; name[j]; j++)
+			if (name[j] >= 'a' && name[j] <= 'z')
+				name[j] = (char)(name[j] - 'a' + 'A');
+		unsetenv(name);
+	}
+	unsetenv("DROCE_CONFIG");
+}
+
+static void
+test_defaults_need_address(void)
+{
+	struct droce_rt_config cfg;
+	char err[256] = "";
+
+	clear_env();
+	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, NULL, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no address configured"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "DROCE_IPV4"));
+	CU_ASSERT_EQUAL(cfg.mtu, 1500);
+	CU_ASSERT_EQUAL(cfg.queues, 1);
+	CU_ASSERT_EQUAL(cfg.nb_lcores, 1);
+}
+
+static void
+test_file_keys(void)
+{
+	static const uint8_t ip4[4] = { 198, 18, 0, 1 }, gw[4] = { 198, 18, 0, 254 };
+	static const uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0x11 };
+	struct droce_rt_config cfg;
+	char err[256] = "";
+	const char *p;
+
+	clear_env();
+	p = write_tmp("# droce runtime\n"
+		      "eal = --no-huge -m 64   # trailing comment\n"
+		      "\n"
+		      "vdev=net_memif0,role=server,socket=/tmp/x.sock\n"
+		      "ipv4 = 198.18.0.1/16\n"
+		      "gw4 = 198.18.0.254\n"
+		      "ipv6 = 2001:db8::1\n"
+		      "mac = 02:00:00:00:00:11\n"
+		      "lcores = 0-1\n"
+		      "queues = 2\n"
+		      "mtu = 9000\n"
+		      "path_mtu = 4096\n"
+		      "mbufs = 16383\n"
+		      "exception = ring\n"
+		      "seed = 0x1234\n");
+	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, p, err, sizeof(err)), 0);
+	unlink(p);
+	CU_ASSERT_STRING_EQUAL(cfg.eal, "--no-huge -m 64");
+	CU_ASSERT_STRING_EQUAL(cfg.vdev, "net_memif0,role=server,socket=/tmp/x.sock");
+	CU_ASSERT_TRUE(cfg.has_ipv4);
+	CU_ASSERT_EQUAL(memcmp(cfg.ipv4, ip4, 4), 0);
+	CU_ASSERT_EQUAL(cfg.ipv4_prefix, 16);
+	CU_ASSERT_TRUE(cfg.has_gw4);
+	CU_ASSERT_EQUAL(memcmp(cfg.gw4, gw, 4), 0);
+	CU_ASSERT_TRUE(cfg.has_ipv6);
+	CU_ASSERT_EQUAL(cfg.ipv6_prefix, 64);
+	CU_ASSERT_EQUAL(cfg.ipv6[0], 0x20);
+	CU_ASSERT_EQUAL(cfg.ipv6[15], 1);
+	CU_ASSERT_TRUE(cfg.has_mac);
+	CU_ASSERT_EQUAL(memcmp(cfg.mac, mac, 6), 0);
+	CU_ASSERT_EQUAL(cfg.nb_lcores, 2);
+	CU_ASSERT_EQUAL(cfg.lcores[1], 1);
+	CU_ASSERT_EQUAL(cfg.queues, 2);
+	CU_ASSERT_EQUAL(cfg.mtu, 9000);
+	CU_ASSERT_EQUAL(cfg.path_mtu, 4096);
+	CU_ASSERT_EQUAL(cfg.mbufs, 16383);
+	CU_ASSERT_EQUAL(cfg.exception, DROCE_RT_EXC_RING);
+	CU_ASSERT_EQUAL(cfg.seed, 0x1234);
+}
+
+static void
+test_env_overrides_file(void)
+{
+	struct droce_rt_config cfg;
+	char err[256] = "";
+	const char *p;
+
+	clear_env();
+	p = write_tmp("ipv4 = 198.18.0.1/24\nmtu = 9000\nport = 0\n");
+	setenv("DROCE_CONFIG", p, 1);
+	setenv("DROCE_MTU", "1500", 1);
+	setenv("DROCE_IPV4", "198.19.1.2/15", 1);
+	setenv("DROCE_EAL", "--no-huge", 1);
+	setenv("DROCE_LCORES", "1,0", 1);
+	setenv("DROCE_MBUFS", "4095", 1);
+	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, NULL, err, sizeof(err)), 0);
+	unlink(p);
+	CU_ASSERT_EQUAL(cfg.mtu, 1500);
+	CU_ASSERT_EQUAL(cfg.ipv4[1], 19);
+	CU_ASSERT_EQUAL(cfg.ipv4[3], 2);
+	CU_ASSERT_EQUAL(cfg.ipv4_prefix, 15);
+	CU_ASSERT_STRING_EQUAL(cfg.port, "0");
+	CU_ASSERT_STRING_EQUAL(cfg.eal, "--no-huge");
+	CU_ASSERT_EQUAL(cfg.nb_lcores, 2);
+	CU_ASSERT_EQUAL(cfg.lcores[0], 1);
+	CU_ASSERT_EQUAL(cfg.lcores[1], 0);
+	CU_ASSERT_EQUAL(cfg.mbufs, 4095);
+	clear_env();
+}
+
+static void
+test_bad_values(void)
+{
+	static const char *const bad[][2] = {
+		{ "mtu", "70" }, { "mtu", "abc" }, { "mtu", "-1" }, { "mtu", "" },
+		{ "mtu", "1500x" }, { "ipv4", "198.18.0.256" }, { "ipv4", "198.18.0.1/33" },
+		{ "ipv4", "198.18.0.1/" }, { "ipv6", "2001:db8::g" }, { "ipv6", "::1/129" },
+		{ "mac", "01:00:5e:00:00:01" }, { "mac", "02:00:00:00:00" },
+		{ "mac", "02:00:00:00:00:01:02" }, { "lcores", "" }, { "lcores", "0,0" },
+		{ "lcores", "2-1" }, { "lcores", "a" }, { "exception", "keep" },
+		{ "queues", "0" }, { "gw4", "1.2.3.4/8" },
+	};
+	struct droce_rt_config cfg;
+	char err[256];
+	unsigned int i;
+
+	droce_rt_config_defaults(&cfg);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, bad[i][0], bad[i][1], err, sizeof(err)),
+				-EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i][0]));
+	}
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "colour", "red", err, sizeof(err)), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "colour"));
+	/* An empty address clears it. */
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv4", "198.18.0.1", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cfg.ipv4_prefix, 24);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv4", "", err, sizeof(err)), 0);
+	CU_ASSERT_FALSE(cfg.has_ipv4);
+}
+
+static void
+test_file_errors_name_line(void)
+{
+	struct droce_rt_config cfg;
+	char err[256] = "";
+	const char *p;
+
+	clear_env();
+	p = write_tmp("ipv4 = 198.18.0.1\n# ok\nmtu 1500\n");
+	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, p, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":3: expected key = value"));
+	unlink(p);
+	p = write_tmp("ipv4 = 198.18.0.1\nmtu = 99999\n");
+	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, p, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":2: mtu"));
+	unlink(p);
+	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, "/nonexistent/droce.conf", err, sizeof(err)),
+			-ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/droce.conf"));
+	setenv("DROCE_PATH_MTU", "huge", 1);
+	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, NULL, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "DROCE_PATH_MTU"));
+	clear_env();
+}
+
+static void
+test_validate(void)
+{
+	struct droce_rt_config cfg;
+	char err[256] = "";
+
+	droce_rt_config_defaults(&cfg);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv4", "198.18.0.1/24", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
+	/* 1024 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ImmDt 4 + ICRC 4 = 1088 */
+	CU_ASSERT_EQUAL(droce_rt_config_min_mtu(&cfg), 1088);
+	cfg.mtu = 1087;
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "MTU 1087 too small for path MTU 1024"));
+	cfg.mtu = 1088;
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv6", "2001:db8::1/64", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "IPv6"));
+	cfg.mtu = 1500;
+	cfg.path_mtu = 1000;
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "path_mtu 1000"));
+	cfg.path_mtu = 1024;
+	cfg.mbufs = 512;
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "DROCE_MBUFS"));
+}
+
+static void
+test_eal_argv(void)
+{
+	struct droce_rt_config cfg;
+	char buf[1024], *argv[DROCE_RT_EAL_ARGV_MAX], want[64];
+	char err[256];
+	int argc;
+
+	droce_rt_config_defaults(&cfg);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "eal", "  --no-huge   -m 64 ", err,
+					    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "vdev", "net_memif0,role=client", err,
+					    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "lcores", "0,1", err, sizeof(err)), 0);
+	argc = droce_rt_config_eal_argv(&cfg, "prog", buf, sizeof(buf), argv,
+					DROCE_RT_EAL_ARGV_MAX);
+	CU_ASSERT_EQUAL_FATAL(argc, 7);
+	CU_ASSERT_STRING_EQUAL(argv[0], "prog");
+	CU_ASSERT_STRING_EQUAL(argv[1], "--no-huge");
+	CU_ASSERT_STRING_EQUAL(argv[2], "-m");
+	CU_ASSERT_STRING_EQUAL(argv[3], "64");
+	CU_ASSERT_STRING_EQUAL(argv[4], "--vdev=net_memif0,role=client");
+	CU_ASSERT_STRING_EQUAL(argv[5], "-l0,1");
+	snprintf(want, sizeof(want), "--file-prefix=droce%ld", (long)getpid());
+	CU_ASSERT_STRING_EQUAL(argv[6], want);
+	CU_ASSERT_PTR_NULL(argv[7]);
+
+	/* Hugepages: --in-memory instead of a prefix; explicit -l and prefix are respected. */
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "eal", "-l 1", err, sizeof(err)), 0);
+	cfg.vdev[0] = '\0';
+	argc = droce_rt_config_eal_argv(&cfg, "p", buf, sizeof(buf), argv, DROCE_RT_EAL_ARGV_MAX);
+	CU_ASSERT_EQUAL_FATAL(argc, 4);
+	CU_ASSERT_STRING_EQUAL(argv[3], "--in-memory");
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "eal", "-l0 --file-prefix=a", err,
+					    sizeof(err)), 0);
+	argc = droce_rt_config_eal_argv(&cfg, "p", buf, sizeof(buf), argv, DROCE_RT_EAL_ARGV_MAX);
+	CU_ASSERT_EQUAL(argc, 3);
+	CU_ASSERT_TRUE(droce_rt_config_eal_has(&cfg, "-l"));
+	CU_ASSERT_FALSE(droce_rt_config_eal_has(&cfg, "--no-huge"));
+	/* Too small a buffer is an error, not a truncation. */
+	CU_ASSERT_EQUAL(droce_rt_config_eal_argv(&cfg, "p", buf, 8, argv, DROCE_RT_EAL_ARGV_MAX),
+			-E2BIG);
+	CU_ASSERT_EQUAL(droce_rt_config_eal_argv(&cfg, "p", buf, sizeof(buf), argv, 2), -E2BIG);
+}
+
+DROCE_TEST_MAIN("rt_config",
+	DROCE_TEST(test_defaults_need_address),
+	DROCE_TEST(test_file_keys),
+	DROCE_TEST(test_env_overrides_file),
+	DROCE_TEST(test_bad_values),
+	DROCE_TEST(test_file_errors_name_line),
+	DROCE_TEST(test_validate),
+	DROCE_TEST(test_eal_argv))
