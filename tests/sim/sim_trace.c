@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "droce_pkt.h"
+#include "droce_psn.h"
+
+#include "sim_net.h"
+#include "sim_trace.h"
+
+void
+sim_trace_init(struct sim_trace *tr, int verbose, FILE *out, uint32_t mtu_bytes)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->verbose = verbose;
+	tr->out = out != NULL ? out : stdout;
+	tr->mtu_bytes = mtu_bytes != 0 ? mtu_bytes : 1024;
+}
+
+static struct sim_trace_flow *
+flow_get(struct sim_trace *tr, uint32_t key, uint32_t psn)
+{
+	unsigned int i;
+
+	for (i = 0; i < tr->n_flow; i++)
+		if (tr->flow[i].key == key)
+			return &tr->flow[i];
+	if (tr->n_flow == SIM_TRACE_FLOWS)
+		return NULL;
+	tr->flow[tr->n_flow].key = key;
+	tr->flow[tr->n_flow].next_psn = psn;
+	return &tr->flow[tr->n_flow++];
+}
+
+static void
+count(struct sim_trace *tr, unsigned int src, const struct droce_pkt *p)
+{
+	const struct droce_opcode_info *oi = droce_opcode_info(p->opcode);
+	struct sim_wire_stats *st = &tr->st;
+
+	if (p->pay_len != 0) {
+		st->data_pkts++;
+		st->payload_bytes += p->pay_len;
+	}
+	if (oi->flags & DROCE_OPF_CNP) {
+		st->cnps++;
+		return;
+	}
+	if (oi->flags & DROCE_OPF_REQ) {
+		struct sim_trace_flow *f = flow_get(tr, (uint32_t)src << 24 | p->dqpn, p->psn);
+		uint32_t span = 1;
+
+		st->req_pkts++;
+		if (src < 8)
+			st->per_node_req[src]++;
+		if (oi->flags & DROCE_OPF_READ && p->reth_len > tr->mtu_bytes)
+			span = (p->reth_len + tr->mtu_bytes - 1) / tr->mtu_bytes;
+		if (f != NULL) {
+			if (droce_psn_lt(p->psn, f->next_psn))
+				st->retransmits++;
+			else
+				f->next_psn = droce_psn_add(p->psn, span);
+		}
+		return;
+	}
+	if (src < 8)
+		st->per_node_resp[src]++;
+	if (oi->flags & DROCE_OPF_READ)
+		st->read_resp++;
+	if (p->opcode == DROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
+		st->atomic_acks++;
+	if (oi->hdrs & H_AETH) {
+		/* IBTA 9.7.5.2.1 table 43: the top three syndrome bits give the kind. */
+		switch (p->aeth_syn >> 5) {
+		case 0:
+			if (p->opcode == DROCE_OP_RC_ACKNOWLEDGE)
+				st->acks++;
+			break;
+		case 1:
+			st->rnr_naks++;
+			break;
+		case 3:
+			st->naks++;
+			if ((p->aeth_syn & 0x1F) < 4)
+				st->nak_code[p->aeth_syn & 0x1F]++;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void
+sim_trace_hook(void *arg, unsigned int src, unsigned int dst, const uint8_t *frame, uint32_t len,
+	       unsigned int fate, uint64_t now, uint64_t arrive)
+{
+	struct sim_trace *tr = arg;
+	struct droce_pkt p;
+	enum droce_drop d;
+
+	tr->st.frames++;
+	memset(&p, 0, sizeof(p));
+	d = droce_parse(frame, len, &p, DROCE_PARSE_NO_ICRC);
+	if (d != DROCE_DROP_NONE)
+		tr->st.unparsable++;
+	else
+		count(tr, src, &p);
+	if (!tr->verbose)
+		return;
+	fprintf(tr->out, "%12.3fus n%u->n%u ", (double)now / 1000.0, src, dst);
+	if (d != DROCE_DROP_NONE) {
+		fprintf(tr->out, "unparsable (%s) len=%u", droce_drop_name(d), len);
+	} else {
+		fprintf(tr->out, "%-34s qp=0x%06x psn=0x%06x%s len=%u pay=%u",
+			droce_opcode_name(p.opcode), p.dqpn, p.psn, p.ackreq ? " A" : "", len,
+			p.pay_len);
+		if (droce_opcode_info(p.opcode)->hdrs & H_AETH)
+			fprintf(tr->out, " syn=0x%02x msn=%u", p.aeth_syn, p.aeth_msn);
+		if (droce_opcode_info(p.opcode)->hdrs & H_RETH)
+			fprintf(tr->out, " va=0x%llx rkey=0x%x dlen=%u",
+				(unsigned long long)p.reth_va, p.reth_rkey, p.reth_len);
+	}
+	if (fate & SIM_FATE_NOROUTE)
+		fprintf(tr->out, " [NO ROUTE]");
+	if (fate & SIM_FATE_LOST)
+		fprintf(tr->out, " [LOST]");
+	if (fate & SIM_FATE_DUP)
+		fprintf(tr->out, " [DUP]");
+	if (fate & SIM_FATE_CORRUPT)
+		fprintf(tr->out, " [CORRUPT]");
+	if (fate & SIM_FATE_CE)
+		fprintf(tr->out, " [CE]");
+	if (fate & SIM_FATE_REORDER)
+		fprintf(tr->out, " [REORDER]");
+	if (!(fate & (SIM_FATE_LOST | SIM_FATE_NOROUTE)))
+		fprintf(tr->out, " arrive=%.3fus", (double)arrive / 1000.0);
+	fputc('\n', tr->out);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SIM_TRACE_H
+#define SIM_TRACE_H
+
+/*
+ * Watches every frame the nodes send (sim_net tx hook): counts data packets, retransmissions,
+ * ACKs and NAKs by kind from the wire itself, so the figures do not depend on what the engine
+ * chooses to count, and prints a one-line trace per frame with -v.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#define SIM_TRACE_FLOWS 256
+
+struct sim_wire_stats {
+	uint64_t frames;
+	uint64_t req_pkts;	/* requester packets (RC/UC/UD requests) */
+	uint64_t data_pkts;	/* packets carrying payload (requests and READ responses) */
+	uint64_t payload_bytes;
+	uint64_t retransmits;	/* request packets whose PSN was sent before on that flow */
+	uint64_t acks;
+	uint64_t naks;		/* NAK: PSN sequence error, invalid request, access, operational */
+	uint64_t nak_code[4];
+	uint64_t rnr_naks;
+	uint64_t read_resp;
+	uint64_t atomic_acks;
+	uint64_t cnps;
+	uint64_t unparsable;
+	uint64_t per_node_req[8];	/* request packets sent by node i */
+	uint64_t per_node_resp[8];	/* response packets sent by node i */
+};
+
+struct sim_trace_flow {
+	uint32_t key;		/* src node << 24 | destination QPN */
+	uint32_t next_psn;
+};
+
+struct sim_trace {
+	struct sim_wire_stats st;
+	int verbose;
+	FILE *out;
+	uint32_t mtu_bytes;	/* to know how many PSNs a READ request spans */
+	struct sim_trace_flow flow[SIM_TRACE_FLOWS];
+	unsigned int n_flow;
+};
+
+void sim_trace_init(struct sim_trace *tr, int verbose, FILE *out, uint32_t mtu_bytes);
+/* sim_tx_hook_fn */
+void sim_trace_hook(void *arg, unsigned int src, unsigned int dst, const uint8_t *frame,
+		    uint32_t len, unsigned int fate, uint64_t now, uint64_t arrive);
+
+#endif /* SIM_TRACE_H */
