@@ -39,6 +39,8 @@ struct netem_dir {
 	struct droce_netem_heap heap;
 	uint64_t tx;
 	uint64_t tx_bytes;
+	uint64_t tx_first_ns;	/* first and last transmit, for the achieved rate */
+	uint64_t tx_last_ns;
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -147,6 +149,11 @@ egress(struct netem_dir *d, uint64_t now, uint32_t burst)
 	sent = rte_eth_tx_burst(d->tx_port, 0, tx, n);
 	for (i = 0; i < sent; i++)
 		d->tx_bytes += bytes[i];
+	if (sent != 0) {
+		if (d->tx == 0)
+			d->tx_first_ns = now;
+		d->tx_last_ns = now;
+	}
 	d->tx += sent;
 	/* A full egress ring is a full switch port: drop, count. */
 	for (i = sent; i < n; i++) {
@@ -160,6 +167,7 @@ static void
 print_counters(const struct netem_dir *d)
 {
 	const struct droce_netem_stats *s = &d->model.st;
+	uint64_t span = d->tx_last_ns - d->tx_first_ns;
 	int r;
 
 	printf("droce-netem %s: rx=%" PRIu64 " rx_bytes=%" PRIu64 " tx=%" PRIu64
@@ -171,7 +179,9 @@ print_counters(const struct netem_dir *d)
 	       s->max_backlog);
 	for (r = 1; r < DROCE_NETEM_DROP__MAX; r++)
 		printf(" drop_%s=%" PRIu64, droce_netem_drop_name(r), s->drop[r]);
-	printf("\n");
+	/* From the first to the last transmit: the rate a rate-limited stream really got. */
+	printf(" tx_span_us=%.1f tx_mbit_s=%.1f\n", (double)span / 1e3,
+	       span != 0 ? (double)d->tx_bytes * 8e3 / (double)span : 0.0);
 	fflush(stdout);
 }
 
@@ -293,6 +303,7 @@ main(int argc, char **argv)
 		dirs[d].rx_port = ports[d];
 		dirs[d].tx_port = ports[1 - d];
 		dirs[d].tx = dirs[d].tx_bytes = 0;
+		dirs[d].tx_first_ns = dirs[d].tx_last_ns = 0;
 		droce_netem_init(&dirs[d].model, &o.dir[d], o.seed + (uint64_t)d);
 		droce_netem_heap_init(&dirs[d].heap, store[d], o.hold);
 	}
