@@ -132,6 +132,32 @@ split_commas(char *s, char **f, int max)
 	return -EINVAL;
 }
 
+/* What a value should look like, for the error message. */
+static const char *
+hint(const char *name)
+{
+	if (strcmp(name, "delay") == 0 || strcmp(name, "jitter") == 0 ||
+	    strcmp(name, "reorder-delay") == 0 || strcmp(name, "duration") == 0)
+		return "a time with its unit: 10ns, 100us, 1.5ms, 2s";
+	if (strcmp(name, "rate") == 0)
+		return "a rate: 100mbit, 10gbit, 2.5gbit/s";
+	if (strcmp(name, "limit") == 0)
+		return "bytes: 1500, 64k, 1MiB";
+	if (strcmp(name, "ge") == 0)
+		return "P,R[,LOSS_BAD[,LOSS_GOOD]] probabilities: 1%,25%";
+	if (strcmp(name, "red") == 0)
+		return "KMIN,KMAX,PMAX: 10k,40k,20%";
+	if (strcmp(name, "overhead") == 0)
+		return "bytes per frame, 0..1000";
+	if (strcmp(name, "dir") == 0)
+		return "ab, ba or both";
+	if (strcmp(name, "seed") == 0)
+		return "an unsigned integer";
+	if (strcmp(name, "hold") == 0 || strcmp(name, "burst") == 0 || strcmp(name, "idle-us") == 0)
+		return "an integer (hold >= 1, burst 1..512, idle-us 0..100000)";
+	return "a probability: 5% or 0.05";
+}
+
 /* Apply one per-direction option to the selected directions. */
 static int
 dir_opt(struct droce_netem_opts *o, const bool *sel, const char *name, const char *val,
@@ -192,7 +218,7 @@ dir_opt(struct droce_netem_opts *o, const bool *sel, const char *name, const cha
 			return -EINVAL;
 		}
 		if (rc != 0) {
-			snprintf(err, errlen, "--%s: bad value '%s'", name, val);
+			snprintf(err, errlen, "--%s: bad value '%s' (want %s)", name, val, hint(name));
 			return -EINVAL;
 		}
 		o->dir[d] = c;
@@ -298,7 +324,8 @@ droce_netem_parse_args(int argc, char **argv, struct droce_netem_opts *o, char *
 		}
 		if (is_global(name)) {
 			if (global_opt(o, sel, name, val) != 0) {
-				snprintf(err, errlen, "--%s: bad value '%s'", name, val);
+				snprintf(err, errlen, "--%s: bad value '%s' (want %s)", name, val,
+					 hint(name));
 				return -EINVAL;
 			}
 		} else if (dir_opt(o, sel, name, val, err, errlen) != 0) {
