@@ -112,14 +112,18 @@ test_delay_exact_and_order_kept(void)
 	struct droce_netem_cfg c = { .delay_ns = 123456 };
 	struct droce_netem n;
 	struct droce_netem_out out;
-	uint32_t i, exact = 0;
+	uint64_t prev = 0;
+	uint32_t i, exact = 0, inversions = 0;
 
 	setup(&n, &c);
 	for (i = 0; i < N; i++) {
 		droce_netem_submit(&n, frame, 100, i * 7ull, &out);
 		exact += out.n == 1 && out.depart_ns[0] == i * 7ull + 123456;
+		inversions += out.depart_ns[0] < prev;
+		prev = out.depart_ns[0];
 	}
 	CU_ASSERT_EQUAL(exact, N);
+	CU_ASSERT_EQUAL(inversions, 0);
 }
 
 static void
@@ -165,7 +169,8 @@ test_reorder(void)
 	struct droce_netem_cfg c = { .delay_ns = 10000, .reorder = 0.1, .reorder_delay_ns = 50000 };
 	struct droce_netem n;
 	struct droce_netem_out out;
-	uint32_t i, late = 0, on_time = 0;
+	uint64_t prev = 0;
+	uint32_t i, late = 0, on_time = 0, inversions = 0;
 
 	setup(&n, &c);
 	for (i = 0; i < N; i++) {
@@ -174,10 +179,14 @@ test_reorder(void)
 			late++;
 		else if (out.depart_ns[0] == i * 1000ull + 10000)
 			on_time++;
+		inversions += out.depart_ns[0] < prev;
+		prev = out.depart_ns[0];
 	}
 	CU_ASSERT_EQUAL(late + on_time, N);
 	CU_ASSERT(late > 9000 && late < 11000);
 	CU_ASSERT_EQUAL(n.st.reordered, late);
+	/* A held frame is overtaken by the next 50 (1 us apart): departures go backwards after it. */
+	CU_ASSERT(inversions > 8000);
 }
 
 /* Back-to-back arrivals leave one serialisation time apart: (1000 + 24) B at 1 Gbit/s = 8192 ns. */
