@@ -223,6 +223,7 @@ void
 rawpp_send_end(struct rawpp_ctx *c, uint64_t count)
 {
 	uint64_t give_up = rte_rdtsc() + c->hz;	/* a second: the peer may have a full ring to drain */
+	struct rte_eth_link link;
 	struct rte_mbuf *m;
 	int i;
 
@@ -236,7 +237,10 @@ rawpp_send_end(struct rawpp_ctx *c, uint64_t count)
 		*rte_pktmbuf_mtod_offset(m, uint8_t *, RAWPP_OFF_TYPE) = RAWPP_END;
 		rawpp_put64(m, RAWPP_OFF_SEQ, count);
 		while (rte_eth_tx_burst(c->o.port, 0, &m, 1) == 0) {
-			if (rte_rdtsc() > give_up || *c->stop) {
+			/* The peer leaves at the first end frame it sees: stop once its link is down. */
+			if (rte_rdtsc() > give_up || *c->stop ||
+			    rte_eth_link_get_nowait(c->o.port, &link) != 0 ||
+			    link.link_status == RTE_ETH_LINK_DOWN) {
 				rte_pktmbuf_free(m);
 				return;
 			}

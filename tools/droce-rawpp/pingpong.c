@@ -96,7 +96,7 @@ rawpp_pingpong_client(struct rawpp_ctx *c)
 	uint64_t timeout = o->timeout_ns * c->hz / 1000000000ull;
 	uint64_t t0 = rte_rdtsc(), deadline = t0 + o->duration_ns / 1000 * c->hz / 1000000;
 	uint64_t sent = 0, recvd = 0, late = 0, ce = 0, tx_fail = 0, nsamp = 0;
-	uint64_t seq, t_send, rtt, sum = 0, *samp;
+	uint64_t seq, t_send, rtt, sum = 0, elapsed, *samp;
 
 	samp = malloc(n * sizeof(*samp));
 	if (samp == NULL)
@@ -117,12 +117,13 @@ rawpp_pingpong_client(struct rawpp_ctx *c)
 			sum += samp[nsamp++];
 		}
 	}
+	elapsed = rte_rdtsc() - t0;
 	rawpp_send_end(c, sent);
 	printf("rawpp pingpong: size=%u sent=%" PRIu64 " received=%" PRIu64 " lost=%" PRIu64
 	       " loss=%.2f%% late=%" PRIu64 " ce=%" PRIu64 " tx_fail=%" PRIu64 " elapsed_s=%.3f\n",
 	       o->size, sent, recvd, sent - recvd,
 	       sent != 0 ? 100.0 * (double)(sent - recvd) / (double)sent : 0.0, late, ce, tx_fail,
-	       (double)(rte_rdtsc() - t0) / (double)c->hz);
+	       (double)elapsed / (double)c->hz);
 	if (nsamp != 0) {
 		qsort(samp, nsamp, sizeof(*samp), cmp_u64);
 		printf("rawpp rtt_us: samples=%" PRIu64 " min=%.2f mean=%.2f p50=%.2f p90=%.2f"
