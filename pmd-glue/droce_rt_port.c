@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* EAL initialisation and port bring-up, with one-line errors. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "droce_rt_check.h"
+#include "droce_rt_port.h"
+
+enum { ETH_OVERHEAD = RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN };
+
+static int __attribute__((format(printf, 4, 5)))
+fail(int rc, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+int
+droce_rt_eal_init(const struct droce_rt_config *cfg, const char *argv0, char *err, size_t errlen)
+{
+	char buf[2048], *argv[DROCE_RT_EAL_ARGV_MAX];
+	struct droce_rt_sys sys;
+	int argc, rc;
+
+	droce_rt_sys_default(&sys);
+	rc = droce_rt_preflight(cfg, &sys, err, errlen);
+	if (rc != 0)
+		return rc;
+	argc = droce_rt_config_eal_argv(cfg, argv0, buf, sizeof(buf), argv, DROCE_RT_EAL_ARGV_MAX);
+	if (argc < 0)
+		return fail(argc, err, errlen, "EAL arguments too long: shorten DROCE_EAL");
+	/* EAL's start-up notes are INFO; keep warnings. An explicit --log-level still wins. */
+	rte_log_set_global_level(RTE_LOG_NOTICE);
+	rc = rte_eal_init(argc, argv);
+	if (rc < 0) {
+		rc = rte_errno;
+		if (rc == EALREADY)
+			return fail(-EALREADY, err, errlen, "EAL is already initialised in this "
+				    "process: open one runtime per process");
+		return fail(-rc, err, errlen, "EAL initialisation failed (%s): check DROCE_EAL "
+			    "'%s'%s", rte_strerror(rc), cfg->eal,
+			    rc == EACCES ? " and run as root" : "");
+	}
+	return 0;
+}
+
+static int
+find_port(const struct droce_rt_config *cfg, uint16_t *port, char *err, size_t errlen)
+{
+	char names[256] = "", name[RTE_ETH_NAME_MAX_LEN];
+	unsigned long num;
+	uint16_t pid;
+	size_t off = 0;
+	char *end;
+
+	if (rte_eth_dev_count_avail() == 0)
+		return fail(-ENODEV, err, errlen, "no Ethernet port: add one with "
+			    "DROCE_VDEV=net_memif0,role=server (or --vdev in DROCE_EAL), or bind a "
+			    "NIC to a DPDK driver");
+	if (cfg->port[0] == '\0') {
+		RTE_ETH_FOREACH_DEV(pid) {
+			*port = pid;
+			return 0;
+		}
+	}
+	num = strtoul(cfg->port, &end, 10);
+	if (*end == '\0' && num < RTE_MAX_ETHPORTS && rte_eth_dev_is_valid_port((uint16_t)num)) {
+		*port = (uint16_t)num;
+		return 0;
+	}
+	if (rte_eth_dev_get_port_by_name(cfg->port, port) == 0)
+		return 0;
+	RTE_ETH_FOREACH_DEV(pid) {
+		if (rte_eth_dev_get_name_by_port(pid, name) == 0 && off < sizeof(names))
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%u=%s",
+						off ? ", " : "", pid, name);
+	}
+	return fail(-ENODEV, err, errlen, "port '%s' not found (ports: %s): fix DROCE_PORT",
+		    cfg->port, names);
+}
+
+static int
+setup_queues(struct droce_rt_port *p, const struct droce_rt_config *cfg,
+	     const struct rte_eth_dev_info *info, char *err, size_t errlen)
+{
+	uint16_t nrx = (uint16_t)cfg->rx_desc, ntx = (uint16_t)cfg->tx_desc, q;
+	struct rte_eth_conf conf;
+	int socket = rte_eth_dev_socket_id(p->port_id), rc;
+
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.mtu = cfg->mtu;
+	if (p->nb_queues > 1 && info->flow_type_rss_offloads != 0) {
+		/* Spread flows over the queues by UDP source port (the per-QP entropy). */
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+						   info->flow_type_rss_offloads;
+	}
+	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &conf);
+	if (rc != 0)
+		return fail(rc, err, errlen, "cannot configure port %s with %u queue(s) and MTU %u: "
+			    "%s", p->name, p->nb_queues, cfg->mtu, rte_strerror(-rc));
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntx);
+	for (q = 0; rc == 0 && q < p->nb_queues; q++) {
+		rc = rte_eth_rx_queue_setup(p->port_id, q, nrx, (unsigned int)socket, NULL, p->mp);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(p->port_id, q, ntx, (unsigned int)socket, NULL);
+	}
+	if (rc != 0)
+		return fail(rc, err, errlen, "cannot set up queues of port %s (%u x %u/%u "
+			    "descriptors): %s", p->name, p->nb_queues, nrx, ntx, rte_strerror(-rc));
+	return 0;
+}
+
+static int
+set_mtu(struct droce_rt_port *p, const struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	uint16_t cur = 0;
+	int rc = rte_eth_dev_set_mtu(p->port_id, (uint16_t)cfg->mtu);
+
+	if (rc == -ENOTSUP && rte_eth_dev_get_mtu(p->port_id, &cur) == 0 && cur >= cfg->mtu) {
+		p->mtu = cur;	/* the PMD cannot change it but already carries ours */
+		return 0;
+	}
+	if (rc != 0)
+		return fail(rc, err, errlen, "cannot set MTU %u on port %s: %s: lower DROCE_MTU",
+			    cfg->mtu, p->name, rte_strerror(-rc));
+	p->mtu = cfg->mtu;
+	return 0;
+}
+
+static int
+set_mac(struct droce_rt_port *p, const struct droce_rt_config *cfg)
+{
+	struct rte_ether_addr a;
+
+	if (cfg->has_mac) {
+		memcpy(a.addr_bytes, cfg->mac, 6);
+		/* A PMD that cannot change its address must at least hear ours. */
+		if (rte_eth_dev_default_mac_addr_set(p->port_id, &a) != 0)
+			rte_eth_promiscuous_enable(p->port_id);
+		memcpy(p->mac, cfg->mac, 6);
+		return 0;
+	}
+	if (rte_eth_macaddr_get(p->port_id, &a) != 0)
+		return -ENODEV;
+	memcpy(p->mac, a.addr_bytes, 6);
+	return 0;
+}
+
+int
+droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, char *err,
+		   size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	char pool[RTE_MEMPOOL_NAMESIZE];
+	uint32_t room, max_mtu;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = find_port(cfg, &p->port_id, err, errlen);
+	if (rc != 0)
+		return rc;
+	rte_eth_dev_get_name_by_port(p->port_id, p->name);
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc != 0)
+		return fail(rc, err, errlen, "cannot query port %s: %s", p->name, rte_strerror(-rc));
+	p->nb_queues = (uint16_t)cfg->queues;
+	if (p->nb_queues > info.max_rx_queues || p->nb_queues > info.max_tx_queues)
+		return fail(-EINVAL, err, errlen, "port %s has at most %u Rx / %u Tx queues: lower "
+			    "DROCE_QUEUES (%u)", p->name, info.max_rx_queues, info.max_tx_queues,
+			    cfg->queues);
+	/* PMDs that leave max_mtu open bound the frame instead (ethdev's 18-byte overhead). */
+	max_mtu = info.max_mtu;
+	if (info.max_rx_pktlen > RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN)
+		max_mtu = RTE_MIN(max_mtu, info.max_rx_pktlen - RTE_ETHER_HDR_LEN -
+				  RTE_ETHER_CRC_LEN);
+	if (cfg->mtu > max_mtu || cfg->mtu < info.min_mtu)
+		return fail(-EINVAL, err, errlen, "MTU %u outside port %s's range %u..%u: set "
+			    "DROCE_MTU within it", cfg->mtu, p->name, info.min_mtu, max_mtu);
+	room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM, cfg->mtu + ETH_OVERHEAD);
+	snprintf(pool, sizeof(pool), "droce_p%u", p->port_id);
+	p->mp = rte_pktmbuf_pool_create(pool, cfg->mbufs, cfg->mbuf_cache, 0,
+					(uint16_t)(room + RTE_PKTMBUF_HEADROOM),
+					(int)rte_socket_id());
+	if (p->mp == NULL)
+		return fail(-ENOMEM, err, errlen, "cannot allocate %u mbufs of %u bytes (%s): give "
+			    "EAL more memory (-m in DROCE_EAL) or lower DROCE_MBUFS", cfg->mbufs,
+			    room, rte_strerror(rte_errno));
+	p->max_frame = room;
+	rc = setup_queues(p, cfg, &info, err, errlen);
+	if (rc == 0)
+		rc = set_mtu(p, cfg, err, errlen);
+	if (rc == 0) {
+		rc = rte_eth_dev_start(p->port_id);
+		if (rc != 0)
+			fail(rc, err, errlen, "cannot start port %s: %s", p->name, rte_strerror(-rc));
+	}
+	if (rc == 0) {
+		p->started = true;
+		rc = set_mac(p, cfg);
+		if (rc != 0)
+			fail(rc, err, errlen, "cannot read the MAC of port %s: set DROCE_MAC", p->name);
+		/* IPv6 neighbour solicitations go to solicited-node multicast groups. */
+		rte_eth_allmulticast_enable(p->port_id);
+	}
+	if (rc != 0)
+		droce_rt_port_close(p);
+	return rc;
+}
+
+void
+droce_rt_port_close(struct droce_rt_port *p)
+{
+	if (p->started) {
+		rte_eth_dev_stop(p->port_id);
+		p->started = false;
+	}
+	if (p->mp != NULL) {
+		rte_eth_dev_close(p->port_id);
+		rte_mempool_free(p->mp);
+		p->mp = NULL;
+	}
+}
+
+bool
+droce_rt_port_link_up(const struct droce_rt_port *p)
+{
+	struct rte_eth_link link;
+
+	return rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
+	       link.link_status == RTE_ETH_LINK_UP;
+}
+
+void
+droce_rt_eal_cleanup(const struct droce_rt_config *cfg)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	bool own_prefix = droce_rt_config_eal_has(cfg, "--no-huge") &&
+			  !droce_rt_config_eal_has(cfg, "--file-prefix") &&
+			  !droce_rt_config_eal_has(cfg, "--in-memory");
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	/* EAL leaves its runtime directory behind; ours is per process, nobody else uses it. */
+	if (!own_prefix || dir[0] == '\0')
+		return;
+	d = opendir(dir);
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_RT_PORT_H
+#define DROCE_RT_PORT_H
+
+/*
+ * EAL and Ethernet port bring-up from a runtime configuration. Failures come back as one line
+ * naming the cause and the fix. No engine call here, so it is tested before the engine exists.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "droce_rt_config.h"
+
+struct rte_mempool;
+
+struct droce_rt_port {
+	uint16_t port_id;
+	char name[64];
+	struct rte_mempool *mp;
+	uint8_t mac[6];
+	uint16_t nb_queues;
+	uint32_t mtu;		/* as set on the port */
+	uint32_t max_frame;	/* largest frame a Tx mbuf holds */
+	bool started;
+};
+
+/* droce_rt_preflight(), then rte_eal_init() with droce_rt_config_eal_argv(). Once per process. */
+int droce_rt_eal_init(const struct droce_rt_config *cfg, const char *argv0, char *err,
+		      size_t errlen);
+
+/* rte_eal_cleanup(), and removal of the runtime directory of a generated --file-prefix. */
+void droce_rt_eal_cleanup(const struct droce_rt_config *cfg);
+
+/* Find the port, create the mempool, configure queues and MTU, start, read or set the MAC. */
+int droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, char *err,
+		       size_t errlen);
+void droce_rt_port_close(struct droce_rt_port *p);
+
+/* Link state now (no wait). */
+bool droce_rt_port_link_up(const struct droce_rt_port *p);
+
+#endif /* DROCE_RT_PORT_H */

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * EAL and port bring-up over net_memif (no peer needed to configure and start), and the errors
+ * that can be triggered on this machine. EAL starts once per process: each case forks a child.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mempool.h>
+
+#include "droce_rt_port.h"
+#include "droce_test.h"
+
+struct outcome {
+	int rc;
+	char err[256];
+	char name[64];
+	uint16_t queues;
+	uint32_t mtu;
+	uint8_t mac[6];
+	unsigned int pool_size;
+};
+
+static void
+base(struct droce_rt_config *cfg, const char *eal)
+{
+	char err[256];
+
+	droce_rt_config_defaults(cfg);
+	CU_ASSERT_EQUAL(droce_rt_config_set(cfg, "ipv4", "198.18.0.1/24", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(cfg, "eal", eal, err, sizeof(err)), 0);
+	cfg->mbufs = 4095;
+}
+
+static void
+memif(struct droce_rt_config *cfg)
+{
+	snprintf(cfg->vdev, sizeof(cfg->vdev),
+		 "net_memif0,role=server,socket=/droce_rt_port_%ld,mac=02:00:00:00:aa:01",
+		 (long)getpid());
+}
+
+/* Run EAL init + port open in a child (bounded by alarm); the outcome comes back by pipe. */
+static struct outcome
+run(const struct droce_rt_config *cfg)
+{
+	struct outcome o;
+	int pfd[2], status;
+	pid_t pid;
+
+	memset(&o, 0, sizeof(o));
+	CU_ASSERT_FATAL(pipe(pfd) == 0);
+	fflush(NULL);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		struct droce_rt_port p;
+
+		close(pfd[0]);
+		alarm(20);
+		o.rc = droce_rt_eal_init(cfg, "test_rt_port", o.err, sizeof(o.err));
+		if (o.rc == 0) {
+			o.rc = droce_rt_port_open(&p, cfg, o.err, sizeof(o.err));
+			if (o.rc == 0) {
+				snprintf(o.name, sizeof(o.name), "%s", p.name);
+				o.queues = p.nb_queues;
+				o.mtu = p.mtu;
+				memcpy(o.mac, p.mac, 6);
+				o.pool_size = p.mp->size;
+				droce_rt_port_close(&p);
+			}
+			droce_rt_eal_cleanup(cfg);
+		}
+		if (write(pfd[1], &o, sizeof(o)) != sizeof(o))
+			_exit(3);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &o, sizeof(o)) != sizeof(o))
+		o.rc = -EPIPE;
+	close(pfd[0]);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return o;
+}
+
+static void
+test_memif_no_huge(void)
+{
+	static const uint8_t mac[6] = { 0x02, 0, 0, 0, 0xaa, 0x01 };
+	struct droce_rt_config cfg;
+	struct outcome o;
+
+	base(&cfg, "--no-huge -m 64 --no-pci");
+	memif(&cfg);
+	cfg.queues = 2;
+	cfg.mtu = 1400;
+	o = run(&cfg);
+	CU_ASSERT_EQUAL(o.rc, 0);
+	if (o.rc != 0)
+		fprintf(stderr, "%s\n", o.err);
+	CU_ASSERT_STRING_EQUAL(o.name, "net_memif0");
+	CU_ASSERT_EQUAL(o.queues, 2);
+	CU_ASSERT_EQUAL(o.mtu, 1400);
+	CU_ASSERT_EQUAL(memcmp(o.mac, mac, 6), 0);
+	CU_ASSERT_EQUAL(o.pool_size, 4095);
+}
+
+static void
+test_port_by_name_and_number(void)
+{
+	struct droce_rt_config cfg;
+	struct outcome o;
+
+	base(&cfg, "--no-huge -m 64 --no-pci");
+	memif(&cfg);
+	strcpy(cfg.port, "net_memif0");
+	o = run(&cfg);
+	CU_ASSERT_EQUAL(o.rc, 0);
+	strcpy(cfg.port, "0");
+	o = run(&cfg);
+	CU_ASSERT_EQUAL(o.rc, 0);
+	CU_ASSERT_STRING_EQUAL(o.name, "net_memif0");
+}
+
+static void
+test_port_not_found(void)
+{
+	struct droce_rt_config cfg;
+	struct outcome o;
+
+	base(&cfg, "--no-huge -m 64 --no-pci");
+	memif(&cfg);
+	strcpy(cfg.port, "net_memif7");
+	o = run(&cfg);
+	CU_ASSERT_EQUAL(o.rc, -ENODEV);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "port 'net_memif7' not found"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "0=net_memif0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "DROCE_PORT"));
+}
+
+static void
+test_no_port(void)
+{
+	struct droce_rt_config cfg;
+	struct outcome o;
+
+	/* No vdev, and PCI kept out so a NIC on the host cannot make a port appear. */
+	base(&cfg, "--no-huge -m 64 --no-pci");
+	o = run(&cfg);
+	CU_ASSERT_EQUAL(o.rc, -ENODEV);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "no Ethernet port"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "DROCE_VDEV"));
+}
+
+static void
+test_sixteen_queues(void)
+{
+	struct droce_rt_config cfg;
+	struct outcome o;
+
+	base(&cfg, "--no-huge -m 64 --no-pci");
+	memif(&cfg);
+	cfg.queues = 16;
+	cfg.rx_desc = cfg.tx_desc = 32;
+	o = run(&cfg);
+	/* memif takes up to 255 queue pairs: the largest count the config allows works. */
+	CU_ASSERT_EQUAL(o.rc, 0);
+	CU_ASSERT_EQUAL(o.queues, 16);
+}
+
+static void
+test_mempool_too_big(void)
+{
+	struct droce_rt_config cfg;
+	struct outcome o;
+
+	base(&cfg, "--no-huge -m 32 --no-pci");
+	memif(&cfg);
+	cfg.mbufs = 1 << 20;	/* 2+ GB of mbufs in 32 MB */
+	o = run(&cfg);
+	CU_ASSERT_EQUAL(o.rc, -ENOMEM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "DROCE_MBUFS"));
+	CU_ASSERT_PTR_NULL(strchr(o.err, '\n'));
+}
+
+/* Hugepages: with hugetlbfs mounted the port comes up; without, one line says how to fix it. */
+static void
+test_hugepages_or_clear_error(void)
+{
+	struct droce_rt_config cfg;
+	struct outcome o;
+	char line[512];
+	bool mounted = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	CU_ASSERT_FATAL(f != NULL);
+	while (fgets(line, sizeof(line), f) != NULL)
+		mounted |= strstr(line, " hugetlbfs ") != NULL;
+	fclose(f);
+	base(&cfg, "-m 64 --no-pci");
+	memif(&cfg);
+	o = run(&cfg);
+	if (mounted) {
+		/* mounted but possibly no free page: then the error must say so */
+		CU_ASSERT_TRUE(o.rc == 0 || (o.rc == -ENOMEM && strstr(o.err, "nr_hugepages")));
+	} else {
+		CU_ASSERT_EQUAL(o.rc, -ENOENT);
+		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "hugetlbfs is not mounted"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "--no-huge"));
+	}
+}
+
+static void
+test_mtu_beyond_port(void)
+{
+	struct droce_rt_config cfg;
+	struct outcome o;
+
+	base(&cfg, "--no-huge -m 64 --no-pci");
+	memif(&cfg);
+	cfg.mtu = 9702;
+	o = run(&cfg);
+	/* memif frames stop at 1518 bytes: the error names the port's range and the key. */
+	CU_ASSERT_EQUAL(o.rc, -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "MTU 9702 outside port net_memif0's range "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "DROCE_MTU"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "..1500:"));
+}
+
+DROCE_TEST_MAIN("rt_port",
+	DROCE_TEST(test_memif_no_huge),
+	DROCE_TEST(test_port_by_name_and_number),
+	DROCE_TEST(test_port_not_found),
+	DROCE_TEST(test_no_port),
+	DROCE_TEST(test_sixteen_queues),
+	DROCE_TEST(test_mempool_too_big),
+	DROCE_TEST(test_hugepages_or_clear_error),
+	DROCE_TEST(test_mtu_beyond_port))
