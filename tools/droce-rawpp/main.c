@@ -19,7 +19,7 @@
 
 #define RING_DESC 1024
 #define LINK_WAIT_MS 10000
-#define SPIN_POLLS 2000
+#define SPIN_POLLS 100
 
 static volatile int stop_flag;
 
