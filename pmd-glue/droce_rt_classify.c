@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Received-frame dispatch by headers: engine, neighbours, or exception/drop. */
+#include <string.h>
+
+#include "droce_neigh.h"
+#include "droce_rt_classify.h"
+#include "wire/droce_eth.h"
+#include "wire/droce_ipv4.h"
+#include "wire/droce_udp.h"
+
+enum { ICMP6_PROTO = 58 };
+
+static const char *const drop_names[] = {
+#define DROCE_X_RT_NAME(name, desc) #name,
+	DROCE_RT_DROP_LIST(DROCE_X_RT_NAME)
+#undef DROCE_X_RT_NAME
+};
+
+static const char *const drop_descs[] = {
+#define DROCE_X_RT_DESC(name, desc) desc,
+	DROCE_RT_DROP_LIST(DROCE_X_RT_DESC)
+#undef DROCE_X_RT_DESC
+};
+
+const char *
+droce_rt_drop_name(enum droce_rt_drop d)
+{
+	return (unsigned int)d < DROCE_RT_DROP_MAX ? drop_names[d] : "?";
+}
+
+const char *
+droce_rt_drop_desc(enum droce_rt_drop d)
+{
+	return (unsigned int)d < DROCE_RT_DROP_MAX ? drop_descs[d] : "?";
+}
+
+static enum droce_rt_class
+other(enum droce_rt_drop *drop, enum droce_rt_drop why)
+{
+	*drop = why;
+	return DROCE_RT_CLS_OTHER;
+}
+
+enum droce_rt_class
+droce_rt_classify(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
+		  enum droce_rt_drop *drop)
+{
+	uint32_t off = sizeof(struct droce_eth_hdr), l4;
+	uint16_t type;
+	uint8_t proto;
+
+	if (len < off)
+		return other(drop, DROCE_RT_DROP_SHORT);
+	/* Group addresses (broadcast, IPv6 multicast) pass; other stations' unicast does not. */
+	if (!(frame[0] & 1) && memcmp(frame, mac, 6) != 0)
+		return other(drop, DROCE_RT_DROP_NOT_FOR_US);
+	type = droce_get_be16(frame + 12);
+	if (type == DROCE_ETHERTYPE_VLAN) {
+		if (len < off + sizeof(struct droce_vlan_hdr))
+			return other(drop, DROCE_RT_DROP_SHORT);
+		type = droce_get_be16(frame + 16);
+		off += sizeof(struct droce_vlan_hdr);
+	}
+	/* The neighbour module reads untagged frames only (VLAN neighbours: not yet). */
+	if (off == sizeof(struct droce_eth_hdr) && droce_neigh_match(frame, len))
+		return DROCE_RT_CLS_NEIGH;
+	if (type == DROCE_ETHERTYPE_IPV4) {
+		if (len < off + sizeof(struct droce_ipv4_hdr))
+			return other(drop, DROCE_RT_DROP_SHORT);
+		proto = frame[off + 9];
+		l4 = off + (uint32_t)(frame[off] & 0x0F) * 4;
+	} else if (type == DROCE_ETHERTYPE_IPV6) {
+		if (len < off + 40)
+			return other(drop, DROCE_RT_DROP_SHORT);
+		proto = frame[off + 6];
+		l4 = off + 40;
+	} else {
+		return other(drop, DROCE_RT_DROP_NOT_IP);
+	}
+	if (proto != DROCE_IPPROTO_UDP)
+		return other(drop, DROCE_RT_DROP_NOT_UDP);
+	if (len < l4 + sizeof(struct droce_udp_hdr))
+		return other(drop, DROCE_RT_DROP_SHORT);
+	/* IBTA Annex A17.2: RoCEv2 is UDP destination port 4791. */
+	if (droce_get_be16(frame + l4 + 2) != DROCE_ROCEV2_UDP_PORT)
+		return other(drop, DROCE_RT_DROP_NOT_ROCE_PORT);
+	return DROCE_RT_CLS_ROCE;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_RT_CLASSIFY_H
+#define DROCE_RT_CLASSIFY_H
+
+/*
+ * Where a received frame goes: the engine (RoCEv2, UDP 4791), the neighbour module (ARP,
+ * ICMPv6 NS/NA), or the exception path / a named drop. Looks at headers only; the engine and
+ * the neighbour module validate the rest. Pure C, no EAL.
+ */
+#include <stdint.h>
+
+/* X(name, description): the runtime's own reasons for not passing a frame on. */
+#define DROCE_RT_DROP_LIST(X) \
+	X(SHORT, "frame ends inside its Ethernet/IP/UDP headers") \
+	X(NOT_FOR_US, "unicast to another MAC") \
+	X(NOT_IP, "EtherType neither ARP, IPv4 nor IPv6") \
+	X(NOT_UDP, "IP protocol neither UDP nor neighbour discovery") \
+	X(NOT_ROCE_PORT, "UDP destination port is not 4791") \
+	X(MULTISEG, "multi-segment mbuf that could not be linearised") \
+	X(EXC_FULL, "exception ring full") \
+	X(NEIGH_BAD, "ARP/ND frame the neighbour module rejected") \
+	X(NO_DEVICE, "RoCEv2 frame while no engine device is open")
+
+enum droce_rt_drop {
+#define DROCE_X_RT_DROP(name, desc) DROCE_RT_DROP_##name,
+	DROCE_RT_DROP_LIST(DROCE_X_RT_DROP)
+#undef DROCE_X_RT_DROP
+	DROCE_RT_DROP_MAX
+};
+
+enum droce_rt_class {
+	DROCE_RT_CLS_ROCE,
+	DROCE_RT_CLS_NEIGH,
+	DROCE_RT_CLS_OTHER,	/* *drop says why: exception path or drop */
+};
+
+enum droce_rt_class droce_rt_classify(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
+				      enum droce_rt_drop *drop);
+
+/* "not_for_us" style counter name and sentence of a reason. */
+const char *droce_rt_drop_name(enum droce_rt_drop d);
+const char *droce_rt_drop_desc(enum droce_rt_drop d);
+
+#endif /* DROCE_RT_CLASSIFY_H */

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Received-frame classification over crafted headers. */
+#include <string.h>
+
+#include "droce_byteorder.h"
+#include "droce_neigh.h"
+#include "droce_rt_classify.h"
+#include "droce_test.h"
+
+static const uint8_t me[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+static const uint8_t other_mac[6] = { 0x02, 0, 0, 0, 0, 0x09 };
+
+/* Ethernet + IPv4 (ihl words) + UDP to dport; returns the frame length. */
+static uint32_t
+v4(uint8_t *f, const uint8_t dst[6], uint8_t proto, uint16_t dport, unsigned int ihl, bool vlan)
+{
+	uint32_t off = 14;
+
+	memset(f, 0, 128);
+	memcpy(f, dst, 6);
+	memcpy(f + 6, other_mac, 6);
+	if (vlan) {
+		droce_put_be16(f + 12, 0x8100);
+		droce_put_be16(f + 14, 5);
+		off = 18;
+	}
+	droce_put_be16(f + off - 2, 0x0800);
+	f[off] = (uint8_t)(0x40 | ihl);
+	f[off + 9] = proto;
+	droce_put_be16(f + off + ihl * 4 + 2, dport);
+	return off + ihl * 4 + 8 + 12 + 4;
+}
+
+static uint32_t
+v6(uint8_t *f, uint8_t nh, uint16_t dport)
+{
+	memset(f, 0, 128);
+	memcpy(f, me, 6);
+	memcpy(f + 6, other_mac, 6);
+	droce_put_be16(f + 12, 0x86DD);
+	f[14] = 0x60;
+	f[14 + 6] = nh;
+	droce_put_be16(f + 54 + 2, dport);
+	return 54 + 8 + 16;
+}
+
+static enum droce_rt_class
+cls(const uint8_t *f, uint32_t len, enum droce_rt_drop *why)
+{
+	*why = DROCE_RT_DROP_MAX;
+	return droce_rt_classify(f, len, me, why);
+}
+
+static void
+test_roce(void)
+{
+	uint8_t f[128];
+	enum droce_rt_drop why;
+	uint32_t len;
+
+	len = v4(f, me, 17, 4791, 5, false);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
+	len = v4(f, me, 17, 4791, 6, false);	/* options: the port is read past them */
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
+	len = v4(f, me, 17, 4791, 5, true);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
+	len = v6(f, 17, 4791);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
+	/* broadcast/multicast destinations are not "someone else's" */
+	len = v4(f, (const uint8_t[6]){ 0x01, 0, 0x5e, 0, 0, 1 }, 17, 4791, 5, false);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
+}
+
+static void
+test_others(void)
+{
+	uint8_t f[128];
+	enum droce_rt_drop why;
+	uint32_t len;
+
+	len = v4(f, me, 17, 53, 5, false);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_ROCE_PORT);
+	len = v4(f, me, 6, 4791, 5, false);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_UDP);
+	len = v4(f, other_mac, 17, 4791, 5, false);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_FOR_US);
+	len = v4(f, me, 17, 4791, 5, false);
+	droce_put_be16(f + 12, 0x88cc);		/* LLDP */
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_IP);
+	len = v6(f, 58, 0);			/* ICMPv6, not ND */
+	f[54] = 128;				/* echo request */
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_UDP);
+	CU_ASSERT_STRING_EQUAL(droce_rt_drop_name(DROCE_RT_DROP_NOT_FOR_US), "NOT_FOR_US");
+	CU_ASSERT_STRING_EQUAL(droce_rt_drop_name(DROCE_RT_DROP_MAX), "?");
+}
+
+static void
+test_short(void)
+{
+	uint8_t f[128];
+	enum droce_rt_drop why;
+
+	v4(f, me, 17, 4791, 5, false);
+	CU_ASSERT_EQUAL(cls(f, 13, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+	CU_ASSERT_EQUAL(cls(f, 14 + 19, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+	CU_ASSERT_EQUAL(cls(f, 14 + 20 + 7, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+	v4(f, me, 17, 4791, 5, true);
+	CU_ASSERT_EQUAL(cls(f, 16, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+	v6(f, 17, 4791);
+	CU_ASSERT_EQUAL(cls(f, 14 + 39, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+}
+
+static void
+test_neighbours(void)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, zmac[6];
+	static const uint8_t a[4] = { 198, 18, 0, 2 }, b[4] = { 198, 18, 0, 1 };
+	static const uint8_t s6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+	static const uint8_t t6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	uint8_t f[DROCE_NEIGH_FRAME_MAX];
+	enum droce_rt_drop why;
+	uint32_t len;
+
+	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, other_mac, a, zmac, b);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_NEIGH);
+	len = droce_nd_build(f, DROCE_ND_NS, 0, (const uint8_t[6]){ 0x33, 0x33, 0xff, 0, 0, 1 },
+			     other_mac, s6, t6, t6);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_NEIGH);
+	/* ARP unicast to another station is not ours either */
+	len = droce_arp_build(f, DROCE_ARP_REPLY, other_mac, other_mac, a, other_mac, b);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_FOR_US);
+}
+
+DROCE_TEST_MAIN("rt_classify",
+	DROCE_TEST(test_roce),
+	DROCE_TEST(test_others),
+	DROCE_TEST(test_short),
+	DROCE_TEST(test_neighbours))
