@@ -100,8 +100,8 @@ test_args_per_direction(void)
 	char err[256];
 
 	CU_ASSERT_EQUAL(PARSE(&o, err, "--delay", "100us", "--loss=5%", "--dir", "ba", "--loss",
-			      "1%", "--rate", "10gbit", "--red", "10k,30k,20%", "--keep-order", "--seed", "9",
-			      "--duration", "3s", "--ge", "1%,25%"), 0);
+			      "1%", "--rate", "10gbit", "--red", "10k,30k,20%", "--keep-order",
+			      "--seed", "9", "--duration", "3s", "--ge", "1%,25%"), 0);
 	CU_ASSERT_EQUAL(o.dir[DROCE_NETEM_AB].delay_ns, 100000);
 	CU_ASSERT_EQUAL(o.dir[DROCE_NETEM_BA].delay_ns, 100000);
 	CU_ASSERT_DOUBLE_EQUAL(o.dir[DROCE_NETEM_AB].loss, 0.05, 1e-12);

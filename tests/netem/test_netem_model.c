@@ -185,7 +185,7 @@ test_reorder(void)
 	CU_ASSERT_EQUAL(late + on_time, N);
 	CU_ASSERT(late > 9000 && late < 11000);
 	CU_ASSERT_EQUAL(n.st.reordered, late);
-	/* A held frame is overtaken by the next 50 (1 us apart): departures go backwards after it. */
+	/* A held frame is overtaken by the next 50 (1 us apart): departures go back after it. */
 	CU_ASSERT(inversions > 8000);
 }
 
@@ -205,7 +205,7 @@ test_rate_spacing(void)
 	}
 	CU_ASSERT_EQUAL(exact, 1000);
 	CU_ASSERT_EQUAL(droce_netem_backlog(&n, 0), 1024000);	/* overhead counts as queue */
-	/* Arrivals slower than the rate never queue: departure = arrival + serialisation + delay. */
+	/* Arrivals slower than the rate never queue: depart = arrival + serialisation + delay. */
 	setup(&n, &c);
 	for (i = 0, exact = 0; i < 1000; i++) {
 		droce_netem_submit(&n, frame, 1000, i * 10000ull, &out);

@@ -34,7 +34,7 @@
  */
 #define SLEEP_MARGIN_NS 25000
 
-struct netem_dir {
+struct droce_netem_link {
 	const char *name;
 	uint16_t rx_port;
 	uint16_t tx_port;
@@ -86,7 +86,8 @@ port_init(uint16_t port, struct rte_mempool *mp)
 	if (rc == 0)
 		rc = rte_eth_dev_start(port);
 	if (rc != 0) {
-		fprintf(stderr, "droce-netem: port %u set-up failed: %s\n", port, rte_strerror(-rc));
+		fprintf(stderr, "droce-netem: port %u set-up failed: %s\n", port,
+			rte_strerror(-rc));
 		return rc;
 	}
 	/* memif and ring have no MAC filter; a NIC would need promiscuous mode to forward. */
@@ -95,7 +96,7 @@ port_init(uint16_t port, struct rte_mempool *mp)
 }
 
 static void
-hold(struct netem_dir *d, struct rte_mbuf *m, uint64_t when)
+hold(struct droce_netem_link *d, struct rte_mbuf *m, uint64_t when)
 {
 	if (droce_netem_heap_push(&d->heap, when, m) != 0) {
 		d->model.st.drop[DROCE_NETEM_DROP_HOLD_FULL]++;
@@ -104,7 +105,7 @@ hold(struct netem_dir *d, struct rte_mbuf *m, uint64_t when)
 }
 
 static void
-ingress(struct netem_dir *d, struct rte_mbuf **pkts, uint16_t n, uint64_t now,
+ingress(struct droce_netem_link *d, struct rte_mbuf **pkts, uint16_t n, uint64_t now,
 	struct rte_mempool *mp)
 {
 	struct droce_netem_out out;
@@ -113,7 +114,7 @@ ingress(struct netem_dir *d, struct rte_mbuf **pkts, uint16_t n, uint64_t now,
 
 	for (i = 0; i < n; i++) {
 		m = pkts[i];
-		/* The model sees contiguous bytes; memif hands one segment per frame up to bsize. */
+		/* The model wants contiguous bytes; memif gives one segment up to bsize. */
 		if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
 			d->model.st.drop[DROCE_NETEM_DROP_NOMBUF]++;
 			rte_pktmbuf_free(m);
@@ -137,7 +138,7 @@ ingress(struct netem_dir *d, struct rte_mbuf **pkts, uint16_t n, uint64_t now,
 
 /* Send what is due, one burst; returns the number of frames taken off the heap. */
 static unsigned int
-egress(struct netem_dir *d, uint64_t now, uint32_t burst)
+egress(struct droce_netem_link *d, uint64_t now, uint32_t burst)
 {
 	struct rte_mbuf *tx[MAX_BURST], *m;
 	uint64_t bytes[MAX_BURST];
@@ -167,7 +168,7 @@ egress(struct netem_dir *d, uint64_t now, uint32_t burst)
 }
 
 static void
-print_counters(const struct netem_dir *d)
+print_counters(const struct droce_netem_link *d)
 {
 	const struct droce_netem_stats *s = &d->model.st;
 	uint64_t span = d->tx_last_ns - d->tx_first_ns;
@@ -189,7 +190,7 @@ print_counters(const struct netem_dir *d)
 }
 
 static void
-idle_sleep(const struct netem_dir *dirs, uint64_t now, uint32_t idle_us)
+idle_sleep(const struct droce_netem_link *dirs, uint64_t now, uint32_t idle_us)
 {
 	uint64_t next = RTE_MIN(droce_netem_heap_next(&dirs[0].heap),
 				droce_netem_heap_next(&dirs[1].heap));
@@ -209,7 +210,7 @@ idle_sleep(const struct netem_dir *dirs, uint64_t now, uint32_t idle_us)
 }
 
 static void
-run(struct netem_dir *dirs, const struct droce_netem_opts *o, struct rte_mempool *mp)
+run(struct droce_netem_link *dirs, const struct droce_netem_opts *o, struct rte_mempool *mp)
 {
 	struct rte_mbuf *pkts[MAX_BURST];
 	uint64_t now, deadline = o->duration_ns != 0 ? now_ns() + o->duration_ns : UINT64_MAX;
@@ -224,8 +225,10 @@ run(struct netem_dir *dirs, const struct droce_netem_opts *o, struct rte_mempool
 			break;
 		for (d = 0; d < DROCE_NETEM_NDIR; d++) {
 			n = rte_eth_rx_burst(dirs[d].rx_port, 0, pkts, (uint16_t)o->burst);
+			/* Stamp after the poll: a clock read before it could predate the frame if
+			 * the thread was preempted in between, and the frame would leave early. */
 			if (n != 0)
-				ingress(&dirs[d], pkts, n, now, mp);
+				ingress(&dirs[d], pkts, n, now_ns(), mp);
 			work += n;
 		}
 		now = now_ns();
@@ -249,7 +252,7 @@ run(struct netem_dir *dirs, const struct droce_netem_opts *o, struct rte_mempool
 int
 main(int argc, char **argv)
 {
-	struct netem_dir dirs[DROCE_NETEM_NDIR];
+	struct droce_netem_link dirs[DROCE_NETEM_NDIR];
 	struct droce_netem_held *store[DROCE_NETEM_NDIR] = { NULL, NULL };
 	struct droce_netem_opts o;
 	struct rte_mempool *mp;
@@ -282,7 +285,8 @@ main(int argc, char **argv)
 		nports++;
 	}
 	if (nports != 2) {
-		fprintf(stderr, "droce-netem: needs exactly 2 ports, found %u (give two --vdev, e.g. "
+		fprintf(stderr, "droce-netem: needs exactly 2 ports, found %u (give two --vdev, "
+			"e.g. "
 			"net_memif0,role=server,socket=/a and net_memif1,role=server,socket=/b)\n",
 			nports);
 		rte_eal_cleanup();

@@ -218,7 +218,8 @@ dir_opt(struct droce_netem_opts *o, const bool *sel, const char *name, const cha
 			return -EINVAL;
 		}
 		if (rc != 0) {
-			snprintf(err, errlen, "--%s: bad value '%s' (want %s)", name, val, hint(name));
+			snprintf(err, errlen, "--%s: bad value '%s' (want %s)", name, val,
+				 hint(name));
 			return -EINVAL;
 		}
 		o->dir[d] = c;
@@ -271,7 +272,9 @@ global_opt(struct droce_netem_opts *o, bool *sel, const char *name, const char *
 static int
 is_global(const char *name)
 {
-	static const char *const g[] = { "dir", "duration", "seed", "hold", "burst", "idle-us", NULL };
+	static const char *const g[] = {
+		"dir", "duration", "seed", "hold", "burst", "idle-us", NULL,
+	};
 	int i;
 
 	for (i = 0; g[i] != NULL; i++)
@@ -300,12 +303,14 @@ droce_netem_parse_args(int argc, char **argv, struct droce_netem_opts *o, char *
 			return 0;
 		}
 		if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-			snprintf(err, errlen, "unexpected argument '%s' (options start with --)", arg);
+			snprintf(err, errlen, "unexpected argument '%s' (options start with --)",
+				 arg);
 			return -EINVAL;
 		}
 		arg += 2;
 		eq = strchr(arg, '=');
-		snprintf(name, sizeof(name), "%.*s", eq != NULL ? (int)(eq - arg) : (int)strlen(arg), arg);
+		snprintf(name, sizeof(name), "%.*s",
+			 eq != NULL ? (int)(eq - arg) : (int)strlen(arg), arg);
 		if (strcmp(name, "keep-order") == 0 || strcmp(name, "red-drop") == 0) {
 			if (eq != NULL) {
 				snprintf(err, errlen, "--%s takes no value", name);
@@ -336,7 +341,8 @@ droce_netem_parse_args(int argc, char **argv, struct droce_netem_opts *o, char *
 		char why[128];
 
 		if (droce_netem_cfg_check(&o->dir[d], why, sizeof(why)) != 0) {
-			snprintf(err, errlen, "direction %s: %s", d == DROCE_NETEM_AB ? "ab" : "ba", why);
+			snprintf(err, errlen, "direction %s: %s",
+				 d == DROCE_NETEM_AB ? "ab" : "ba", why);
 			return -EINVAL;
 		}
 	}
@@ -363,7 +369,8 @@ droce_netem_usage(const char *prog)
 	       "  --duplicate P        send a frame twice\n"
 	       "  --corrupt P          flip one bit past the Ethernet header\n"
 	       "  --red KMIN,KMAX,PMAX mark CE on ECT frames with probability rising from 0 at\n"
-	       "                       KMIN to PMAX at KMAX bytes of queue, 1 above (needs --rate)\n"
+	       "                       KMIN to PMAX at KMAX bytes of queue, 1 above\n"
+	       "                       (needs --rate)\n"
 	       "  --red-drop           drop Not-ECT frames RED picks (default: pass them)\n"
 	       "Global options:\n"
 	       "  --dir ab|ba|both     which direction the options that follow apply to\n"

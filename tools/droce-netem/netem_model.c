@@ -153,7 +153,8 @@ delay_draw(struct droce_netem *n)
 
 	if (j == 0)
 		return n->cfg.delay_ns;
-	d = (int64_t)n->cfg.delay_ns - (int64_t)j + (int64_t)droce_netem_rng_below(&n->rng, 2 * j + 1);
+	d = (int64_t)n->cfg.delay_ns - (int64_t)j +
+	    (int64_t)droce_netem_rng_below(&n->rng, 2 * j + 1);
 	return d < 0 ? 0 : (uint64_t)d;
 }
 

@@ -52,7 +52,7 @@ struct droce_netem_cfg {
 	uint64_t jitter_ns;	/* uniform in [-jitter, +jitter], the sum clamped at 0 */
 	bool keep_order;	/* jitter never lets a frame overtake an earlier one */
 	uint64_t rate_bps;	/* serialisation rate; 0 = infinitely fast, no queue */
-	uint32_t overhead;	/* bytes added per frame for serialisation (e.g. 24: preamble, IFG, FCS) */
+	uint32_t overhead;	/* bytes added per frame to serialise (24: preamble, IFG, FCS) */
 	uint64_t limit_bytes;	/* queue limit; 0 = unbounded */
 	double loss;
 	struct droce_netem_ge ge;
@@ -122,7 +122,8 @@ double droce_netem_red_prob(const struct droce_netem_cfg *cfg, uint64_t q);
 
 /*
  * Set ECN CE on an ECT frame (Ethernet, optionally one 802.1Q tag, then IPv4 or IPv6), fixing
- * the IPv4 header checksum. RoCEv2's ICRC masks the traffic class (IBTA A17.3.3), so it stays valid.
+ * the IPv4 header checksum. RoCEv2's ICRC masks the traffic class (IBTA A17.3.3), so it stays
+ * valid.
  */
 enum droce_netem_ecn droce_netem_mark_ce(uint8_t *frame, uint32_t len);
 

@@ -43,7 +43,7 @@ usage(const char *prog)
 	       "  --idle-us N           sleep up to N us when idle, 0 = busy poll (default 0)\n"
 	       "  --burst N             tput burst (default 32)\n"
 	       "Uses ethdev port 0; the server stops at the client's end frame or at -D.\n",
-	       prog, RAWPP_MIN_SIZE, RAWPP_MAX_SIZE);
+	       prog, DROCE_RAWPP_MIN_SIZE, DROCE_RAWPP_MAX_SIZE);
 }
 
 static int
@@ -57,7 +57,7 @@ num(const char *s, double max, double *v)
 }
 
 static int
-parse(int argc, char **argv, struct rawpp_opts *o)
+parse(int argc, char **argv, struct droce_rawpp_opts *o)
 {
 	bool role = false;
 	const char *a, *val;
@@ -65,8 +65,8 @@ parse(int argc, char **argv, struct rawpp_opts *o)
 	int i;
 
 	memset(o, 0, sizeof(*o));
-	o->mode = RAWPP_PINGPONG;
-	o->size = RAWPP_MIN_SIZE;
+	o->mode = DROCE_RAWPP_PINGPONG;
+	o->size = DROCE_RAWPP_MIN_SIZE;
 	o->warmup = 100;
 	o->timeout_ns = 10000000;
 	o->burst = 32;
@@ -77,27 +77,27 @@ parse(int argc, char **argv, struct rawpp_opts *o)
 			exit(0);
 		}
 		if (i + 1 >= argc) {
-			fprintf(stderr, "droce-rawpp: %s needs a value (or is unknown; see --help)\n", a);
+			fprintf(stderr, "droce-rawpp: %s needs a value (see --help)\n", a);
 			return -EINVAL;
 		}
 		val = argv[++i];
 		if (strcmp(a, "--role") == 0) {
 			role = true;
 			if (strcmp(val, "server") == 0)
-				o->role = RAWPP_SERVER;
+				o->role = DROCE_RAWPP_SERVER;
 			else if (strcmp(val, "client") == 0)
-				o->role = RAWPP_CLIENT;
+				o->role = DROCE_RAWPP_CLIENT;
 			else
 				goto bad;
 		} else if (strcmp(a, "--mode") == 0) {
 			if (strcmp(val, "pingpong") == 0)
-				o->mode = RAWPP_PINGPONG;
+				o->mode = DROCE_RAWPP_PINGPONG;
 			else if (strcmp(val, "tput") == 0)
-				o->mode = RAWPP_TPUT;
+				o->mode = DROCE_RAWPP_TPUT;
 			else
 				goto bad;
 		} else if (strcmp(a, "--size") == 0) {
-			if (num(val, RAWPP_MAX_SIZE, &v) != 0 || v < RAWPP_MIN_SIZE)
+			if (num(val, DROCE_RAWPP_MAX_SIZE, &v) != 0 || v < DROCE_RAWPP_MIN_SIZE)
 				goto bad;
 			o->size = (uint32_t)v;
 		} else if (strcmp(a, "-n") == 0) {
@@ -134,7 +134,7 @@ parse(int argc, char **argv, struct rawpp_opts *o)
 		return -EINVAL;
 	}
 	if (o->duration_ns == 0)
-		o->duration_ns = (o->role == RAWPP_SERVER ? 30 : 10) * 1000000000ull;
+		o->duration_ns = (o->role == DROCE_RAWPP_SERVER ? 30 : 10) * 1000000000ull;
 	return 0;
 bad:
 	fprintf(stderr, "droce-rawpp: %s: bad value '%s' (see --help)\n", a, val);
@@ -142,13 +142,14 @@ bad:
 }
 
 void
-rawpp_frame_init(uint8_t *buf, const struct rawpp_opts *o)
+droce_rawpp_frame_init(uint8_t *buf, const struct droce_rawpp_opts *o)
 {
-	static const uint8_t mac_c[6] = { 0x02, 0, 0, 0, 0, 0x01 }, mac_s[6] = { 0x02, 0, 0, 0, 0, 0x02 };
-	uint32_t len = o->size - RAWPP_FCS;
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + RAWPP_OFF_IP);
-	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(buf + RAWPP_OFF_UDP);
-	bool client = o->role == RAWPP_CLIENT;
+	static const uint8_t mac_c[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+	static const uint8_t mac_s[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+	uint32_t len = o->size - DROCE_RAWPP_FCS;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + DROCE_RAWPP_OFF_IP);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(buf + DROCE_RAWPP_OFF_UDP);
+	bool client = o->role == DROCE_RAWPP_CLIENT;
 
 	memset(buf, 0, len);
 	memcpy(buf, client ? mac_s : mac_c, 6);
@@ -156,20 +157,20 @@ rawpp_frame_init(uint8_t *buf, const struct rawpp_opts *o)
 	*(uint16_t *)(buf + 12) = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->type_of_service = 0x02;	/* ECT(0): droce-netem's RED may mark CE */
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - RAWPP_OFF_IP));
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - DROCE_RAWPP_OFF_IP));
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_UDP;
 	ip->src_addr = rte_cpu_to_be_32(client ? 0x0A000001 : 0x0A000002);
 	ip->dst_addr = rte_cpu_to_be_32(client ? 0x0A000002 : 0x0A000001);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	udp->src_port = rte_cpu_to_be_16(RAWPP_UDP_PORT);
-	udp->dst_port = rte_cpu_to_be_16(RAWPP_UDP_PORT);
-	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - RAWPP_OFF_UDP));
-	buf[RAWPP_OFF_TYPE] = RAWPP_DATA;
+	udp->src_port = rte_cpu_to_be_16(DROCE_RAWPP_UDP_PORT);
+	udp->dst_port = rte_cpu_to_be_16(DROCE_RAWPP_UDP_PORT);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - DROCE_RAWPP_OFF_UDP));
+	buf[DROCE_RAWPP_OFF_TYPE] = DROCE_RAWPP_DATA;
 }
 
 void
-rawpp_idle(uint32_t *empty_polls, uint32_t idle_us)
+droce_rawpp_idle(uint32_t *empty_polls, uint32_t idle_us)
 {
 	struct timespec ts;
 
@@ -201,13 +202,15 @@ port_init(uint16_t port, struct rte_mempool *mp)
 	if (rc == 0)
 		rc = rte_eth_dev_start(port);
 	if (rc != 0) {
-		fprintf(stderr, "droce-rawpp: port %u set-up failed: %s\n", port, rte_strerror(-rc));
+		fprintf(stderr, "droce-rawpp: port %u set-up failed: %s\n", port,
+			rte_strerror(-rc));
 		return rc;
 	}
 	rte_eth_promiscuous_enable(port);
 	/* memif reports link up once the peer is connected: do not send into the void. */
 	for (ms = 0; ms < LINK_WAIT_MS && !stop_flag; ms++) {
-		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP) {
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP) {
 			printf("rawpp: port %u link up\n", port);
 			fflush(stdout);
 			return 0;
@@ -220,24 +223,25 @@ port_init(uint16_t port, struct rte_mempool *mp)
 }
 
 void
-rawpp_send_end(struct rawpp_ctx *c, uint64_t count)
+droce_rawpp_send_end(struct droce_rawpp_ctx *c, uint64_t count)
 {
-	uint64_t give_up = rte_rdtsc() + c->hz;	/* a second: the peer may have a full ring to drain */
+	/* Up to a second: the peer may have a full ring to drain. */
+	uint64_t give_up = rte_rdtsc() + c->hz;
 	struct rte_eth_link link;
 	struct rte_mbuf *m;
 	int i;
 
 	/* A few copies, 200 us apart: a droce-netem in between may lose some. */
-	for (i = 0; i < RAWPP_END_COPIES; i++) {
+	for (i = 0; i < DROCE_RAWPP_END_COPIES; i++) {
 		m = rte_pktmbuf_alloc(c->mp);
 		if (m == NULL)
 			return;
-		m->data_len = (uint16_t)(c->o.size - RAWPP_FCS);
+		m->data_len = (uint16_t)(c->o.size - DROCE_RAWPP_FCS);
 		m->pkt_len = m->data_len;
-		*rte_pktmbuf_mtod_offset(m, uint8_t *, RAWPP_OFF_TYPE) = RAWPP_END;
-		rawpp_put64(m, RAWPP_OFF_SEQ, count);
+		*rte_pktmbuf_mtod_offset(m, uint8_t *, DROCE_RAWPP_OFF_TYPE) = DROCE_RAWPP_END;
+		droce_rawpp_put64(m, DROCE_RAWPP_OFF_SEQ, count);
 		while (rte_eth_tx_burst(c->o.port, 0, &m, 1) == 0) {
-			/* The peer leaves at the first end frame it sees: stop once its link is down. */
+			/* The peer leaves at the first end frame: stop once its link is down. */
 			if (rte_rdtsc() > give_up || *c->stop ||
 			    rte_eth_link_get_nowait(c->o.port, &link) != 0 ||
 			    link.link_status == RTE_ETH_LINK_DOWN) {
@@ -258,14 +262,14 @@ prefill(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
 
 	RTE_SET_USED(mp);
 	RTE_SET_USED(idx);
-	rawpp_frame_init((uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, arg);
+	droce_rawpp_frame_init((uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, arg);
 }
 
 int
 main(int argc, char **argv)
 {
 	struct rte_mempool *rx_mp;
-	struct rawpp_ctx c;
+	struct droce_rawpp_ctx c;
 	int ret;
 
 	ret = rte_eal_init(argc, argv);
@@ -280,7 +284,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (rte_eth_dev_count_avail() < 1) {
-		fprintf(stderr, "droce-rawpp: no port (give --vdev=net_memif0,role=client,socket=/x)\n");
+		fprintf(stderr,
+			"droce-rawpp: no port (give --vdev=net_memif0,role=client,socket=/x)\n");
 		rte_eal_cleanup();
 		return 2;
 	}
@@ -290,10 +295,10 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	/* Two pools: received frames land in rx_mp, so only tx mbufs keep the prefilled template. */
-	c.mp = rte_pktmbuf_pool_create("rawpp_tx", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	/* Two pools: received frames land in rx_mp, so tx mbufs keep the prefilled template. */
+	c.mp = rte_pktmbuf_pool_create("droce_rawpp_tx", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       (int)rte_socket_id());
-	rx_mp = rte_pktmbuf_pool_create("rawpp_rx", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	rx_mp = rte_pktmbuf_pool_create("droce_rawpp_rx", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					(int)rte_socket_id());
 	if (c.mp == NULL || rx_mp == NULL) {
 		fprintf(stderr, "droce-rawpp: mbuf pool failed: %s\n", rte_strerror(rte_errno));
@@ -303,11 +308,12 @@ main(int argc, char **argv)
 	rte_mempool_obj_iter(c.mp, prefill, &c.o);
 	ret = port_init(c.o.port, rx_mp);
 	if (ret == 0) {
-		if (c.o.mode == RAWPP_PINGPONG)
-			ret = c.o.role == RAWPP_CLIENT ? rawpp_pingpong_client(&c) :
-							 rawpp_pingpong_server(&c);
+		if (c.o.mode == DROCE_RAWPP_PINGPONG)
+			ret = c.o.role == DROCE_RAWPP_CLIENT ? droce_rawpp_pingpong_client(&c) :
+							       droce_rawpp_pingpong_server(&c);
 		else
-			ret = c.o.role == RAWPP_CLIENT ? rawpp_tput_client(&c) : rawpp_tput_server(&c);
+			ret = c.o.role == DROCE_RAWPP_CLIENT ? droce_rawpp_tput_client(&c) :
+							       droce_rawpp_tput_server(&c);
 	}
 	rte_eth_dev_stop(c.o.port);
 	rte_eth_dev_close(c.o.port);

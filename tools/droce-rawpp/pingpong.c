@@ -32,19 +32,19 @@ pct_us(const uint64_t *v, uint64_t n, double q)
 
 /* Send one ping; retries while the ring is full, up to the echo timeout. */
 static int
-send_ping(struct rawpp_ctx *c, uint64_t seq, uint64_t timeout)
+send_ping(struct droce_rawpp_ctx *c, uint64_t seq, uint64_t timeout)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(c->mp);
 	uint64_t t0 = rte_rdtsc();
 
 	if (m == NULL)
 		return -ENOMEM;
-	m->data_len = (uint16_t)(c->o.size - RAWPP_FCS);
+	m->data_len = (uint16_t)(c->o.size - DROCE_RAWPP_FCS);
 	m->pkt_len = m->data_len;
-	*rte_pktmbuf_mtod_offset(m, uint8_t *, RAWPP_OFF_TYPE) = RAWPP_DATA;
-	rawpp_put64(m, RAWPP_OFF_SEQ, seq);
+	*rte_pktmbuf_mtod_offset(m, uint8_t *, DROCE_RAWPP_OFF_TYPE) = DROCE_RAWPP_DATA;
+	droce_rawpp_put64(m, DROCE_RAWPP_OFF_SEQ, seq);
 	for (;;) {
-		rawpp_put64(m, RAWPP_OFF_TS, rte_rdtsc());
+		droce_rawpp_put64(m, DROCE_RAWPP_OFF_TS, rte_rdtsc());
 		if (rte_eth_tx_burst(c->o.port, 0, &m, 1) == 1)
 			return 0;
 		if (rte_rdtsc() - t0 > timeout) {
@@ -56,11 +56,12 @@ send_ping(struct rawpp_ctx *c, uint64_t seq, uint64_t timeout)
 
 /* Wait for the echo of seq; returns its RTT in cycles, or 0 on timeout. */
 static uint64_t
-await_echo(struct rawpp_ctx *c, uint64_t seq, uint64_t t_send, uint64_t timeout, uint64_t *late,
-	   uint64_t *ce)
+await_echo(struct droce_rawpp_ctx *c, uint64_t seq, uint64_t t_send, uint64_t timeout,
+	   uint64_t *late, uint64_t *ce)
 {
 	struct rte_mbuf *pkts[RX_BURST];
 	uint64_t now, rtt = 0;
+	const uint8_t *p;
 	uint32_t polls = 0;
 	uint16_t nb, i;
 
@@ -68,14 +69,15 @@ await_echo(struct rawpp_ctx *c, uint64_t seq, uint64_t t_send, uint64_t timeout,
 		nb = rte_eth_rx_burst(c->o.port, 0, pkts, RX_BURST);
 		now = rte_rdtsc();
 		for (i = 0; i < nb; i++) {
-			if (rawpp_type_of(pkts[i]) != RAWPP_ECHO) {
+			if (droce_rawpp_type_of(pkts[i]) != DROCE_RAWPP_ECHO) {
 				rte_pktmbuf_free(pkts[i]);
 				continue;
 			}
-			if (rtt == 0 && rawpp_get64(pkts[i], RAWPP_OFF_SEQ) == seq) {
-				rtt = now - rawpp_get64(pkts[i], RAWPP_OFF_TS);
+			if (rtt == 0 && droce_rawpp_get64(pkts[i], DROCE_RAWPP_OFF_SEQ) == seq) {
+				rtt = now - droce_rawpp_get64(pkts[i], DROCE_RAWPP_OFF_TS);
 				rtt += rtt == 0;
-				*ce += *rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, RAWPP_OFF_FLAGS) != 0;
+				p = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+				*ce += p[DROCE_RAWPP_OFF_FLAGS] != 0;
 			} else {
 				(*late)++;	/* an earlier ping's echo, or a duplicate */
 			}
@@ -84,14 +86,14 @@ await_echo(struct rawpp_ctx *c, uint64_t seq, uint64_t t_send, uint64_t timeout,
 		if (rtt != 0 || now - t_send > timeout || *c->stop)
 			return rtt;
 		if (nb == 0)
-			rawpp_idle(&polls, c->o.idle_us);
+			droce_rawpp_idle(&polls, c->o.idle_us);
 	}
 }
 
 int
-rawpp_pingpong_client(struct rawpp_ctx *c)
+droce_rawpp_pingpong_client(struct droce_rawpp_ctx *c)
 {
-	const struct rawpp_opts *o = &c->o;
+	const struct droce_rawpp_opts *o = &c->o;
 	uint64_t n = o->iters != 0 ? o->iters : 1000000, total = n + o->warmup;
 	uint64_t timeout = o->timeout_ns * c->hz / 1000000000ull;
 	uint64_t t0 = rte_rdtsc(), deadline = t0 + o->duration_ns / 1000 * c->hz / 1000000;
@@ -118,7 +120,7 @@ rawpp_pingpong_client(struct rawpp_ctx *c)
 		}
 	}
 	elapsed = rte_rdtsc() - t0;
-	rawpp_send_end(c, sent);
+	droce_rawpp_send_end(c, sent);
 	printf("rawpp pingpong: size=%u sent=%" PRIu64 " received=%" PRIu64 " lost=%" PRIu64
 	       " loss=%.2f%% late=%" PRIu64 " ce=%" PRIu64 " tx_fail=%" PRIu64 " elapsed_s=%.3f\n",
 	       o->size, sent, recvd, sent - recvd,
@@ -129,8 +131,9 @@ rawpp_pingpong_client(struct rawpp_ctx *c)
 		printf("rawpp rtt_us: samples=%" PRIu64 " min=%.2f mean=%.2f p50=%.2f p90=%.2f"
 		       " p99=%.2f p99.9=%.2f max=%.2f\n",
 		       nsamp, (double)samp[0] / 1000.0, (double)sum / (double)nsamp / 1000.0,
-		       pct_us(samp, nsamp, 0.5), pct_us(samp, nsamp, 0.9), pct_us(samp, nsamp, 0.99),
-		       pct_us(samp, nsamp, 0.999), (double)samp[nsamp - 1] / 1000.0);
+		       pct_us(samp, nsamp, 0.5), pct_us(samp, nsamp, 0.9),
+		       pct_us(samp, nsamp, 0.99), pct_us(samp, nsamp, 0.999),
+		       (double)samp[nsamp - 1] / 1000.0);
 	} else {
 		printf("rawpp rtt_us: samples=0\n");
 	}
@@ -139,17 +142,40 @@ rawpp_pingpong_client(struct rawpp_ctx *c)
 	return recvd != 0 ? 0 : -EIO;
 }
 
+/*
+ * Turn a data frame into its echo: addresses swapped, the CE mark reported in the flags byte (as a
+ * RoCE CNP would) and the reply sent as ECT(0) again. Returns 1 if the frame was CE-marked.
+ */
+static int
+make_echo(struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	int ce = (ip->type_of_service & 3) == 3;
+	struct rte_ether_addr a;
+
+	rte_ether_addr_copy(&eth->src_addr, &a);
+	rte_ether_addr_copy(&eth->dst_addr, &eth->src_addr);
+	rte_ether_addr_copy(&a, &eth->dst_addr);
+	p[DROCE_RAWPP_OFF_FLAGS] = (uint8_t)ce;
+	p[DROCE_RAWPP_OFF_TYPE] = DROCE_RAWPP_ECHO;
+	if (ce) {
+		ip->type_of_service &= (uint8_t)~1u;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	return ce;
+}
+
 /* Echo every data frame back, CE seen reported in the flags byte, until the end frame. */
 int
-rawpp_pingpong_server(struct rawpp_ctx *c)
+droce_rawpp_pingpong_server(struct droce_rawpp_ctx *c)
 {
-	const struct rawpp_opts *o = &c->o;
+	const struct droce_rawpp_opts *o = &c->o;
 	uint64_t deadline = rte_rdtsc() + o->duration_ns / 1000 * c->hz / 1000000;
 	uint64_t echoed = 0, ce = 0, other = 0, tx_fail = 0;
 	struct rte_mbuf *pkts[RX_BURST], *tx[RX_BURST];
-	struct rte_ether_hdr *eth;
-	struct rte_ipv4_hdr *ip;
-	struct rte_ether_addr a;
 	uint32_t polls = 0;
 	uint16_t nb, n, i, sent;
 	bool end = false;
@@ -157,32 +183,17 @@ rawpp_pingpong_server(struct rawpp_ctx *c)
 	while (!end && !*c->stop && rte_rdtsc() < deadline) {
 		nb = rte_eth_rx_burst(o->port, 0, pkts, RX_BURST);
 		if (nb == 0) {
-			rawpp_idle(&polls, o->idle_us);
+			droce_rawpp_idle(&polls, o->idle_us);
 			continue;
 		}
 		polls = 0;
 		for (i = 0, n = 0; i < nb; i++) {
-			switch (rawpp_type_of(pkts[i])) {
-			case RAWPP_DATA:
-				eth = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
-				rte_ether_addr_copy(&eth->src_addr, &a);
-				rte_ether_addr_copy(&eth->dst_addr, &eth->src_addr);
-				rte_ether_addr_copy(&a, &eth->dst_addr);
-				ip = (struct rte_ipv4_hdr *)(eth + 1);
-				/* Echo the mark back to the client, as a RoCE CNP would, and send the
-				 * reply as ECT(0) again. */
-				*rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, RAWPP_OFF_FLAGS) =
-					(ip->type_of_service & 3) == 3;
-				if ((ip->type_of_service & 3) == 3) {
-					ce++;
-					ip->type_of_service &= (uint8_t)~1u;
-					ip->hdr_checksum = 0;
-					ip->hdr_checksum = rte_ipv4_cksum(ip);
-				}
-				*rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, RAWPP_OFF_TYPE) = RAWPP_ECHO;
+			switch (droce_rawpp_type_of(pkts[i])) {
+			case DROCE_RAWPP_DATA:
+				ce += make_echo(pkts[i]);
 				tx[n++] = pkts[i];
 				break;
-			case RAWPP_END:
+			case DROCE_RAWPP_END:
 				end = true;
 				rte_pktmbuf_free(pkts[i]);
 				break;
@@ -199,7 +210,8 @@ rawpp_pingpong_server(struct rawpp_ctx *c)
 		}
 	}
 	printf("rawpp pingpong server: echoed=%" PRIu64 " ce=%" PRIu64 " other=%" PRIu64
-	       " tx_fail=%" PRIu64 " end=%s\n", echoed, ce, other, tx_fail, end ? "yes" : "timeout");
+	       " tx_fail=%" PRIu64 " end=%s\n",
+	       echoed, ce, other, tx_fail, end ? "yes" : "timeout");
 	fflush(stdout);
 	return 0;
 }

@@ -15,42 +15,42 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-enum rawpp_role {
-	RAWPP_SERVER,
-	RAWPP_CLIENT,
+enum droce_rawpp_role {
+	DROCE_RAWPP_SERVER,
+	DROCE_RAWPP_CLIENT,
 };
 
-enum rawpp_mode {
-	RAWPP_PINGPONG,
-	RAWPP_TPUT,
+enum droce_rawpp_mode {
+	DROCE_RAWPP_PINGPONG,
+	DROCE_RAWPP_TPUT,
 };
 
 /* Payload type byte. */
-enum rawpp_type {
-	RAWPP_DATA = 1,
-	RAWPP_ECHO = 2,
-	RAWPP_END = 3,	/* seq carries the number of frames the client sent */
+enum droce_rawpp_type {
+	DROCE_RAWPP_DATA = 1,
+	DROCE_RAWPP_ECHO = 2,
+	DROCE_RAWPP_END = 3,	/* seq carries the number of frames the client sent */
 };
 
 /* Frame layout: Ethernet 14, IPv4 20, UDP 8, then type, flags, seq, timestamp: 60 bytes min. */
-enum rawpp_off {
-	RAWPP_OFF_IP = 14,
-	RAWPP_OFF_UDP = 34,
-	RAWPP_OFF_TYPE = 42,
-	RAWPP_OFF_FLAGS = 43,	/* echo: the request arrived CE-marked */
-	RAWPP_OFF_SEQ = 44,
-	RAWPP_OFF_TS = 52,
-	RAWPP_HDR_LEN = 60,
+enum droce_rawpp_off {
+	DROCE_RAWPP_OFF_IP = 14,
+	DROCE_RAWPP_OFF_UDP = 34,
+	DROCE_RAWPP_OFF_TYPE = 42,
+	DROCE_RAWPP_OFF_FLAGS = 43,	/* echo: the request arrived CE-marked */
+	DROCE_RAWPP_OFF_SEQ = 44,
+	DROCE_RAWPP_OFF_TS = 52,
+	DROCE_RAWPP_HDR_LEN = 60,
 };
 
-#define RAWPP_FCS 4
-#define RAWPP_UDP_PORT 0xD0CE
-#define RAWPP_MIN_SIZE 64
-#define RAWPP_MAX_SIZE 1518
+#define DROCE_RAWPP_FCS 4
+#define DROCE_RAWPP_UDP_PORT 0xD0CE
+#define DROCE_RAWPP_MIN_SIZE 64
+#define DROCE_RAWPP_MAX_SIZE 1518
 
-struct rawpp_opts {
-	enum rawpp_role role;
-	enum rawpp_mode mode;
+struct droce_rawpp_opts {
+	enum droce_rawpp_role role;
+	enum droce_rawpp_mode mode;
 	uint32_t size;		/* Ethernet frame incl. FCS, as RFC 2544 counts: data is size - 4 */
 	uint64_t iters;		/* pings or frames; 0 = until duration */
 	uint64_t duration_ns;
@@ -61,30 +61,30 @@ struct rawpp_opts {
 	uint16_t port;
 };
 
-struct rawpp_ctx {
-	struct rawpp_opts o;
+struct droce_rawpp_ctx {
+	struct droce_rawpp_opts o;
 	struct rte_mempool *mp;
 	uint64_t hz;
 	volatile int *stop;
 };
 
 /* Write the headers and payload fields of a data frame of o->size into buf. */
-void rawpp_frame_init(uint8_t *buf, const struct rawpp_opts *o);
+void droce_rawpp_frame_init(uint8_t *buf, const struct droce_rawpp_opts *o);
 
-/* Tell the peer we are done: RAWPP_END frames carrying count, retried while its ring is full. */
-#define RAWPP_END_COPIES 8
-void rawpp_send_end(struct rawpp_ctx *c, uint64_t count);
+/* Tell the peer we are done: end frames carrying count, retried while its ring is full. */
+#define DROCE_RAWPP_END_COPIES 8
+void droce_rawpp_send_end(struct droce_rawpp_ctx *c, uint64_t count);
 
 /* Backing off while waiting: spin first, then sleep up to idle_us. */
-void rawpp_idle(uint32_t *empty_polls, uint32_t idle_us);
+void droce_rawpp_idle(uint32_t *empty_polls, uint32_t idle_us);
 
-int rawpp_pingpong_client(struct rawpp_ctx *c);
-int rawpp_pingpong_server(struct rawpp_ctx *c);
-int rawpp_tput_client(struct rawpp_ctx *c);
-int rawpp_tput_server(struct rawpp_ctx *c);
+int droce_rawpp_pingpong_client(struct droce_rawpp_ctx *c);
+int droce_rawpp_pingpong_server(struct droce_rawpp_ctx *c);
+int droce_rawpp_tput_client(struct droce_rawpp_ctx *c);
+int droce_rawpp_tput_server(struct droce_rawpp_ctx *c);
 
 static inline uint64_t
-rawpp_get64(const struct rte_mbuf *m, unsigned int off)
+droce_rawpp_get64(const struct rte_mbuf *m, unsigned int off)
 {
 	uint64_t v;
 
@@ -93,19 +93,19 @@ rawpp_get64(const struct rte_mbuf *m, unsigned int off)
 }
 
 static inline void
-rawpp_put64(struct rte_mbuf *m, unsigned int off, uint64_t v)
+droce_rawpp_put64(struct rte_mbuf *m, unsigned int off, uint64_t v)
 {
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, off), &v, sizeof(v));
 }
 
 static inline uint8_t
-rawpp_type_of(const struct rte_mbuf *m)
+droce_rawpp_type_of(const struct rte_mbuf *m)
 {
-	if (rte_pktmbuf_data_len(m) < RAWPP_HDR_LEN ||
-	    *rte_pktmbuf_mtod_offset(m, const uint16_t *, RAWPP_OFF_UDP + 2) !=
-		    rte_cpu_to_be_16(RAWPP_UDP_PORT))
+	if (rte_pktmbuf_data_len(m) < DROCE_RAWPP_HDR_LEN ||
+	    *rte_pktmbuf_mtod_offset(m, const uint16_t *, DROCE_RAWPP_OFF_UDP + 2) !=
+		    rte_cpu_to_be_16(DROCE_RAWPP_UDP_PORT))
 		return 0;
-	return *rte_pktmbuf_mtod_offset(m, const uint8_t *, RAWPP_OFF_TYPE);
+	return *rte_pktmbuf_mtod_offset(m, const uint8_t *, DROCE_RAWPP_OFF_TYPE);
 }
 
 #endif /* DROCE_RAWPP_H */

@@ -15,25 +15,26 @@
 
 /* Gbit/s counts frame bytes with the FCS (RFC 2544 sizes), not the preamble and gap. */
 static void
-report(const char *who, const struct rawpp_ctx *c, uint64_t frames, uint64_t intervals,
+report(const char *who, const struct droce_rawpp_ctx *c, uint64_t frames, uint64_t intervals,
        uint64_t bytes, uint64_t cycles, const char *extra)
 {
 	double s = (double)cycles / (double)c->hz;
 	double pps = s > 0 ? (double)intervals / s : 0.0;
 	double size = frames != 0 ? (double)bytes / (double)frames : 0.0;
 
-	printf("rawpp tput %s: size=%.0f frames=%" PRIu64 " elapsed_s=%.3f Mpps=%.3f Gbit/s=%.3f%s\n",
+	printf("rawpp tput %s: size=%.0f frames=%" PRIu64
+	       " elapsed_s=%.3f Mpps=%.3f Gbit/s=%.3f%s\n",
 	       who, size, frames, s, pps / 1e6, pps * size * 8 / 1e9, extra);
 	fflush(stdout);
 }
 
 int
-rawpp_tput_client(struct rawpp_ctx *c)
+droce_rawpp_tput_client(struct droce_rawpp_ctx *c)
 {
-	const struct rawpp_opts *o = &c->o;
+	const struct droce_rawpp_opts *o = &c->o;
 	uint64_t total = o->iters != 0 ? o->iters : UINT64_MAX, seq = 0, sent = 0, full = 0;
 	uint64_t t0 = rte_rdtsc(), deadline = t0 + o->duration_ns / 1000 * c->hz / 1000000, t1;
-	uint16_t len = (uint16_t)(o->size - RAWPP_FCS), have = 0, want, k, i;
+	uint16_t len = (uint16_t)(o->size - DROCE_RAWPP_FCS), have = 0, want, k, i;
 	struct rte_mbuf *b[MAX_BURST];
 	uint32_t loops = 0;
 	char extra[64];
@@ -43,11 +44,11 @@ rawpp_tput_client(struct rawpp_ctx *c)
 			break;
 		want = (uint16_t)RTE_MIN((uint64_t)o->burst, total - seq + have);
 		if (want > have && rte_pktmbuf_alloc_bulk(c->mp, b + have, want - have) == 0) {
-			/* The template is in every tx mbuf already (prefilled): set length and seq. */
+			/* Every tx mbuf holds the template already: set length and seq. */
 			for (i = have; i < want; i++) {
 				b[i]->data_len = len;
 				b[i]->pkt_len = len;
-				rawpp_put64(b[i], RAWPP_OFF_SEQ, seq++);
+				droce_rawpp_put64(b[i], DROCE_RAWPP_OFF_SEQ, seq++);
 			}
 			have = want;
 		}
@@ -66,14 +67,14 @@ rawpp_tput_client(struct rawpp_ctx *c)
 	report("tx", c, sent, sent, sent * o->size, t1 - t0, extra);
 	/* Let the receiver drain, then tell it how many frames were sent. */
 	rte_delay_us_sleep(2000);
-	rawpp_send_end(c, sent);
+	droce_rawpp_send_end(c, sent);
 	return sent != 0 ? 0 : -EIO;
 }
 
 int
-rawpp_tput_server(struct rawpp_ctx *c)
+droce_rawpp_tput_server(struct droce_rawpp_ctx *c)
 {
-	const struct rawpp_opts *o = &c->o;
+	const struct droce_rawpp_opts *o = &c->o;
 	uint64_t deadline = rte_rdtsc() + o->duration_ns / 1000 * c->hz / 1000000;
 	uint64_t frames = 0, ce = 0, reordered = 0, expect = 0, first = 0, last = 0, now, seq;
 	uint64_t client_sent = UINT64_MAX, bytes = 0;
@@ -89,29 +90,29 @@ rawpp_tput_server(struct rawpp_ctx *c)
 		if (now >= deadline)
 			break;
 		if (nb == 0) {
-			/* Sleeping before the first frame is free; during the stream it costs frames. */
+			/* Sleep only before the first frame: in the stream it costs frames. */
 			if (frames == 0)
-				rawpp_idle(&polls, o->idle_us);
+				droce_rawpp_idle(&polls, o->idle_us);
 			continue;
 		}
 		for (i = 0; i < nb; i++) {
-			switch (rawpp_type_of(pkts[i])) {
-			case RAWPP_DATA:
+			switch (droce_rawpp_type_of(pkts[i])) {
+			case DROCE_RAWPP_DATA:
 				if (frames++ == 0)
 					first = now;
 				last = now;
-				bytes += rte_pktmbuf_pkt_len(pkts[i]) + RAWPP_FCS;
+				bytes += rte_pktmbuf_pkt_len(pkts[i]) + DROCE_RAWPP_FCS;
 				ip = rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv4_hdr *,
-							     RAWPP_OFF_IP);
+							     DROCE_RAWPP_OFF_IP);
 				ce += (ip->type_of_service & 3) == 3;
-				seq = rawpp_get64(pkts[i], RAWPP_OFF_SEQ);
+				seq = droce_rawpp_get64(pkts[i], DROCE_RAWPP_OFF_SEQ);
 				if (seq < expect)
 					reordered++;
 				else
 					expect = seq + 1;
 				break;
-			case RAWPP_END:
-				client_sent = rawpp_get64(pkts[i], RAWPP_OFF_SEQ);
+			case DROCE_RAWPP_END:
+				client_sent = droce_rawpp_get64(pkts[i], DROCE_RAWPP_OFF_SEQ);
 				break;
 			default:
 				break;
@@ -120,12 +121,13 @@ rawpp_tput_server(struct rawpp_ctx *c)
 		rte_pktmbuf_free_bulk(pkts, nb);
 	}
 	if (client_sent != UINT64_MAX)
-		snprintf(extra, sizeof(extra), " client_sent=%" PRIu64 " lost=%" PRId64 " ce=%" PRIu64
-			 " reordered=%" PRIu64, client_sent, (int64_t)(client_sent - frames), ce,
-			 reordered);
+		snprintf(extra, sizeof(extra),
+			 " client_sent=%" PRIu64 " lost=%" PRId64 " ce=%" PRIu64
+			 " reordered=%" PRIu64,
+			 client_sent, (int64_t)(client_sent - frames), ce, reordered);
 	else
-		snprintf(extra, sizeof(extra), " client_sent=unknown ce=%" PRIu64 " reordered=%" PRIu64,
-			 ce, reordered);
+		snprintf(extra, sizeof(extra),
+			 " client_sent=unknown ce=%" PRIu64 " reordered=%" PRIu64, ce, reordered);
 	/* The rate counts from the first to the last frame: start-up and the end wait excluded. */
 	report("rx", c, frames, frames > 1 ? frames - 1 : 0, bytes, last - first, extra);
 	return frames != 0 ? 0 : -EIO;
