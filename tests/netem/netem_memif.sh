@@ -3,7 +3,8 @@
 #   loss: ping-pong with 5% loss and 200 us delay each way; checks the loss and RTT seen by the
 #         client against the netem counters and what the model should give.
 #   red:  a stream into a 200 Mbit/s queue with RED; checks CE marks arrive and tail drops count.
-# Usage: netem_memif.sh NETEM RAWPP loss|red
+#   args: bad command lines are refused with a message.
+# Usage: netem_memif.sh NETEM RAWPP loss|red|args
 set -u
 netem=$1
 rawpp=$2
@@ -136,6 +137,23 @@ red)
 	# The END frames also cross netem: data frames = ab_tx - (1..8).
 	check "server got what netem sent" "${frames:-0} <= ${ab_tx:-0} && ${frames:-0} >= ${ab_tx:-0} - 8"
 	check "rate limited to ~200 Mbit/s" "${gbps:-1} <= 0.25 && ${gbps:-0} >= 0.08"
+	;;
+args)
+	# Bad command lines: exit 2 with a message naming the option, before any port is touched.
+	for bad in "--delay 100" "--loss 5" "--rate 10g" "--red 10k,40k,20%" "--dir up" "--frob 1"; do
+		# shellcheck disable=SC2086
+		"$netem" "${eal[@]}" -- $bad >"$tmp/out" 2>&1
+		rc=$?
+		msg=$(grep '^droce-netem:' "$tmp/out" | head -n1)
+		echo "$bad -> $rc: $msg"
+		check "'$bad' refused" "$rc == 2"
+		check "'$bad' explained" "${#msg} > 20"
+	done
+	"$netem" "${eal[@]}" -- --delay 1ms >"$tmp/out" 2>&1
+	check "no ports is an error" "$? == 2"
+	check "and says so" "$(grep -c 'needs exactly 2 ports' "$tmp/out") == 1"
+	"$rawpp" "${eal[@]}" -- --mode pingpong >"$tmp/out" 2>&1
+	check "rawpp without --role refused" "$? == 2"
 	;;
 *)
 	echo "unknown scenario $scenario"
