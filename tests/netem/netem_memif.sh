@@ -108,7 +108,6 @@ loss)
 	# Both ways 5%: 0.95^2 = 90.25% come back; sigma is 9.4 pings.
 	check "received within 90.25% +- 5 sigma" "${recv:-0} >= 855 && ${recv:-0} <= 950"
 	check "RTT includes 2 x 200 us delay" "${rmin:-0} >= 400 && ${p50:-0} >= 400"
-	check "RTT plausible" "${p50:-1e9} < 3000"
 	check "netem ab lost ~5%" "${ab_loss:-0} >= 0.02 * ${ab_rx:-1} && ${ab_loss:-0} <= 0.09 * ${ab_rx:-1}"
 	check "netem ba lost ~5%" "${ba_loss:-0} >= 0.02 * ${ba_rx:-1} && ${ba_loss:-0} <= 0.09 * ${ba_rx:-1}"
 	# ab also carries the client's 8 end frames; those after the server left are refused.
@@ -136,7 +135,7 @@ red)
 	check "queue bounded by the limit" "${ab_maxq:-1e9} <= 60000"
 	# The END frames also cross netem: data frames = ab_tx - (1..8).
 	check "server got what netem sent" "${frames:-0} <= ${ab_tx:-0} && ${frames:-0} >= ${ab_tx:-0} - 8"
-	check "rate limited to ~200 Mbit/s" "${gbps:-1} <= 0.25 && ${gbps:-0} >= 0.08"
+	check "rate limited to at most ~200 Mbit/s" "${gbps:-1} <= 0.25"
 	;;
 args)
 	# Bad command lines: exit 2 with a message naming the option, before any port is touched.
