@@ -31,12 +31,30 @@
 	X(HDR_SHORT, MALFORMED, "packet too short for its opcode's headers") \
 	X(PADCNT, MALFORMED, "PadCnt inconsistent with the payload length") \
 	X(PAYLOAD_LEN, MALFORMED, "payload present where the opcode allows none") \
-	X(ICRC, MALFORMED, "ICRC mismatch")
+	X(ICRC, MALFORMED, "ICRC mismatch") \
+	X(BAD_QPN, TRANSPORT, "no QP with this destination QPN") \
+	X(QP_STATE, TRANSPORT, "QP state does not accept this packet") \
+	X(QPT_OPCODE, TRANSPORT, "opcode not valid for the QP type") \
+	X(PKEY, TRANSPORT, "P_Key does not match the QP's") \
+	X(PSN_OUT_OF_SEQ, TRANSPORT, "request PSN ahead of the expected PSN") \
+	X(DUP_NO_REPLAY, TRANSPORT, "duplicate request with nothing to replay") \
+	X(OPCODE_SEQ, TRANSPORT, "opcode out of sequence within a message") \
+	X(RKEY, TRANSPORT, "R_Key, PD, access or bounds check failed") \
+	X(LENGTH, TRANSPORT, "payload length invalid for the message") \
+	X(QKEY, TRANSPORT, "UD Q_Key mismatch") \
+	X(NO_RWQE, TRANSPORT, "no receive WQE posted (RNR)") \
+	X(RESOURCE, TRANSPORT, "responder resources exhausted") \
+	X(UC_GAP, TRANSPORT, "UC packet outside the current message") \
+	X(RESP_GHOST, TRANSPORT, "response for a PSN never sent") \
+	X(RESP_STALE, TRANSPORT, "response for a PSN already acknowledged") \
+	X(RESP_OUT_OF_SEQ, TRANSPORT, "response PSN not the next expected") \
+	X(RESP_UNEXPECTED, TRANSPORT, "response kind does not match the request")
 
 enum droce_drop_class {
 	DROCE_DROP_CLASS_OK,
 	DROCE_DROP_CLASS_NOT_ROCE,
 	DROCE_DROP_CLASS_MALFORMED,
+	DROCE_DROP_CLASS_TRANSPORT,	/* a valid RoCEv2 packet the transport refused */
 };
 
 enum droce_drop {

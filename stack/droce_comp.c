@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completer (IBTA 9.7.5.2): ACKs, NAKs, READ responses and atomic ACKs advance the send window
+ * and complete WQEs in order; NAKs, RNR NAKs, implied NAKs and the local ACK timeout rewind the
+ * requester (go-back-N) or end the QP in error with the matching verbs status.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "droce_internal.h"
+#include "droce_psn.h"
+#include "wire/droce_aeth.h"
+
+/* IBTA 9.7.5.2.8 table 45, in nanoseconds. rxe's code 25 (61.41 ms) is off: it is 61.44 ms. */
+static const uint64_t rnr_ns[32] = {
+	655360000, 10000, 20000, 30000, 40000, 60000, 80000, 120000,
+	160000, 240000, 320000, 480000, 640000, 960000, 1280000, 1920000,
+	2560000, 3840000, 5120000, 7680000, 10240000, 15360000, 20480000, 30720000,
+	40960000, 61440000, 81920000, 122880000, 163840000, 245760000, 327680000, 491520000,
+};
+
+enum comp_rc {
+	COMP_OK,
+	COMP_IMPLIED_NAK,	/* a covered READ/atomic has no response: it was lost */
+};
+
+static bool
+is_rd_atomic(enum droce_wr_opcode op)
+{
+	return op == DROCE_WR_RDMA_READ || op == DROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == DROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+void
+droce_comp_arm_rto(struct droce_qp *qp, uint64_t now)
+{
+	/* Local ACK timeout 4.096 us * 2^timeout; 0 disables it (IBTA 9.7.6.1.3, C9-140). */
+	if (qp->attr.timeout == 0)
+		qp->req.rto_at = UINT64_MAX;
+	else
+		qp->req.rto_at = now + (4096ull << qp->attr.timeout);
+	droce_sched_deadline(qp);
+}
+
+static void
+check_drained(struct droce_qp *qp)
+{
+	struct droce_requester *r = &qp->req;
+
+	if (qp->state == DROCE_QPS_SQD && r->comp == r->next && !r->drained_notified &&
+	    qp->attr.en_sqd_async_notify) {
+		r->drained_notified = true;
+		droce_dev_event(qp->dev, DROCE_EVENT_SQ_DRAINED, qp);
+	}
+}
+
+/* Complete the oldest WQE; an error moves the QP to ERR and flushes the rest (IBTA 10.3.1). */
+void
+droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st)
+{
+	struct droce_requester *r = &qp->req;
+	struct droce_swqe *w = &r->ring[r->comp & r->mask];
+
+	droce_qp_send_cqe(qp, w, st);
+	if (is_rd_atomic(w->opcode) && w->state != DROCE_SWQE_POSTED && r->rd_out > 0)
+		r->rd_out--;
+	w->state = DROCE_SWQE_DONE;
+	if (r->comp == r->next) {
+		/* completed while (re)transmission was inside it */
+		r->next++;
+		r->off = 0;
+		r->cur.sge = r->cur.off = r->cur.pos = 0;
+	}
+	r->comp++;
+	if ((int32_t)(r->sent_hi - r->comp) < 0)
+		r->sent_hi = r->comp;	/* a WQE that failed before it was sent */
+	if (st != DROCE_WC_SUCCESS) {
+		droce_qp_error(qp);
+		return;
+	}
+	check_drained(qp);
+}
+
+/* The peer made progress: retry budgets refill (as rxe and ConnectX do) and the timer restarts. */
+static void
+progress(struct droce_qp *qp, uint32_t una, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+
+	if (!droce_psn_lt(r->una, una))
+		return;
+	r->una = una;
+	r->gbn_armed = false;
+	r->retry_left = qp->attr.retry_cnt;
+	r->rnr_left = qp->attr.rnr_retry;
+	qp->cc_ops->on_ack(&qp->cc, now);
+	/* An ACK for packets sent before a rewind: skip what the peer already has. */
+	if (droce_psn_lt(r->psn, una))
+		droce_req_go_back(qp, una);
+	if (r->una == r->max_psn_sent) {
+		r->rto_at = UINT64_MAX;
+		droce_sched_deadline(qp);
+	} else {
+		droce_comp_arm_rto(qp, now);
+	}
+	droce_sched_ready(qp);
+}
+
+/* Everything up to and including psn is acknowledged (IBTA 9.7.5.1.x: ACKs are cumulative). */
+static enum comp_rc
+ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+
+	while (r->comp != r->sent_hi) {
+		struct droce_swqe *w = &r->ring[r->comp & r->mask];
+		uint32_t last = droce_psn_add(w->first_psn, w->npkts - 1);
+
+		if (w->state == DROCE_SWQE_POSTED || droce_psn_lt(psn, last))
+			break;
+		if (w->state != DROCE_SWQE_SENT)
+			break;	/* partly sent: cannot be acknowledged beyond what was sent */
+		/* IBTA 9.7.5.2.x (C9-114?): an ACK beyond a READ or atomic without its response
+		 * means the response was lost: implied NAK. */
+		if (is_rd_atomic(w->opcode))
+			return COMP_IMPLIED_NAK;
+		droce_comp_complete(qp, DROCE_WC_SUCCESS);
+		if (qp->state == DROCE_QPS_ERR)
+			return COMP_OK;
+	}
+	progress(qp, droce_psn_add(psn, 1), now);
+	return COMP_OK;
+}
+
+/* Go back to una unless this very loss already started a retransmission. */
+static void
+retransmit(struct droce_qp *qp)
+{
+	struct droce_requester *r = &qp->req;
+
+	if (r->gbn_armed && r->gbn_una == r->una)
+		return;
+	droce_req_go_back(qp, r->una);
+}
+
+static void
+implied_nak(struct droce_qp *qp)
+{
+	droce_qp_cnt(qp, DROCE_CNT_IMPLIED_NAK_SEQ_ERR);
+	retransmit(qp);
+}
+
+static enum droce_wc_status
+nak_status(uint8_t code)
+{
+	switch (code) {
+	case DROCE_NAK_INVALID_REQ:
+		return DROCE_WC_REM_INV_REQ_ERR;
+	case DROCE_NAK_REM_ACCESS_ERR:
+		return DROCE_WC_REM_ACCESS_ERR;
+	case DROCE_NAK_INVALID_RD_REQ:
+		return DROCE_WC_REM_INV_RD_REQ_ERR;
+	default:
+		return DROCE_WC_REM_OP_ERR;
+	}
+}
+
+static void
+rx_rnr(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+
+	droce_qp_cnt(qp, DROCE_CNT_RCVD_RNR_ERR);
+	/* IBTA 9.7.5.2.8: rnr_retry 7 retries forever; otherwise each RNR NAK uses one. */
+	if (qp->attr.rnr_retry != 7) {
+		if (r->rnr_left == 0) {
+			droce_qp_cnt(qp, DROCE_CNT_RETRY_RNR_EXCEEDED_ERR);
+			droce_comp_complete(qp, DROCE_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		r->rnr_left--;
+	}
+	(void)psn;
+	r->rto_at = UINT64_MAX;
+	r->rnr_at = now + rnr_ns[syn & DROCE_AETH_VALUE_MASK];
+	droce_sched_deadline(qp);
+	droce_sched_unready(qp);
+}
+
+static void
+rx_nak(struct droce_qp *qp, uint32_t psn, uint8_t code)
+{
+	struct droce_requester *r = &qp->req;
+	enum droce_wc_status st;
+
+	if (code == DROCE_NAK_PSN_SEQ_ERR) {
+		/* IBTA 9.7.5.2.3: resend from the NAKed PSN (earlier ones were implicitly ACKed). */
+		droce_qp_cnt(qp, DROCE_CNT_RCVD_SEQ_ERR);
+		r->gbn_armed = false;
+		droce_req_go_back(qp, psn);
+		return;
+	}
+	st = nak_status(code);
+	if (st == DROCE_WC_REM_ACCESS_ERR)
+		droce_qp_cnt(qp, DROCE_CNT_REQ_REMOTE_ACCESS_ERRORS);
+	else if (st == DROCE_WC_REM_INV_REQ_ERR)
+		droce_qp_cnt(qp, DROCE_CNT_REQ_REMOTE_INVALID_REQUEST);
+	else
+		droce_qp_cnt(qp, DROCE_CNT_REQ_REMOTE_OP_ERRORS);
+	/* IBTA 9.7.5.2.4/5: the NAKed request completes in error; the QP goes to ERR. */
+	droce_comp_complete(qp, st);
+}
+
+static void
+rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
+{
+	uint8_t type = p->aeth_syn & DROCE_AETH_TYPE_MASK;
+	uint32_t before = droce_psn_add(p->psn, DROCE_PSN_MASK);	/* psn - 1 */
+
+	if (type == DROCE_AETH_TYPE_ACK) {
+		if (ack_upto(qp, p->psn, now) == COMP_IMPLIED_NAK)
+			implied_nak(qp);
+		return;
+	}
+	/* A NAK acknowledges everything before its PSN (IBTA 9.7.5.2.2). */
+	if (ack_upto(qp, before, now) == COMP_IMPLIED_NAK) {
+		implied_nak(qp);
+		return;
+	}
+	if (qp->state == DROCE_QPS_ERR)
+		return;
+	if (type == DROCE_AETH_TYPE_RNR_NAK)
+		rx_rnr(qp, p->psn, p->aeth_syn, now);
+	else if (type == DROCE_AETH_TYPE_NAK)
+		rx_nak(qp, p->psn, p->aeth_syn & DROCE_AETH_VALUE_MASK);
+	else
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);	/* reserved syndrome */
+}
+
+/* The READ or atomic a response belongs to must be the oldest WQE and psn its next missing PSN. */
+static struct droce_swqe *
+expect(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+	struct droce_swqe *w;
+
+	if (ack_upto(qp, droce_psn_add(p->psn, DROCE_PSN_MASK), now) == COMP_IMPLIED_NAK) {
+		implied_nak(qp);	/* an earlier READ/atomic lost its response */
+		return NULL;
+	}
+	if (qp->state == DROCE_QPS_ERR || r->comp == r->sent_hi)
+		return NULL;
+	w = &r->ring[r->comp & r->mask];
+	if (p->psn != r->una) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_OUT_OF_SEQ);
+		if (droce_psn_lt(r->una, p->psn))
+			implied_nak(qp);	/* an earlier response was lost */
+		return NULL;
+	}
+	return w;
+}
+
+static void
+rx_read_resp(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame, uint64_t now)
+{
+	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
+	struct droce_requester *r = &qp->req;
+	struct droce_swqe *w = expect(qp, p, now);
+	uint32_t k, want, base;
+	bool first, last;
+
+	if (w == NULL)
+		return;
+	if (w->opcode != DROCE_WR_RDMA_READ) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
+		return;
+	}
+	k = (uint32_t)droce_psn_diff(p->psn, w->first_psn);
+	base = k * qp->mtu;
+	first = k == 0;
+	last = k == w->npkts - 1;
+	want = w->length - base < qp->mtu ? w->length - base : qp->mtu;
+	/* IBTA 9.7.5.2.x: the response opcode sequence and length must fit the request
+	 * (FIRST/MIDDLE carry a full path MTU, LAST/ONLY the rest). */
+	if (first != !!(op->flags & DROCE_OPF_FIRST) || last != !!(op->flags & DROCE_OPF_LAST) ||
+	    p->pay_len != want) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
+		return;
+	}
+	if (want) {
+		if (r->rd_cur.pos != base)
+			droce_cursor_seek(&r->rd_cur, w->sge, w->num_sge, base);
+		droce_copy_in(w->sge, &r->rd_cur, frame + p->pay_off, want);
+	}
+	if (last) {
+		r->rd_cur.sge = r->rd_cur.off = r->rd_cur.pos = 0;
+		progress(qp, droce_psn_add(p->psn, 1), now);
+		droce_comp_complete(qp, DROCE_WC_SUCCESS);
+		droce_sched_ready(qp);	/* fence or the READ limit may have been waiting */
+	} else {
+		progress(qp, droce_psn_add(p->psn, 1), now);
+	}
+}
+
+static void
+rx_atomic_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+	struct droce_swqe *w = expect(qp, p, now);
+	uint64_t orig = p->atomic_orig;	/* host order, as verbs returns it */
+
+	if (w == NULL)
+		return;
+	if (w->opcode != DROCE_WR_ATOMIC_CMP_AND_SWP && w->opcode != DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
+		return;
+	}
+	r->rd_cur.sge = r->rd_cur.off = r->rd_cur.pos = 0;
+	droce_copy_in(w->sge, &r->rd_cur, (const uint8_t *)&orig, sizeof(orig));
+	r->rd_cur.sge = r->rd_cur.off = r->rd_cur.pos = 0;
+	progress(qp, droce_psn_add(p->psn, 1), now);
+	droce_comp_complete(qp, DROCE_WC_SUCCESS);
+	droce_sched_ready(qp);
+}
+
+void
+droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
+
+	/* IBTA 10.3.1: responses matter while the send queue works (RTS, SQD). */
+	if (qp->state != DROCE_QPS_RTS && qp->state != DROCE_QPS_SQD) {
+		droce_dev_drop(qp->dev, DROCE_DROP_QP_STATE);
+		return;
+	}
+	/* IBTA 9.7.5.2.1 (C9-?): a response for a PSN never sent is a ghost; one before the
+	 * oldest outstanding is stale (a duplicate or an overtaken ACK). */
+	if (!droce_psn_lt(p->psn, r->max_psn_sent)) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_GHOST);
+		return;
+	}
+	if (droce_psn_lt(p->psn, r->una) &&
+	    !(p->opcode == DROCE_OP_RC_ACKNOWLEDGE && p->psn == droce_psn_add(r->una, DROCE_PSN_MASK))) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_STALE);
+		return;
+	}
+	if (op->flags & DROCE_OPF_READ)
+		rx_read_resp(qp, p, frame, now);
+	else if (op->flags & DROCE_OPF_ATOMIC)
+		rx_atomic_ack(qp, p, now);
+	else
+		rx_ack(qp, p, now);
+}
+
+/* Local ACK timeout (IBTA 9.7.6.1.3): retry from the oldest unacknowledged PSN, retry_cnt times.
+ * retry_cnt 7 means seven retries: unlike rnr_retry, IBTA gives 7 no "infinite" meaning
+ * (rxe treats it as infinite; we follow the spec). */
+void
+droce_comp_timer(struct droce_qp *qp, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+
+	r->rto_at = UINT64_MAX;
+	if (r->comp == r->sent_hi)
+		return;
+	droce_qp_cnt(qp, DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR);
+	if (r->retry_left == 0) {
+		droce_qp_cnt(qp, DROCE_CNT_RETRY_EXCEEDED_ERR);
+		droce_comp_complete(qp, DROCE_WC_RETRY_EXC_ERR);
+		return;
+	}
+	r->retry_left--;
+	droce_qp_cnt(qp, DROCE_CNT_COMPLETER_RETRY_ERR);
+	droce_req_go_back(qp, r->una);
+	droce_comp_arm_rto(qp, now);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Payload copies between frames and SGE lists (MR addresses are process virtual addresses). */
+#include <string.h>
+
+#include "droce_internal.h"
+
+void
+droce_cursor_seek(struct droce_cursor *c, const struct droce_sge *sge, uint32_t num_sge,
+		  uint32_t pos)
+{
+	uint32_t left = pos;
+
+	c->sge = 0;
+	c->pos = pos;
+	while (c->sge < num_sge && left >= sge[c->sge].length && sge[c->sge].length != 0) {
+		left -= sge[c->sge].length;
+		c->sge++;
+	}
+	/* skip zero-length entries */
+	while (c->sge < num_sge && sge[c->sge].length == 0)
+		c->sge++;
+	c->off = left;
+}
+
+/* Callers have checked that len fits in what remains of the list. */
+void
+droce_copy_out(uint8_t *dst, const struct droce_sge *sge, struct droce_cursor *c, uint32_t len)
+{
+	c->pos += len;
+	while (len > 0) {
+		uint32_t avail = sge[c->sge].length - c->off;
+		uint32_t n = len < avail ? len : avail;
+
+		memcpy(dst, (const void *)(uintptr_t)(sge[c->sge].addr + c->off), n);
+		dst += n;
+		len -= n;
+		c->off += n;
+		if (c->off == sge[c->sge].length) {
+			c->sge++;
+			c->off = 0;
+		}
+	}
+}
+
+void
+droce_copy_in(const struct droce_sge *sge, struct droce_cursor *c, const uint8_t *src,
+	      uint32_t len)
+{
+	c->pos += len;
+	while (len > 0) {
+		uint32_t avail = sge[c->sge].length - c->off;
+		uint32_t n = len < avail ? len : avail;
+
+		memcpy((void *)(uintptr_t)(sge[c->sge].addr + c->off), src, n);
+		src += n;
+		len -= n;
+		c->off += n;
+		if (c->off == sge[c->sge].length) {
+			c->sge++;
+			c->off = 0;
+		}
+	}
+}

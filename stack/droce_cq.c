@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion queues. A full CQ is an overrun (IBTA 11.4.2.1, C11-?): the completion is lost,
+ * the CQ reports -EOVERFLOW from then on and a CQ error event is raised; memory stays intact.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "droce_ext.h"
+#include "droce_internal.h"
+
+#define DROCE_MAX_CQE (1u << 22)
+
+struct droce_cq *
+droce_cq_create(struct droce_dev *dev, uint32_t cqe, void *cq_context, int *err)
+{
+	struct droce_cq *cq = NULL;
+	uint32_t i;
+
+	if (dev == NULL || cqe == 0 || cqe > DROCE_MAX_CQE) {
+		if (err)
+			*err = EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < dev->attr.max_cq; i++) {
+		if (!dev->cqs[i].used) {
+			cq = &dev->cqs[i];
+			break;
+		}
+	}
+	if (cq == NULL) {
+		if (err)
+			*err = ENOMEM;
+		return NULL;
+	}
+	memset(cq, 0, sizeof(*cq));
+	cq->ring = calloc(cqe, sizeof(*cq->ring));
+	if (cq->ring == NULL) {
+		if (err)
+			*err = ENOMEM;
+		return NULL;
+	}
+	cq->dev = dev;
+	cq->cap = cqe;
+	cq->context = cq_context;
+	cq->used = true;
+	return cq;
+}
+
+int
+droce_cq_destroy(struct droce_cq *cq)
+{
+	if (cq == NULL || !cq->used)
+		return -EINVAL;
+	if (cq->refs != 0)
+		return -EBUSY;
+	free(cq->ring);
+	cq->ring = NULL;
+	cq->used = false;
+	return 0;
+}
+
+void
+droce_cq_push(struct droce_cq *cq, const struct droce_wc *wc, bool solicited)
+{
+	uint32_t slot;
+
+	if (cq->overflow)
+		return;
+	if (cq->count == cq->cap) {
+		cq->overflow = true;
+		droce_dev_event(cq->dev, DROCE_EVENT_CQ_ERR, cq);
+		return;
+	}
+	slot = cq->head + cq->count;
+	if (slot >= cq->cap)
+		slot -= cq->cap;
+	cq->ring[slot] = *wc;
+	cq->count++;
+	/* IBTA 11.4.2.2: an armed CQ signals the next completion (solicited-only: the next
+	 * solicited one or one in error). */
+	if (cq->armed && (!cq->solicited_only || solicited || wc->status != DROCE_WC_SUCCESS)) {
+		cq->armed = false;
+		cq->events++;
+	}
+}
+
+int
+droce_cq_poll(struct droce_cq *cq, unsigned int n, struct droce_wc *wc)
+{
+	unsigned int i;
+
+	if (cq->overflow)
+		return -EOVERFLOW;
+	for (i = 0; i < n && cq->count > 0; i++) {
+		wc[i] = cq->ring[cq->head];
+		if (++cq->head == cq->cap)
+			cq->head = 0;
+		cq->count--;
+	}
+	return (int)i;
+}
+
+int
+droce_cq_req_notify(struct droce_cq *cq, bool solicited_only)
+{
+	if (cq == NULL || !cq->used)
+		return -EINVAL;
+	/* A solicited-only request does not weaken an existing "any completion" arming. */
+	if (!cq->armed)
+		cq->solicited_only = solicited_only;
+	else if (!solicited_only)
+		cq->solicited_only = false;
+	cq->armed = true;
+	return 0;
+}
+
+uint64_t
+droce_cq_events(const struct droce_cq *cq)
+{
+	return cq->events;
+}

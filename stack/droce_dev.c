@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device: object pools, receive dispatch by QPN (one table slot per QPN, O(1)), transmit
+ * scheduling over a ready list of QPs with work, one deadline per QP kept in a min-heap, and the
+ * asynchronous event queue.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "droce_internal.h"
+#include "wire/droce_bth.h"
+#include "wire/droce_ipv4.h"
+
+static uint32_t
+pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* Largest path MTU whose packets (IPv6 + UDP + BTH + the longest extension chain + ICRC: 92 B)
+ * fit the Ethernet MTU; rxe derives it the same way (netdev MTU minus headers). */
+static uint32_t
+active_mtu(uint32_t eth_mtu)
+{
+	uint32_t m;
+
+	if (eth_mtu == 0)
+		eth_mtu = 1500;
+	for (m = DROCE_MTU_4096; m > DROCE_MTU_256; m--)
+		if (droce_mtu_bytes(m) + 92 <= eth_mtu)
+			break;
+	return m;
+}
+
+struct droce_dev *
+droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, int *err)
+{
+	struct droce_dev *dev;
+	uint32_t nqp, nmr;
+
+	if (attr == NULL || io == NULL || io->tx_alloc == NULL || io->tx_send == NULL ||
+	    io->rand64 == NULL || attr->num_gids == 0 || attr->num_gids > DROCE_MAX_GIDS ||
+	    attr->max_qp == 0 || attr->max_qp > (1u << 20)) {
+		if (err)
+			*err = EINVAL;
+		return NULL;
+	}
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL)
+		goto nomem;
+	dev->attr = *attr;
+	dev->io = *io;
+	dev->active_mtu = active_mtu(attr->eth_mtu);
+	/* QPNs 0 and 1 are the special QPs (IBTA 3.5.2.x): slots 0 and 1 stay unused. */
+	nqp = pow2_at_least(attr->max_qp + 2);
+	nmr = pow2_at_least(attr->max_mr + 1);
+	dev->qp_mask = nqp - 1;
+	dev->mr_mask = nmr - 1;
+	dev->qps = calloc(nqp, sizeof(*dev->qps));
+	dev->mrs = calloc(nmr, sizeof(*dev->mrs));
+	dev->pds = calloc(attr->max_pd + 1, sizeof(*dev->pds));
+	dev->cqs = calloc(attr->max_cq + 1, sizeof(*dev->cqs));
+	dev->srqs = calloc(attr->max_srq + 1, sizeof(*dev->srqs));
+	dev->ahs = calloc(attr->max_ah + 1, sizeof(*dev->ahs));
+	dev->heap = calloc(nqp, sizeof(*dev->heap));
+	if (!dev->qps || !dev->mrs || !dev->pds || !dev->cqs || !dev->srqs || !dev->ahs ||
+	    !dev->heap) {
+		droce_dev_destroy(dev);
+		goto nomem;
+	}
+	dev->qpn_gen = (uint32_t)io->rand64(io->ctx);
+	return dev;
+nomem:
+	if (err)
+		*err = ENOMEM;
+	return NULL;
+}
+
+void
+droce_dev_destroy(struct droce_dev *dev)
+{
+	uint32_t i;
+
+	if (dev == NULL)
+		return;
+	for (i = 0; dev->qps && i <= dev->qp_mask; i++)
+		if (dev->qps[i].used)
+			droce_qp_destroy(&dev->qps[i]);
+	for (i = 0; dev->srqs && i <= dev->attr.max_srq; i++)
+		if (dev->srqs[i].used)
+			droce_srq_destroy(&dev->srqs[i]);
+	for (i = 0; dev->cqs && i <= dev->attr.max_cq; i++)
+		if (dev->cqs[i].used)
+			free(dev->cqs[i].ring);
+	free(dev->qps);
+	free(dev->mrs);
+	free(dev->pds);
+	free(dev->cqs);
+	free(dev->srqs);
+	free(dev->ahs);
+	free(dev->heap);
+	free(dev);
+}
+
+struct droce_qp *
+droce_dev_qp(struct droce_dev *dev, uint32_t qpn)
+{
+	struct droce_qp *qp = &dev->qps[qpn & dev->qp_mask];
+
+	return qp->used && qp->qpn == qpn ? qp : NULL;
+}
+
+struct droce_mr *
+droce_dev_mr(struct droce_dev *dev, uint32_t key)
+{
+	struct droce_mr *mr = &dev->mrs[key & dev->mr_mask];
+
+	return mr->used ? mr : NULL;
+}
+
+void
+droce_dev_drop(struct droce_dev *dev, enum droce_drop reason)
+{
+	dev->drops.cnt[reason]++;
+}
+
+void
+droce_dev_event(struct droce_dev *dev, enum droce_event_type type, void *elem)
+{
+	struct droce_async_event *ev;
+
+	if (dev->ev_head - dev->ev_tail >= DROCE_EVENT_RING) {
+		dev->ev_lost++;
+		return;
+	}
+	ev = &dev->ev[dev->ev_head++ % DROCE_EVENT_RING];
+	ev->type = type;
+	switch (type) {
+	case DROCE_EVENT_CQ_ERR:
+		ev->element.cq = elem;
+		break;
+	case DROCE_EVENT_SRQ_LIMIT_REACHED:
+		ev->element.srq = elem;
+		break;
+	case DROCE_EVENT_PORT_ACTIVE:
+		ev->element.port_num = DROCE_PORT_NUM;
+		break;
+	default:
+		ev->element.qp = elem;
+		break;
+	}
+}
+
+int
+droce_dev_get_async_event(struct droce_dev *dev, struct droce_async_event *ev)
+{
+	if (dev->ev_head == dev->ev_tail)
+		return -EAGAIN;
+	*ev = dev->ev[dev->ev_tail++ % DROCE_EVENT_RING];
+	return 0;
+}
+
+/* ---- Ready list: QPs that may have something to transmit now ---- */
+void
+droce_sched_ready(struct droce_qp *qp)
+{
+	struct droce_dev *dev = qp->dev;
+
+	if (qp->ready)
+		return;
+	qp->ready = true;
+	qp->rnext = NULL;
+	qp->rprev = dev->ready_tail;
+	if (dev->ready_tail)
+		dev->ready_tail->rnext = qp;
+	else
+		dev->ready_head = qp;
+	dev->ready_tail = qp;
+}
+
+void
+droce_sched_unready(struct droce_qp *qp)
+{
+	struct droce_dev *dev = qp->dev;
+
+	if (!qp->ready)
+		return;
+	if (qp->rprev)
+		qp->rprev->rnext = qp->rnext;
+	else
+		dev->ready_head = qp->rnext;
+	if (qp->rnext)
+		qp->rnext->rprev = qp->rprev;
+	else
+		dev->ready_tail = qp->rprev;
+	qp->ready = false;
+	qp->rnext = qp->rprev = NULL;
+}
+
+/* ---- Timer heap: one entry per QP, keyed by its earliest deadline ---- */
+static void
+heap_swap(struct droce_dev *dev, uint32_t a, uint32_t b)
+{
+	struct droce_qp *t = dev->heap[a];
+
+	dev->heap[a] = dev->heap[b];
+	dev->heap[b] = t;
+	dev->heap[a]->heap_idx = a;
+	dev->heap[b]->heap_idx = b;
+}
+
+static void
+heap_fix(struct droce_dev *dev, uint32_t i)
+{
+	while (i > 0 && dev->heap[(i - 1) / 2]->deadline > dev->heap[i]->deadline) {
+		heap_swap(dev, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < dev->heap_n && dev->heap[l]->deadline < dev->heap[m]->deadline)
+			m = l;
+		if (r < dev->heap_n && dev->heap[r]->deadline < dev->heap[m]->deadline)
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(dev, i, m);
+		i = m;
+	}
+}
+
+static void
+heap_remove(struct droce_dev *dev, struct droce_qp *qp)
+{
+	uint32_t i = qp->heap_idx;
+
+	qp->heap_idx = UINT32_MAX;
+	if (--dev->heap_n == i)
+		return;
+	dev->heap[i] = dev->heap[dev->heap_n];
+	dev->heap[i]->heap_idx = i;
+	heap_fix(dev, i);
+}
+
+/* Recompute the QP's deadline from its timers and move it in the heap. */
+void
+droce_sched_deadline(struct droce_qp *qp)
+{
+	struct droce_dev *dev = qp->dev;
+	uint64_t d = qp->req.rto_at;
+
+	if (qp->req.rnr_at < d)
+		d = qp->req.rnr_at;
+	if (qp->cc_at < d)
+		d = qp->cc_at;
+	qp->deadline = d;
+	if (d == UINT64_MAX) {
+		if (qp->heap_idx != UINT32_MAX)
+			heap_remove(dev, qp);
+		return;
+	}
+	if (qp->heap_idx == UINT32_MAX) {
+		qp->heap_idx = dev->heap_n;
+		dev->heap[dev->heap_n++] = qp;
+	}
+	heap_fix(dev, qp->heap_idx);
+}
+
+static void
+run_timers(struct droce_dev *dev, uint64_t now)
+{
+	while (dev->heap_n > 0 && dev->heap[0]->deadline <= now) {
+		struct droce_qp *qp = dev->heap[0];
+
+		if (qp->cc_at <= now) {
+			qp->cc_at = UINT64_MAX;
+			droce_sched_ready(qp);
+		}
+		if (qp->req.rnr_at <= now) {
+			/* IBTA 9.7.5.2.8: after the RNR wait, resend from the NAKed PSN. */
+			qp->req.rnr_at = UINT64_MAX;
+			droce_req_go_back(qp, qp->req.una);
+		}
+		if (qp->req.rto_at <= now)
+			droce_comp_timer(qp, now);
+		droce_sched_deadline(qp);
+	}
+}
+
+/* One frame from a QP: responses first (they free the peer's window), then requests. */
+static int
+qp_tx(struct droce_qp *qp, uint64_t now)
+{
+	int r = droce_resp_tx(qp, now);
+
+	if (r != 0)
+		return r;
+	return droce_req_tx(qp, now);
+}
+
+unsigned int
+droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
+{
+	unsigned int sent = 0;
+
+	dev->now = now_ns;
+	run_timers(dev, now_ns);
+	while (sent < budget && dev->ready_head != NULL) {
+		struct droce_qp *qp = dev->ready_head;
+		int r = qp_tx(qp, now_ns);
+
+		if (r == -EAGAIN) {
+			qp->cnt[DROCE_CNT_TX_NO_BUF]++;
+			break;
+		}
+		droce_sched_unready(qp);
+		if (r == 1) {
+			sent++;
+			droce_sched_ready(qp);	/* round robin: to the tail */
+		}
+	}
+	return sent;
+}
+
+uint64_t
+droce_dev_next_deadline(const struct droce_dev *dev)
+{
+	if (dev->ready_head != NULL)
+		return dev->now;
+	return dev->heap_n > 0 ? dev->heap[0]->deadline : UINT64_MAX;
+}
+
+static uint32_t
+qpt_flag(enum droce_qp_type t)
+{
+	return t == DROCE_QPT_RC ? DROCE_OPF_RC : t == DROCE_QPT_UC ? DROCE_OPF_UC : DROCE_OPF_UD;
+}
+
+static void
+rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
+{
+	const struct droce_opcode_info *op;
+	struct droce_pkt p;
+	struct droce_qp *qp;
+	enum droce_drop d;
+
+	d = droce_parse(frame, len, &p, 0);
+	if (d != DROCE_DROP_NONE) {
+		droce_dev_drop(dev, d);
+		return;
+	}
+	qp = droce_dev_qp(dev, p.dqpn);
+	if (qp == NULL) {
+		droce_dev_drop(dev, DROCE_DROP_BAD_QPN);
+		return;
+	}
+	op = droce_opcode_info(p.opcode);
+	if (op->flags & DROCE_OPF_CNP) {
+		/* Annex A17.9.3: the reaction point's rate limiter hears of congestion. */
+		droce_qp_cnt(qp, DROCE_CNT_RP_CNP_HANDLED);
+		qp->cc_ops->on_cnp(&qp->cc, now);
+		dev->drops.cnt[DROCE_DROP_NONE]++;
+		return;
+	}
+	/* IBTA 9.6.1.1 (C9-40..42): the low 15 bits of the P_Key must match ours (default). */
+	if ((p.pkey & 0x7FFF) != (DROCE_PKEY_DEFAULT & 0x7FFF)) {
+		droce_dev_drop(dev, DROCE_DROP_PKEY);
+		return;
+	}
+	/* IBTA 9.6.1.2 (C9-43): the opcode's transport must be the QP's service type. */
+	if (!(op->flags & qpt_flag(qp->type))) {
+		droce_dev_drop(dev, DROCE_DROP_QPT_OPCODE);
+		return;
+	}
+	qp->cnt[DROCE_CNT_RCVD_PKTS]++;
+	qp->cnt[DROCE_CNT_RCVD_BYTES] += len;
+	if ((p.tclass & 3) == DROCE_ECN_CE)
+		droce_qp_cnt(qp, DROCE_CNT_NP_ECN_MARKED);
+	dev->drops.cnt[DROCE_DROP_NONE]++;
+	if (op->flags & DROCE_OPF_RESP)
+		droce_comp_rx(qp, &p, frame, now);
+	else
+		droce_resp_rx(qp, &p, frame, now);
+}
+
+void
+droce_dev_rx_burst(struct droce_dev *dev, const uint8_t *const *frames, const uint32_t *lens,
+		   unsigned int n, uint64_t now_ns)
+{
+	unsigned int i;
+
+	dev->now = now_ns;
+	for (i = 0; i < n; i++)
+		rx_one(dev, frames[i], lens[i], now_ns);
+}

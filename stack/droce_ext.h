@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_EXT_H
+#define DROCE_EXT_H
+
+/* Engine calls beyond the verbs-like API: counters, congestion control, notification counts. */
+#include <stdint.h>
+
+#include "droce_cc.h"
+#include "droce_counters.h"
+#include "droce_verbs.h"
+
+/* Completion events raised on this CQ by droce_cq_req_notify() arming (verbs: the channel). */
+uint64_t droce_cq_events(const struct droce_cq *cq);
+/* Replace a QP's congestion-control algorithm (NULL: "none"); its state is re-initialised. */
+int droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops, uint64_t now_ns);
+/* The path MTU the device's Ethernet MTU allows (enum droce_mtu). */
+enum droce_mtu droce_dev_active_mtu(const struct droce_dev *dev);
+/* Asynchronous events lost because the queue was full. */
+uint64_t droce_dev_events_lost(const struct droce_dev *dev);
+
+#endif /* DROCE_EXT_H */

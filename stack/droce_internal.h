@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_INTERNAL_H
+#define DROCE_INTERNAL_H
+
+/*
+ * Engine object layouts, shared by the engine's files only. Every ring and table is sized at
+ * creation; the data path allocates nothing. Indices into rings are free-running uint32_t
+ * counters (slot = counter & mask), so "empty" is head == tail and wrap is harmless.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "droce_cc.h"
+#include "droce_counters.h"
+#include "droce_drop.h"
+#include "droce_pkt.h"
+#include "droce_verbs.h"
+
+#define DROCE_MAX_RD_ATOMIC	16	/* max_rd_atomic / max_dest_rd_atomic we accept */
+#define DROCE_MAX_SGE		32
+#define DROCE_MAX_INLINE	1024
+#define DROCE_MAX_WR		(1u << 15)
+#define DROCE_MAX_MSG		(1u << 31)	/* verbs max_msg_sz */
+#define DROCE_ACKREQ_EVERY	32	/* AckReq on every Nth packet besides each message's last */
+#define DROCE_MAX_INFLIGHT	1024	/* unacknowledged PSNs a requester keeps out (go-back-N) */
+#define DROCE_RESP_RING		64	/* responder's queued ACK/NAK/READ/atomic responses */
+#define DROCE_EVENT_RING	256
+#define DROCE_UD_GRH		40
+#define DROCE_PORT_NUM		1
+
+struct droce_dev;
+
+struct droce_pd {
+	struct droce_dev *dev;
+	uint32_t refs;		/* MRs, QPs, SRQs, AHs using it */
+	bool used;
+};
+
+struct droce_mr {
+	struct droce_pd *pd;
+	uintptr_t addr;
+	uint64_t length;
+	uint32_t lkey;
+	uint32_t rkey;
+	unsigned int access;
+	bool used;
+};
+
+struct droce_cq {
+	struct droce_dev *dev;
+	struct droce_wc *ring;
+	uint32_t cap;		/* exactly the cqe asked for: overflow is observable */
+	uint32_t head;		/* next to poll, 0..cap-1 */
+	uint32_t count;
+	uint32_t refs;
+	bool overflow;
+	bool armed;
+	bool solicited_only;
+	uint64_t events;	/* completion events raised by req_notify arming */
+	void *context;
+	bool used;
+};
+
+/* A receive WQE; its SGEs live in the owner's sge table, max_sge per slot. */
+struct droce_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length;	/* sum of SGE lengths */
+	struct droce_sge *sge;
+};
+
+/* Byte position inside an SGE list, advanced as data is copied in order. */
+struct droce_cursor {
+	uint32_t sge;
+	uint32_t off;		/* within that SGE */
+	uint32_t pos;		/* from the start of the message */
+};
+
+struct droce_rq {
+	struct droce_rwqe *ring;
+	struct droce_sge *sges;
+	uint32_t mask;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t head;		/* posted */
+	uint32_t tail;		/* consumed */
+};
+
+struct droce_srq {
+	struct droce_pd *pd;
+	struct droce_rq rq;
+	uint32_t limit;		/* armed when non-zero (IBTA 10.2.9.2: one event, then disarmed) */
+	uint32_t refs;
+	void *context;
+	bool used;
+};
+
+struct droce_ah {
+	struct droce_pd *pd;
+	struct droce_av av;
+	bool used;
+};
+
+enum droce_swqe_state {
+	DROCE_SWQE_POSTED,	/* not yet sent */
+	DROCE_SWQE_STARTED,	/* some packet sent */
+	DROCE_SWQE_SENT,	/* every packet sent, waiting for the response */
+	DROCE_SWQE_DONE,	/* completed (READ data in, or acknowledged) */
+};
+
+struct droce_swqe {
+	uint64_t wr_id;
+	enum droce_wr_opcode opcode;
+	unsigned int flags;
+	uint32_t imm;		/* network order, as posted */
+	uint32_t inv_rkey;
+	uint32_t rkey;
+	uint64_t raddr;
+	uint64_t compare_add;
+	uint64_t swap;
+	struct droce_ah *ah;
+	uint32_t remote_qpn;
+	uint32_t remote_qkey;
+	uint32_t length;
+	uint32_t num_sge;
+	struct droce_sge *sge;
+	uint32_t first_psn;
+	uint32_t npkts;		/* PSNs the message spans (READ: response packets) */
+	enum droce_swqe_state state;
+	bool checked;		/* local SGEs validated */
+};
+
+enum droce_resp_kind {
+	DROCE_RESP_ACK,
+	DROCE_RESP_NAK,		/* syndrome in .syn */
+	DROCE_RESP_READ,
+	DROCE_RESP_ATOMIC,
+};
+
+struct droce_resp_item {
+	enum droce_resp_kind kind;
+	uint8_t syn;
+	bool first;		/* READ: nothing sent yet */
+	uint32_t psn;		/* next PSN to send (READ), or the PSN acknowledged */
+	uint32_t msn;
+	uintptr_t va;		/* READ: next byte */
+	uint32_t left;		/* READ: bytes still to send */
+	uint64_t orig;		/* atomic: the original value */
+};
+
+struct droce_atomic_res {
+	uint32_t psn;
+	uint64_t orig;
+	bool valid;
+};
+
+/* Responder's view of the message in progress (IBTA 9.7.5.1). */
+enum droce_rmsg {
+	DROCE_RMSG_NONE,
+	DROCE_RMSG_SEND,
+	DROCE_RMSG_WRITE,
+};
+
+struct droce_responder {
+	uint32_t epsn;
+	uint32_t msn;
+	bool nak_seq_sent;	/* one sequence-error NAK per gap (IBTA C9-??: 9.7.5.1.1) */
+	enum droce_rmsg msg;
+	uint8_t msg_op;		/* opcode of the packet that started it, for the sequence check */
+	bool have_rwqe;
+	struct droce_rwqe rwqe;	/* its SGEs copied to sges: the ring slot may be reposted */
+	struct droce_sge sges[DROCE_MAX_SGE];
+	struct droce_cursor cur;
+	uintptr_t wr_va;	/* RDMA WRITE: next byte */
+	uint32_t wr_left;	/* RDMA WRITE: bytes still expected */
+	uint32_t wr_len;	/* RDMA WRITE: the RETH length */
+	bool uc_drop;		/* UC: discard the rest of this message */
+	struct droce_resp_item ring[DROCE_RESP_RING];
+	uint32_t ring_head, ring_tail;
+	struct droce_atomic_res *atomics;
+	uint32_t n_atomics, atomic_next;
+	uint32_t rd_pending;	/* READ/atomic items in ring */
+	/* The NAK that ends the QP: sent after the flush that empties the ring (IBTA 9.7.5.2.x). */
+	struct droce_resp_item final_nak;
+	bool final_nak_pending;
+};
+
+struct droce_requester {
+	struct droce_swqe *ring;
+	struct droce_sge *sges;
+	uint8_t *inline_buf;
+	uint32_t mask;
+	uint32_t max_wr;
+	uint32_t head;		/* posted */
+	uint32_t comp;		/* oldest not completed */
+	uint32_t next;		/* WQE being or to be transmitted */
+	uint32_t sent_hi;	/* one past the last WQE ever started (next < sent_hi after a rewind) */
+	uint32_t psn;		/* next PSN to send */
+	uint32_t una;		/* oldest unacknowledged PSN */
+	uint32_t max_psn_sent;	/* one past the highest PSN ever sent (ghost-ACK check) */
+	uint32_t off;		/* bytes of ring[next] already sent */
+	struct droce_cursor cur;
+	uint32_t rd_out;	/* READ/atomic outstanding */
+	uint32_t since_ackreq;
+	/* Completer side */
+	struct droce_cursor rd_cur;	/* READ response data position in ring[comp] */
+	uint32_t retry_left;
+	uint32_t rnr_left;
+	uint32_t gbn_una;	/* una at which a retransmission was already started */
+	bool gbn_armed;
+	uint64_t rto_at;	/* local ACK timeout, UINT64_MAX when nothing is outstanding */
+	uint64_t rnr_at;	/* RNR wait end, UINT64_MAX when not waiting */
+	bool drained_notified;
+};
+
+struct droce_qp {
+	struct droce_dev *dev;
+	struct droce_pd *pd;
+	struct droce_cq *scq;
+	struct droce_cq *rcq;
+	struct droce_srq *srq;
+	enum droce_qp_type type;
+	enum droce_qp_state state;
+	uint32_t qpn;
+	struct droce_qp_attr attr;
+	struct droce_qp_cap cap;
+	bool sq_sig_all;
+	void *context;
+	uint32_t mtu;		/* bytes */
+	uint16_t udp_sport;
+	struct droce_pkt tmpl;	/* connected QPs: every header field that never changes */
+	struct droce_rq rq;
+	struct droce_requester req;
+	struct droce_responder resp;
+	struct droce_cc_state cc;
+	const struct droce_cc_ops *cc_ops;
+	/* Scheduling */
+	struct droce_qp *rnext, *rprev;	/* ready list */
+	bool ready;
+	uint32_t heap_idx;		/* timer heap slot, UINT32_MAX when absent */
+	uint64_t deadline;
+	uint64_t cc_at;			/* CC holds the next data packet until then */
+	uint64_t cnt[DROCE_CNT_MAX];
+	bool used;
+};
+
+struct droce_dev {
+	struct droce_dev_attr attr;
+	struct droce_io io;
+	uint32_t active_mtu;	/* enum droce_mtu */
+	struct droce_pd *pds;
+	struct droce_mr *mrs;
+	uint32_t mr_mask;	/* mrs has mr_mask + 1 slots; key & mr_mask is the slot */
+	struct droce_cq *cqs;
+	struct droce_srq *srqs;
+	struct droce_ah *ahs;
+	struct droce_qp *qps;
+	uint32_t qp_mask;	/* qps has qp_mask + 1 slots; qpn & qp_mask is the slot */
+	uint32_t qpn_gen;
+	struct droce_qp *ready_head, *ready_tail;
+	struct droce_qp **heap;
+	uint32_t heap_n;
+	struct droce_async_event ev[DROCE_EVENT_RING];
+	uint32_t ev_head, ev_tail;
+	uint64_t ev_lost;
+	uint64_t now;		/* the latest now_ns the caller gave */
+	uint64_t cnt_gone[DROCE_CNT_MAX];	/* counters of destroyed QPs */
+	struct droce_drop_stats drops;
+};
+
+static inline uint32_t
+droce_mtu_bytes(uint32_t mtu_enum)
+{
+	return 128u << mtu_enum;
+}
+
+static inline void
+droce_qp_cnt(struct droce_qp *qp, enum droce_cnt c)
+{
+	qp->cnt[c]++;
+}
+
+/* droce_dev.c: scheduling, timers, events, drops */
+void droce_dev_event(struct droce_dev *dev, enum droce_event_type type, void *elem);
+void droce_sched_ready(struct droce_qp *qp);
+void droce_sched_unready(struct droce_qp *qp);
+void droce_sched_deadline(struct droce_qp *qp);
+void droce_dev_drop(struct droce_dev *dev, enum droce_drop reason);
+struct droce_qp *droce_dev_qp(struct droce_dev *dev, uint32_t qpn);
+struct droce_mr *droce_dev_mr(struct droce_dev *dev, uint32_t key);
+
+/* droce_pd_mr.c: memory checks (IBTA 10.6.3.x, 9.7.4.1.x). */
+int droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsigned int access);
+struct droce_mr *droce_mr_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va,
+				       uint64_t len, unsigned int access);
+
+/* droce_cq.c */
+void droce_cq_push(struct droce_cq *cq, const struct droce_wc *wc, bool solicited);
+
+/* droce_srq.c / droce_qp.c: receive WQEs */
+bool droce_rq_pop(struct droce_qp *qp, struct droce_rwqe *out);
+void droce_srq_consumed(struct droce_srq *srq);
+int droce_rq_init(struct droce_rq *rq, uint32_t max_wr, uint32_t max_sge);
+void droce_rq_fini(struct droce_rq *rq);
+int droce_rq_post(struct droce_rq *rq, struct droce_recv_wr *wr, struct droce_recv_wr **bad_wr);
+
+/* droce_qp.c */
+void droce_qp_error(struct droce_qp *qp);
+void droce_qp_flush(struct droce_qp *qp);
+void droce_qp_reset(struct droce_qp *qp);
+void droce_qp_send_cqe(struct droce_qp *qp, const struct droce_swqe *w, enum droce_wc_status st);
+void droce_qp_recv_cqe(struct droce_qp *qp, struct droce_wc *wc, bool solicited);
+void droce_qp_set_mtu(struct droce_qp *qp, enum droce_mtu mtu);
+void droce_qp_build_tmpl(struct droce_qp *qp);
+void droce_qp_tmpl_from_av(const struct droce_qp *qp, const struct droce_av *av,
+			   struct droce_pkt *p);
+
+/* droce_copy.c: payload between SGE lists and frames */
+void droce_cursor_seek(struct droce_cursor *c, const struct droce_sge *sge, uint32_t num_sge,
+		       uint32_t pos);
+void droce_copy_out(uint8_t *dst, const struct droce_sge *sge, struct droce_cursor *c,
+		    uint32_t len);
+void droce_copy_in(const struct droce_sge *sge, struct droce_cursor *c, const uint8_t *src,
+		   uint32_t len);
+
+/* droce_req.c: requester transmit; 1 sent, 0 nothing to send, -EAGAIN no buffer,
+ * -EBUSY blocked until qp->deadline. */
+int droce_req_tx(struct droce_qp *qp, uint64_t now);
+void droce_req_go_back(struct droce_qp *qp, uint32_t psn);
+bool droce_req_has_work(const struct droce_qp *qp);
+
+/* droce_comp.c: completer */
+void droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame,
+		   uint64_t now);
+void droce_comp_timer(struct droce_qp *qp, uint64_t now);
+void droce_comp_arm_rto(struct droce_qp *qp, uint64_t now);
+void droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st);
+
+/* droce_resp.c: responder */
+void droce_resp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame,
+		   uint64_t now);
+int droce_resp_tx(struct droce_qp *qp, uint64_t now);
+bool droce_resp_has_work(const struct droce_qp *qp);
+struct droce_resp_item *droce_resp_push(struct droce_qp *qp);
+void droce_resp_ack(struct droce_qp *qp, uint32_t psn);
+
+/* droce_tx.c: frame output */
+uint8_t *droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len,
+			void **cookie, uint8_t **payload);
+void droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie);
+
+#endif /* DROCE_INTERNAL_H */

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* QP objects: create/destroy/query, posting work requests, completions, error and flush. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "droce_ext.h"
+#include "droce_internal.h"
+#include "droce_psn.h"
+#include "wire/droce_udp.h"
+
+static uint32_t
+ring_size(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+static uint16_t
+qp_sport(uint32_t qpn)
+{
+	/* Stable per QP (wire.md): 0xC000 | 14 bits of a multiplicative hash of the QPN. */
+	return (uint16_t)(DROCE_UDP_SPORT_MIN | (((qpn * 2654435761u) >> 16) & 0x3FFF));
+}
+
+static int
+check_init_attr(struct droce_pd *pd, const struct droce_qp_init_attr *a)
+{
+	const struct droce_qp_cap *c = &a->cap;
+
+	if (pd == NULL || !pd->used || a == NULL)
+		return -EINVAL;
+	if (a->qp_type != DROCE_QPT_RC && a->qp_type != DROCE_QPT_UC && a->qp_type != DROCE_QPT_UD)
+		return -EINVAL;
+	if (a->send_cq == NULL || a->recv_cq == NULL || !a->send_cq->used || !a->recv_cq->used)
+		return -EINVAL;
+	if (a->srq != NULL && (!a->srq->used || a->srq->pd->dev != pd->dev))
+		return -EINVAL;
+	/* UC has no SRQ support in IBTA 1.2 (SRQ is RC/UD/XRC): reject as rdma-core does. */
+	if (a->srq != NULL && a->qp_type == DROCE_QPT_UC)
+		return -EINVAL;
+	if (c->max_send_wr == 0 || c->max_send_wr > DROCE_MAX_WR || c->max_recv_wr > DROCE_MAX_WR ||
+	    c->max_send_sge > DROCE_MAX_SGE || c->max_recv_sge > DROCE_MAX_SGE ||
+	    c->max_inline_data > DROCE_MAX_INLINE)
+		return -EINVAL;
+	if (a->srq == NULL && c->max_recv_wr == 0)
+		return -EINVAL;
+	return 0;
+}
+
+static struct droce_qp *
+qp_slot(struct droce_dev *dev)
+{
+	uint32_t i, n = 0;
+
+	for (i = 2; i <= dev->qp_mask; i++) {
+		if (dev->qps[i].used)
+			n++;
+		else if (n < dev->attr.max_qp)
+			return &dev->qps[i];
+	}
+	return NULL;
+}
+
+static void
+qp_free_mem(struct droce_qp *qp)
+{
+	free(qp->req.ring);
+	free(qp->req.sges);
+	free(qp->req.inline_buf);
+	free(qp->resp.atomics);
+	droce_rq_fini(&qp->rq);
+	qp->req.ring = NULL;
+	qp->req.sges = NULL;
+	qp->req.inline_buf = NULL;
+	qp->resp.atomics = NULL;
+}
+
+struct droce_qp *
+droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int *err)
+{
+	struct droce_dev *dev;
+	struct droce_qp *qp;
+	uint32_t n, bits, slot;
+	int e;
+
+	e = check_init_attr(pd, attr);
+	if (e != 0)
+		goto fail;
+	dev = pd->dev;
+	qp = qp_slot(dev);
+	if (qp == NULL) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	memset(qp, 0, sizeof(*qp));
+	slot = (uint32_t)(qp - dev->qps);
+	for (bits = 0; (1u << bits) <= dev->qp_mask; bits++)
+		;
+	/* The generation in the high bits makes a reused slot a different QPN; 0xFFFFFF is the
+	 * multicast QPN (IBTA 10.5.2.2). */
+	do
+		qp->qpn = ((dev->qpn_gen++ << bits) | slot) & DROCE_PSN_MASK;
+	while (qp->qpn == 0xFFFFFF);
+	qp->dev = dev;
+	qp->pd = pd;
+	qp->type = attr->qp_type;
+	qp->scq = attr->send_cq;
+	qp->rcq = attr->recv_cq;
+	qp->srq = attr->srq;
+	qp->cap = attr->cap;
+	if (qp->cap.max_send_sge == 0)
+		qp->cap.max_send_sge = 1;
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->context = attr->qp_context;
+	qp->udp_sport = qp_sport(qp->qpn);
+	n = ring_size(qp->cap.max_send_wr);
+	qp->req.mask = n - 1;
+	qp->req.max_wr = qp->cap.max_send_wr;
+	qp->req.ring = calloc(n, sizeof(*qp->req.ring));
+	qp->req.sges = calloc((size_t)n * qp->cap.max_send_sge, sizeof(*qp->req.sges));
+	if (qp->cap.max_inline_data)
+		qp->req.inline_buf = calloc(n, qp->cap.max_inline_data);
+	qp->resp.atomics = calloc(DROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.atomics));
+	if (qp->req.ring == NULL || qp->req.sges == NULL || qp->resp.atomics == NULL ||
+	    (qp->cap.max_inline_data && qp->req.inline_buf == NULL) ||
+	    (qp->srq == NULL &&
+	     droce_rq_init(&qp->rq, qp->cap.max_recv_wr, qp->cap.max_recv_sge) != 0)) {
+		qp_free_mem(qp);
+		e = -ENOMEM;
+		goto fail;
+	}
+	qp->state = DROCE_QPS_RESET;
+	qp->attr.qp_state = DROCE_QPS_RESET;
+	qp->attr.cap = qp->cap;
+	qp->attr.port_num = DROCE_PORT_NUM;
+	qp->heap_idx = UINT32_MAX;
+	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
+	qp->deadline = UINT64_MAX;
+	qp->cc_ops = &droce_cc_none;
+	qp->cc_ops->init(&qp->cc, dev->now);
+	droce_qp_set_mtu(qp, (enum droce_mtu)dev->active_mtu);
+	qp->used = true;
+	pd->refs++;
+	qp->scq->refs++;
+	qp->rcq->refs++;
+	if (qp->srq)
+		qp->srq->refs++;
+	return qp;
+fail:
+	if (err)
+		*err = -e;
+	return NULL;
+}
+
+int
+droce_qp_destroy(struct droce_qp *qp)
+{
+	struct droce_dev *dev;
+	unsigned int i;
+
+	if (qp == NULL || !qp->used)
+		return -EINVAL;
+	dev = qp->dev;
+	droce_sched_unready(qp);
+	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
+	droce_sched_deadline(qp);
+	for (i = 0; i < DROCE_CNT_MAX; i++)
+		dev->cnt_gone[i] += qp->cnt[i];
+	qp_free_mem(qp);
+	qp->used = false;
+	qp->pd->refs--;
+	qp->scq->refs--;
+	qp->rcq->refs--;
+	if (qp->srq)
+		qp->srq->refs--;
+	return 0;
+}
+
+uint32_t
+droce_qp_num(const struct droce_qp *qp)
+{
+	return qp->qpn;
+}
+
+int
+droce_qp_query(const struct droce_qp *qp, struct droce_qp_attr *attr,
+	       struct droce_qp_init_attr *init)
+{
+	if (qp == NULL || !qp->used)
+		return -EINVAL;
+	if (attr) {
+		*attr = qp->attr;
+		attr->qp_state = qp->state;
+		attr->cur_qp_state = qp->state;
+		attr->cap = qp->cap;
+		attr->sq_draining = qp->state == DROCE_QPS_SQD && qp->req.comp != qp->req.next;
+	}
+	if (init) {
+		memset(init, 0, sizeof(*init));
+		init->qp_type = qp->type;
+		init->send_cq = qp->scq;
+		init->recv_cq = qp->rcq;
+		init->srq = qp->srq;
+		init->cap = qp->cap;
+		init->sq_sig_all = qp->sq_sig_all;
+		init->qp_context = qp->context;
+	}
+	return 0;
+}
+
+void
+droce_qp_set_mtu(struct droce_qp *qp, enum droce_mtu mtu)
+{
+	qp->attr.path_mtu = mtu;
+	qp->mtu = droce_mtu_bytes(mtu);
+}
+
+int
+droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops, uint64_t now_ns)
+{
+	if (qp == NULL || !qp->used)
+		return -EINVAL;
+	qp->cc_ops = ops ? ops : &droce_cc_none;
+	qp->cc_ops->init(&qp->cc, now_ns);
+	return 0;
+}
+
+static enum droce_wc_opcode
+wc_opcode(enum droce_wr_opcode op)
+{
+	switch (op) {
+	case DROCE_WR_RDMA_WRITE:
+	case DROCE_WR_RDMA_WRITE_WITH_IMM:
+		return DROCE_WC_RDMA_WRITE;
+	case DROCE_WR_RDMA_READ:
+		return DROCE_WC_RDMA_READ;
+	case DROCE_WR_ATOMIC_CMP_AND_SWP:
+		return DROCE_WC_COMP_SWAP;
+	case DROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return DROCE_WC_FETCH_ADD;
+	default:
+		return DROCE_WC_SEND;
+	}
+}
+
+/* A send completion: always on error, otherwise when signaled (IBTA 10.8.3 / verbs). */
+void
+droce_qp_send_cqe(struct droce_qp *qp, const struct droce_swqe *w, enum droce_wc_status st)
+{
+	struct droce_wc wc;
+
+	if (st == DROCE_WC_SUCCESS && !qp->sq_sig_all && !(w->flags & DROCE_SEND_SIGNALED))
+		return;
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w->wr_id;
+	wc.status = st;
+	wc.opcode = wc_opcode(w->opcode);
+	wc.byte_len = w->length;
+	wc.qp_num = qp->qpn;
+	if (st == DROCE_WC_WR_FLUSH_ERR)
+		droce_qp_cnt(qp, DROCE_CNT_REQ_CQE_FLUSH_ERROR);
+	else if (st != DROCE_WC_SUCCESS)
+		droce_qp_cnt(qp, DROCE_CNT_REQ_CQE_ERROR);
+	droce_cq_push(qp->scq, &wc, false);
+}
+
+void
+droce_qp_recv_cqe(struct droce_qp *qp, struct droce_wc *wc, bool solicited)
+{
+	wc->qp_num = qp->qpn;
+	if (wc->status == DROCE_WC_WR_FLUSH_ERR)
+		droce_qp_cnt(qp, DROCE_CNT_RESP_CQE_FLUSH_ERROR);
+	else if (wc->status != DROCE_WC_SUCCESS)
+		droce_qp_cnt(qp, DROCE_CNT_RESP_CQE_ERROR);
+	else
+		droce_qp_cnt(qp, DROCE_CNT_RDMA_RECVS);
+	droce_cq_push(qp->rcq, wc, solicited);
+}
+
+static void
+flush_rwqe(struct droce_qp *qp, uint64_t wr_id)
+{
+	struct droce_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = wr_id;
+	wc.status = DROCE_WC_WR_FLUSH_ERR;
+	wc.opcode = DROCE_WC_RECV;
+	droce_qp_recv_cqe(qp, &wc, false);
+}
+
+/* IBTA 10.3.1 / 11.6.2: in the error state every outstanding WR completes, in order, with a
+ * flush error; an SRQ's WQEs stay for other QPs and the last-WQE event tells the owner. */
+void
+droce_qp_flush(struct droce_qp *qp)
+{
+	struct droce_requester *r = &qp->req;
+
+	for (; r->comp != r->head; r->comp++)
+		droce_qp_send_cqe(qp, &r->ring[r->comp & r->mask], DROCE_WC_WR_FLUSH_ERR);
+	r->next = r->head;
+	if (qp->resp.have_rwqe) {
+		qp->resp.have_rwqe = false;
+		flush_rwqe(qp, qp->resp.rwqe.wr_id);
+	}
+	if (qp->srq == NULL) {
+		for (; qp->rq.tail != qp->rq.head; qp->rq.tail++)
+			flush_rwqe(qp, qp->rq.ring[qp->rq.tail & qp->rq.mask].wr_id);
+	}
+	qp->resp.ring_head = qp->resp.ring_tail = 0;
+	qp->resp.rd_pending = 0;
+	r->rto_at = r->rnr_at = qp->cc_at = UINT64_MAX;
+	droce_sched_deadline(qp);
+	droce_sched_unready(qp);
+}
+
+void
+droce_qp_error(struct droce_qp *qp)
+{
+	if (qp->state == DROCE_QPS_ERR)
+		return;
+	qp->state = DROCE_QPS_ERR;
+	qp->attr.qp_state = DROCE_QPS_ERR;
+	droce_qp_flush(qp);
+	if (qp->srq != NULL)
+		droce_dev_event(qp->dev, DROCE_EVENT_QP_LAST_WQE_REACHED, qp);
+}
+
+/* Back to RESET: every queue emptied without completions (IBTA 10.3.1 "Reset"). */
+void
+droce_qp_reset(struct droce_qp *qp)
+{
+	droce_sched_unready(qp);
+	{
+		struct droce_atomic_res *a = qp->resp.atomics;
+
+		memset(&qp->resp, 0, sizeof(qp->resp));
+		qp->resp.atomics = a;
+		memset(a, 0, DROCE_MAX_RD_ATOMIC * sizeof(*a));
+	}
+	{
+		struct droce_requester s = qp->req;
+
+		memset(&qp->req, 0, sizeof(qp->req));
+		qp->req.ring = s.ring;
+		qp->req.sges = s.sges;
+		qp->req.inline_buf = s.inline_buf;
+		qp->req.mask = s.mask;
+		qp->req.max_wr = s.max_wr;
+	}
+	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
+	droce_sched_deadline(qp);
+	qp->rq.head = qp->rq.tail = 0;
+	qp->cc_ops->init(&qp->cc, qp->dev->now);
+}

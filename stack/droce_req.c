@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requester: turns send WQEs into packets (IBTA 9.7.1-9.7.4): segmentation by path MTU, PSN
+ * assignment, AckReq policy, the READ/atomic limit and fence, the in-flight window, congestion
+ * control pacing, and go-back-N rewinding for retransmission.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "droce_internal.h"
+#include "droce_byteorder.h"
+#include "droce_psn.h"
+
+/* Opcodes by [operation][first][last]; UC is RC + 0x20 (IBTA 9.2.1 table 38). */
+enum { K_SEND, K_SEND_IMM, K_SEND_INV, K_WRITE, K_WRITE_IMM, K_MAX };
+
+static const uint8_t rc_opcode[K_MAX][2][2] = {
+	[K_SEND] = { { DROCE_OP_RC_SEND_MIDDLE, DROCE_OP_RC_SEND_LAST },
+		     { DROCE_OP_RC_SEND_FIRST, DROCE_OP_RC_SEND_ONLY } },
+	[K_SEND_IMM] = { { DROCE_OP_RC_SEND_MIDDLE, DROCE_OP_RC_SEND_LAST_WITH_IMMEDIATE },
+			 { DROCE_OP_RC_SEND_FIRST, DROCE_OP_RC_SEND_ONLY_WITH_IMMEDIATE } },
+	[K_SEND_INV] = { { DROCE_OP_RC_SEND_MIDDLE, DROCE_OP_RC_SEND_LAST_WITH_INVALIDATE },
+			 { DROCE_OP_RC_SEND_FIRST, DROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE } },
+	[K_WRITE] = { { DROCE_OP_RC_RDMA_WRITE_MIDDLE, DROCE_OP_RC_RDMA_WRITE_LAST },
+		      { DROCE_OP_RC_RDMA_WRITE_FIRST, DROCE_OP_RC_RDMA_WRITE_ONLY } },
+	[K_WRITE_IMM] = { { DROCE_OP_RC_RDMA_WRITE_MIDDLE,
+			    DROCE_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE },
+			  { DROCE_OP_RC_RDMA_WRITE_FIRST,
+			    DROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE } },
+};
+
+static int
+wr_kind(enum droce_wr_opcode op)
+{
+	switch (op) {
+	case DROCE_WR_SEND_WITH_IMM:
+		return K_SEND_IMM;
+	case DROCE_WR_SEND_WITH_INV:
+		return K_SEND_INV;
+	case DROCE_WR_RDMA_WRITE:
+		return K_WRITE;
+	case DROCE_WR_RDMA_WRITE_WITH_IMM:
+		return K_WRITE_IMM;
+	default:
+		return K_SEND;
+	}
+}
+
+static bool
+is_rd_atomic(enum droce_wr_opcode op)
+{
+	return op == DROCE_WR_RDMA_READ || op == DROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == DROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+bool
+droce_req_has_work(const struct droce_qp *qp)
+{
+	return qp->req.next != qp->req.head && qp->req.rnr_at == UINT64_MAX;
+}
+
+/* Rewind transmission to psn (go-back-N, IBTA 9.7.5.2.x): the WQE holding it and every later one
+ * are sent again with their original PSNs; a READ resumes at the first missing response. */
+void
+droce_req_go_back(struct droce_qp *qp, uint32_t psn)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t i, rd = 0;
+
+	for (i = r->comp; i != r->sent_hi; i++) {
+		struct droce_swqe *w = &r->ring[i & r->mask];
+
+		if (droce_psn_diff(psn, droce_psn_add(w->first_psn, w->npkts)) < 0)
+			break;
+		if (is_rd_atomic(w->opcode) && w->state != DROCE_SWQE_DONE)
+			rd++;
+	}
+	r->next = i;
+	r->rd_out = rd;
+	r->psn = psn;
+	r->since_ackreq = 0;
+	r->gbn_armed = true;
+	r->gbn_una = r->una;
+	r->off = 0;
+	r->cur.sge = r->cur.off = r->cur.pos = 0;
+	if (i != r->head && r->ring[i & r->mask].state != DROCE_SWQE_POSTED) {
+		struct droce_swqe *w = &r->ring[i & r->mask];
+
+		r->off = (uint32_t)droce_psn_diff(psn, w->first_psn) * qp->mtu;
+		if (w->opcode != DROCE_WR_RDMA_READ)
+			droce_cursor_seek(&r->cur, w->sge, w->num_sge, r->off);
+	}
+	droce_sched_ready(qp);
+}
+
+static void
+fill_hdr(struct droce_qp *qp, const struct droce_swqe *w, struct droce_pkt *p)
+{
+	if (qp->type == DROCE_QPT_UD) {
+		droce_qp_tmpl_from_av(qp, &w->ah->av, p);
+		p->dqpn = w->remote_qpn;
+		/* IBTA 10.2.5 (C10-15): a Q_Key with its high bit set means "the QP's Q_Key". */
+		p->deth_qkey = (w->remote_qkey & 0x80000000u) ? qp->attr.qkey : w->remote_qkey;
+		p->deth_sqpn = qp->qpn;
+	} else {
+		*p = qp->tmpl;
+	}
+}
+
+/* A WQE's first packet: validate its local buffers once (IBTA 10.7.x: local protection). */
+static int
+check_local(struct droce_qp *qp, struct droce_swqe *w)
+{
+	unsigned int acc = (w->opcode == DROCE_WR_RDMA_READ ||
+			    w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
+			    w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) ? DROCE_ACCESS_LOCAL_WRITE : 0;
+	uint32_t i;
+
+	for (i = 0; i < w->num_sge; i++)
+		if (droce_mr_check_local(qp->pd, &w->sge[i], acc) != 0)
+			return -EACCES;
+	w->checked = true;
+	return 0;
+}
+
+/* May this WQE go now? 0 yes, 1 wait for something that reschedules us. */
+static int
+gate(struct droce_qp *qp, struct droce_swqe *w)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t lim = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+
+	if (w->state == DROCE_SWQE_POSTED) {
+		/* SQD: no new message starts (IBTA 10.3.1.4). */
+		if (qp->state != DROCE_QPS_RTS)
+			return 1;
+		/* IBTA 10.8.3.3: a fenced WR waits for earlier READ/atomic to complete. */
+		if ((w->flags & DROCE_SEND_FENCE) && r->rd_out > 0)
+			return 1;
+	}
+	if (is_rd_atomic(w->opcode) && r->rd_out >= lim)
+		return 1;
+	if (qp->type == DROCE_QPT_RC &&
+	    droce_psn_diff(r->psn, r->una) >= (int32_t)DROCE_MAX_INFLIGHT)
+		return 1;
+	return 0;
+}
+
+static void
+after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, uint64_t now,
+	   uint32_t bytes)
+{
+	struct droce_requester *r = &qp->req;
+
+	if (droce_psn_lt(r->psn, r->max_psn_sent))
+		droce_qp_cnt(qp, DROCE_CNT_RETRANSMITTED_PKTS);
+	r->psn = droce_psn_add(r->psn, npsn);
+	if (droce_psn_lt(r->max_psn_sent, r->psn))
+		r->max_psn_sent = r->psn;
+	qp->cc_ops->on_send(&qp->cc, bytes, now);
+	if (!last) {
+		w->state = DROCE_SWQE_STARTED;
+		return;
+	}
+	w->state = DROCE_SWQE_SENT;
+	r->next++;
+	r->off = 0;
+	r->cur.sge = r->cur.off = r->cur.pos = 0;
+	if (qp->type != DROCE_QPT_RC) {
+		/* UC and UD complete once sent (IBTA 9.8.x: no acknowledgement). */
+		droce_comp_complete(qp, DROCE_WC_SUCCESS);
+		return;
+	}
+	if (r->rto_at == UINT64_MAX)
+		droce_comp_arm_rto(qp, now);
+}
+
+static int
+send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t rem = w->length - r->off;
+	uint32_t pay = rem < qp->mtu ? rem : qp->mtu;
+	bool first = r->off == 0, last = rem <= qp->mtu;
+	struct droce_pkt p;
+	uint8_t *buf, *data;
+	void *cookie;
+	int k = wr_kind(w->opcode);
+
+	fill_hdr(qp, w, &p);
+	if (qp->type == DROCE_QPT_UD)
+		p.opcode = w->opcode == DROCE_WR_SEND_WITH_IMM ? DROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
+								 DROCE_OP_UD_SEND_ONLY;
+	else
+		p.opcode = (uint8_t)(rc_opcode[k][first][last] +
+				     (qp->type == DROCE_QPT_UC ? 0x20 : 0));
+	p.psn = r->psn;
+	if (first && (k == K_WRITE || k == K_WRITE_IMM)) {
+		p.reth_va = w->raddr;
+		p.reth_rkey = w->rkey;
+		p.reth_len = w->length;
+	}
+	if (last) {
+		p.imm = droce_be32_to_cpu(w->imm);	/* verbs hands ImmDt in network order */
+		p.ieth_rkey = w->inv_rkey;
+		p.se = (w->flags & DROCE_SEND_SOLICITED) && k != K_WRITE;
+	}
+	/* AckReq (IBTA 9.7.2): on a message's last packet, and every Nth so the window moves. */
+	if (qp->type == DROCE_QPT_RC)
+		p.ackreq = last || ++r->since_ackreq >= DROCE_ACKREQ_EVERY;
+	if (p.ackreq)
+		r->since_ackreq = 0;
+	buf = droce_tx_begin(qp, &p, pay, &cookie, &data);
+	if (buf == NULL)
+		return -EAGAIN;
+	if (pay)
+		droce_copy_out(data, w->sge, &r->cur, pay);
+	droce_tx_end(qp, &p, buf, cookie);
+	r->off += pay;
+	if (first && w->state == DROCE_SWQE_POSTED)
+		droce_qp_cnt(qp, DROCE_CNT_RDMA_SENDS);
+	after_send(qp, w, last, 1, now, p.frame_len);
+	return 1;
+}
+
+static int
+send_read(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t done = (uint32_t)droce_psn_diff(r->psn, w->first_psn);
+	struct droce_pkt p;
+	uint8_t *buf, *data;
+	void *cookie;
+
+	*(&p) = qp->tmpl;
+	p.opcode = DROCE_OP_RC_RDMA_READ_REQUEST;
+	p.psn = r->psn;
+	p.ackreq = true;
+	/* A re-request asks only for what is missing (IBTA 9.7.5.2.x READ retry). */
+	p.reth_va = w->raddr + (uint64_t)done * qp->mtu;
+	p.reth_rkey = w->rkey;
+	p.reth_len = w->length - done * qp->mtu;
+	buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
+	if (buf == NULL)
+		return -EAGAIN;
+	droce_tx_end(qp, &p, buf, cookie);
+	r->rd_out++;
+	r->since_ackreq = 0;
+	after_send(qp, w, true, w->npkts - done, now, p.frame_len);
+	return 1;
+}
+
+static int
+send_atomic(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
+{
+	struct droce_pkt p;
+	uint8_t *buf, *data;
+	void *cookie;
+
+	p = qp->tmpl;
+	p.opcode = w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ? DROCE_OP_RC_COMPARE_SWAP :
+							      DROCE_OP_RC_FETCH_ADD;
+	p.psn = qp->req.psn;
+	p.ackreq = true;
+	p.atomic_va = w->raddr;
+	p.atomic_rkey = w->rkey;
+	if (w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP) {
+		p.atomic_swap_add = w->swap;
+		p.atomic_compare = w->compare_add;
+	} else {
+		p.atomic_swap_add = w->compare_add;
+		p.atomic_compare = 0;
+	}
+	buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
+	if (buf == NULL)
+		return -EAGAIN;
+	droce_tx_end(qp, &p, buf, cookie);
+	qp->req.rd_out++;
+	qp->req.since_ackreq = 0;
+	after_send(qp, w, true, 1, now, p.frame_len);
+	return 1;
+}
+
+int
+droce_req_tx(struct droce_qp *qp, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+	struct droce_swqe *w;
+	uint64_t t;
+
+	if ((qp->state != DROCE_QPS_RTS && qp->state != DROCE_QPS_SQD) || !droce_req_has_work(qp))
+		return 0;
+	w = &r->ring[r->next & r->mask];
+	if (gate(qp, w))
+		return 0;
+	if (!w->checked) {
+		/* Complete in order: an invalid WQE waits until those before it are done. */
+		if (check_local(qp, w) != 0) {
+			if (r->comp != r->next)
+				return 0;
+			droce_qp_cnt(qp, DROCE_CNT_REQ_LOCAL_PROT_ERROR);
+			droce_comp_complete(qp, DROCE_WC_LOC_PROT_ERR);
+			return 0;
+		}
+	}
+	t = qp->cc_ops->next_send_time(&qp->cc);
+	if (t > now) {
+		/* The rate limiter holds the packet: sleep until it allows (issue 3 item 5). */
+		droce_qp_cnt(qp, DROCE_CNT_CC_DEFERRED);
+		qp->cc_at = t;
+		droce_sched_deadline(qp);
+		return -EBUSY;
+	}
+	if (w->state == DROCE_SWQE_POSTED) {
+		w->first_psn = r->psn;
+		r->sent_hi = r->next + 1;
+		r->off = 0;
+		r->cur.sge = r->cur.off = r->cur.pos = 0;
+	}
+	if (w->opcode == DROCE_WR_RDMA_READ)
+		return send_read(qp, w, now);
+	if (w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP || w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD)
+		return send_atomic(qp, w, now);
+	return send_data(qp, w, now);
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Responder output: the queue of ACKs, NAKs, READ responses and atomic ACKs, sent in the order
+ * the requests arrived. ACKs coalesce into the newest queued ACK (IBTA 9.7.5.1.x allows one ACK
+ * for several requests); READ responses are data and follow the congestion-control pacing.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "droce_internal.h"
+#include "droce_psn.h"
+#include "wire/droce_aeth.h"
+
+bool
+droce_resp_has_work(const struct droce_qp *qp)
+{
+	return qp->resp.final_nak_pending || qp->resp.ring_head != qp->resp.ring_tail;
+}
+
+struct droce_resp_item *
+droce_resp_push(struct droce_qp *qp)
+{
+	struct droce_responder *s = &qp->resp;
+
+	if (s->ring_head - s->ring_tail >= DROCE_RESP_RING)
+		return NULL;
+	droce_sched_ready(qp);
+	return &s->ring[s->ring_head++ % DROCE_RESP_RING];
+}
+
+/* Acknowledge up to psn, merging into a queued ACK that nothing follows yet. */
+void
+droce_resp_ack(struct droce_qp *qp, uint32_t psn)
+{
+	struct droce_responder *s = &qp->resp;
+	struct droce_resp_item *it;
+
+	if (s->ring_head != s->ring_tail) {
+		it = &s->ring[(s->ring_head - 1) % DROCE_RESP_RING];
+		if (it->kind == DROCE_RESP_ACK) {
+			it->psn = psn;
+			it->msn = s->msn;
+			droce_qp_cnt(qp, DROCE_CNT_ACK_COALESCED);
+			return;
+		}
+	}
+	it = droce_resp_push(qp);
+	if (it == NULL)
+		return;	/* full of READ responses: the requester's timer recovers */
+	it->kind = DROCE_RESP_ACK;
+	it->syn = DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID;
+	it->psn = psn;
+	it->msn = s->msn;
+}
+
+static int
+send_ack(struct droce_qp *qp, const struct droce_resp_item *it)
+{
+	struct droce_pkt p = qp->tmpl;
+	uint8_t *buf, *data;
+	void *cookie;
+
+	p.opcode = it->kind == DROCE_RESP_ATOMIC ? DROCE_OP_RC_ATOMIC_ACKNOWLEDGE :
+						   DROCE_OP_RC_ACKNOWLEDGE;
+	p.psn = it->psn;
+	p.aeth_syn = it->syn;
+	p.aeth_msn = it->msn;
+	p.atomic_orig = it->orig;
+	buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
+	if (buf == NULL)
+		return -EAGAIN;
+	droce_tx_end(qp, &p, buf, cookie);
+	droce_qp_cnt(qp, it->kind == DROCE_RESP_NAK ? DROCE_CNT_NAKS_SENT : DROCE_CNT_ACKS_SENT);
+	return 1;
+}
+
+static int
+send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
+{
+	uint32_t pay = it->left < qp->mtu ? it->left : qp->mtu;
+	bool last = it->left <= qp->mtu;
+	struct droce_pkt p = qp->tmpl;
+	uint8_t *buf, *data;
+	void *cookie;
+	uint64_t t = qp->cc_ops->next_send_time(&qp->cc);
+
+	if (t > now) {
+		droce_qp_cnt(qp, DROCE_CNT_CC_DEFERRED);
+		qp->cc_at = t;
+		droce_sched_deadline(qp);
+		return -EBUSY;
+	}
+	if (it->first)
+		p.opcode = last ? DROCE_OP_RC_RDMA_READ_RESPONSE_ONLY :
+				  DROCE_OP_RC_RDMA_READ_RESPONSE_FIRST;
+	else
+		p.opcode = last ? DROCE_OP_RC_RDMA_READ_RESPONSE_LAST :
+				  DROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+	p.psn = it->psn;
+	/* MIDDLE carries no AETH (IBTA 9.3.5); the builder writes it only where the opcode has it. */
+	p.aeth_syn = DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID;
+	p.aeth_msn = it->msn;
+	buf = droce_tx_begin(qp, &p, pay, &cookie, &data);
+	if (buf == NULL)
+		return -EAGAIN;
+	if (pay)
+		memcpy(data, (const void *)it->va, pay);
+	droce_tx_end(qp, &p, buf, cookie);
+	qp->cc_ops->on_send(&qp->cc, p.frame_len, now);
+	it->first = false;
+	it->psn = droce_psn_add(it->psn, 1);
+	it->va += pay;
+	it->left -= pay;
+	if (last) {
+		qp->resp.ring_tail++;
+		qp->resp.rd_pending--;
+	}
+	return 1;
+}
+
+int
+droce_resp_tx(struct droce_qp *qp, uint64_t now)
+{
+	struct droce_responder *s = &qp->resp;
+	struct droce_resp_item *it;
+	int r;
+
+	if (s->final_nak_pending) {
+		r = send_ack(qp, &s->final_nak);
+		if (r == 1)
+			s->final_nak_pending = false;
+		return r;
+	}
+	if (s->ring_head == s->ring_tail)
+		return 0;
+	it = &s->ring[s->ring_tail % DROCE_RESP_RING];
+	if (it->kind == DROCE_RESP_READ)
+		return send_read(qp, it, now);
+	r = send_ack(qp, it);
+	if (r == 1) {
+		if (it->kind == DROCE_RESP_ATOMIC)
+			s->rd_pending--;
+		s->ring_tail++;
+	}
+	return r;
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef ENGINE_HARNESS_H
+#define ENGINE_HARNESS_H
+
+/*
+ * A two-device loopback for engine unit tests: frames go into a FIFO per direction, an optional
+ * filter may drop or alter each one, and time jumps to the next deadline when nothing moves.
+ * Deterministic: rand64 is a xorshift seeded per device.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "droce_ext.h"
+#include "droce_pkt.h"
+#include "droce_verbs.h"
+
+#define EH_FRAMES 4096
+#define EH_FRAME_MAX 9200
+
+struct eh_frame {
+	uint32_t len;
+	uint8_t b[EH_FRAME_MAX];
+};
+
+struct eh_node;
+/* Return false to drop the frame (it may also be modified in place). */
+typedef bool (*eh_filter)(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg);
+
+struct eh_node {
+	struct droce_dev *dev;
+	uint64_t rng;
+	struct eh_frame *q;	/* frames sent by this node, not yet delivered */
+	unsigned int head, tail;
+	uint8_t mac[6];
+	uint8_t gid[16];
+	uint64_t sent;
+	eh_filter filter;
+	void *filter_arg;
+	struct droce_pd *pd;
+	struct droce_cq *cq;
+};
+
+struct eh_world {
+	struct eh_node n[2];
+	uint64_t now;
+};
+
+static uint8_t *
+eh_tx_alloc(void *ctx, uint32_t len, void **cookie)
+{
+	struct eh_node *n = ctx;
+	struct eh_frame *f;
+
+	if (n->head - n->tail >= EH_FRAMES || len > EH_FRAME_MAX)
+		return NULL;
+	f = &n->q[n->head % EH_FRAMES];
+	*cookie = f;
+	return f->b;
+}
+
+static void
+eh_tx_send(void *ctx, void *cookie, uint32_t len)
+{
+	struct eh_node *n = ctx;
+	struct eh_frame *f = cookie;
+
+	f->len = len;
+	n->sent++;
+	if (n->filter && !n->filter(n, f->b, len, n->filter_arg))
+		return;
+	if (len == 0)
+		return;
+	n->head++;
+}
+
+static uint64_t
+eh_rand64(void *ctx)
+{
+	struct eh_node *n = ctx;
+
+	n->rng ^= n->rng << 13;
+	n->rng ^= n->rng >> 7;
+	n->rng ^= n->rng << 17;
+	return n->rng;
+}
+
+static inline void
+eh_init(struct eh_world *w, uint32_t eth_mtu)
+{
+	unsigned int i;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < 2; i++) {
+		struct eh_node *n = &w->n[i];
+		struct droce_dev_attr a;
+		struct droce_io io = { eh_tx_alloc, eh_tx_send, eh_rand64, n };
+		int err = 0;
+
+		memset(&a, 0, sizeof(a));
+		n->rng = 0x9E3779B97F4A7C15ull * (i + 1);
+		n->q = calloc(EH_FRAMES, sizeof(*n->q));
+		n->mac[0] = 2;
+		n->mac[5] = (uint8_t)(i + 1);
+		droce_gid_from_v4(n->gid, 0x0A000001u + i);
+		memcpy(a.mac, n->mac, 6);
+		memcpy(a.gids[0], n->gid, 16);
+		a.num_gids = 1;
+		a.eth_mtu = eth_mtu;
+		a.max_qp = 16;
+		a.max_cq = 16;
+		a.max_mr = 64;
+		a.max_srq = 4;
+		a.max_ah = 8;
+		a.max_pd = 4;
+		n->dev = droce_dev_create(&a, &io, &err);
+		n->pd = droce_pd_alloc(n->dev, &err);
+		n->cq = droce_cq_create(n->dev, 4096, NULL, &err);
+	}
+}
+
+static inline void
+eh_fini(struct eh_world *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		droce_dev_destroy(w->n[i].dev);
+		free(w->n[i].q);
+	}
+}
+
+static inline void
+eh_av(const struct eh_node *to, struct droce_av *av)
+{
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, to->gid, 16);
+	memcpy(av->dmac, to->mac, 6);
+	av->hop_limit = 64;
+}
+
+struct eh_qp_opts {
+	enum droce_mtu mtu;
+	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic;
+	uint32_t access;
+	uint32_t psn[2];
+};
+
+static inline void
+eh_opts_default(struct eh_qp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mtu = DROCE_MTU_1024;
+	o->timeout = 14;
+	o->retry_cnt = 7;
+	o->rnr_retry = 7;
+	o->min_rnr_timer = 1;
+	o->max_rd_atomic = 4;
+	o->access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
+		    DROCE_ACCESS_REMOTE_ATOMIC;
+	o->psn[0] = 0xFFFFF0;	/* wraps within the first messages */
+	o->psn[1] = 0x100;
+}
+
+static inline int
+eh_bring_up(struct droce_qp *qp, enum droce_qp_type t, const struct eh_node *peer, uint32_t dqpn,
+	    const struct eh_qp_opts *o, uint32_t rq_psn, uint32_t sq_psn)
+{
+	struct droce_qp_attr a;
+	unsigned int m;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = o->access;
+	a.qkey = 0x11111111;
+	m = DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
+	    (t == DROCE_QPT_UD ? DROCE_QP_QKEY : DROCE_QP_ACCESS_FLAGS);
+	rc = droce_qp_modify(qp, &a, m);
+	if (rc)
+		return rc;
+	a.qp_state = DROCE_QPS_RTR;
+	m = DROCE_QP_STATE;
+	if (t != DROCE_QPT_UD) {
+		eh_av(peer, &a.ah_attr);
+		a.path_mtu = o->mtu;
+		a.dest_qp_num = dqpn;
+		a.rq_psn = rq_psn;
+		m |= DROCE_QP_AV | DROCE_QP_PATH_MTU | DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN;
+		if (t == DROCE_QPT_RC) {
+			a.max_dest_rd_atomic = o->max_rd_atomic;
+			a.min_rnr_timer = o->min_rnr_timer;
+			m |= DROCE_QP_MAX_DEST_RD_ATOMIC | DROCE_QP_MIN_RNR_TIMER;
+		}
+	}
+	rc = droce_qp_modify(qp, &a, m);
+	if (rc)
+		return rc;
+	a.qp_state = DROCE_QPS_RTS;
+	a.sq_psn = sq_psn;
+	m = DROCE_QP_STATE | DROCE_QP_SQ_PSN;
+	if (t == DROCE_QPT_RC) {
+		a.timeout = o->timeout;
+		a.retry_cnt = o->retry_cnt;
+		a.rnr_retry = o->rnr_retry;
+		a.max_rd_atomic = o->max_rd_atomic;
+		m |= DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
+		     DROCE_QP_MAX_QP_RD_ATOMIC;
+	}
+	return droce_qp_modify(qp, &a, m);
+}
+
+/* A connected pair: qp[0] on node 0, qp[1] on node 1. */
+static inline void
+eh_pair(struct eh_world *w, enum droce_qp_type t, const struct eh_qp_opts *o, struct droce_qp **qp,
+	uint32_t max_wr)
+{
+	struct droce_qp_init_attr ia;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < 2; i++) {
+		memset(&ia, 0, sizeof(ia));
+		ia.qp_type = t;
+		ia.send_cq = w->n[i].cq;
+		ia.recv_cq = w->n[i].cq;
+		ia.cap.max_send_wr = max_wr;
+		ia.cap.max_recv_wr = max_wr;
+		ia.cap.max_send_sge = 4;
+		ia.cap.max_recv_sge = 4;
+		ia.cap.max_inline_data = 64;
+		qp[i] = droce_qp_create(w->n[i].pd, &ia, &err);
+	}
+	if (qp[0] && qp[1]) {
+		eh_bring_up(qp[0], t, &w->n[1], droce_qp_num(qp[1]), o, o->psn[1], o->psn[0]);
+		eh_bring_up(qp[1], t, &w->n[0], droce_qp_num(qp[0]), o, o->psn[0], o->psn[1]);
+	}
+}
+
+/* Deliver everything queued, process both devices; jump time when idle. Runs until nothing is
+ * pending or max_ns of virtual time passed. */
+static inline void
+eh_run(struct eh_world *w, uint64_t max_ns)
+{
+	uint64_t end = w->now + max_ns;
+
+	while (w->now <= end) {
+		bool moved = false;
+		unsigned int i;
+
+		for (i = 0; i < 2; i++) {
+			struct eh_node *src = &w->n[i], *dst = &w->n[1 - i];
+
+			while (src->tail != src->head) {
+				struct eh_frame *f = &src->q[src->tail % EH_FRAMES];
+				const uint8_t *fp = f->b;
+
+				droce_dev_rx_burst(dst->dev, &fp, &f->len, 1, w->now);
+				src->tail++;
+				moved = true;
+			}
+		}
+		for (i = 0; i < 2; i++)
+			if (droce_dev_process(w->n[i].dev, w->now, 64) > 0)
+				moved = true;
+		if (!moved) {
+			uint64_t d0 = droce_dev_next_deadline(w->n[0].dev);
+			uint64_t d1 = droce_dev_next_deadline(w->n[1].dev);
+			uint64_t d = d0 < d1 ? d0 : d1;
+
+			if (d == UINT64_MAX || d > end)
+				return;
+			w->now = d > w->now ? d : w->now + 1;
+		} else {
+			w->now += 1000;	/* 1 us per round: timers see time pass */
+		}
+	}
+}
+
+static inline int
+eh_poll(struct eh_node *n, struct droce_wc *wc, unsigned int max)
+{
+	return droce_cq_poll(n->cq, max, wc);
+}
+
+#endif /* ENGINE_HARNESS_H */

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Engine end to end over a loopback: every operation, sizes across the MTU, PSN wrap. */
+#include "droce_test.h"
+#include "engine_harness.h"
+
+static uint8_t bufa[1 << 20], bufb[1 << 20];
+
+static void
+fill(uint8_t *b, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
+}
+
+struct setup {
+	struct eh_world w;
+	struct droce_qp *qp[2];
+	struct droce_mr *mr[2];
+};
+
+static void
+setup(struct setup *s, enum droce_qp_type t, const struct eh_qp_opts *o)
+{
+	int err = 0;
+
+	eh_init(&s->w, 4200);
+	s->mr[0] = droce_mr_reg(s->w.n[0].pd, bufa, sizeof(bufa), o->access, &err);
+	s->mr[1] = droce_mr_reg(s->w.n[1].pd, bufb, sizeof(bufb), o->access, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->mr[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->mr[1]);
+	eh_pair(&s->w, t, o, s->qp, 256);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->qp[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->qp[1]);
+}
+
+static int
+post_recv(struct setup *s, unsigned int node, uint64_t off, uint32_t len, uint64_t id)
+{
+	struct droce_sge sge = { (uintptr_t)(node ? bufb : bufa) + off, len,
+				 droce_mr_lkey(s->mr[node]) };
+	struct droce_recv_wr wr = { id, NULL, &sge, 1 }, *bad;
+
+	return droce_post_recv(s->qp[node], &wr, &bad);
+}
+
+static int
+post_send(struct setup *s, enum droce_wr_opcode op, uint64_t loff, uint32_t len, uint64_t roff,
+	  uint64_t id)
+{
+	struct droce_sge sge = { (uintptr_t)bufa + loff, len, droce_mr_lkey(s->mr[0]) };
+	struct droce_send_wr wr, *bad;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = DROCE_SEND_SIGNALED;
+	wr.imm_data = 0x12345678;
+	if (op == DROCE_WR_ATOMIC_CMP_AND_SWP || op == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = (uintptr_t)bufb + roff;
+		wr.wr.atomic.rkey = droce_mr_rkey(s->mr[1]);
+		wr.wr.atomic.compare_add = 5;
+		wr.wr.atomic.swap = 77;
+	} else {
+		wr.wr.rdma.remote_addr = (uintptr_t)bufb + roff;
+		wr.wr.rdma.rkey = droce_mr_rkey(s->mr[1]);
+	}
+	return droce_post_send(s->qp[0], &wr, &bad);
+}
+
+static void
+test_send_sizes(void)
+{
+	static const uint32_t sizes[] = { 0, 1, 63, 64, 1023, 1024, 1025, 4096, 10000, 65536 };
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_wc wc[8];
+	unsigned int i;
+
+	eh_opts_default(&o);
+	setup(&s, DROCE_QPT_RC, &o);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		fill(bufa, sizes[i], i);
+		memset(bufb, 0, sizes[i] + 16);
+		CU_ASSERT_EQUAL(post_recv(&s, 1, 0, 70000, 100 + i), 0);
+		CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_SEND, 0, sizes[i], 0, i), 0);
+		eh_run(&s.w, 10000000);
+		CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 8), 1);
+		CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc[0].wr_id, i);
+		CU_ASSERT_EQUAL(wc[0].opcode, DROCE_WC_SEND);
+		CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[1], wc, 8), 1);
+		CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc[0].wr_id, 100 + i);
+		CU_ASSERT_EQUAL(wc[0].byte_len, sizes[i]);
+		CU_ASSERT_EQUAL(memcmp(bufa, bufb, sizes[i]), 0);
+	}
+	eh_fini(&s.w);
+}
+
+static void
+test_write_read_atomic(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_wc wc[8];
+	uint64_t v;
+
+	eh_opts_default(&o);
+	setup(&s, DROCE_QPT_RC, &o);
+	fill(bufa, 9000, 3);
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 9000, 4096, 1), 0);
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 8), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].opcode, DROCE_WC_RDMA_WRITE);
+	CU_ASSERT_EQUAL(memcmp(bufa, bufb + 4096, 9000), 0);
+
+	fill(bufb + 100000, 5000, 9);
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_READ, 200000, 5000, 100000, 2), 0);
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 8), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].opcode, DROCE_WC_RDMA_READ);
+	CU_ASSERT_EQUAL(memcmp(bufa + 200000, bufb + 100000, 5000), 0);
+
+	v = 5;
+	memcpy(bufb + 512, &v, 8);
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_ATOMIC_CMP_AND_SWP, 300000, 8, 512, 3), 0);
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_ATOMIC_FETCH_AND_ADD, 300008, 8, 512, 4), 0);
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 8), 2);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[1].status, DROCE_WC_SUCCESS);
+	memcpy(&v, bufa + 300000, 8);
+	CU_ASSERT_EQUAL(v, 5);
+	memcpy(&v, bufa + 300008, 8);
+	CU_ASSERT_EQUAL(v, 77);
+	memcpy(&v, bufb + 512, 8);
+	CU_ASSERT_EQUAL(v, 82);
+
+	/* WRITE with immediate consumes a receive WQE */
+	CU_ASSERT_EQUAL(post_recv(&s, 1, 0, 16, 55), 0);
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE_WITH_IMM, 0, 3000, 600000, 5), 0);
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[1], wc, 8), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].opcode, DROCE_WC_RECV_RDMA_WITH_IMM);
+	CU_ASSERT_EQUAL(wc[0].imm_data, 0x12345678);
+	CU_ASSERT_EQUAL(wc[0].byte_len, 3000);
+	CU_ASSERT_TRUE(wc[0].wc_flags & DROCE_WC_WITH_IMM);
+	CU_ASSERT_EQUAL(memcmp(bufa, bufb + 600000, 3000), 0);
+	CU_ASSERT_EQUAL(eh_poll(&s.w.n[0], wc, 8), 1);
+	eh_fini(&s.w);
+}
+
+DROCE_TEST_MAIN("engine_basic",
+	DROCE_TEST(test_send_sizes),
+	DROCE_TEST(test_write_read_atomic))
