@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_RT_H
+#define DROCE_RT_H
+
+/*
+ * The droce runtime: one engine device on one DPDK port, with ARP/ND, a poll loop and counters.
+ *
+ * Threading (the engine is single-threaded; the runtime keeps it so):
+ * - Lcore mode: droce_rt_start() runs the poll loop on the configured poll lcore (the second in
+ *   `lcores`). From then on every engine call (droce_post_send, droce_cq_poll, droce_qp_modify
+ *   ...) must go through droce_rt_call(): the closure is handed over a multi-producer,
+ *   single-consumer ring and runs on the poll lcore between loop iterations; the caller waits
+ *   for its result. Any number of application threads may call droce_rt_call() at once.
+ * - Inline mode: without droce_rt_start() the application's one thread drives the loop itself
+ *   with droce_rt_poll() and may call the engine directly (droce_rt_call() then runs the
+ *   closure at once). Only that thread may touch the runtime.
+ * Everything else below may be called from any thread in both modes.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "droce_rt_config.h"
+#include "droce_verbs.h"
+
+struct droce_rt;
+
+/* Load the configuration (path, else $DROCE_CONFIG, then DROCE_* variables), run the pre-EAL
+ * checks, initialise EAL, bring up the port, create the engine device, announce our addresses.
+ * NULL on failure with a one-line reason in err. One runtime per process. */
+struct droce_rt *droce_rt_open(const char *config_path, const char *argv0, char *err,
+			       size_t errlen);
+/* As droce_rt_open() with a configuration already built. */
+struct droce_rt *droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0,
+				      char *err, size_t errlen);
+/* Stop the loop, destroy the device, stop the port, clean EAL up. */
+void droce_rt_close(struct droce_rt *rt);
+
+struct droce_dev *droce_rt_dev(struct droce_rt *rt);
+const struct droce_rt_config *droce_rt_config(const struct droce_rt *rt);
+void droce_rt_mac(const struct droce_rt *rt, uint8_t mac[6]);
+uint16_t droce_rt_port_id(const struct droce_rt *rt);
+/* GID table as given to the engine: IPv4 (::ffff:a.b.c.d) first when configured, then IPv6.
+ * Returns the number of GIDs; fills gid when index is below it. */
+unsigned int droce_rt_gid(const struct droce_rt *rt, unsigned int index, uint8_t gid[16]);
+
+/* Lcore mode: start the loop on the poll lcore (-ENOTSUP with a single lcore configured). */
+int droce_rt_start(struct droce_rt *rt);
+int droce_rt_stop(struct droce_rt *rt);
+/* Inline mode: one loop iteration; returns the work done (frames, calls), 0 when idle. */
+unsigned int droce_rt_poll(struct droce_rt *rt);
+/* Inline mode: iterate with idle back-off until cond(arg) holds or timeout_ms passes;
+ * returns 0 or -ETIMEDOUT. In lcore mode it only waits (20 us sleeps) for cond. */
+int droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg,
+		       uint32_t timeout_ms);
+
+/* Run fn(rt, arg) where the engine lives and return its result (see Threading above). */
+int droce_rt_call(struct droce_rt *rt, int (*fn)(struct droce_rt *rt, void *arg), void *arg);
+
+/* Whether the loop last saw the port's link up (it announces us on each rising edge). */
+bool droce_rt_link_up(const struct droce_rt *rt);
+
+/* Nanoseconds of the runtime clock (the one the engine sees). */
+uint64_t droce_rt_now(const struct droce_rt *rt);
+
+/* MAC of the next hop towards gid (::ffff:a.b.c.d or IPv6), by ARP/ND, waiting up to
+ * timeout_ms: 0, -EHOSTUNREACH (droce_rt_strerror(): "peer unreachable (no ARP reply from X
+ * after N tries)"), -ENETUNREACH, -ETIMEDOUT. */
+int droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
+		     uint32_t timeout_ms);
+/* Fill av->dmac for av->dgid (for droce_ah_create / a QP's DROCE_QP_AV). */
+int droce_rt_resolve_av(struct droce_rt *rt, struct droce_av *av, uint32_t timeout_ms);
+/* The last failure's one-line text ("" when none). */
+const char *droce_rt_strerror(const struct droce_rt *rt);
+
+/* Counters as name/value pairs: "rt.*" (loop, classification drops), "port.*" (ethdev), "neigh.*"
+ * and "dev.*" (engine). Fills up to n; returns how many exist (n = 0 to size). */
+struct droce_rt_counter {
+	char name[48];
+	uint64_t value;
+};
+int droce_rt_counters(struct droce_rt *rt, struct droce_rt_counter *out, unsigned int n);
+/* One counter by name, or -ENOENT. */
+int droce_rt_counter(struct droce_rt *rt, const char *name, uint64_t *value);
+
+/* Exception path (exception = ring): copy out the next frame that was neither RoCE nor ARP/ND.
+ * Returns its length (truncated to len), or -EAGAIN. */
+int droce_rt_exception_recv(struct droce_rt *rt, uint8_t *buf, uint32_t len);
+
+#endif /* DROCE_RT_H */

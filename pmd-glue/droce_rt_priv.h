@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_RT_PRIV_H
+#define DROCE_RT_PRIV_H
+
+/* The runtime's state, shared by droce_rt.c (API) and droce_rt_loop.c (the poll loop). */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "droce_neigh.h"
+#include "droce_rt.h"
+#include "droce_rt_classify.h"
+#include "droce_rt_port.h"
+
+struct rte_mbuf;
+struct rte_ring;
+
+enum {
+	DROCE_RT_BURST_MAX = 64,
+	DROCE_RT_CALL_RING = 256,	/* pending droce_rt_call()s; callers wait when it is full */
+	DROCE_RT_EXC_RING_SIZE = 1024,
+	DROCE_RT_LINK_CHECK_NS = 100 * 1000 * 1000,
+};
+
+/* A closure handed to the poll lcore; lives on the caller's stack until done. */
+struct droce_rt_call_req {
+	int (*fn)(struct droce_rt *rt, void *arg);
+	void *arg;
+	int rc;
+	uint32_t done;		/* release-stored by the lcore, acquire-loaded by the caller */
+};
+
+#define DROCE_RT_STATS(X) \
+	X(iterations) X(idle_sleeps) X(idle_yields) X(rx_pkts) X(rx_bytes) X(tx_pkts) \
+	X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
+	X(tx_too_long) X(tx_batch_full) X(link_up)
+
+struct droce_rt_stats {
+#define DROCE_X_RT_FIELD(name) uint64_t name;
+	DROCE_RT_STATS(DROCE_X_RT_FIELD)
+#undef DROCE_X_RT_FIELD
+	uint64_t drop[DROCE_RT_DROP_MAX];
+};
+
+struct droce_rt {
+	struct droce_rt_config cfg;
+	struct droce_rt_port port;
+	struct droce_dev *dev;
+	struct droce_neigh neigh;
+	struct rte_ring *calls;
+	struct rte_ring *exc;
+	uint8_t gids[2][16];
+	unsigned int num_gids;
+	bool eal_up;
+
+	/* Transmit batch on queue 0, flushed each iteration or when full. */
+	struct rte_mbuf *txb[DROCE_RT_BURST_MAX];
+	unsigned int ntx;
+
+	/* Clock: one TSC read per iteration, converted to ns. */
+	uint64_t tsc_base;
+	uint64_t ns_mult;	/* ns per cycle << 32 */
+	uint64_t now;
+	uint64_t neigh_deadline;
+	uint64_t next_link_check;
+	bool link_up;
+	unsigned int idle;
+
+	/* Lcore mode */
+	unsigned int poll_lcore;
+	bool started;
+	uint32_t stop;
+
+	struct droce_rt_stats st;
+	char err[256];
+};
+
+/* droce_rt_loop.c */
+uint64_t droce_rt_clock(const struct droce_rt *rt);
+void droce_rt_io_init(struct droce_rt *rt, struct droce_io *io, struct droce_neigh_ops *nops);
+unsigned int droce_rt_iter(struct droce_rt *rt);
+void droce_rt_backoff(struct droce_rt *rt, unsigned int work);
+void droce_rt_flush(struct droce_rt *rt);
+
+#endif /* DROCE_RT_PRIV_H */

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Two processes over net_memif, each a droce runtime (--no-huge, own file prefix, 198.18.0.0/15):
+ *   glue_smoke arp   ARP between the processes (resolve both ways, announce on link-up) and the
+ *                    "peer unreachable" verdict for an address nobody holds.
+ *   glue_smoke rc    RC between the processes: RDMA WRITEs and SENDs, bytes checked at the
+ *                    receiver; the server drives its loop inline, the client runs the loop on
+ *                    its own lcore and reaches the engine through droce_rt_call().
+ * The parent forks the server and the client, relays nothing but exits with their verdict, and
+ * kills them (by PID) if they overrun the time bound.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "droce_rt.h"
+
+
+#include "glue_smoke.h"
+
+static struct droce_rt *open_one;	/* closed by child() when a check bailed out */
+
+static int
+wait_byte(const struct role *r, unsigned int ms)
+{
+	char c;
+
+	for (; ms > 0; ms--) {
+		if (read(r->in, &c, 1) == 1)
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+void
+close_rt(struct droce_rt *rt)
+{
+	droce_rt_close(rt);
+	open_one = NULL;
+}
+
+struct droce_rt *
+open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
+{
+	struct droce_rt_config cfg;
+	char v[256];
+
+	droce_rt_config_defaults(&cfg);
+	snprintf(v, sizeof(v), "net_memif0,role=%s,socket=%s,mac=02:00:00:00:00:0%d",
+		 r->server ? "server" : "client", r->socket, r->server ? 1 : 2);
+	if (droce_rt_config_set(&cfg, "vdev", v, err, errlen) != 0 ||
+	    droce_rt_config_set(&cfg, "eal", "--no-huge -m 128 --no-pci --no-telemetry", err,
+				errlen) != 0 ||
+	    droce_rt_config_set(&cfg, "ipv4", r->server ? "198.18.0.1/24" : "198.18.0.2/24", err,
+				errlen) != 0 ||
+	    droce_rt_config_set(&cfg, "lcores", r->server ? "1" : (two_lcores ? "0,1" : "0"),
+				err, errlen) != 0)
+		return NULL;
+	cfg.mbufs = 4095;
+	cfg.idle_spins = 64;
+	cfg.idle_sleep_us = 50;
+	cfg.arp_retry_ms = 100;
+	cfg.arp_tries = 3;
+	cfg.seed = r->server ? 1 : 2;
+	/* The memif client connects when its port starts: the server must be listening. */
+	if (!r->server && wait_byte(r, 10000) != 0) {
+		snprintf(err, errlen, "server never came up");
+		return NULL;
+	}
+	open_one = droce_rt_open_config(&cfg, r->name, err, errlen);
+	if (open_one != NULL && r->server && write(r->out, "R", 1) != 1) {
+		close_rt(open_one);
+		snprintf(err, errlen, "pipe");
+	}
+	return open_one;
+}
+
+static bool
+link_is_up(void *arg)
+{
+	return droce_rt_link_up(arg);
+}
+
+void
+v4_gid(uint8_t gid[16], uint8_t last)
+{
+	static const uint8_t base[16] = { [10] = 0xff, 0xff, 198, 18, 0, 0 };
+
+	memcpy(gid, base, 16);
+	gid[15] = last;
+}
+
+/* Both: link up, then the peer's MAC by ARP. */
+int
+meet(const struct role *r, struct droce_rt *rt, uint8_t peer_mac[6])
+{
+	uint8_t gid[16];
+	int rc;
+
+	CHECK(droce_rt_run_until(rt, link_is_up, rt, 10000) == 0, "memif link not up in 10 s");
+	v4_gid(gid, r->server ? 2 : 1);
+	rc = droce_rt_resolve(rt, gid, peer_mac, 5000);
+	CHECK(rc == 0, "resolve peer: %s (%s)", strerror(-rc), droce_rt_strerror(rt));
+	CHECK(peer_mac[5] == (r->server ? 2 : 1) && peer_mac[0] == 2, "peer MAC %02x:..:%02x",
+	      peer_mac[0], peer_mac[5]);
+	return 0;
+}
+
+bool
+peer_done(void *arg)
+{
+	const struct role *r = arg;
+	char c;
+
+	return read(r->in, &c, 1) == 1;
+}
+
+void
+print_counters(const struct role *r, struct droce_rt *rt, const char *prefix)
+{
+	struct droce_rt_counter c[256];
+	int n = droce_rt_counters(rt, c, 256), i;
+
+	for (i = 0; i < n && i < 256; i++)
+		if (c[i].value != 0 && strncmp(c[i].name, prefix, strlen(prefix)) == 0)
+			printf("%s: %s = %llu\n", r->name, c[i].name, (unsigned long long)c[i].value);
+}
+
+static int
+run_arp(struct role *r)
+{
+	char err[256] = "";
+	struct droce_rt *rt = open_rt(r, false, err, sizeof(err));
+	uint8_t mac[6], gid[16];
+	uint64_t v = 0;
+	char done = 1;
+	int rc;
+
+	CHECK(rt != NULL, "open: %s", err);
+	rc = meet(r, rt, mac);
+	if (rc == 0 && r->server) {
+		/* Nobody holds .99: three requests 100 ms apart, then the verdict. */
+		v4_gid(gid, 99);
+		int rc99 = droce_rt_resolve(rt, gid, mac, 5000);
+
+		CHECK(rc99 == -EHOSTUNREACH, "resolve .99 gave %d", rc99);
+		CHECK(strcmp(droce_rt_strerror(rt), "peer unreachable (no ARP reply from "
+			     "198.18.0.99 after 3 tries)") == 0, "message: %s",
+		      droce_rt_strerror(rt));
+		CHECK(droce_rt_counter(rt, "neigh.unreachable", &v) == 0 && v == 1,
+		      "neigh.unreachable %llu", (unsigned long long)v);
+		CHECK(droce_rt_counter(rt, "neigh.garp_tx", &v) == 0 && v >= 1, "no gratuitous ARP");
+		CHECK(droce_rt_counter(rt, "neigh.arp_req_tx", &v) == 0 && v >= 4,
+		      "arp_req_tx %llu", (unsigned long long)v);
+	}
+	/* Keep answering until the peer is done too. */
+	if (rc == 0) {
+		CHECK(write(r->out, &done, 1) == 1, "pipe");
+		CHECK(droce_rt_run_until(rt, peer_done, r, 10000) == 0, "peer not done");
+	}
+	print_counters(r, rt, "neigh.");
+	close_rt(rt);
+	return rc;
+}
+
+
+static int
+child(struct role *r, const char *mode)
+{
+	int rc;
+
+	alarm(TIME_BOUND_S);
+	fcntl(r->in, F_SETFL, O_NONBLOCK);
+	rc = strcmp(mode, "arp") == 0 ? run_arp(r) : run_rc(r);
+	if (open_one != NULL)
+		close_rt(open_one);	/* EAL's runtime directory goes too */
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct role roles[2] = {
+		{ .name = "server", .server = true },
+		{ .name = "client", .server = false },
+	};
+	int a2b[2], b2a[2], status, fails = 0, i, pending = 2;
+	const char *mode = argc > 1 ? argv[1] : "arp";
+	pid_t pid[2];
+	time_t end;
+
+	if (argc != 2 || (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0)) {
+		fprintf(stderr, "usage: %s arp|rc\n", argv[0]);
+		return 2;
+	}
+	if (pipe(a2b) != 0 || pipe(b2a) != 0)
+		return 2;
+	roles[0].out = a2b[1];
+	roles[0].in = b2a[0];
+	roles[1].out = b2a[1];
+	roles[1].in = a2b[0];
+	for (i = 0; i < 2; i++)
+		snprintf(roles[i].socket, sizeof(roles[i].socket), "/droce_smoke_%ld",
+			 (long)getpid());
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < 2; i++) {
+		fflush(NULL);
+		pid[i] = fork();
+		if (pid[i] < 0)
+			return 2;
+		if (pid[i] == 0)
+			_exit(child(&roles[i], mode));
+	}
+	end = time(NULL) + TIME_BOUND_S + 5;
+	while (pending > 0) {
+		for (i = 0; i < 2; i++) {
+			if (pid[i] == 0 || waitpid(pid[i], &status, WNOHANG) != pid[i])
+				continue;
+			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+				fprintf(stderr, "%s failed (status %#x)\n", roles[i].name, status);
+				fails++;
+			}
+			pid[i] = 0;
+			pending--;
+		}
+		if (pending > 0 && time(NULL) > end) {
+			for (i = 0; i < 2; i++)
+				if (pid[i] != 0) {
+					fprintf(stderr, "%s overran %d s: killed\n", roles[i].name,
+						TIME_BOUND_S);
+					kill(pid[i], SIGKILL);
+					waitpid(pid[i], &status, 0);
+					pid[i] = 0;
+					pending--;
+					fails++;
+				}
+		}
+		usleep(20000);
+	}
+	printf("glue_smoke %s: %s\n", mode, fails ? "FAIL" : "ok");
+	return fails ? 1 : 0;
+}

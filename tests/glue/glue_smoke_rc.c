@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RC over the runtime between two processes: the client RDMA WRITEs WRITE_LEN bytes into the
+ * server's MR and then SENDs NSEND messages (1 byte to 4 packets); the server checks every byte.
+ * Server: inline mode, engine called directly. Client: poll loop on lcore 1, engine reached
+ * only through droce_rt_call() closures.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "glue_smoke.h"
+
+enum {
+	BUF_SIZE = 1 << 16,
+	WRITE_LEN = 20000,
+	SLOT_BASE = 32768,
+	SLOT = 4096,
+	NSEND = 6,
+};
+
+static const uint32_t send_len[NSEND] = { 1, 100, 1024, 1025, 3000, 4096 };
+
+struct wire_info {
+	uint32_t qpn, psn, rkey;
+	uint64_t addr;
+	uint8_t gid[16];
+};
+
+struct rc {
+	const struct role *r;
+	struct droce_rt *rt;
+	struct droce_pd *pd;
+	struct droce_mr *mr;
+	struct droce_cq *cq;
+	struct droce_qp *qp;
+	uint8_t *buf;
+	uint8_t peer_mac[6];
+	struct wire_info me, peer;
+	unsigned int got;	/* successful completions so far */
+	int bad;		/* first failed completion status + 1 */
+	uint32_t len[NSEND];	/* byte_len per received message */
+};
+
+static uint8_t
+pattern(unsigned int msg, uint32_t i)
+{
+	return (uint8_t)(msg * 31u + i * 7u + 1u);
+}
+
+static int
+setup_fn(struct droce_rt *rt, void *arg)
+{
+	struct rc *c = arg;
+	struct droce_dev *dev = droce_rt_dev(rt);
+	struct droce_qp_init_attr ia = {
+		.qp_type = DROCE_QPT_RC,
+		.cap = { .max_send_wr = 32, .max_recv_wr = 32, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct droce_qp_attr a = { 0 };
+	struct droce_recv_wr rwr, *bad_r;
+	struct droce_sge sge;
+	unsigned int k;
+	int e = 0, rc;
+
+	c->pd = droce_pd_alloc(dev, &e);
+	if (c->pd == NULL)
+		return -e;
+	c->mr = droce_mr_reg(c->pd, c->buf, BUF_SIZE, DROCE_ACCESS_LOCAL_WRITE |
+			     DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ, &e);
+	if (c->mr == NULL)
+		return -e;
+	c->cq = droce_cq_create(dev, 64, NULL, &e);
+	if (c->cq == NULL)
+		return -e;
+	ia.send_cq = c->cq;
+	ia.recv_cq = c->cq;
+	c->qp = droce_qp_create(c->pd, &ia, &e);
+	if (c->qp == NULL)
+		return -e;
+	a.qp_state = DROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ;
+	rc = droce_qp_modify(c->qp, &a, DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
+			     DROCE_QP_ACCESS_FLAGS);
+	if (rc != 0)
+		return rc;
+	for (k = 0; c->r->server && k < NSEND; k++) {
+		sge.addr = (uintptr_t)(c->buf + SLOT_BASE + k * SLOT);
+		sge.length = SLOT;
+		sge.lkey = droce_mr_lkey(c->mr);
+		memset(&rwr, 0, sizeof(rwr));
+		rwr.wr_id = k;
+		rwr.sg_list = &sge;
+		rwr.num_sge = 1;
+		rc = droce_post_recv(c->qp, &rwr, &bad_r);
+		if (rc != 0)
+			return rc;
+	}
+	c->me.qpn = droce_qp_num(c->qp);
+	c->me.psn = c->r->server ? 0x1000 : 0xFFFFF0;	/* the client's PSN wraps at 2^24 */
+	c->me.rkey = droce_mr_rkey(c->mr);
+	c->me.addr = (uintptr_t)c->buf;
+	droce_rt_gid(rt, 0, c->me.gid);
+	return 0;
+}
+
+static int
+connect_fn(struct droce_rt *rt, void *arg)
+{
+	struct rc *c = arg;
+	struct droce_qp_attr a = { 0 };
+	int rc;
+
+	(void)rt;
+	a.qp_state = DROCE_QPS_RTR;
+	a.path_mtu = DROCE_MTU_1024;
+	a.dest_qp_num = c->peer.qpn;
+	a.rq_psn = c->peer.psn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	memcpy(a.ah_attr.dgid, c->peer.gid, 16);
+	memcpy(a.ah_attr.dmac, c->peer_mac, 6);
+	a.ah_attr.hop_limit = 64;
+	rc = droce_qp_modify(c->qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+			     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
+			     DROCE_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = c->me.psn;
+	a.max_rd_atomic = 1;
+	return droce_qp_modify(c->qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
+			       DROCE_QP_RNR_RETRY | DROCE_QP_SQ_PSN | DROCE_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int
+post_fn(struct droce_rt *rt, void *arg)
+{
+	struct rc *c = arg;
+	struct droce_send_wr wr[1 + NSEND], *bad;
+	struct droce_sge sge[1 + NSEND];
+	unsigned int k;
+
+	(void)rt;
+	memset(wr, 0, sizeof(wr));
+	sge[0].addr = (uintptr_t)c->buf;
+	sge[0].length = WRITE_LEN;
+	sge[0].lkey = droce_mr_lkey(c->mr);
+	wr[0].wr_id = 100;
+	wr[0].opcode = DROCE_WR_RDMA_WRITE;
+	wr[0].wr.rdma.remote_addr = c->peer.addr;
+	wr[0].wr.rdma.rkey = c->peer.rkey;
+	for (k = 0; k < NSEND; k++) {
+		sge[1 + k].addr = (uintptr_t)(c->buf + SLOT_BASE + k * SLOT);
+		sge[1 + k].length = send_len[k];
+		sge[1 + k].lkey = droce_mr_lkey(c->mr);
+		wr[1 + k].wr_id = k;
+		wr[1 + k].opcode = DROCE_WR_SEND;
+	}
+	for (k = 0; k < 1 + NSEND; k++) {
+		wr[k].sg_list = &sge[k];
+		wr[k].num_sge = 1;
+		wr[k].send_flags = DROCE_SEND_SIGNALED;
+		wr[k].next = k < NSEND ? &wr[k + 1] : NULL;
+	}
+	return droce_post_send(c->qp, wr, &bad);
+}
+
+static int
+poll_fn(struct droce_rt *rt, void *arg)
+{
+	struct rc *c = arg;
+	struct droce_wc wc[8];
+	int n, i;
+
+	(void)rt;
+	n = droce_cq_poll(c->cq, 8, wc);
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != DROCE_WC_SUCCESS) {
+			if (!c->bad)
+				c->bad = (int)wc[i].status + 1;
+			continue;
+		}
+		if (wc[i].opcode == DROCE_WC_RECV && wc[i].wr_id < NSEND)
+			c->len[wc[i].wr_id] = wc[i].byte_len;
+		c->got++;
+	}
+	return n < 0 ? n : 0;
+}
+
+static bool
+all_done(void *arg)
+{
+	struct rc *c = arg;
+
+	droce_rt_call(c->rt, poll_fn, c);
+	return c->bad || c->got == (c->r->server ? NSEND : 1 + NSEND);
+}
+
+static bool
+peer_info_ready(void *arg)
+{
+	struct rc *c = arg;
+
+	return read(c->r->in, &c->peer, sizeof(c->peer)) == (ssize_t)sizeof(c->peer);
+}
+
+static int
+check_bytes(const struct role *r, const struct rc *c)
+{
+	uint32_t i;
+	unsigned int k;
+
+	for (k = 0; k < NSEND; k++) {
+		CHECK(c->len[k] == send_len[k], "message %u: %u bytes, sent %u", k, c->len[k],
+		      send_len[k]);
+		for (i = 0; i < send_len[k]; i++)
+			CHECK(c->buf[SLOT_BASE + k * SLOT + i] == pattern(k, i),
+			      "message %u byte %u differs", k, i);
+	}
+	for (i = 0; i < WRITE_LEN; i++)
+		CHECK(c->buf[i] == pattern(100, i), "WRITE byte %u differs", i);
+	printf("%s: %u SENDs and a %u-byte WRITE arrived intact\n", r->name, NSEND, WRITE_LEN);
+	return 0;
+}
+
+int
+run_rc(struct role *r)
+{
+	char err[256] = "";
+	struct rc c = { .r = r };
+	unsigned int k;
+	uint32_t i;
+	char done = 1;
+	int rc;
+
+	c.buf = aligned_alloc(4096, BUF_SIZE);
+	CHECK(c.buf != NULL, "no memory");
+	memset(c.buf, 0, BUF_SIZE);
+	for (i = 0; !r->server && i < WRITE_LEN; i++)
+		c.buf[i] = pattern(100, i);
+	for (k = 0; !r->server && k < NSEND; k++)
+		for (i = 0; i < send_len[k]; i++)
+			c.buf[SLOT_BASE + k * SLOT + i] = pattern(k, i);
+	c.rt = open_rt(r, !r->server, err, sizeof(err));
+	CHECK(c.rt != NULL, "open: %s", err);
+	rc = meet(r, c.rt, c.peer_mac);
+	if (rc != 0)
+		return rc;
+	if (!r->server)
+		CHECK(droce_rt_start(c.rt) == 0, "cannot start the poll lcore");
+	rc = droce_rt_call(c.rt, setup_fn, &c);
+	CHECK(rc == 0, "setup: %s", strerror(-rc));
+	CHECK(write(r->out, &c.me, sizeof(c.me)) == (ssize_t)sizeof(c.me), "pipe");
+	CHECK(droce_rt_run_until(c.rt, peer_info_ready, &c, 10000) == 0, "no peer info");
+	rc = droce_rt_call(c.rt, connect_fn, &c);
+	CHECK(rc == 0, "connect: %s", strerror(-rc));
+	if (!r->server) {
+		rc = droce_rt_call(c.rt, post_fn, &c);
+		CHECK(rc == 0, "post_send: %s", strerror(-rc));
+	}
+	rc = droce_rt_run_until(c.rt, all_done, &c, 15000);
+	print_counters(r, c.rt, "");
+	CHECK(rc == 0, "only %u completions in 15 s", c.got);
+	CHECK(!c.bad, "completion status %d", c.bad - 1);
+	if (r->server)
+		CHECK(check_bytes(r, &c) == 0, "bytes");
+	/* Keep the loop running (ACKs) until the peer has seen everything too. */
+	CHECK(write(r->out, &done, 1) == 1, "pipe");
+	CHECK(droce_rt_run_until(c.rt, peer_done, r, 10000) == 0, "peer not done");
+	close_rt(c.rt);
+	free(c.buf);
+	return 0;
+}
