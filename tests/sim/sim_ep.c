@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "droce_pkt.h"
+
+#include "sim_ep.h"
+
+#define SIM_EP_HDR 16
+
+static uint8_t *
+ep_tx_alloc(void *ctx, uint32_t len, void **cookie)
+{
+	struct sim_ep *ep = ctx;
+	uint8_t *buf;
+
+	if (sim_rng_chance(&ep->rng, ep->tx_busy)) {
+		ep->tx_none++;
+		return NULL;
+	}
+	/* A small header before the frame remembers its size, so tx_send can catch overruns
+	 * whatever the number of buffers the engine holds at once. */
+	buf = malloc((size_t)len + SIM_EP_HDR);
+	if (buf == NULL) {
+		ep->tx_none++;
+		return NULL;
+	}
+	memcpy(buf, &len, sizeof(len));
+	/* Poison: the engine must write every byte it sends. */
+	memset(buf + SIM_EP_HDR, 0xD5, len);
+	ep->tx_allocs++;
+	*cookie = buf;
+	return buf + SIM_EP_HDR;
+}
+
+static void
+ep_tx_send(void *ctx, void *cookie, uint32_t len)
+{
+	struct sim_ep *ep = ctx;
+
+	uint8_t *buf = cookie;
+	uint32_t cap;
+
+	ep->tx_sends++;
+	memcpy(&cap, buf, sizeof(cap));
+	if (len > cap) {
+		ep->tx_overrun++;
+		len = cap;
+	}
+	memmove(buf, buf + SIM_EP_HDR, len);
+	sim_net_send(ep->net, ep->idx, buf, len);
+}
+
+static uint64_t
+ep_rand64(void *ctx)
+{
+	struct sim_ep *ep = ctx;
+
+	return sim_rng_next(&ep->rng);
+}
+
+static void
+ep_rx(void *ctx, const uint8_t *const *frames, const uint32_t *lens, unsigned int n, uint64_t now)
+{
+	struct sim_ep *ep = ctx;
+
+	ep->rx_frames += n;
+	droce_dev_rx_burst(ep->dev, frames, lens, n, now);
+}
+
+static unsigned int
+ep_process(void *ctx, uint64_t now)
+{
+	struct sim_ep *ep = ctx;
+
+	return droce_dev_process(ep->dev, now, ep->budget);
+}
+
+static uint64_t
+ep_deadline(void *ctx)
+{
+	struct sim_ep *ep = ctx;
+
+	return droce_dev_next_deadline(ep->dev);
+}
+
+static const struct sim_node_ops ep_ops = {
+	.rx = ep_rx,
+	.process = ep_process,
+	.deadline = ep_deadline,
+};
+
+int
+sim_ep_create(struct sim_ep *ep, struct sim_net *net, uint64_t seed,
+	      const struct sim_link_cfg *down, uint32_t eth_mtu)
+{
+	struct droce_dev_attr attr;
+	struct droce_io io;
+	unsigned int i = net->n_nodes;
+	int err = 0, idx;
+
+	memset(ep, 0, sizeof(*ep));
+	ep->net = net;
+	ep->budget = 64;
+	sim_rng_seed(&ep->rng, seed, 200 + i);
+	ep->mac[0] = 0x02;
+	ep->mac[5] = (uint8_t)(i + 1);
+	droce_gid_from_v4(ep->gid, 0x0A000001u + i);
+
+	memset(&attr, 0, sizeof(attr));
+	memcpy(attr.mac, ep->mac, 6);
+	memcpy(attr.gids[0], ep->gid, 16);
+	attr.num_gids = 1;
+	attr.eth_mtu = eth_mtu;
+	attr.max_qp = 64;
+	attr.max_cq = 160;
+	attr.max_mr = 16;
+	attr.max_srq = 8;
+	attr.max_ah = 16;
+	attr.max_pd = 4;
+	io.tx_alloc = ep_tx_alloc;
+	io.tx_send = ep_tx_send;
+	io.rand64 = ep_rand64;
+	io.ctx = ep;
+	ep->dev = droce_dev_create(&attr, &io, &err);
+	if (ep->dev == NULL)
+		return -(err != 0 ? err : EINVAL);
+	idx = sim_net_add_node(net, ep->mac, &ep_ops, ep, down, seed);
+	if (idx < 0) {
+		droce_dev_destroy(ep->dev);
+		return idx;
+	}
+	ep->idx = (unsigned int)idx;
+	return 0;
+}
+
+void
+sim_ep_destroy(struct sim_ep *ep)
+{
+	if (ep->dev != NULL)
+		droce_dev_destroy(ep->dev);
+	ep->dev = NULL;
+}
+
+void
+sim_ep_av(const struct sim_ep *to, struct droce_av *av)
+{
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, to->gid, 16);
+	memcpy(av->dmac, to->mac, 6);
+	av->hop_limit = 64;
+}
+
+void
+sim_qp_params_default(struct sim_qp_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mtu = DROCE_MTU_1024;
+	p->access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
+		    DROCE_ACCESS_REMOTE_ATOMIC;
+	p->sq_psn = 0x100;
+	p->rq_psn = 0x100;
+	p->qkey = 0x11111111;
+	p->timeout = 8;		/* ~1 ms */
+	p->retry_cnt = 7;
+	p->rnr_retry = 7;
+	p->min_rnr_timer = 1;	/* 0.01 ms */
+	p->max_rd_atomic = 8;
+	p->max_dest_rd_atomic = 8;
+}
+
+int
+sim_qp_bring_up(struct droce_qp *qp, enum droce_qp_type type, const struct sim_ep *peer,
+		uint32_t peer_qpn, const struct sim_qp_params *p)
+{
+	struct droce_qp_attr a;
+	unsigned int mask;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	mask = DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT;
+	if (type == DROCE_QPT_UD) {
+		a.qkey = p->qkey;
+		mask |= DROCE_QP_QKEY;
+	} else {
+		a.qp_access_flags = p->access;
+		mask |= DROCE_QP_ACCESS_FLAGS;
+	}
+	rc = droce_qp_modify(qp, &a, mask);
+	if (rc != 0)
+		return rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RTR;
+	mask = DROCE_QP_STATE;
+	if (type != DROCE_QPT_UD) {
+		sim_ep_av(peer, &a.ah_attr);
+		a.path_mtu = p->mtu;
+		a.dest_qp_num = peer_qpn;
+		a.rq_psn = p->rq_psn;
+		mask |= DROCE_QP_AV | DROCE_QP_PATH_MTU | DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN;
+		if (type == DROCE_QPT_RC) {
+			a.max_dest_rd_atomic = p->max_dest_rd_atomic;
+			a.min_rnr_timer = p->min_rnr_timer;
+			mask |= DROCE_QP_MAX_DEST_RD_ATOMIC | DROCE_QP_MIN_RNR_TIMER;
+		}
+	}
+	rc = droce_qp_modify(qp, &a, mask);
+	if (rc != 0)
+		return rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RTS;
+	a.sq_psn = p->sq_psn;
+	mask = DROCE_QP_STATE | DROCE_QP_SQ_PSN;
+	if (type == DROCE_QPT_RC) {
+		a.timeout = p->timeout;
+		a.retry_cnt = p->retry_cnt;
+		a.rnr_retry = p->rnr_retry;
+		a.max_rd_atomic = p->max_rd_atomic;
+		mask |= DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
+			DROCE_QP_MAX_QP_RD_ATOMIC;
+	}
+	return droce_qp_modify(qp, &a, mask);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SIM_SCEN_H
+#define SIM_SCEN_H
+
+/*
+ * A two-endpoint fixture for hand-written scenarios: one QP per node joined over a simulated
+ * link, one registered buffer per node, one CQ per node whose completions are collected with
+ * the virtual time they were polled at.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "droce_verbs.h"
+
+#include "sim_ep.h"
+#include "sim_net.h"
+#include "sim_trace.h"
+
+#define SCEN_MEM 65536
+#define SCEN_WC 256
+
+struct scen {
+	struct sim_net net;
+	struct sim_trace trace;
+	struct sim_ep ep[2];
+	struct droce_pd *pd[2];
+	uint8_t *mem[2];
+	struct droce_mr *mr[2];
+	struct droce_cq *cq[2];
+	struct droce_qp *qp[2];
+	enum droce_qp_type type;
+	struct droce_wc wc[2][SCEN_WC];
+	uint64_t wc_t[2][SCEN_WC];
+	unsigned int nwc[2];
+	int poll_err[2];
+	bool no_poll[2];
+	uint64_t wake;
+	void (*at_wake)(struct scen *s);
+};
+
+/* cq_depth 0: 64. qp NULL: sim_qp_params_default. Returns 0 or -errno. */
+int scen_init(struct scen *s, uint64_t seed, const struct sim_link_cfg *link,
+	      enum droce_qp_type type, const struct sim_qp_params *qp, uint32_t cq_depth);
+void scen_fini(struct scen *s);
+
+/* A WR from node n: local bytes [off, off+len) of its buffer, remote (addr, rkey). */
+int scen_post(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_id,
+	      uint32_t off, uint32_t len, uint64_t raddr, uint32_t rkey, unsigned int flags);
+int scen_post_atomic(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_id,
+		     uint32_t off, uint64_t raddr, uint32_t rkey, uint64_t cmp_add, uint64_t swap);
+int scen_post_recv(struct scen *s, unsigned int n, uint64_t wr_id, uint32_t off, uint32_t len);
+/* Remote address of byte off of node n's buffer. */
+uint64_t scen_addr(const struct scen *s, unsigned int n, uint32_t off);
+
+/* Run until node n has collected `count` completions, or nothing is left, or limit_ns. */
+enum sim_result scen_run_until(struct scen *s, unsigned int n, unsigned int count,
+			       uint64_t limit_ns);
+
+#endif /* SIM_SCEN_H */

@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Error paths through the simulator, each asserting the exact completion status (IBTA 10.10 /
+ * 11.6.2 via libibverbs' ibv_wc_status), that the target memory is untouched, and what follows:
+ * the QP goes to the error state and later WRs flush with WR_FLUSH_ERR in order (IBTA 10.8.3.4).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "droce_counters.h"
+#include "droce_drop.h"
+#include "droce_test.h"
+
+#include "sim_model.h"
+#include "sim_scen.h"
+
+#define MS 1000000ull
+
+static const struct sim_link_cfg clean = { .rate_bps = 25000000000ull, .delay_ns = 2000 };
+
+static void
+expect_wc(const struct scen *s, unsigned int n, unsigned int i, uint64_t wr_id,
+	  enum droce_wc_status st)
+{
+	CU_ASSERT_FATAL(s->nwc[n] > i);
+	if (s->wc[n][i].wr_id != wr_id || s->wc[n][i].status != st)
+		printf("\n    node %u completion %u: wr_id %llu status %s, expected wr_id %llu %s\n",
+		       n, i, (unsigned long long)s->wc[n][i].wr_id,
+		       sim_wc_status_name(s->wc[n][i].status), (unsigned long long)wr_id,
+		       sim_wc_status_name(st));
+	CU_ASSERT_EQUAL(s->wc[n][i].wr_id, wr_id);
+	CU_ASSERT_EQUAL(s->wc[n][i].status, st);
+}
+
+static bool
+untouched(const struct scen *s, unsigned int n, uint32_t off, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = off; i < off + len; i++)
+		if (s->mem[n][i] != (uint8_t)(i * 7 + n * 101 + 3))
+			return false;
+	return true;
+}
+
+static void
+setup(struct scen *s, const struct sim_qp_params *p)
+{
+	int rc = scen_init(s, 1, &clean, DROCE_QPT_RC, p, 0);
+
+	if (rc != 0)
+		printf("\n    scen_init: %d\n", rc);
+	CU_ASSERT_FATAL(rc == 0);
+}
+
+static void
+test_write_baseline(void)
+{
+	struct scen s;
+
+	setup(&s, NULL);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 3000, scen_addr(&s, 1, 8192),
+				  droce_mr_rkey(s.mr[1]), 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 100 * MS), SIM_DONE);
+	expect_wc(&s, 0, 0, 1, DROCE_WC_SUCCESS);
+	CU_ASSERT(memcmp(s.mem[0], s.mem[1] + 8192, 3000) == 0);
+	scen_fini(&s);
+}
+
+/*
+ * One faulty request from node 0, then three more WRs and a receive on the same QP: the first
+ * completes with `st`, the QP enters the error state, everything after flushes in order
+ * (IBTA 10.8.3.4, 11.6.2). The target bytes stay as they were.
+ */
+static void
+faulty_then_flush(struct scen *s, enum droce_wc_status st, uint32_t toff, uint32_t tlen)
+{
+	uint32_t rkey = droce_mr_rkey(s->mr[1]);
+	unsigned int i, sends = 0, recvs = 0;
+
+	CU_ASSERT_EQUAL(scen_post_recv(s, 0, 100, 40000, 512), 0);
+	CU_ASSERT_EQUAL(scen_post(s, 0, DROCE_WR_RDMA_WRITE, 11, 0, 64, scen_addr(s, 1, 20000),
+				  rkey, 0), 0);
+	CU_ASSERT_EQUAL(scen_post(s, 0, DROCE_WR_RDMA_READ, 12, 4096, 64, scen_addr(s, 1, 20000),
+				  rkey, 0), 0);
+	CU_ASSERT_EQUAL(scen_post(s, 0, DROCE_WR_SEND, 13, 0, 64, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(s, 0, 5, 500 * MS), SIM_DONE);
+	CU_ASSERT_EQUAL_FATAL(s->nwc[0], 5);
+	expect_wc(s, 0, 0, 10, st);
+	for (i = 1; i < 5; i++) {
+		const struct droce_wc *wc = &s->wc[0][i];
+
+		CU_ASSERT_EQUAL(wc->status, DROCE_WC_WR_FLUSH_ERR);
+		if (wc->wr_id == 100) {
+			recvs++;
+		} else {
+			/* Send-queue flushes keep the posting order. */
+			CU_ASSERT_EQUAL(wc->wr_id, 11 + sends);
+			sends++;
+		}
+	}
+	CU_ASSERT_EQUAL(sends, 3);
+	CU_ASSERT_EQUAL(recvs, 1);
+	if (tlen != 0)
+		CU_ASSERT(untouched(s, 1, toff, tlen));
+	CU_ASSERT(untouched(s, 1, 20000, 64));
+	CU_ASSERT(untouched(s, 0, 4096, 64));	/* the flushed READ wrote nothing */
+	CU_ASSERT_EQUAL(s->trace.st.naks, 1);
+}
+
+static void
+test_bad_rkey(void)
+{
+	struct scen s;
+
+	setup(&s, NULL);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, scen_addr(&s, 1, 0),
+				  droce_mr_rkey(s.mr[1]) ^ 0x100, 0), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 100);
+	CU_ASSERT_EQUAL(s.trace.st.nak_code[2], 1);	/* remote access error NAK */
+	scen_fini(&s);
+}
+
+static void
+test_wrong_pd(void)
+{
+	struct scen s;
+	struct droce_pd *pd2;
+	struct droce_mr *mr2;
+	int err = 0;
+
+	setup(&s, NULL);
+	/* IBTA 10.6.3.2 / C10-...: an R_Key is valid only with a QP of the same PD. */
+	pd2 = droce_pd_alloc(s.ep[1].dev, &err);
+	CU_ASSERT_FATAL(pd2 != NULL);
+	mr2 = droce_mr_reg(pd2, s.mem[1] + 32768, 4096,
+			   DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE, &err);
+	CU_ASSERT_FATAL(mr2 != NULL);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100,
+				  scen_addr(&s, 1, 32768), droce_mr_rkey(mr2), 0), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 32768, 100);
+	droce_mr_dereg(mr2);
+	droce_pd_dealloc(pd2);
+	scen_fini(&s);
+}
+
+/* An MR on node 1 over [32768, 36864) with only `access`. */
+static struct droce_mr *
+limited_mr(struct scen *s, unsigned int access)
+{
+	int err = 0;
+	struct droce_mr *mr = droce_mr_reg(s->pd[1], s->mem[1] + 32768, 4096, access, &err);
+
+	CU_ASSERT_FATAL(mr != NULL);
+	return mr;
+}
+
+static void
+test_write_without_remote_write(void)
+{
+	struct scen s;
+	struct droce_mr *mr;
+
+	setup(&s, NULL);
+	mr = limited_mr(&s, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_READ);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100,
+				  scen_addr(&s, 1, 32768), droce_mr_rkey(mr), 0), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 32768, 100);
+	droce_mr_dereg(mr);
+	scen_fini(&s);
+}
+
+static void
+test_read_without_remote_read(void)
+{
+	struct scen s;
+	struct droce_mr *mr;
+
+	setup(&s, NULL);
+	mr = limited_mr(&s, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100,
+				  scen_addr(&s, 1, 32768), droce_mr_rkey(mr), 0), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
+	CU_ASSERT(untouched(&s, 0, 8192, 100));
+	droce_mr_dereg(mr);
+	scen_fini(&s);
+}
+
+static void
+test_atomic_without_remote_atomic(void)
+{
+	struct scen s;
+	struct droce_mr *mr;
+
+	setup(&s, NULL);
+	mr = limited_mr(&s, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+				    DROCE_ACCESS_REMOTE_READ);
+	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_FETCH_AND_ADD, 10, 8192,
+					 scen_addr(&s, 1, 32768), droce_mr_rkey(mr), 5, 0), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 32768, 8);
+	CU_ASSERT(untouched(&s, 0, 8192, 8));
+	droce_mr_dereg(mr);
+	scen_fini(&s);
+}
+
+static void
+test_qp_without_remote_read(void)
+{
+	struct sim_qp_params p;
+	struct scen s;
+
+	/* IBTA 10.2.4 / 11.2.4.2: the responder QP's access flags gate incoming READs too. */
+	sim_qp_params_default(&p);
+	p.access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE;
+	setup(&s, &p);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100, scen_addr(&s, 1, 0),
+				  droce_mr_rkey(s.mr[1]), 0), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
+	CU_ASSERT(untouched(&s, 0, 8192, 100));
+	scen_fini(&s);
+}
+
+static void
+test_write_out_of_bounds(void)
+{
+	struct scen s;
+
+	setup(&s, NULL);
+	/* IBTA 9.7.4.1.6 / C9-...: VA + length must lie inside the region. */
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100,
+				  scen_addr(&s, 1, SCEN_MEM - 50), droce_mr_rkey(s.mr[1]), 0), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, SCEN_MEM - 50, 50);
+	scen_fini(&s);
+}
+
+static void
+test_read_below_start(void)
+{
+	struct scen s;
+
+	setup(&s, NULL);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100,
+				  scen_addr(&s, 1, 0) - 8, droce_mr_rkey(s.mr[1]), 0), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
+	CU_ASSERT(untouched(&s, 0, 8192, 100));
+	scen_fini(&s);
+}
+
+static void
+test_write_va_wraps(void)
+{
+	struct scen s;
+
+	setup(&s, NULL);
+	/* VA + length overflows 64 bits: a naive "va + len <= end" check passes it. */
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, UINT64_MAX - 15,
+				  droce_mr_rkey(s.mr[1]), 0), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
+	CU_ASSERT(untouched(&s, 1, 0, SCEN_MEM));
+	scen_fini(&s);
+}
+
+static void
+test_misaligned_atomic(void)
+{
+	struct scen s;
+
+	setup(&s, NULL);
+	/* IBTA 9.4.5: atomic VAs are 8-byte aligned; otherwise a NAK Invalid Request (class C,
+	 * 9.9.3.1.2), seen by the requester as REM_INV_REQ_ERR. */
+	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_CMP_AND_SWP, 10, 8192,
+					 scen_addr(&s, 1, 1028), droce_mr_rkey(s.mr[1]), 0, 1), 0);
+	faulty_then_flush(&s, DROCE_WC_REM_INV_REQ_ERR, 1024, 16);
+	CU_ASSERT_EQUAL(s.trace.st.nak_code[1], 1);
+	scen_fini(&s);
+}
+
+static void
+test_recv_too_small(void)
+{
+	struct scen s;
+
+	setup(&s, NULL);
+	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 7, 16384, 100), 0);
+	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 8, 20480, 1000), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 200, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 11, 0, 20, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 2, 500 * MS), SIM_DONE);
+	/* IBTA 9.9.3.1.2 class C: the responder completes the receive with a local length
+	 * error and NAKs Invalid Request; both QPs go to the error state. */
+	expect_wc(&s, 0, 0, 10, DROCE_WC_REM_INV_REQ_ERR);
+	expect_wc(&s, 0, 1, 11, DROCE_WC_WR_FLUSH_ERR);
+	scen_run_until(&s, 1, 2, 10 * MS);
+	expect_wc(&s, 1, 0, 7, DROCE_WC_LOC_LEN_ERR);
+	expect_wc(&s, 1, 1, 8, DROCE_WC_WR_FLUSH_ERR);
+	CU_ASSERT(untouched(&s, 1, 16384 + 100, 200));
+	scen_fini(&s);
+}
+
+static void
+test_rnr_retry_zero(void)
+{
+	struct sim_qp_params p;
+	struct scen s;
+
+	sim_qp_params_default(&p);
+	p.rnr_retry = 0;
+	setup(&s, &p);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 64, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 500 * MS), SIM_DONE);
+	expect_wc(&s, 0, 0, 10, DROCE_WC_RNR_RETRY_EXC_ERR);
+	CU_ASSERT_EQUAL(s.trace.st.rnr_naks, 1);
+	CU_ASSERT_EQUAL(s.trace.st.retransmits, 0);
+	scen_fini(&s);
+}
+
+static void
+post_late_recv(struct scen *s)
+{
+	CU_ASSERT_EQUAL(scen_post_recv(s, 1, 77, 16384, 1000), 0);
+}
+
+static void
+test_rnr_retry_infinite(void)
+{
+	struct sim_qp_params p;
+	struct scen s;
+
+	sim_qp_params_default(&p);
+	p.rnr_retry = 7;
+	p.min_rnr_timer = 14;	/* 1.28 ms per IBTA 9.7.5.2.8 table */
+	setup(&s, &p);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 300, 0, 0, 0), 0);
+	s.wake = 10 * MS;
+	s.at_wake = post_late_recv;
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 500 * MS), SIM_DONE);
+	expect_wc(&s, 0, 0, 10, DROCE_WC_SUCCESS);
+	CU_ASSERT(s.wc_t[0][0] > 10 * MS);
+	CU_ASSERT(s.trace.st.rnr_naks >= 2);	/* about 10 ms / 1.28 ms of waiting */
+	CU_ASSERT(s.trace.st.rnr_naks <= 9);
+	scen_run_until(&s, 1, 1, 10 * MS);
+	expect_wc(&s, 1, 0, 77, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(s.wc[1][0].byte_len, 300);
+	CU_ASSERT(memcmp(s.mem[0], s.mem[1] + 16384, 300) == 0);
+	scen_fini(&s);
+}
+
+static void
+test_retry_exhausted_peer_gone(void)
+{
+	struct sim_qp_params p;
+	struct scen s;
+	uint64_t t_out, t0;
+
+	sim_qp_params_default(&p);
+	p.timeout = 10;		/* 4.096 us * 2^10 = 4.194 ms */
+	p.retry_cnt = 3;
+	setup(&s, &p);
+	t_out = 4096ull << 10;
+	s.net.node[1].down.cfg.down = true;	/* node 1 vanishes */
+	t0 = s.net.now;
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 2000, scen_addr(&s, 1, 0),
+				  droce_mr_rkey(s.mr[1]), 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 11, 0, 10, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 2, 1000 * MS), SIM_DONE);
+	expect_wc(&s, 0, 0, 10, DROCE_WC_RETRY_EXC_ERR);
+	expect_wc(&s, 0, 1, 11, DROCE_WC_WR_FLUSH_ERR);
+	/* The first try plus retry_cnt retries, each after one local ACK timeout (IBTA 9.7.6.1.3):
+	 * the error comes (retry_cnt + 1) timeouts after the first transmission. */
+	printf("\n    RETRY_EXC_ERR after %.3f ms (expected %.3f ms), retransmitted packets %llu\n",
+	       (double)(s.wc_t[0][0] - t0) / 1e6, (double)(4 * t_out) / 1e6,
+	       (unsigned long long)s.trace.st.retransmits);
+	CU_ASSERT(s.wc_t[0][0] - t0 >= 4 * t_out);
+	CU_ASSERT(s.wc_t[0][0] - t0 <= 4 * t_out + t_out / 10);
+	/* Each retry resends the outstanding window from the oldest PSN: 2 + 1 packets. */
+	CU_ASSERT_EQUAL(s.trace.st.req_pkts, 4 * 3);
+	scen_fini(&s);
+}
+
+static void
+test_cq_overflow(void)
+{
+	struct droce_async_event ev;
+	struct scen s;
+	unsigned int i, cq_err = 0;
+	int rc;
+	struct droce_wc wc[16];
+
+	CU_ASSERT_FATAL(scen_init(&s, 1, &clean, DROCE_QPT_RC, NULL, 4) == 0);
+	s.no_poll[0] = true;
+	for (i = 0; i < 8; i++)
+		CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, i, 256 * i, 256,
+					  scen_addr(&s, 1, 256 * i), droce_mr_rkey(s.mr[1]), 0), 0);
+	scen_run_until(&s, 0, 1, 50 * MS);
+	/* IBTA 11.4.2.1 / C11-...: an overrun CQ reports an affiliated CQ error event. */
+	while (droce_dev_get_async_event(s.ep[0].dev, &ev) == 0)
+		if (ev.type == DROCE_EVENT_CQ_ERR && ev.element.cq == s.cq[0])
+			cq_err++;
+	CU_ASSERT_EQUAL(cq_err, 1);
+	rc = droce_cq_poll(s.cq[0], 16, wc);
+	CU_ASSERT_EQUAL(rc, -EOVERFLOW);
+	/* The data still went where it was asked to, and nothing else changed. */
+	CU_ASSERT(memcmp(s.mem[0], s.mem[1], 2048) == 0);
+	CU_ASSERT(untouched(&s, 1, 2048, SCEN_MEM - 2048));
+	CU_ASSERT(untouched(&s, 0, 0, SCEN_MEM));
+	scen_fini(&s);
+}
+
+static void
+test_modify_qp_invalid(void)
+{
+	struct sim_qp_params p;
+	struct droce_qp_attr a, q;
+	struct droce_qp_init_attr ia;
+	struct scen s;
+	struct droce_qp *qp;
+	unsigned int base = DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT;
+	int err = 0;
+
+	setup(&s, NULL);
+	sim_qp_params_default(&p);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = DROCE_QPT_RC;
+	ia.send_cq = s.cq[0];
+	ia.recv_cq = s.cq[0];
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = droce_qp_create(s.pd[0], &ia, &err);
+	CU_ASSERT_FATAL(qp != NULL);
+
+	/* The transition table of IBTA 11.2.4.2 (table 93) and its required attributes. */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RTR;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);	/* RESET->RTR */
+	a.qp_state = DROCE_QPS_RTS;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);	/* RESET->RTS */
+	a.qp_state = (enum droce_qp_state)42;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);
+	a.qp_state = DROCE_QPS_INIT;
+	a.qp_access_flags = p.access;
+	a.port_num = 1;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base), -EINVAL);	/* no ACCESS_FLAGS */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base | DROCE_QP_ACCESS_FLAGS | DROCE_QP_SQ_PSN),
+			-EINVAL);	/* SQ_PSN is not an INIT attribute */
+	a.cur_qp_state = DROCE_QPS_RTS;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base | DROCE_QP_ACCESS_FLAGS | DROCE_QP_CUR_STATE),
+			-EINVAL);	/* the QP is in RESET, not RTS */
+	a.port_num = 9;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base | DROCE_QP_ACCESS_FLAGS), -EINVAL);
+	a.port_num = 1;
+	CU_ASSERT_EQUAL(droce_qp_query(qp, &q, NULL), 0);
+	CU_ASSERT_EQUAL(q.qp_state, DROCE_QPS_RESET);	/* failed calls changed nothing */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base | DROCE_QP_ACCESS_FLAGS), 0);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RTR;
+	sim_ep_av(&s.ep[1], &a.ah_attr);
+	a.path_mtu = DROCE_MTU_1024;
+	a.dest_qp_num = droce_qp_num(s.qp[1]);
+	a.rq_psn = 1;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+					     DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
+					     DROCE_QP_MIN_RNR_TIMER), -EINVAL);	/* no DEST_QPN */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_DEST_QPN |
+					     DROCE_QP_PATH_MTU | DROCE_QP_RQ_PSN |
+					     DROCE_QP_MAX_DEST_RD_ATOMIC |
+					     DROCE_QP_MIN_RNR_TIMER), -EINVAL);	/* no AV */
+	a.path_mtu = (enum droce_mtu)9;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+					     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
+					     DROCE_QP_MAX_DEST_RD_ATOMIC |
+					     DROCE_QP_MIN_RNR_TIMER), -EINVAL);	/* bad MTU */
+	a.path_mtu = DROCE_MTU_1024;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+					     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
+					     DROCE_QP_MAX_DEST_RD_ATOMIC |
+					     DROCE_QP_MIN_RNR_TIMER), 0);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RTS;
+	a.timeout = 8;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT |
+					     DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
+					     DROCE_QP_MAX_QP_RD_ATOMIC), -EINVAL);	/* no SQ_PSN */
+	a.retry_cnt = 8;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT |
+					     DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
+					     DROCE_QP_MAX_QP_RD_ATOMIC | DROCE_QP_SQ_PSN),
+			-EINVAL);	/* retry_cnt is 3 bits */
+	a.retry_cnt = 7;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT |
+					     DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
+					     DROCE_QP_MAX_QP_RD_ATOMIC | DROCE_QP_SQ_PSN), 0);
+	a.qp_state = DROCE_QPS_INIT;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);	/* RTS->INIT */
+	/* Any state may go to ERR and to RESET. */
+	a.qp_state = DROCE_QPS_ERR;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), 0);
+	a.qp_state = DROCE_QPS_RTS;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);	/* ERR->RTS */
+	a.qp_state = DROCE_QPS_RESET;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), 0);
+	CU_ASSERT_EQUAL(droce_qp_query(qp, &q, NULL), 0);
+	CU_ASSERT_EQUAL(q.qp_state, DROCE_QPS_RESET);
+	droce_qp_destroy(qp);
+
+	/* UD needs a Q_Key to reach INIT. */
+	ia.qp_type = DROCE_QPT_UD;
+	qp = droce_qp_create(s.pd[0], &ia, &err);
+	CU_ASSERT_FATAL(qp != NULL);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_INIT;
+	a.port_num = 1;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base), -EINVAL);
+	a.qkey = 5;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base | DROCE_QP_QKEY), 0);
+	droce_qp_destroy(qp);
+	scen_fini(&s);
+}
+
+static void
+test_ud_qkey_mismatch(void)
+{
+	struct droce_send_wr wr, *bad = NULL;
+	struct droce_sge sge;
+	struct droce_av av;
+	struct droce_ah *ah;
+	struct scen s;
+	int err = 0, k;
+
+	CU_ASSERT_FATAL(scen_init(&s, 1, &clean, DROCE_QPT_UD, NULL, 0) == 0);
+	sim_ep_av(&s.ep[1], &av);
+	ah = droce_ah_create(s.pd[0], &av, &err);
+	CU_ASSERT_FATAL(ah != NULL);
+	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 1, 16384, 1000), 0);
+	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 2, 20480, 1000), 0);
+	for (k = 0; k < 2; k++) {
+		sge.addr = scen_addr(&s, 0, (uint32_t)k * 1000);
+		sge.length = 100;
+		sge.lkey = droce_mr_lkey(s.mr[0]);
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 10 + (uint64_t)k;
+		wr.opcode = DROCE_WR_SEND;
+		wr.send_flags = DROCE_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = droce_qp_num(s.qp[1]);
+		/* IBTA 10.2.5 / C9-...: the first carries a Q_Key the receiver does not hold. */
+		wr.wr.ud.remote_qkey = k == 0 ? 0x22222222 : 0x11111111;
+		CU_ASSERT_EQUAL(droce_post_send(s.qp[0], &wr, &bad), 0);
+	}
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 2, 50 * MS), SIM_DONE);
+	expect_wc(&s, 0, 0, 10, DROCE_WC_SUCCESS);
+	expect_wc(&s, 0, 1, 11, DROCE_WC_SUCCESS);
+	scen_run_until(&s, 1, 2, 20 * MS);
+	/* Only the second datagram arrives, in the first receive. */
+	CU_ASSERT_EQUAL_FATAL(s.nwc[1], 1);
+	expect_wc(&s, 1, 0, 1, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(s.wc[1][0].byte_len, 100 + 40);
+	CU_ASSERT(memcmp(s.mem[1] + 16384 + 40, s.mem[0] + 1000, 100) == 0);
+	CU_ASSERT_EQUAL(s.ep[1].rx_frames, 2);
+	CU_ASSERT_EQUAL(droce_dev_drops(s.ep[1].dev, DROCE_DROP_QKEY), 1);
+	droce_ah_destroy(ah);
+	scen_fini(&s);
+}
+
+DROCE_TEST_MAIN("sim_errors",
+	DROCE_TEST(test_write_baseline),
+	DROCE_TEST(test_bad_rkey),
+	DROCE_TEST(test_wrong_pd),
+	DROCE_TEST(test_write_without_remote_write),
+	DROCE_TEST(test_read_without_remote_read),
+	DROCE_TEST(test_atomic_without_remote_atomic),
+	DROCE_TEST(test_qp_without_remote_read),
+	DROCE_TEST(test_write_out_of_bounds),
+	DROCE_TEST(test_read_below_start),
+	DROCE_TEST(test_write_va_wraps),
+	DROCE_TEST(test_misaligned_atomic),
+	DROCE_TEST(test_recv_too_small),
+	DROCE_TEST(test_rnr_retry_zero),
+	DROCE_TEST(test_rnr_retry_infinite),
+	DROCE_TEST(test_retry_exhausted_peer_gone),
+	DROCE_TEST(test_cq_overflow),
+	DROCE_TEST(test_modify_qp_invalid),
+	DROCE_TEST(test_ud_qkey_mismatch))
