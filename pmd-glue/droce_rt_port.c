@@ -1,23 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* EAL initialisation and port bring-up, with one-line errors. */
-#include <dirent.h>
+/* Port bring-up, with one-line errors. */
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
-#include <rte_log.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "droce_rt_check.h"
 #include "droce_rt_port.h"
 
 enum { ETH_OVERHEAD = RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN };
@@ -33,35 +28,6 @@ fail(int rc, char *err, size_t errlen, const char *fmt, ...)
 		va_end(ap);
 	}
 	return rc;
-}
-
-int
-droce_rt_eal_init(const struct droce_rt_config *cfg, const char *argv0, char *err, size_t errlen)
-{
-	char buf[2048], *argv[DROCE_RT_EAL_ARGV_MAX];
-	struct droce_rt_sys sys;
-	int argc, rc;
-
-	droce_rt_sys_default(&sys);
-	rc = droce_rt_preflight(cfg, &sys, err, errlen);
-	if (rc != 0)
-		return rc;
-	argc = droce_rt_config_eal_argv(cfg, argv0, buf, sizeof(buf), argv, DROCE_RT_EAL_ARGV_MAX);
-	if (argc < 0)
-		return fail(argc, err, errlen, "EAL arguments too long: shorten DROCE_EAL");
-	/* EAL's start-up notes are INFO; keep warnings. An explicit --log-level still wins. */
-	rte_log_set_global_level(RTE_LOG_NOTICE);
-	rc = rte_eal_init(argc, argv);
-	if (rc < 0) {
-		rc = rte_errno;
-		if (rc == EALREADY)
-			return fail(-EALREADY, err, errlen, "EAL is already initialised in this "
-				    "process: open one runtime per process");
-		return fail(-rc, err, errlen, "EAL initialisation failed (%s): check DROCE_EAL "
-			    "'%s'%s", rte_strerror(rc), cfg->eal,
-			    rc == EACCES ? " and run as root" : "");
-	}
-	return 0;
 }
 
 static int
@@ -251,32 +217,4 @@ droce_rt_port_link_up(const struct droce_rt_port *p)
 
 	return rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
 	       link.link_status == RTE_ETH_LINK_UP;
-}
-
-void
-droce_rt_eal_cleanup(const struct droce_rt_config *cfg)
-{
-	char dir[PATH_MAX], path[PATH_MAX + 256];
-	bool own_prefix = droce_rt_config_eal_has(cfg, "--no-huge") &&
-			  !droce_rt_config_eal_has(cfg, "--file-prefix") &&
-			  !droce_rt_config_eal_has(cfg, "--in-memory");
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	/* EAL leaves its runtime directory behind; ours is per process, nobody else uses it. */
-	if (!own_prefix || dir[0] == '\0')
-		return;
-	d = opendir(dir);
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
 }

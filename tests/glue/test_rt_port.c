@@ -235,6 +235,28 @@ test_mtu_beyond_port(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "..1500:"));
 }
 
+/* EAL's own complaints come back as one line, without the usage text. */
+static void
+test_eal_errors_one_line(void)
+{
+	struct droce_rt_config cfg;
+	struct outcome o;
+
+	base(&cfg, "--no-huge --no-pci --bogus-option");
+	o = run(&cfg);
+	CU_ASSERT_EQUAL(o.rc, -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "EAL initialisation failed: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "unrecognized option '--bogus-option'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "DROCE_EAL"));
+	CU_ASSERT_PTR_NULL(strchr(o.err, '\n'));
+	CU_ASSERT_PTR_NULL(strstr(o.err, "Usage"));
+	base(&cfg, "--no-huge --in-memory --no-pci");
+	o = run(&cfg);
+	CU_ASSERT_EQUAL(o.rc, -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "not compatible with --in-memory"));
+	CU_ASSERT_PTR_NULL(strchr(o.err, '\n'));
+}
+
 DROCE_TEST_MAIN("rt_port",
 	DROCE_TEST(test_memif_no_huge),
 	DROCE_TEST(test_port_by_name_and_number),
@@ -243,4 +265,5 @@ DROCE_TEST_MAIN("rt_port",
 	DROCE_TEST(test_sixteen_queues),
 	DROCE_TEST(test_mempool_too_big),
 	DROCE_TEST(test_hugepages_or_clear_error),
-	DROCE_TEST(test_mtu_beyond_port))
+	DROCE_TEST(test_mtu_beyond_port),
+	DROCE_TEST(test_eal_errors_one_line))
