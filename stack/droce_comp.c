@@ -116,14 +116,23 @@ ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
 		struct droce_swqe *w = &r->ring[r->comp & r->mask];
 		uint32_t last = droce_psn_add(w->first_psn, w->npkts - 1);
 
-		if (w->state == DROCE_SWQE_POSTED || droce_psn_lt(psn, last))
+		if (w->state == DROCE_SWQE_POSTED)
 			break;
-		if (w->state != DROCE_SWQE_SENT)
-			break;	/* partly sent: cannot be acknowledged beyond what was sent */
+		if (droce_psn_lt(psn, last) || w->state != DROCE_SWQE_SENT) {
+			/* Only its own responses acknowledge a READ's PSNs: an ACK or response
+			 * inside its range moves una no further than the READ's start. */
+			if (is_rd_atomic(w->opcode) && !droce_psn_lt(psn, w->first_psn)) {
+				progress(qp, w->first_psn, now);
+				return COMP_OK;
+			}
+			break;
+		}
 		/* IBTA 9.7.5.2.x (C9-114?): an ACK beyond a READ or atomic without its response
 		 * means the response was lost: implied NAK. */
-		if (is_rd_atomic(w->opcode))
+		if (is_rd_atomic(w->opcode)) {
+			progress(qp, w->first_psn, now);	/* what came before is done */
 			return COMP_IMPLIED_NAK;
+		}
 		droce_comp_complete(qp, DROCE_WC_SUCCESS);
 		if (qp->state == DROCE_QPS_ERR)
 			return COMP_OK;
@@ -281,8 +290,9 @@ rx_read_resp(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fram
 	last = k == w->npkts - 1;
 	want = w->length - base < qp->mtu ? w->length - base : qp->mtu;
 	/* IBTA 9.7.5.2.x: the response opcode sequence and length must fit the request
-	 * (FIRST/MIDDLE carry a full path MTU, LAST/ONLY the rest). */
-	if (first != !!(op->flags & DROCE_OPF_FIRST) || last != !!(op->flags & DROCE_OPF_LAST) ||
+	 * (FIRST/MIDDLE carry a full path MTU, LAST/ONLY the rest). A re-requested READ is
+	 * answered from FIRST again at the PSN it resumed from, so FIRST may appear past k 0. */
+	if ((first && !(op->flags & DROCE_OPF_FIRST)) || last != !!(op->flags & DROCE_OPF_LAST) ||
 	    p->pay_len != want) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
 		return;

@@ -75,6 +75,8 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 		if (is_rd_atomic(w->opcode) && w->state != DROCE_SWQE_DONE)
 			rd++;
 	}
+	if (i != r->sent_hi && droce_psn_lt(psn, r->ring[i & r->mask].first_psn))
+		psn = r->ring[i & r->mask].first_psn;	/* never restart inside nothing */
 	r->next = i;
 	r->rd_out = rd;
 	r->psn = psn;
@@ -159,7 +161,8 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 		r->max_psn_sent = r->psn;
 	qp->cc_ops->on_send(&qp->cc, bytes, now);
 	if (!last) {
-		w->state = DROCE_SWQE_STARTED;
+		if (w->state == DROCE_SWQE_POSTED)
+			w->state = DROCE_SWQE_STARTED;	/* a resend never demotes SENT */
 		return;
 	}
 	w->state = DROCE_SWQE_SENT;

@@ -426,6 +426,12 @@ uc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	struct droce_responder *s = &qp->resp;
 	enum rst st;
 
+	/* Behind ePSN: a duplicate the network made; it must not end the message in progress. */
+	if (droce_psn_lt(p->psn, s->epsn)) {
+		droce_qp_cnt(qp, DROCE_CNT_DUPLICATE_REQUEST);
+		droce_dev_drop(qp->dev, DROCE_DROP_UC_GAP);
+		return;
+	}
 	if (p->psn != s->epsn || s->uc_drop) {
 		if (s->msg != DROCE_RMSG_NONE || s->uc_drop)
 			droce_qp_cnt(qp, DROCE_CNT_UC_MSG_DROPPED);

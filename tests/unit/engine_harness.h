@@ -9,6 +9,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,10 @@ struct eh_node {
 	void *filter_arg;
 	struct droce_pd *pd;
 	struct droce_cq *cq;
+	/* Impairments on frames this node sends, in 1/1000 */
+	unsigned int loss, dup, reorder, corrupt;
+	uint64_t net_rng;
+	uint64_t dropped;
 };
 
 struct eh_world {
@@ -60,6 +65,15 @@ eh_tx_alloc(void *ctx, uint32_t len, void **cookie)
 	return f->b;
 }
 
+static unsigned int
+eh_net_rand(struct eh_node *n)
+{
+	n->net_rng ^= n->net_rng << 13;
+	n->net_rng ^= n->net_rng >> 7;
+	n->net_rng ^= n->net_rng << 17;
+	return (unsigned int)(n->net_rng % 1000);
+}
+
 static void
 eh_tx_send(void *ctx, void *cookie, uint32_t len)
 {
@@ -72,7 +86,23 @@ eh_tx_send(void *ctx, void *cookie, uint32_t len)
 		return;
 	if (len == 0)
 		return;
+	if (eh_net_rand(n) < n->loss) {
+		n->dropped++;
+		return;
+	}
+	if (eh_net_rand(n) < n->corrupt)
+		f->b[eh_net_rand(n) % len] ^= 0x10;
 	n->head++;
+	if (eh_net_rand(n) < n->dup && n->head - n->tail < EH_FRAMES) {
+		n->q[n->head % EH_FRAMES] = *f;
+		n->head++;
+	}
+	if (eh_net_rand(n) < n->reorder && n->head - n->tail >= 2) {
+		struct eh_frame t = n->q[(n->head - 1) % EH_FRAMES];
+
+		n->q[(n->head - 1) % EH_FRAMES] = n->q[(n->head - 2) % EH_FRAMES];
+		n->q[(n->head - 2) % EH_FRAMES] = t;
+	}
 }
 
 static uint64_t
@@ -100,6 +130,7 @@ eh_init(struct eh_world *w, uint32_t eth_mtu)
 
 		memset(&a, 0, sizeof(a));
 		n->rng = 0x9E3779B97F4A7C15ull * (i + 1);
+		n->net_rng = 0x2545F4914F6CDD1Dull * (i + 3);
 		n->q = calloc(EH_FRAMES, sizeof(*n->q));
 		n->mac[0] = 2;
 		n->mac[5] = (uint8_t)(i + 1);
@@ -257,6 +288,18 @@ eh_run(struct eh_world *w, uint64_t max_ns)
 				struct eh_frame *f = &src->q[src->tail % EH_FRAMES];
 				const uint8_t *fp = f->b;
 
+				if (getenv("EH_TRACE")) {
+					struct droce_pkt pk;
+
+					if (droce_parse(fp, f->len, &pk, 0) == DROCE_DROP_NONE)
+						fprintf(stderr, "%lu %u->%u %s psn %u%s len %u syn %x\n",
+							(unsigned long)w->now, i, 1 - i,
+							droce_opcode_name(pk.opcode), pk.psn,
+							pk.ackreq ? " A" : "", pk.pay_len, pk.aeth_syn);
+					else
+						fprintf(stderr, "%lu %u->%u bad\n", (unsigned long)w->now, i,
+							1 - i);
+				}
 				droce_dev_rx_burst(dst->dev, &fp, &f->len, 1, w->now);
 				src->tail++;
 				moved = true;
