@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Counter names and read-out. Device totals are summed on demand: the data path bumps one
  * per-QP word and nothing else. */
-#include <stdio.h>
 
 #include "droce_ext.h"
 #include "droce_internal.h"
