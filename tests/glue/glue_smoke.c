@@ -3,9 +3,12 @@
  * Two processes over net_memif, each a droce runtime (--no-huge, own file prefix, 198.18.0.0/15):
  *   glue_smoke arp   ARP between the processes (resolve both ways, announce on link-up) and the
  *                    "peer unreachable" verdict for an address nobody holds.
+ *                    The server is configured through DROCE_CONFIG + DROCE_* variables.
+ *                    IPv6 (2001:2::/48, RFC 5180 benchmarking) neighbours by ND, likewise.
  *   glue_smoke rc    RC between the processes: RDMA WRITEs and SENDs, bytes checked at the
  *                    receiver; the server drives its loop inline, the client runs the loop on
  *                    its own lcore and reaches the engine through droce_rt_call().
+ *   glue_smoke rc6   the same over the IPv6 GIDs (RoCEv2 over IPv6).
  * The parent forks the server and the client, relays nothing but exits with their verdict, and
  * kills them (by PID) if they overrun the time bound.
  */
@@ -46,6 +49,44 @@ close_rt(struct droce_rt *rt)
 	open_one = NULL;
 }
 
+/*
+ * The same configuration through the public path: part of it in a file named by DROCE_CONFIG,
+ * the rest in DROCE_* variables, one of which overrides the file.
+ */
+static struct droce_rt *
+open_from_env(const struct role *r, const struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	char path[64], lcores[8];
+	struct droce_rt *rt;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/droce_smoke_%ld.conf", (long)getpid());
+	f = fopen(path, "w");
+	if (f == NULL)
+		return NULL;
+	fprintf(f, "# glue_smoke %s\neal = %s\nvdev = %s\nipv4 = 198.18.0.77/24\nmbufs = 8191\n"
+		"idle_spins = %u\nidle_sleep_us = %u\narp_retry_ms = %u\narp_tries = %u\n",
+		r->name, cfg->eal, cfg->vdev, cfg->idle_spins, cfg->idle_sleep_us,
+		cfg->arp_retry_ms, cfg->arp_tries);
+	fclose(f);
+	snprintf(lcores, sizeof(lcores), "%u", cfg->lcores[0]);
+	setenv("DROCE_CONFIG", path, 1);
+	setenv("DROCE_IPV4", r->server ? "198.18.0.1/24" : "198.18.0.2/24", 1);
+	setenv("DROCE_IPV6", r->server ? "2001:2::1/64" : "2001:2::2/64", 1);
+	setenv("DROCE_LCORES", lcores, 1);
+	setenv("DROCE_MBUFS", "4095", 1);
+	rt = droce_rt_open(NULL, r->name, err, errlen);
+	unlink(path);
+	if (rt != NULL && (droce_rt_config(rt)->mbufs != 4095 ||
+			   droce_rt_config(rt)->ipv4[3] != (r->server ? 1 : 2) ||
+			   droce_rt_config(rt)->arp_tries != cfg->arp_tries)) {
+		snprintf(err, errlen, "file + environment did not give the expected configuration");
+		droce_rt_close(rt);
+		return NULL;
+	}
+	return rt;
+}
+
 struct droce_rt *
 open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 {
@@ -59,6 +100,8 @@ open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 	    droce_rt_config_set(&cfg, "eal", "--no-huge -m 128 --no-pci --no-telemetry", err,
 				errlen) != 0 ||
 	    droce_rt_config_set(&cfg, "ipv4", r->server ? "198.18.0.1/24" : "198.18.0.2/24", err,
+				errlen) != 0 ||
+	    droce_rt_config_set(&cfg, "ipv6", r->server ? "2001:2::1/64" : "2001:2::2/64", err,
 				errlen) != 0 ||
 	    droce_rt_config_set(&cfg, "lcores", r->server ? "1" : (two_lcores ? "0,1" : "0"),
 				err, errlen) != 0)
@@ -74,7 +117,10 @@ open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 		snprintf(err, errlen, "server never came up");
 		return NULL;
 	}
-	open_one = droce_rt_open_config(&cfg, r->name, err, errlen);
+	if (r->via_env)
+		open_one = open_from_env(r, &cfg, err, errlen);
+	else
+		open_one = droce_rt_open_config(&cfg, r->name, err, errlen);
 	if (open_one != NULL && r->server && write(r->out, "R", 1) != 1) {
 		close_rt(open_one);
 		snprintf(err, errlen, "pipe");
@@ -97,11 +143,20 @@ v4_gid(uint8_t gid[16], uint8_t last)
 	gid[15] = last;
 }
 
-/* Both: link up, then the peer's MAC by ARP. */
+void
+v6_gid(uint8_t gid[16], uint8_t last)
+{
+	static const uint8_t base[16] = { 0x20, 0x01, 0x00, 0x02 };	/* 2001:2::/48 */
+
+	memcpy(gid, base, 16);
+	gid[15] = last;
+}
+
+/* Both: link up, then the peer's MAC by ARP and by IPv6 neighbour discovery. */
 int
 meet(const struct role *r, struct droce_rt *rt, uint8_t peer_mac[6])
 {
-	uint8_t gid[16];
+	uint8_t gid[16], mac6[6];
 	int rc;
 
 	CHECK(droce_rt_run_until(rt, link_is_up, rt, 10000) == 0, "memif link not up in 10 s");
@@ -110,6 +165,10 @@ meet(const struct role *r, struct droce_rt *rt, uint8_t peer_mac[6])
 	CHECK(rc == 0, "resolve peer: %s (%s)", strerror(-rc), droce_rt_strerror(rt));
 	CHECK(peer_mac[5] == (r->server ? 2 : 1) && peer_mac[0] == 2, "peer MAC %02x:..:%02x",
 	      peer_mac[0], peer_mac[5]);
+	v6_gid(gid, r->server ? 2 : 1);
+	rc = droce_rt_resolve(rt, gid, mac6, 5000);
+	CHECK(rc == 0, "resolve peer by ND: %s (%s)", strerror(-rc), droce_rt_strerror(rt));
+	CHECK(memcmp(mac6, peer_mac, 6) == 0, "ND and ARP disagree on the peer's MAC");
 	return 0;
 }
 
@@ -159,6 +218,13 @@ run_arp(struct role *r)
 		CHECK(droce_rt_counter(rt, "neigh.garp_tx", &v) == 0 && v >= 1, "no gratuitous ARP");
 		CHECK(droce_rt_counter(rt, "neigh.arp_req_tx", &v) == 0 && v >= 4,
 		      "arp_req_tx %llu", (unsigned long long)v);
+		CHECK(droce_rt_counter(rt, "neigh.na_rx", &v) == 0 && v >= 1, "no NA received");
+		v6_gid(gid, 0x99);
+		rc99 = droce_rt_resolve(rt, gid, mac, 5000);
+		CHECK(rc99 == -EHOSTUNREACH, "resolve 2001:2::99 gave %d", rc99);
+		CHECK(strcmp(droce_rt_strerror(rt), "peer unreachable (no Neighbor Advertisement "
+			     "from 2001:2::99 after 3 tries)") == 0, "message: %s",
+		      droce_rt_strerror(rt));
 	}
 	/* Keep answering until the peer is done too. */
 	if (rc == 0) {
@@ -178,7 +244,13 @@ child(struct role *r, const char *mode)
 
 	alarm(TIME_BOUND_S);
 	fcntl(r->in, F_SETFL, O_NONBLOCK);
-	rc = strcmp(mode, "arp") == 0 ? run_arp(r) : run_rc(r);
+	if (strcmp(mode, "arp") == 0) {
+		r->via_env = r->server;
+		rc = run_arp(r);
+	} else {
+		r->gid_index = strcmp(mode, "rc6") == 0 ? 1 : 0;
+		rc = run_rc(r);
+	}
 	if (open_one != NULL)
 		close_rt(open_one);	/* EAL's runtime directory goes too */
 	return rc;
@@ -196,8 +268,9 @@ main(int argc, char **argv)
 	pid_t pid[2];
 	time_t end;
 
-	if (argc != 2 || (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0)) {
-		fprintf(stderr, "usage: %s arp|rc\n", argv[0]);
+	if (argc != 2 || (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0 &&
+			  strcmp(mode, "rc6") != 0)) {
+		fprintf(stderr, "usage: %s arp|rc|rc6\n", argv[0]);
 		return 2;
 	}
 	if (pipe(a2b) != 0 || pipe(b2a) != 0)

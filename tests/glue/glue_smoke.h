@@ -16,6 +16,8 @@ struct role {
 	bool server;
 	int in, out;		/* pipes to/from the peer (in is non-blocking) */
 	char socket[64];
+	bool via_env;		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
+	unsigned int gid_index;	/* 0: IPv4 GIDs, 1: IPv6 */
 };
 
 #define CHECK(cond, ...) do { \
@@ -31,6 +33,7 @@ void close_rt(struct droce_rt *rt);
 struct droce_rt *open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen);
 int meet(const struct role *r, struct droce_rt *rt, uint8_t peer_mac[6]);
 void v4_gid(uint8_t gid[16], uint8_t last);
+void v6_gid(uint8_t gid[16], uint8_t last);
 bool peer_done(void *arg);
 void print_counters(const struct role *r, struct droce_rt *rt, const char *prefix);
 int run_rc(struct role *r);

@@ -103,7 +103,8 @@ setup_fn(struct droce_rt *rt, void *arg)
 	c->me.psn = c->r->server ? 0x1000 : 0xFFFFF0;	/* the client's PSN wraps at 2^24 */
 	c->me.rkey = droce_mr_rkey(c->mr);
 	c->me.addr = (uintptr_t)c->buf;
-	droce_rt_gid(rt, 0, c->me.gid);
+	if (droce_rt_gid(rt, c->r->gid_index, c->me.gid) <= c->r->gid_index)
+		return -ENOENT;
 	return 0;
 }
 
@@ -122,6 +123,7 @@ connect_fn(struct droce_rt *rt, void *arg)
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 1;
 	memcpy(a.ah_attr.dgid, c->peer.gid, 16);
+	a.ah_attr.sgid_index = (uint8_t)c->r->gid_index;
 	memcpy(a.ah_attr.dmac, c->peer_mac, 6);
 	a.ah_attr.hop_limit = 64;
 	rc = droce_qp_modify(c->qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
