@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_SHIM_H
+#define DROCE_SHIM_H
+
+/*
+ * Internals of the libibverbs replacement. Every object handed to the application starts
+ * with the struct verbs.h expects (the inline data path, verbs_get_ctx_op() and the ibv_wr_*
+ * / ibv_cq_ex function tables read them directly), followed by the shim's own fields.
+ * Nothing here is exported: the version script keeps only the IBVERBS_* symbols.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "droce_rt_config.h"
+#include "droce_verbs.h"
+
+/* One device, "droce0", for the one port a runtime configuration describes. */
+enum {
+	DROCE_SHIM_MAX_DEVS = 1,
+	DROCE_SHIM_PORT = 1,		/* verbs port numbers start at 1 */
+	DROCE_SHIM_GID_TBL_LEN = DROCE_MAX_GIDS,
+};
+
+/* Limits the engine does not publish yet (see /work/notes/api-changes.md). */
+enum {
+	DROCE_SHIM_MAX_QP_WR = 4096,
+	DROCE_SHIM_MAX_SGE = 16,
+	DROCE_SHIM_MAX_CQE = 65536,
+	DROCE_SHIM_MAX_SRQ_WR = 4096,
+	DROCE_SHIM_MAX_RD_ATOM = 16,
+};
+
+/* PortInfo encodings (IBTA 14.2.5.6) that verbs.h leaves as plain numbers. */
+enum {
+	DROCE_SHIM_WIDTH_1X = 1,
+	DROCE_SHIM_SPEED_EDR = 32,	/* 25.78125 Gb/s per lane */
+	DROCE_SHIM_PHYS_LINKUP = 5,
+};
+
+/* gid_type of struct ibv_gid_entry / enum ibv_gid_type_sysfs (rdma-core driver.h). */
+enum droce_shim_gid_sysfs { DROCE_SHIM_GID_SYSFS_ROCE_V1, DROCE_SHIM_GID_SYSFS_ROCE_V2 };
+
+struct droce_shim_dev {
+	struct ibv_device ibdev;	/* first: the application holds &ibdev */
+	struct droce_rt_config cfg;
+	uint8_t gids[DROCE_SHIM_GID_TBL_LEN][16];
+	unsigned int num_gids;		/* IPv4 (::ffff:a.b.c.d) first when configured, then IPv6 */
+	uint8_t mac[6];
+	uint64_t guid;			/* EUI-64 of mac, host order */
+	enum ibv_mtu active_mtu;
+};
+
+/* verbs_context must be first: verbs_get_ctx() finds it from &vctx.context by offset. */
+struct droce_shim_ctx {
+	struct verbs_context vctx;
+	struct droce_shim_dev *dev;
+	int async_wfd;			/* write end of the pipe behind context.async_fd */
+};
+
+struct droce_shim_pd {
+	struct ibv_pd pd;
+	struct droce_pd *epd;
+};
+
+struct droce_shim_mr {
+	struct ibv_mr mr;
+	struct droce_mr *emr;
+};
+
+/* rdma-core's verbs_cq layout: ibv_cq_ex_to_cq() is a cast. */
+struct droce_shim_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+	struct droce_cq *ecq;
+	struct droce_wc cur;		/* the completion ibv_start_poll/next_poll point at */
+};
+
+/* rdma-core's verbs_qp layout: ibv_qp_to_qp_ex() and ibv_wr_* rely on it. */
+enum { DROCE_SHIM_VERBS_QP_EX = 1 << 1 };
+
+struct droce_shim_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;
+	void *xrcd;
+	struct droce_qp *eqp;
+	int wr_err;			/* first failure inside an ibv_wr_start() batch */
+};
+
+struct droce_shim_srq {
+	struct ibv_srq srq;
+	struct droce_srq *esrq;
+};
+
+/* Exported, but declared by rdma-core's driver.h, which Debian does not install. */
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
+const char *ibv_get_sysfs_path(void);
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index,
+		       enum droce_shim_gid_sysfs *type);
+
+static inline struct droce_shim_ctx *
+droce_shim_ctx(struct ibv_context *c)
+{
+	return (struct droce_shim_ctx *)((char *)c - offsetof(struct verbs_context, context));
+}
+
+/* shim_dev.c */
+struct droce_shim_dev *droce_shim_devices(unsigned int *n);
+bool droce_shim_is_dev(const struct ibv_device *d);
+void droce_shim_device_attr(const struct droce_shim_dev *d, struct ibv_device_attr *a);
+int droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a,
+			  size_t len);
+int droce_shim_query_device_ex(struct ibv_context *c,
+			       const struct ibv_query_device_ex_input *in,
+			       struct ibv_device_attr_ex *a, size_t len);
+
+/* shim_ctx.c: where the data path delivers completion-channel and asynchronous events */
+int droce_shim_cq_notify(struct ibv_cq *cq);
+int droce_shim_post_async(struct ibv_context *context, const struct ibv_async_event *ev);
+
+/* shim_obj.c: object layouts and the ops the context points at */
+void droce_shim_ctx_ops(struct verbs_context *v);
+void droce_shim_init_cq(struct droce_shim_cq *cq, struct ibv_context *c,
+			struct ibv_comp_channel *ch, void *cq_context, int cqe);
+void droce_shim_init_qp(struct droce_shim_qp *qp, struct ibv_context *c,
+			const struct ibv_qp_init_attr_ex *attr);
+
+/* shim_wr.c: the ibv_wr_* table of struct ibv_qp_ex */
+void droce_shim_qp_ex_ops(struct ibv_qp_ex *qpx);
+
+/* Internal errors are -errno; verbs return a positive errno and set errno as well. */
+static inline int
+droce_shim_fail(int err)
+{
+	errno = err;
+	return err;
+}
+
+#endif /* DROCE_SHIM_H */

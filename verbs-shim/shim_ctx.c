@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Contexts, completion channels and asynchronous events. Channels and the async queue are
+ * pipes: applications poll()/read() their fds exactly as with the kernel's uverbs fds, and a
+ * pipe write of one pointer or one event is atomic (below PIPE_BUF).
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "droce_shim.h"
+
+struct ibv_context *
+ibv_open_device(struct ibv_device *device)
+{
+	struct droce_shim_ctx *sc;
+	struct verbs_context *v;
+	int p[2];
+
+	if (device == NULL || !droce_shim_is_dev(device)) {
+		errno = ENODEV;
+		return NULL;
+	}
+	sc = calloc(1, sizeof(*sc));
+	if (sc == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		free(sc);
+		return NULL;
+	}
+	sc->dev = (struct droce_shim_dev *)device;
+	sc->async_wfd = p[1];
+	v = &sc->vctx;
+	v->sz = sizeof(*v);	/* verbs_get_ctx_op() checks each op's offset against it */
+	v->context.device = device;
+	v->context.cmd_fd = -1;	/* no kernel uverbs device behind us */
+	v->context.async_fd = p[0];
+	v->context.num_comp_vectors = 1;
+	pthread_mutex_init(&v->context.mutex, NULL);
+	v->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	droce_shim_ctx_ops(v);
+	return &v->context;
+}
+
+int
+ibv_close_device(struct ibv_context *context)
+{
+	struct droce_shim_ctx *sc = droce_shim_ctx(context);
+
+	close(context->async_fd);
+	close(sc->async_wfd);
+	pthread_mutex_destroy(&context->mutex);
+	free(sc);
+	return 0;
+}
+
+struct droce_shim_channel {
+	struct ibv_comp_channel ch;
+	int wfd;
+};
+
+struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct droce_shim_channel *c = calloc(1, sizeof(*c));
+	int p[2];
+
+	if (c == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		free(c);
+		return NULL;
+	}
+	c->ch.context = context;
+	c->ch.fd = p[0];
+	c->ch.refcnt = 0;
+	c->wfd = p[1];
+	return &c->ch;
+}
+
+int
+ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct droce_shim_channel *c = (struct droce_shim_channel *)channel;
+
+	if (channel->refcnt != 0)	/* CQs still attached: as the kernel, refuse */
+		return droce_shim_fail(EBUSY);
+	close(channel->fd);
+	close(c->wfd);
+	free(c);
+	return 0;
+}
+
+/* Called where the engine reports a completion on an armed CQ. */
+int
+droce_shim_cq_notify(struct ibv_cq *cq)
+{
+	struct droce_shim_channel *c = (struct droce_shim_channel *)cq->channel;
+
+	if (c == NULL)
+		return -EINVAL;
+	return write(c->wfd, &cq, sizeof(cq)) == (ssize_t)sizeof(cq) ? 0 : -errno;
+}
+
+int
+ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
+{
+	struct ibv_cq *got;
+	ssize_t n = read(channel->fd, &got, sizeof(got));
+
+	if (n != (ssize_t)sizeof(got)) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	*cq = got;
+	*cq_context = got->cq_context;
+	return 0;
+}
+
+/* ibv_destroy_cq waits on cond until every delivered event is acknowledged. */
+void
+ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_signal(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+/* Queue an asynchronous event for ibv_get_async_event(). */
+int
+droce_shim_post_async(struct ibv_context *context, const struct ibv_async_event *ev)
+{
+	struct droce_shim_ctx *sc = droce_shim_ctx(context);
+
+	return write(sc->async_wfd, ev, sizeof(*ev)) == (ssize_t)sizeof(*ev) ? 0 : -errno;
+}
+
+int
+ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+{
+	ssize_t n = read(context->async_fd, event, sizeof(*event));
+
+	if (n != (ssize_t)sizeof(*event)) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+void
+ibv_ack_async_event(struct ibv_async_event *event)
+{
+	pthread_mutex_t *mutex;
+	pthread_cond_t *cond;
+	uint32_t *count;
+
+	switch (event->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		mutex = &event->element.cq->mutex;
+		cond = &event->element.cq->cond;
+		count = &event->element.cq->async_events_completed;
+		break;
+	case IBV_EVENT_QP_FATAL: case IBV_EVENT_QP_REQ_ERR: case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST: case IBV_EVENT_SQ_DRAINED: case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR: case IBV_EVENT_QP_LAST_WQE_REACHED:
+		mutex = &event->element.qp->mutex;
+		cond = &event->element.qp->cond;
+		count = &event->element.qp->events_completed;
+		break;
+	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED:
+		mutex = &event->element.srq->mutex;
+		cond = &event->element.srq->cond;
+		count = &event->element.srq->events_completed;
+		break;
+	default:		/* port and device events are not counted */
+		return;
+	}
+	pthread_mutex_lock(mutex);
+	++*count;
+	pthread_cond_signal(cond);
+	pthread_mutex_unlock(mutex);
+}
+
+/* No kernel pins our memory: fork needs no madvise(DONTFORK) protection. */
+int
+ibv_fork_init(void)
+{
+	return 0;
+}
+
+enum ibv_fork_status
+ibv_is_fork_initialized(void)
+{
+	return IBV_FORK_UNNEEDED;
+}
+
+int
+ibv_dontfork_range(void *base, size_t size)
+{
+	(void)base;
+	(void)size;
+	return 0;
+}
+
+int
+ibv_dofork_range(void *base, size_t size)
+{
+	(void)base;
+	(void)size;
+	return 0;
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device list and everything answered from the configuration alone (no DPDK): device
+ * and port attributes, the GID and P_Key tables, GUIDs and the sysfs files tools read.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "droce_shim.h"
+
+static struct droce_shim_dev shim_devs[DROCE_SHIM_MAX_DEVS];
+static unsigned int shim_ndevs;
+static pthread_once_t shim_scan_once = PTHREAD_ONCE_INIT;
+
+/* Largest IB MTU whose packets (headers included) fit the Ethernet MTU, capped at the
+ * configured path MTU (IBTA 9.7.7 / A17.4: the PMTU is one of 256..4096). */
+static enum ibv_mtu
+shim_active_mtu(const struct droce_rt_config *cfg)
+{
+	struct droce_rt_config c = *cfg;
+	enum ibv_mtu best = IBV_MTU_256;
+	uint32_t p;
+	int m;
+
+	for (m = IBV_MTU_256, p = 256; m <= IBV_MTU_4096; m++, p *= 2) {
+		c.path_mtu = p;
+		if (p <= cfg->path_mtu && droce_rt_config_min_mtu(&c) <= cfg->mtu)
+			best = (enum ibv_mtu)m;
+	}
+	return best;
+}
+
+static void
+shim_fill_dev(struct droce_shim_dev *d, unsigned int idx)
+{
+	const struct droce_rt_config *cfg = &d->cfg;
+	struct ibv_device *ib = &d->ibdev;
+	unsigned int i;
+
+	d->num_gids = 0;
+	if (cfg->has_ipv4) {
+		/* RoCEv2 IPv4 GID: IPv4-mapped IPv6 address (IBTA A17.4.5.1) */
+		memset(d->gids[d->num_gids], 0, 10);
+		d->gids[d->num_gids][10] = 0xff;
+		d->gids[d->num_gids][11] = 0xff;
+		memcpy(&d->gids[d->num_gids][12], cfg->ipv4, 4);
+		d->num_gids++;
+	}
+	if (cfg->has_ipv6)
+		memcpy(d->gids[d->num_gids++], cfg->ipv6, 16);
+
+	/* Without the port (no EAL yet) the station MAC is the configured one, else a locally
+	 * administered one made from the address, so that the GUID is stable. */
+	if (cfg->has_mac) {
+		memcpy(d->mac, cfg->mac, 6);
+	} else {
+		d->mac[0] = 0x02;
+		d->mac[1] = 0x00;
+		memcpy(&d->mac[2], cfg->has_ipv4 ? cfg->ipv4 : &cfg->ipv6[12], 4);
+	}
+	/* EUI-64 from the MAC: flip the universal/local bit, insert ff:fe */
+	d->guid = (uint64_t)(d->mac[0] ^ 2) << 56 | (uint64_t)d->mac[1] << 48 |
+		  (uint64_t)d->mac[2] << 40 | 0xffULL << 32 | 0xfeULL << 24 |
+		  (uint64_t)d->mac[3] << 16 | (uint64_t)d->mac[4] << 8 | d->mac[5];
+	d->active_mtu = shim_active_mtu(cfg);
+
+	memset(ib, 0, sizeof(*ib));
+	ib->node_type = IBV_NODE_CA;
+	ib->transport_type = IBV_TRANSPORT_IB;	/* RoCE devices report the IB transport */
+	snprintf(ib->name, sizeof(ib->name), "droce%u", idx);
+	snprintf(ib->dev_name, sizeof(ib->dev_name), "uverbs_droce%u", idx);
+	snprintf(ib->dev_path, sizeof(ib->dev_path), "/sys/class/infiniband_verbs/%s",
+		 ib->dev_name);
+	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path), "/sys/class/infiniband/%s", ib->name);
+	for (i = d->num_gids; i < DROCE_SHIM_GID_TBL_LEN; i++)
+		memset(d->gids[i], 0, 16);
+}
+
+static void
+shim_scan(void)
+{
+	char err[DROCE_RT_ERR_MAX];
+
+	/* Same configuration as the runtime: $DROCE_CONFIG, then DROCE_* variables. */
+	if (droce_rt_config_load(&shim_devs[0].cfg, NULL, err, sizeof(err)) != 0) {
+		fprintf(stderr, "droce: no device: %s\n", err);
+		return;
+	}
+	shim_fill_dev(&shim_devs[0], 0);
+	shim_ndevs = 1;
+}
+
+struct droce_shim_dev *
+droce_shim_devices(unsigned int *n)
+{
+	pthread_once(&shim_scan_once, shim_scan);
+	*n = shim_ndevs;
+	return shim_devs;
+}
+
+bool
+droce_shim_is_dev(const struct ibv_device *d)
+{
+	unsigned int n, i;
+	struct droce_shim_dev *devs = droce_shim_devices(&n);
+
+	for (i = 0; i < n; i++)
+		if (d == &devs[i].ibdev)
+			return true;
+	return false;
+}
+
+struct ibv_device **
+ibv_get_device_list(int *num_devices)
+{
+	unsigned int n, i;
+	struct droce_shim_dev *devs = droce_shim_devices(&n);
+	struct ibv_device **list = calloc(n + 1, sizeof(*list));
+
+	if (list == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		list[i] = &devs[i].ibdev;
+	if (num_devices != NULL)
+		*num_devices = (int)n;
+	return list;
+}
+
+/* Devices are static: the list can go while contexts stay open. */
+void
+ibv_free_device_list(struct ibv_device **list)
+{
+	free(list);
+}
+
+const char *
+ibv_get_device_name(struct ibv_device *device)
+{
+	return device->name;
+}
+
+__be64
+ibv_get_device_guid(struct ibv_device *device)
+{
+	const struct droce_shim_dev *d = (const struct droce_shim_dev *)device;
+
+	if (!droce_shim_is_dev(device)) {
+		errno = ENODEV;
+		return 0;
+	}
+	return htobe64(d->guid);
+}
+
+int
+ibv_get_device_index(struct ibv_device *device)
+{
+	unsigned int n;
+	struct droce_shim_dev *devs = droce_shim_devices(&n);
+
+	if (!droce_shim_is_dev(device))
+		return -1;
+	return (int)((struct droce_shim_dev *)device - devs);
+}
+
+void
+droce_shim_device_attr(const struct droce_shim_dev *d, struct ibv_device_attr *a)
+{
+	const struct droce_rt_config *cfg = &d->cfg;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "droce %s", DROCE_VERSION);
+	a->node_guid = htobe64(d->guid);
+	a->sys_image_guid = htobe64(d->guid);
+	a->max_mr_size = UINT64_MAX;
+	a->page_size_cap = ~0xfffULL;	/* any multiple of 4 KiB */
+	a->vendor_id = 0;		/* neutral: tools must not take us for a vendor's HCA */
+	a->vendor_part_id = 0;
+	a->hw_ver = 0;
+	a->max_qp = (int)cfg->max_qp;
+	a->max_qp_wr = DROCE_SHIM_MAX_QP_WR;
+	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT |
+			      IBV_DEVICE_SYS_IMAGE_GUID;
+	a->max_sge = DROCE_SHIM_MAX_SGE;
+	a->max_sge_rd = DROCE_SHIM_MAX_SGE;
+	a->max_cq = (int)cfg->max_cq;
+	a->max_cqe = DROCE_SHIM_MAX_CQE;
+	a->max_mr = (int)cfg->max_mr;
+	a->max_pd = (int)cfg->max_pd;
+	a->max_qp_rd_atom = DROCE_SHIM_MAX_RD_ATOM;
+	a->max_qp_init_rd_atom = DROCE_SHIM_MAX_RD_ATOM;
+	a->max_res_rd_atom = (int)cfg->max_qp * DROCE_SHIM_MAX_RD_ATOM;
+	a->atomic_cap = IBV_ATOMIC_HCA;
+	a->max_ah = (int)cfg->max_ah;
+	a->max_srq = (int)cfg->max_srq;
+	a->max_srq_wr = DROCE_SHIM_MAX_SRQ_WR;
+	a->max_srq_sge = DROCE_SHIM_MAX_SGE;
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 15;
+	a->phys_port_cnt = 1;
+}
+
+int
+droce_shim_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input *in,
+			   struct ibv_device_attr_ex *a, size_t len)
+{
+	struct ibv_device_attr_ex full;
+
+	if (in != NULL && in->comp_mask != 0)
+		return EINVAL;
+	if (len < sizeof(struct ibv_device_attr))
+		return EINVAL;
+	memset(&full, 0, sizeof(full));
+	droce_shim_device_attr(droce_shim_ctx(c)->dev, &full.orig_attr);
+	/* Callers built against an older verbs.h pass a shorter struct. */
+	memcpy(a, &full, len < sizeof(full) ? len : sizeof(full));
+	if (len > sizeof(full))
+		memset((char *)a + sizeof(full), 0, len - sizeof(full));
+	return 0;
+}
+
+int
+ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
+{
+	droce_shim_device_attr(droce_shim_ctx(context)->dev, device_attr);
+	return 0;
+}
+
+int
+droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *out,
+		      size_t len)
+{
+	const struct droce_shim_dev *d = droce_shim_ctx(c)->dev;
+	struct ibv_port_attr a;
+
+	if (port != DROCE_SHIM_PORT)
+		return EINVAL;
+	memset(&a, 0, sizeof(a));
+	/* The link itself comes up with the runtime, on first use: report it usable. */
+	a.state = IBV_PORT_ACTIVE;
+	a.phys_state = DROCE_SHIM_PHYS_LINKUP;
+	a.max_mtu = IBV_MTU_4096;
+	a.active_mtu = d->active_mtu;
+	a.gid_tbl_len = DROCE_SHIM_GID_TBL_LEN;
+	a.port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS;
+	a.max_msg_sz = 1U << 31;	/* IBTA 9.7.2: at most 2^31 bytes */
+	a.pkey_tbl_len = 1;
+	a.max_vl_num = 1;
+	a.active_width = DROCE_SHIM_WIDTH_1X;
+	a.active_speed = DROCE_SHIM_SPEED_EDR;
+	a.link_layer = IBV_LINK_LAYER_ETHERNET;
+	/* Callers built against an older verbs.h pass the 48-byte struct. */
+	memcpy(out, &a, len < sizeof(a) ? len : sizeof(a));
+	if (len > sizeof(a))
+		memset((char *)out + sizeof(a), 0, len - sizeof(a));
+	return 0;
+}
+
+/* The exported one takes the 48-byte compat struct (the inline passes the 52-byte one). */
+int
+(ibv_query_port)(struct ibv_context *context, uint8_t port_num,
+		 struct _compat_ibv_port_attr *port_attr)
+{
+	return droce_shim_query_port(context, port_num, (struct ibv_port_attr *)port_attr,
+				     offsetof(struct ibv_port_attr, port_cap_flags2));
+}
