@@ -441,3 +441,29 @@ droce_rt_exception_recv(struct droce_rt *rt, uint8_t *buf, uint32_t len)
 	rte_pktmbuf_free(m);
 	return (int)n;
 }
+
+struct exc_frame {
+	const uint8_t *frame;
+	uint32_t len;
+};
+
+static int
+exc_send_fn(struct droce_rt *rt, void *arg)
+{
+	const struct exc_frame *x = arg;
+	int rc;
+
+	if (x->len > rt->port.max_frame)
+		return -EMSGSIZE;
+	rc = droce_rt_tx_copy(rt, x->frame, x->len);
+	droce_rt_flush(rt);
+	return rc;
+}
+
+int
+droce_rt_exception_send(struct droce_rt *rt, const uint8_t *frame, uint32_t len)
+{
+	struct exc_frame x = { frame, len };
+
+	return droce_rt_call(rt, exc_send_fn, &x);
+}

@@ -84,7 +84,10 @@ int droce_rt_counters(struct droce_rt *rt, struct droce_rt_counter *out, unsigne
 int droce_rt_counter(struct droce_rt *rt, const char *name, uint64_t *value);
 
 /* Exception path (exception = ring): copy out the next frame that was neither RoCE nor ARP/ND.
- * Returns its length (truncated to len), or -EAGAIN. */
+ * Returns its length (truncated to len), or -EAGAIN. Any thread. */
 int droce_rt_exception_recv(struct droce_rt *rt, uint8_t *buf, uint32_t len);
+/* Send a whole Ethernet frame as is (the exception path's way out; any thread, through
+ * droce_rt_call). 0, -EMSGSIZE beyond the port's frame size, -ENOBUFS when Tx is full. */
+int droce_rt_exception_send(struct droce_rt *rt, const uint8_t *frame, uint32_t len);
 
 #endif /* DROCE_RT_H */

@@ -97,8 +97,8 @@ rt_rand64(void *ctx)
 	return rte_rand();
 }
 
-static int
-rt_neigh_tx(void *ctx, const uint8_t *frame, uint32_t len)
+int
+droce_rt_tx_copy(void *ctx, const uint8_t *frame, uint32_t len)
 {
 	struct droce_rt *rt = ctx;
 	void *cookie;
@@ -118,7 +118,7 @@ droce_rt_io_init(struct droce_rt *rt, struct droce_io *io, struct droce_neigh_op
 	io->tx_send = rt_tx_send;
 	io->rand64 = rt_rand64;
 	io->ctx = rt;
-	nops->tx = rt_neigh_tx;
+	nops->tx = droce_rt_tx_copy;
 	nops->ctx = rt;
 }
 

@@ -75,6 +75,7 @@ open_from_env(const struct role *r, const struct droce_rt_config *cfg, char *err
 	setenv("DROCE_IPV6", r->server ? "2001:2::1/64" : "2001:2::2/64", 1);
 	setenv("DROCE_LCORES", lcores, 1);
 	setenv("DROCE_MBUFS", "4095", 1);
+	setenv("DROCE_EXCEPTION", "ring", 1);
 	rt = droce_rt_open(NULL, r->name, err, errlen);
 	unlink(path);
 	if (rt != NULL && (droce_rt_config(rt)->mbufs != 4095 ||
@@ -172,6 +173,21 @@ meet(const struct role *r, struct droce_rt *rt, uint8_t peer_mac[6])
 	return 0;
 }
 
+struct exc_wait {
+	struct droce_rt *rt;
+	uint8_t buf[2][128];
+	uint32_t len[2];
+	unsigned int got;
+};
+
+static bool
+exc_counted(void *arg)
+{
+	uint64_t v = 0;
+
+	return droce_rt_counter(arg, "rt.drop_not_roce_port", &v) == 0 && v == 1;
+}
+
 bool
 peer_done(void *arg)
 {
@@ -190,6 +206,84 @@ print_counters(const struct role *r, struct droce_rt *rt, const char *prefix)
 	for (i = 0; i < n && i < 256; i++)
 		if (c[i].value != 0 && strncmp(c[i].name, prefix, strlen(prefix)) == 0)
 			printf("%s: %s = %llu\n", r->name, c[i].name, (unsigned long long)c[i].value);
+}
+
+/* A UDP/IPv4 datagram to port dport (not RoCE) from 198.18.0.x to the peer, padded to 60. */
+static uint32_t
+udp_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6], bool server, uint16_t dport)
+{
+	memset(f, 0, 64);
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[14 + 3] = 28 + 4;		/* total length */
+	f[14 + 8] = 64;
+	f[14 + 9] = 17;
+	f[14 + 12] = 198;
+	f[14 + 13] = 18;
+	f[14 + 15] = server ? 1 : 2;
+	f[14 + 16] = 198;
+	f[14 + 17] = 18;
+	f[14 + 19] = server ? 2 : 1;
+	f[34 + 2] = (uint8_t)(dport >> 8);
+	f[34 + 3] = (uint8_t)dport;
+	f[34 + 5] = 12;
+	memcpy(f + 42, "droce", 5);
+	return 60;
+}
+
+static bool
+exc_arrived(void *arg)
+{
+	struct exc_wait *w = arg;
+	int n = droce_rt_exception_recv(w->rt, w->buf[w->got], sizeof(w->buf[0]));
+
+	if (n > 0)
+		w->len[w->got++] = (uint32_t)n;
+	return w->got == 2;
+}
+
+/*
+ * Exception path: the client sends a DNS-port datagram and an LLDP frame; the server (exception
+ * = ring) hands both to the application byte for byte, then answers with a datagram the client
+ * (exception = drop) counts as rt.drop_not_roce_port.
+ */
+static int
+exceptions(const struct role *r, struct droce_rt *rt, const uint8_t peer_mac[6])
+{
+	static const uint8_t lldp_dst[6] = { 0x01, 0x80, 0xc2, 0, 0, 0x0e };
+	struct exc_wait w = { .rt = rt };
+	uint8_t f[2][64], mac[6];
+	uint64_t v = 0;
+
+	droce_rt_mac(rt, mac);
+	udp_frame(f[0], peer_mac, mac, r->server, 53);
+	memset(f[1], 0, 64);
+	memcpy(f[1], lldp_dst, 6);
+	memcpy(f[1] + 6, mac, 6);
+	f[1][12] = 0x88;
+	f[1][13] = 0xcc;
+	if (!r->server) {
+		CHECK(droce_rt_exception_send(rt, f[0], 60) == 0, "exception send");
+		CHECK(droce_rt_exception_send(rt, f[1], 60) == 0, "exception send");
+		CHECK(droce_rt_exception_send(rt, f[0], 4096) == -EMSGSIZE, "oversize accepted");
+		CHECK(droce_rt_run_until(rt, exc_counted, rt, 5000) == 0,
+		      "server's datagram not counted as a drop");
+		return 0;
+	}
+	CHECK(droce_rt_run_until(rt, exc_arrived, &w, 5000) == 0, "%u of 2 exception frames",
+	      w.got);
+	/* what the client built, seen from its side: swap roles to rebuild the expected bytes */
+	udp_frame(f[0], mac, peer_mac, false, 53);
+	memcpy(f[1] + 6, peer_mac, 6);
+	CHECK(w.len[0] == 60 && memcmp(w.buf[0], f[0], 60) == 0, "datagram differs");
+	CHECK(w.len[1] == 60 && memcmp(w.buf[1], f[1], 60) == 0, "LLDP frame differs");
+	CHECK(droce_rt_counter(rt, "rt.exception", &v) == 0 && v == 2, "rt.exception %llu",
+	      (unsigned long long)v);
+	udp_frame(f[0], peer_mac, mac, true, 53);
+	CHECK(droce_rt_exception_send(rt, f[0], 60) == 0, "exception send");
+	return 0;
 }
 
 static int
@@ -226,6 +320,8 @@ run_arp(struct role *r)
 			     "from 2001:2::99 after 3 tries)") == 0, "message: %s",
 		      droce_rt_strerror(rt));
 	}
+	if (rc == 0)
+		rc = exceptions(r, rt, mac);
 	/* Keep answering until the peer is done too. */
 	if (rc == 0) {
 		CHECK(write(r->out, &done, 1) == 1, "pipe");
