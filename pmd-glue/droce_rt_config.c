@@ -403,11 +403,10 @@ droce_rt_config_load_env(struct droce_rt_config *cfg, char *err, size_t errlen)
 uint32_t
 droce_rt_config_min_mtu(const struct droce_rt_config *cfg)
 {
-	/* IPv6 header when IPv6 is configured, else IPv4; UDP 8, BTH 12, RETH 16 + ImmDt 4 (the
-	 * largest headers on a payload-carrying packet, IBTA 9.2-9.4), ICRC 4. */
-	uint32_t ip = cfg->has_ipv6 ? 40 : 20;
-
-	return cfg->path_mtu + ip + 8 + 12 + 16 + 4 + 4;
+	/* The engine's bound (droce_dev_active_mtu): IPv6 40 + UDP 8 + BTH 12 + the longest
+	 * extension chain 28 (AtomicETH, IBTA 9.3.2) + ICRC 4, whatever the IP version, so a path
+	 * MTU accepted here is one the engine accepts. */
+	return cfg->path_mtu + 40 + 8 + 12 + 28 + 4;
 }
 
 int
@@ -422,9 +421,9 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return fail(err, errlen, "no address configured: set DROCE_IPV4=198.18.0.1/24 "
 			    "(or ipv4 = ... in the config file), or DROCE_IPV6");
 	if (cfg->mtu < droce_rt_config_min_mtu(cfg))
-		return fail(err, errlen, "MTU %u too small for path MTU %u over %s (needs >= %u): "
-			    "raise DROCE_MTU or lower DROCE_PATH_MTU", cfg->mtu, p,
-			    cfg->has_ipv6 ? "IPv6" : "IPv4", droce_rt_config_min_mtu(cfg));
+		return fail(err, errlen, "MTU %u too small for path MTU %u (needs >= %u: path MTU + "
+			    "92 bytes of RoCEv2 headers): raise DROCE_MTU or lower DROCE_PATH_MTU",
+			    cfg->mtu, p, droce_rt_config_min_mtu(cfg));
 	if (cfg->mbufs < 2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst)
 		return fail(err, errlen, "mbufs %u cannot fill %u Rx queue(s) of %u and a Tx ring "
 			    "of %u descriptors: raise DROCE_MBUFS to >= %u", cfg->mbufs,

@@ -81,7 +81,8 @@ int droce_rt_config_load(struct droce_rt_config *cfg, const char *path, char *er
 /* Cross-key checks that need no system access (queues vs lcores, path MTU vs MTU, addresses). */
 int droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t errlen);
 
-/* IP bytes needed around a path-MTU payload: IP + UDP + BTH + RETH + ImmDt + ICRC. */
+/* Ethernet MTU the path MTU needs: path MTU + 92 (IPv6, UDP, BTH, longest extension chain,
+ * ICRC), the engine's own bound. */
 uint32_t droce_rt_config_min_mtu(const struct droce_rt_config *cfg);
 
 /*

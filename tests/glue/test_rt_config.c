@@ -206,16 +206,18 @@ test_validate(void)
 	droce_rt_config_defaults(&cfg);
 	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv4", "198.18.0.1/24", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
-	/* 1024 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ImmDt 4 + ICRC 4 = 1088 */
-	CU_ASSERT_EQUAL(droce_rt_config_min_mtu(&cfg), 1088);
-	cfg.mtu = 1087;
+	/* 1024 + IPv6 40 + UDP 8 + BTH 12 + AtomicETH 28 + ICRC 4 = 1116 (the engine's bound) */
+	CU_ASSERT_EQUAL(droce_rt_config_min_mtu(&cfg), 1116);
+	cfg.mtu = 1115;
 	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "MTU 1087 too small for path MTU 1024"));
-	cfg.mtu = 1088;
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "MTU 1115 too small for path MTU 1024"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "DROCE_MTU"));
+	cfg.mtu = 1116;
 	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv6", "2001:db8::1/64", err, sizeof(err)), 0);
+	cfg.path_mtu = 2048;
 	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "IPv6"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "path MTU 2048"));
+	cfg.path_mtu = 1024;
 	cfg.mtu = 1500;
 	cfg.path_mtu = 1000;
 	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
