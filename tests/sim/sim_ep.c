@@ -7,49 +7,75 @@
 
 #include "sim_ep.h"
 
-#define SIM_EP_HDR 16
-
+/*
+ * The I/O callbacks do as little as possible, as a NIC driver's would: tx_alloc mallocs a frame
+ * and remembers its size, tx_send queues it; the queue goes to the network when the engine call
+ * returns (same virtual time), so the engine's cost can be measured apart from the simulator's.
+ */
 static uint8_t *
 ep_tx_alloc(void *ctx, uint32_t len, void **cookie)
 {
 	struct sim_ep *ep = ctx;
 	uint8_t *buf;
 
-	if (sim_rng_chance(&ep->rng, ep->tx_busy)) {
+	if (sim_rng_chance(&ep->rng, ep->tx_busy) || ep->n_out == SIM_EP_OUT) {
 		ep->tx_none++;
 		return NULL;
 	}
-	/* A small header before the frame remembers its size, so tx_send can catch overruns
-	 * whatever the number of buffers the engine holds at once. */
-	buf = malloc((size_t)len + SIM_EP_HDR);
+	buf = malloc(len != 0 ? len : 1);
 	if (buf == NULL) {
 		ep->tx_none++;
 		return NULL;
 	}
-	memcpy(buf, &len, sizeof(len));
-	/* Poison: the engine must write every byte it sends. */
-	memset(buf + SIM_EP_HDR, 0xD5, len);
+	ep->out[ep->n_out].buf = buf;
+	ep->out[ep->n_out++].cap = len;
 	ep->tx_allocs++;
 	*cookie = buf;
-	return buf + SIM_EP_HDR;
+	return buf;
 }
 
 static void
 ep_tx_send(void *ctx, void *cookie, uint32_t len)
 {
 	struct sim_ep *ep = ctx;
-
-	uint8_t *buf = cookie;
-	uint32_t cap;
+	unsigned int i;
 
 	ep->tx_sends++;
-	memcpy(&cap, buf, sizeof(cap));
-	if (len > cap) {
-		ep->tx_overrun++;
-		len = cap;
+	for (i = 0; i < ep->n_out && ep->out[i].buf != cookie; i++)
+		;
+	if (i == ep->n_out) {
+		ep->tx_foreign++;	/* not a buffer we handed out, or sent twice */
+		return;
 	}
-	memmove(buf, buf + SIM_EP_HDR, len);
-	sim_net_send(ep->net, ep->idx, buf, len);
+	if (len > ep->out[i].cap) {
+		ep->tx_overrun++;
+		len = ep->out[i].cap;
+	}
+	ep->out[i] = ep->out[--ep->n_out];
+	if (ep->n_pend == ep->cap_pend) {
+		unsigned int cap = ep->cap_pend != 0 ? 2 * ep->cap_pend : 64;
+		void *np = realloc(ep->pend, cap * sizeof(*ep->pend));
+
+		if (np == NULL) {
+			free(cookie);
+			return;
+		}
+		ep->pend = np;
+		ep->cap_pend = cap;
+	}
+	ep->pend[ep->n_pend].buf = cookie;
+	ep->pend[ep->n_pend++].cap = len;
+}
+
+void
+sim_ep_flush(struct sim_ep *ep)
+{
+	unsigned int i;
+
+	/* In transmit order. */
+	for (i = 0; i < ep->n_pend; i++)
+		sim_net_send(ep->net, ep->idx, ep->pend[i].buf, ep->pend[i].cap);
+	ep->n_pend = 0;
 }
 
 static uint64_t
@@ -67,14 +93,17 @@ ep_rx(void *ctx, const uint8_t *const *frames, const uint32_t *lens, unsigned in
 
 	ep->rx_frames += n;
 	droce_dev_rx_burst(ep->dev, frames, lens, n, now);
+	sim_ep_flush(ep);
 }
 
 static unsigned int
 ep_process(void *ctx, uint64_t now)
 {
 	struct sim_ep *ep = ctx;
+	unsigned int n = droce_dev_process(ep->dev, now, ep->budget);
 
-	return droce_dev_process(ep->dev, now, ep->budget);
+	sim_ep_flush(ep);
+	return n;
 }
 
 static uint64_t
@@ -85,10 +114,17 @@ ep_deadline(void *ctx)
 	return droce_dev_next_deadline(ep->dev);
 }
 
+static void
+ep_flush(void *ctx)
+{
+	sim_ep_flush(ctx);
+}
+
 static const struct sim_node_ops ep_ops = {
 	.rx = ep_rx,
 	.process = ep_process,
 	.deadline = ep_deadline,
+	.flush = ep_flush,
 };
 
 int
@@ -138,9 +174,16 @@ sim_ep_create(struct sim_ep *ep, struct sim_net *net, uint64_t seed,
 void
 sim_ep_destroy(struct sim_ep *ep)
 {
+	unsigned int i;
+
 	if (ep->dev != NULL)
 		droce_dev_destroy(ep->dev);
 	ep->dev = NULL;
+	for (i = 0; i < ep->n_pend; i++)
+		free(ep->pend[i].buf);
+	free(ep->pend);
+	ep->pend = NULL;
+	ep->n_pend = 0;
 }
 
 void

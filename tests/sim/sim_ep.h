@@ -13,6 +13,8 @@
 
 #include "sim_net.h"
 
+#define SIM_EP_OUT 256	/* transmit buffers the engine may hold at once */
+
 struct sim_ep {
 	struct sim_net *net;
 	unsigned int idx;	/* node index */
@@ -27,13 +29,26 @@ struct sim_ep {
 	uint64_t tx_sends;
 	uint64_t tx_none;
 	uint64_t tx_overrun;	/* tx_send with more bytes than were allocated */
+	uint64_t tx_foreign;	/* tx_send of a buffer not from tx_alloc (or sent twice) */
 	uint64_t rx_frames;
+	/* Buffers handed out by tx_alloc and not sent yet. */
+	struct sim_ep_buf {
+		uint8_t *buf;
+		uint32_t cap;
+	} out[SIM_EP_OUT];
+	unsigned int n_out;
+	/* Frames sent during the current engine call, for the network when it returns. */
+	struct sim_ep_buf *pend;
+	unsigned int n_pend;
+	unsigned int cap_pend;
 };
 
 /* Node i gets MAC 02:00:00:00:00:(i+1) and GID ::ffff:10.0.0.(i+1). */
 int sim_ep_create(struct sim_ep *ep, struct sim_net *net, uint64_t seed,
 		  const struct sim_link_cfg *down, uint32_t eth_mtu);
 void sim_ep_destroy(struct sim_ep *ep);
+/* Hand the frames sent so far to the network (done after every engine call the node makes). */
+void sim_ep_flush(struct sim_ep *ep);
 /* The address vector that reaches `to`. */
 void sim_ep_av(const struct sim_ep *to, struct droce_av *av);
 

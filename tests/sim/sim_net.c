@@ -367,5 +367,8 @@ sim_net_run(struct sim_net *net, struct sim_app *app)
 		if (app->wake <= net->now)
 			app->wake = UINT64_MAX;
 		app->step(app->arg, net->now);
+		for (i = 0; i < net->n_nodes; i++)
+			if (net->node[i].ops->flush != NULL)
+				net->node[i].ops->flush(net->node[i].ctx);
 	}
 }

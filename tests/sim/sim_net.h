@@ -64,6 +64,8 @@ struct sim_node_ops {
 	/* Run timers and transmit; returns frames sent. */
 	unsigned int (*process)(void *ctx, uint64_t now);
 	uint64_t (*deadline)(void *ctx);
+	/* Optional: transmit what the application's calls queued (after each app step). */
+	void (*flush)(void *ctx);
 };
 
 struct sim_port {

@@ -386,12 +386,15 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 			sim_fail(w, "n%u: %" PRIu64 " frames corrupted on the wire, engine counted %"
 				 PRIu64 " ICRC drops", n, w->net.node[ep->idx].down.st.corrupted, icrc);
 
-		if (ep->tx_overrun != 0)
+		if (ep->tx_foreign != 0)
+			sim_fail(w, "n%u: tx_send of a buffer not from tx_alloc, or twice (%" PRIu64
+				 " times)", n, ep->tx_foreign);
+		else if (ep->tx_overrun != 0)
 			sim_fail(w, "n%u: engine sent more bytes than it allocated (%" PRIu64 " times)",
 				 n, ep->tx_overrun);
-		else if (ep->tx_allocs != ep->tx_sends)
-			sim_fail(w, "n%u: %" PRIu64 " transmit buffers allocated, %" PRIu64 " sent",
-				 n, ep->tx_allocs, ep->tx_sends);
+		else if (ep->n_out != 0)
+			sim_fail(w, "n%u: %u transmit buffers allocated and never sent", n,
+				 ep->n_out);
 	}
 out:
 	sum->events = w->net.events;

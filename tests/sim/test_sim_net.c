@@ -64,7 +64,7 @@ rec_deadline(void *ctx)
 	return UINT64_MAX;
 }
 
-static const struct sim_node_ops rec_ops = { rec_rx, rec_process, rec_deadline };
+static const struct sim_node_ops rec_ops = { rec_rx, rec_process, rec_deadline, NULL };
 
 static bool
 never(void *arg)
