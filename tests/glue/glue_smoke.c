@@ -98,8 +98,7 @@ open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 	snprintf(v, sizeof(v), "net_memif0,role=%s,socket=%s,mac=02:00:00:00:00:0%d",
 		 r->server ? "server" : "client", r->socket, r->server ? 1 : 2);
 	if (droce_rt_config_set(&cfg, "vdev", v, err, errlen) != 0 ||
-	    droce_rt_config_set(&cfg, "eal", "--no-huge -m 128 --no-pci --no-telemetry", err,
-				errlen) != 0 ||
+	    droce_rt_config_set(&cfg, "eal", r->eal, err, errlen) != 0 ||
 	    droce_rt_config_set(&cfg, "ipv4", r->server ? "198.18.0.1/24" : "198.18.0.2/24", err,
 				errlen) != 0 ||
 	    droce_rt_config_set(&cfg, "ipv6", r->server ? "2001:2::1/64" : "2001:2::2/64", err,
@@ -361,12 +360,14 @@ main(int argc, char **argv)
 	};
 	int a2b[2], b2a[2], status, fails = 0, i, pending = 2;
 	const char *mode = argc > 1 ? argv[1] : "arp";
+	/* Optional EAL words, e.g. "-m 128 --no-pci" to run on hugepages (--in-memory added). */
+	const char *eal = argc > 2 ? argv[2] : "--no-huge -m 128 --no-pci --no-telemetry";
 	pid_t pid[2];
 	time_t end;
 
-	if (argc != 2 || (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0 &&
-			  strcmp(mode, "rc6") != 0)) {
-		fprintf(stderr, "usage: %s arp|rc|rc6\n", argv[0]);
+	if (argc < 2 || argc > 3 || (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0 &&
+				     strcmp(mode, "rc6") != 0)) {
+		fprintf(stderr, "usage: %s arp|rc|rc6 [eal words]\n", argv[0]);
 		return 2;
 	}
 	if (pipe(a2b) != 0 || pipe(b2a) != 0)
@@ -375,9 +376,11 @@ main(int argc, char **argv)
 	roles[0].in = b2a[0];
 	roles[1].out = b2a[1];
 	roles[1].in = a2b[0];
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		snprintf(roles[i].socket, sizeof(roles[i].socket), "/droce_smoke_%ld",
 			 (long)getpid());
+		roles[i].eal = eal;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; i < 2; i++) {
 		fflush(NULL);

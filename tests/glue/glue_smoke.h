@@ -16,6 +16,7 @@ struct role {
 	bool server;
 	int in, out;		/* pipes to/from the peer (in is non-blocking) */
 	char socket[64];
+	const char *eal;	/* EAL words for both processes */
 	bool via_env;		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
 	unsigned int gid_index;	/* 0: IPv4 GIDs, 1: IPv6 */
 };
