@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared by the tests/shim scripts: run an unmodified Debian binary on the shim and assert on
+# its output. Addresses are from the benchmarking ranges only (198.18.0.0/15, 2001:2::/48).
+set -u
+
+SHIM_DIR=$1
+FAILS=0
+OUT=$(mktemp)
+ERR=$(mktemp)
+trap 'rm -f "$OUT" "$ERR"' EXIT
+
+# Drop any DROCE_* the caller has, so each case sets exactly what it means.
+for v in $(env | sed -n 's/^\(DROCE_[A-Z0-9_]*\)=.*/\1/p'); do
+	unset "$v"
+done
+
+# run ENV... -- CMD...: run CMD with the replacement library and the given variables;
+# stdout in $OUT, stderr in $ERR, exit status in $RC.
+run() {
+	local envs=()
+	while [ "$1" != "--" ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	env "${envs[@]}" LD_LIBRARY_PATH="$SHIM_DIR" "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+
+fail() {
+	echo "FAIL: $*"
+	echo "--- stdout"; cat "$OUT"
+	echo "--- stderr"; cat "$ERR"
+	FAILS=$((FAILS + 1))
+}
+
+expect_rc() {
+	[ "$RC" -eq "$1" ] || fail "$2: exit status $RC, expected $1"
+}
+
+# expect_out REGEX WHAT / expect_err REGEX WHAT / expect_no_out REGEX WHAT (grep -E)
+expect_out() {
+	grep -Eq -- "$1" "$OUT" || fail "$2: stdout lacks /$1/"
+}
+
+expect_err() {
+	grep -Eq -- "$1" "$ERR" || fail "$2: stderr lacks /$1/"
+}
+
+expect_no_out() {
+	! grep -Eq -- "$1" "$OUT" || fail "$2: stdout has /$1/"
+}
+
+finish() {
+	if [ "$FAILS" -ne 0 ]; then
+		echo "$FAILS check(s) failed"
+		exit 1
+	fi
+	echo "all checks passed"
+	exit 0
+}
