@@ -26,6 +26,9 @@ usage(FILE *out)
 		"  --qps N           QPs per endpoint (default 2)\n"
 		"  --mtu M           path MTU 256..4096 (default 1024)\n"
 		"  --one-way         only node 0 posts work\n"
+		"  --srq             receives through a shared receive queue per node\n"
+		"  --shared-cq       one CQ per node for all sends and receives\n"
+		"  --rq-depth N      receives kept posted per QP (default 32)\n"
 		"probabilities are in percent ('5' or '5%%'):\n"
 		"  --loss P          independent loss\n"
 		"  --burst-loss P[:L] Gilbert-Elliott loss averaging P with bursts of L (default 4)\n"
@@ -69,7 +72,7 @@ ns(const char *s)
 enum {
 	OPT_SEED = 256, OPT_SEEDS, OPT_QPT, OPT_OPS, OPT_MSGS, OPT_SIZE, OPT_QPS, OPT_MTU,
 	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
-	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM, OPT_PSN,
+	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM, OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD,
 };
 
 static const struct option longopts[] = {
@@ -97,6 +100,9 @@ static const struct option longopts[] = {
 	{ "sq-depth", required_argument, NULL, OPT_SQD },
 	{ "time-limit", required_argument, NULL, OPT_TLIM },
 	{ "psn", required_argument, NULL, OPT_PSN },
+	{ "srq", no_argument, NULL, OPT_SRQ },
+	{ "shared-cq", no_argument, NULL, OPT_SCQ },
+	{ "rq-depth", required_argument, NULL, OPT_RQD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -215,6 +221,17 @@ main(int argc, char **argv)
 			break;
 		case OPT_PSN:
 			cfg.psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xFFFFFF;
+			break;
+		case OPT_SRQ:
+			cfg.srq = true;
+			break;
+		case OPT_SCQ:
+			cfg.shared_cq = true;
+			break;
+		case OPT_RQD:
+			cfg.rq_depth = (unsigned int)strtoul(optarg, NULL, 0);
+			if (cfg.rq_depth < 1)
+				goto bad;
 			break;
 		case 'v':
 			cfg.verbose++;

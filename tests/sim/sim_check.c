@@ -95,6 +95,11 @@ describe(const struct sim_world *w, unsigned int n, uint32_t off, char *buf, siz
 				return;
 			}
 	}
+	if (m->n_srecv != 0 && off >= m->srslot &&
+	    off < m->srslot + m->side[0].slot_len * m->n_srecv) {
+		snprintf(buf, len, "n%u shared-recv-slots+%u", n, off - m->srslot);
+		return;
+	}
 	snprintf(buf, len, "n%u +%u", n, off);
 }
 
@@ -221,18 +226,32 @@ static void
 on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct droce_wc *wc,
 	   uint8_t *a, uint8_t *b)
 {
-	struct sim_side *s = &w->node[n].side[q];
+	struct sim_node_mem *m = &w->node[n];
+	struct sim_side *s = &m->side[q];
 	struct sim_side *peer = &w->node[!n].side[q];
-	const struct sim_recv *r = &s->recv[s->recv_done];
+	const struct sim_recv *r;
 	const char *why = "no message left";
 	enum droce_qp_type t = w->cfg->qpt;
 	uint32_t j, first = s->in_cursor;
+	uint32_t skip = t == DROCE_QPT_UD ? SIM_UD_GRH : 0;
 
-	if (wc->wr_id != s->recv_done || s->recv_done >= s->recv_posted) {
+	if (w->cfg->srq) {
+		/* Shared receives are taken in posting order overall, but which QP takes which
+		 * is up to arrival order: any posted, unused one is acceptable. */
+		if (wc->wr_id >= m->srecv_posted || m->srecv_used[wc->wr_id]) {
+			sim_fail(w, "n%u qp%u: shared receive completion wr_id=%" PRIu64 " status=%s "
+				 "was not posted or completed before (%u posted)", n, q, wc->wr_id,
+				 sim_wc_status_name(wc->status), m->srecv_posted);
+			return;
+		}
+		r = &m->srecv[wc->wr_id];
+	} else if (wc->wr_id != s->recv_done || s->recv_done >= s->recv_posted) {
 		sim_fail(w, "n%u qp%u: receive completion wr_id=%" PRIu64 " status=%s, expected "
 			 "wr_id=%u (%u posted)", n, q, wc->wr_id, sim_wc_status_name(wc->status),
 			 s->recv_done, s->recv_posted);
 		return;
+	} else {
+		r = &s->recv[s->recv_done];
 	}
 	if (wc->status != DROCE_WC_SUCCESS || wc->qp_num != s->qpn) {
 		sim_fail(w, "n%u qp%u: receive wr_id=%u completed with %s on qp 0x%x", n, q,
@@ -255,12 +274,12 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 				  w->cfg->link.dup > 0))
 		first = 0;
 	for (j = first; j < s->n_in; j++) {
-		const char *m = msg_matches(w, n, &w->wr[s->in[j]], r, wc, a, b);
+		const char *mm = msg_matches(w, n, &w->wr[s->in[j]], r, wc, a, b);
 
-		if (m == NULL)
+		if (mm == NULL)
 			break;
 		if (t == DROCE_QPT_RC || j == s->in_cursor)
-			why = m;
+			why = mm;
 		if (t == DROCE_QPT_RC)
 			j = s->n_in;	/* RC: only the next message may match */
 	}
@@ -283,72 +302,131 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 	s->in_seen[j] = 1;
 	if (j >= s->in_cursor)
 		s->in_cursor = j + 1;
+	if (w->cfg->srq) {
+		const struct sim_wr *wr = &w->wr[s->in[j]];
+		static const uint8_t exact[SIM_UD_GRH + 65536];
+
+		m->srecv_used[wc->wr_id] = 1;
+		m->srecv_done++;
+		/* From now on the message must stay where it landed (a is its payload). */
+		if (wr->op != SIM_OP_WRITE_IMM) {
+			sim_scatter(r, skip, a, wr->len, m->exp, true);
+			sim_scatter(r, skip, (uint8_t *)(uintptr_t)exact, wr->len, m->care, true);
+		}
+	}
 	s->recv_done++;
 	w->sum->recvs++;
 }
 
-static void
-post_recvs(struct sim_world *w, unsigned int n, unsigned int q)
+static int
+post_one_recv(struct sim_world *w, unsigned int n, struct droce_qp *qp, const struct sim_recv *r,
+	      uint64_t wr_id)
 {
-	struct sim_side *s = &w->node[n].side[q];
-	uint32_t lkey = droce_mr_lkey(w->node[n].mr);
+	struct sim_node_mem *m = &w->node[n];
+	uint32_t lkey = droce_mr_lkey(m->mr);
+	struct droce_sge sge[SIM_MAX_SGE];
+	struct droce_recv_wr rwr, *bad = NULL;
+	unsigned int i;
 
-	while (s->recv_posted < s->n_recv && s->recv_posted - s->recv_done < w->cfg->rq_depth) {
-		const struct sim_recv *r = &s->recv[s->recv_posted];
-		struct droce_sge sge[SIM_MAX_SGE];
-		struct droce_recv_wr rwr, *bad = NULL;
-		unsigned int i;
-		int rc;
+	for (i = 0; i < r->nsge; i++) {
+		sge[i].addr = (uintptr_t)(m->mem + r->sge[i].off);
+		sge[i].length = r->sge[i].len;
+		sge[i].lkey = lkey;
+	}
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.wr_id = wr_id;
+	rwr.sg_list = sge;
+	rwr.num_sge = r->nsge;
+	return qp != NULL ? droce_post_recv(qp, &rwr, &bad) : droce_post_srq_recv(m->srq, &rwr, &bad);
+}
 
-		for (i = 0; i < r->nsge; i++) {
-			sge[i].addr = (uintptr_t)(w->node[n].mem + r->sge[i].off);
-			sge[i].length = r->sge[i].len;
-			sge[i].lkey = lkey;
+static void
+post_recvs(struct sim_world *w, unsigned int n)
+{
+	struct sim_node_mem *m = &w->node[n];
+	unsigned int q;
+	int rc;
+
+	if (w->cfg->srq) {
+		while (!w->failed && m->srecv_posted < m->n_srecv &&
+		       m->srecv_posted - m->srecv_done < w->cfg->rq_depth * w->cfg->qps) {
+			rc = post_one_recv(w, n, NULL, &m->srecv[m->srecv_posted], m->srecv_posted);
+			if (rc != 0)
+				sim_fail(w, "n%u: post_srq_recv #%u failed: %d", n, m->srecv_posted, rc);
+			m->srecv_posted++;
 		}
-		memset(&rwr, 0, sizeof(rwr));
-		rwr.wr_id = s->recv_posted;
-		rwr.sg_list = sge;
-		rwr.num_sge = r->nsge;
-		rc = droce_post_recv(s->qp, &rwr, &bad);
-		if (rc != 0) {
-			sim_fail(w, "n%u qp%u: post_recv #%u failed: %d", n, q, s->recv_posted, rc);
+		return;
+	}
+	for (q = 0; q < w->cfg->qps; q++) {
+		struct sim_side *s = &m->side[q];
+
+		while (!w->failed && s->recv_posted < s->n_recv &&
+		       s->recv_posted - s->recv_done < w->cfg->rq_depth) {
+			rc = post_one_recv(w, n, s->qp, &s->recv[s->recv_posted], s->recv_posted);
+			if (rc != 0)
+				sim_fail(w, "n%u qp%u: post_recv #%u failed: %d", n, q, s->recv_posted,
+					 rc);
+			s->recv_posted++;
+		}
+	}
+}
+
+static void
+dispatch(struct sim_world *w, unsigned int n, int q, bool recv, const struct droce_wc *wc,
+	 uint8_t *a, uint8_t *b)
+{
+	if ((unsigned int)wc->status < 32)
+		w->sum->wc_status[wc->status]++;
+	if (q < 0) {
+		/* Shared CQ: the QP number says whose it is, the opcode which queue. */
+		for (q = 0; q < (int)w->cfg->qps; q++)
+			if (w->node[n].side[q].qpn == wc->qp_num)
+				break;
+		if (q == (int)w->cfg->qps) {
+			sim_fail(w, "n%u: completion wr_id=%" PRIu64 " status=%s for unknown qp 0x%x",
+				 n, wc->wr_id, sim_wc_status_name(wc->status), wc->qp_num);
 			return;
 		}
-		s->recv_posted++;
+		recv = (wc->opcode & DROCE_WC_RECV) != 0;
 	}
+	if (recv)
+		on_recv_wc(w, n, (unsigned int)q, wc, a, b);
+	else
+		on_send_wc(w, n, (unsigned int)q, wc);
+}
+
+static void
+drain_cq(struct sim_world *w, unsigned int n, int q, bool recv, struct droce_cq *cq, uint8_t *a,
+	 uint8_t *b)
+{
+	struct droce_wc wc[16];
+	int got = 0, i;
+
+	while (!w->failed && (got = droce_cq_poll(cq, 16, wc)) > 0)
+		for (i = 0; i < got && !w->failed; i++)
+			dispatch(w, n, q, recv, &wc[i], a, b);
+	if (got < 0)
+		sim_fail(w, "n%u qp%d: %s CQ poll: %d", n, q, recv ? "receive" : "send", got);
 }
 
 void
 sim_poll_all(struct sim_world *w)
 {
-	uint8_t a[SIM_UD_GRH + 65536], b[SIM_UD_GRH + 65536];
-	struct droce_wc wc[16];
+	static uint8_t a[SIM_UD_GRH + 65536], b[SIM_UD_GRH + 65536];
 	unsigned int n, q;
-	int got, i;
 
-	for (n = 0; n < 2; n++)
-		for (q = 0; q < w->cfg->qps && !w->failed; q++) {
-			struct sim_side *s = &w->node[n].side[q];
-
-			while ((got = droce_cq_poll(s->scq, 16, wc)) > 0)
-				for (i = 0; i < got && !w->failed; i++) {
-					if ((unsigned int)wc[i].status < 32)
-						w->sum->wc_status[wc[i].status]++;
-					on_send_wc(w, n, q, &wc[i]);
-				}
-			if (got < 0)
-				sim_fail(w, "n%u qp%u: send CQ poll: %d", n, q, got);
-			while ((got = droce_cq_poll(s->rcq, 16, wc)) > 0)
-				for (i = 0; i < got && !w->failed; i++) {
-					if ((unsigned int)wc[i].status < 32)
-						w->sum->wc_status[wc[i].status]++;
-					on_recv_wc(w, n, q, &wc[i], a, b);
-				}
-			if (got < 0)
-				sim_fail(w, "n%u qp%u: receive CQ poll: %d", n, q, got);
-			if (!w->draining)
-				post_recvs(w, n, q);
+	for (n = 0; n < 2 && !w->failed; n++) {
+		if (w->cfg->shared_cq) {
+			drain_cq(w, n, -1, false, w->node[n].cq, a, b);
+		} else {
+			for (q = 0; q < w->cfg->qps; q++) {
+				drain_cq(w, n, (int)q, false, w->node[n].side[q].scq, a, b);
+				drain_cq(w, n, (int)q, true, w->node[n].side[q].rcq, a, b);
+			}
 		}
+		if (!w->draining)
+			post_recvs(w, n);
+	}
 }
 
 bool

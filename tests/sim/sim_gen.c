@@ -229,6 +229,17 @@ layout(struct sim_world *w, unsigned int n)
 				s->recv[k].sge[i].off += s->rslot + k * s->slot_len;
 		}
 	}
+	if (w->node[n].n_srecv != 0) {
+		struct sim_node_mem *m = &w->node[n];
+		uint32_t slot = m->side[0].slot_len, k;
+		unsigned int i;
+
+		m->srslot = off;
+		off = ALIGN_UP(off + slot * m->n_srecv, 64);
+		for (k = 0; k < m->n_srecv; k++)
+			for (i = 0; i < m->srecv[k].nsge; i++)
+				m->srecv[k].sge[i].off += m->srslot + k * slot;
+	}
 	return off != 0 ? off : 64;
 }
 
@@ -312,7 +323,7 @@ predict(struct sim_world *w, uint8_t *tmp)
 		default:
 			/* RC: the n-th message that consumes a receive lands in the n-th receive
 			 * WR (IBTA 9.7.5.1.2); the bytes past the message stay untouched. */
-			if (rc && wr->op != SIM_OP_WRITE_IMM) {
+			if (rc && wr->op != SIM_OP_WRITE_IMM && !w->cfg->srq) {
 				struct sim_side *ps = &pn->side[wr->qp];
 
 				sim_wr_payload(w, wr, tmp);
@@ -333,6 +344,11 @@ predict(struct sim_world *w, uint8_t *tmp)
 				memset(w->node[n].care + s->rslot, SIM_CARE_ANY,
 				       (size_t)s->slot_len * s->n_recv);
 		}
+	/* Which shared receive a message lands in is only known when it completes. */
+	for (n = 0; n < 2; n++)
+		if (!rc && w->node[n].n_srecv != 0)
+			memset(w->node[n].care + w->node[n].srslot, SIM_CARE_ANY,
+			       (size_t)w->node[n].side[0].slot_len * w->node[n].n_srecv);
 }
 
 int
@@ -405,6 +421,10 @@ sim_gen(struct sim_world *w)
 			s->n_recv = s->n_in;
 			if (c->qpt == DROCE_QPT_UD && c->link.dup > 0)
 				s->n_recv += s->n_in / 2 + 4;
+			if (c->srq) {
+				w->node[n].n_srecv += s->n_recv;
+				s->n_recv = 0;
+			}
 			s->recv = calloc(s->n_recv + 1, sizeof(*s->recv));
 			s->in_seen = calloc(s->n_in + 1, 1);
 			if (s->recv == NULL || s->in_seen == NULL)
@@ -413,6 +433,16 @@ sim_gen(struct sim_world *w)
 				gen_recv(w, &s->recv[i]);
 		}
 
+	for (n = 0; n < 2; n++) {
+		struct sim_node_mem *m = &w->node[n];
+
+		m->srecv = calloc(m->n_srecv + 1, sizeof(*m->srecv));
+		m->srecv_used = calloc(m->n_srecv + 1, 1);
+		if (m->srecv == NULL || m->srecv_used == NULL)
+			return -ENOMEM;
+		for (i = 0; i < m->n_srecv; i++)
+			gen_recv(w, &m->srecv[i]);
+	}
 	for (n = 0; n < 2; n++) {
 		struct sim_node_mem *m = &w->node[n];
 
@@ -457,6 +487,8 @@ sim_gen_free(struct sim_world *w)
 			free(m->side[q].recv);
 			free(m->side[q].in_seen);
 		}
+		free(m->srecv);
+		free(m->srecv_used);
 		free(m->mem);
 		free(m->exp);
 		free(m->alt);

@@ -99,6 +99,15 @@ struct sim_node_mem {
 	struct droce_pd *pd;
 	struct droce_mr *mr;
 	struct droce_ah *ah;	/* to the other node (UD) */
+	struct droce_srq *srq;
+	struct droce_cq *cq;	/* shared CQ mode */
+	/* Shared receive queue mode: the receives of every QP of the node. */
+	struct sim_recv *srecv;
+	uint32_t n_srecv;
+	uint32_t srecv_posted;
+	uint32_t srecv_done;
+	uint8_t *srecv_used;
+	uint32_t srslot;
 	struct sim_side side[SIM_MAX_QPS];
 };
 

@@ -228,18 +228,34 @@ setup(struct sim_world *w)
 			if (m->ah == NULL)
 				goto fail;
 		}
+		if (c->srq) {
+			struct droce_srq_attr sa = { .max_wr = c->rq_depth * c->qps, .max_sge = 4 };
+
+			m->srq = droce_srq_create(m->pd, &sa, NULL, &err);
+			if (m->srq == NULL)
+				goto fail;
+		}
+		if (c->shared_cq) {
+			m->cq = droce_cq_create(w->ep[n].dev, c->qps * 2 * (c->sq_depth + c->rq_depth),
+						NULL, &err);
+			if (m->cq == NULL)
+				goto fail;
+		}
 		for (q = 0; q < c->qps; q++) {
 			struct sim_side *s = &m->side[q];
 			struct droce_qp_init_attr ia;
 
-			s->scq = droce_cq_create(w->ep[n].dev, 2 * c->sq_depth, NULL, &err);
-			s->rcq = droce_cq_create(w->ep[n].dev, 2 * c->rq_depth, NULL, &err);
-			if (s->scq == NULL || s->rcq == NULL)
-				goto fail;
+			if (!c->shared_cq) {
+				s->scq = droce_cq_create(w->ep[n].dev, 2 * c->sq_depth, NULL, &err);
+				s->rcq = droce_cq_create(w->ep[n].dev, 2 * c->rq_depth, NULL, &err);
+				if (s->scq == NULL || s->rcq == NULL)
+					goto fail;
+			}
 			memset(&ia, 0, sizeof(ia));
 			ia.qp_type = c->qpt;
-			ia.send_cq = s->scq;
-			ia.recv_cq = s->rcq;
+			ia.send_cq = c->shared_cq ? m->cq : s->scq;
+			ia.recv_cq = c->shared_cq ? m->cq : s->rcq;
+			ia.srq = m->srq;
 			ia.cap.max_send_wr = c->sq_depth;
 			ia.cap.max_recv_wr = c->rq_depth;
 			ia.cap.max_send_sge = 4;
@@ -288,6 +304,10 @@ teardown(struct sim_world *w)
 			if (m->side[q].rcq != NULL)
 				droce_cq_destroy(m->side[q].rcq);
 		}
+		if (m->cq != NULL)
+			droce_cq_destroy(m->cq);
+		if (m->srq != NULL)
+			droce_srq_destroy(m->srq);
 		if (m->ah != NULL)
 			droce_ah_destroy(m->ah);
 		if (m->mr != NULL)

@@ -49,6 +49,8 @@ struct sim_cfg {
 	double tx_busy;			/* probability tx_alloc has no buffer */
 	uint8_t timeout;		/* RC local ACK timeout code */
 	uint32_t psn;			/* first PSN (near 2^24 to wrap early) */
+	bool srq;			/* receives through one shared receive queue per node */
+	bool shared_cq;			/* one CQ per node for every QP's sends and receives */
 };
 
 void sim_cfg_default(struct sim_cfg *cfg);
