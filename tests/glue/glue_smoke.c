@@ -9,6 +9,8 @@
  *                    receiver; the server drives its loop inline, the client runs the loop on
  *                    its own lcore and reaches the engine through droce_rt_call().
  *   glue_smoke rc6   the same over the IPv6 GIDs (RoCEv2 over IPv6).
+ *   glue_smoke lat   a measurement, not a test: 64-byte RC SEND ping-pong RTT, both sides
+ *                    inline; DROCE_IDLE_SPINS / DROCE_IDLE_SLEEP_US apply to it.
  * The parent forks the server and the client, relays nothing but exits with their verdict, and
  * kills them (by PID) if they overrun the time bound.
  */
@@ -112,6 +114,8 @@ open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 	cfg.arp_retry_ms = 100;
 	cfg.arp_tries = 3;
 	cfg.seed = r->server ? 1 : 2;
+	if (r->apply_env && droce_rt_config_load_env(&cfg, err, errlen) != 0)
+		return NULL;
 	/* The memif client connects when its port starts: the server must be listening. */
 	if (!r->server && wait_byte(r, 10000) != 0) {
 		snprintf(err, errlen, "server never came up");
@@ -342,6 +346,9 @@ child(struct role *r, const char *mode)
 	if (strcmp(mode, "arp") == 0) {
 		r->via_env = r->server;
 		rc = run_arp(r);
+	} else if (strcmp(mode, "lat") == 0) {
+		r->apply_env = true;
+		rc = run_lat(r);
 	} else {
 		r->gid_index = strcmp(mode, "rc6") == 0 ? 1 : 0;
 		rc = run_rc(r);
@@ -366,8 +373,8 @@ main(int argc, char **argv)
 	time_t end;
 
 	if (argc < 2 || argc > 3 || (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0 &&
-				     strcmp(mode, "rc6") != 0)) {
-		fprintf(stderr, "usage: %s arp|rc|rc6 [eal words]\n", argv[0]);
+				     strcmp(mode, "rc6") != 0 && strcmp(mode, "lat") != 0)) {
+		fprintf(stderr, "usage: %s arp|rc|rc6|lat [eal words]\n", argv[0]);
 		return 2;
 	}
 	if (pipe(a2b) != 0 || pipe(b2a) != 0)

@@ -17,7 +17,8 @@ struct role {
 	int in, out;		/* pipes to/from the peer (in is non-blocking) */
 	char socket[64];
 	const char *eal;	/* EAL words for both processes */
-	bool via_env;		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
+	bool via_env;
+	bool apply_env;		/* DROCE_* variables override the test's settings (lat) */		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
 	unsigned int gid_index;	/* 0: IPv4 GIDs, 1: IPv6 */
 };
 
@@ -38,5 +39,6 @@ void v6_gid(uint8_t gid[16], uint8_t last);
 bool peer_done(void *arg);
 void print_counters(const struct role *r, struct droce_rt *rt, const char *prefix);
 int run_rc(struct role *r);
+int run_lat(struct role *r);
 
 #endif /* GLUE_SMOKE_H */

@@ -281,3 +281,126 @@ run_rc(struct role *r)
 	free(c.buf);
 	return 0;
 }
+
+/* ---- lat: SEND ping-pong RTT over the runtime (a measurement, not a test) ---- */
+
+enum { LAT_ITERS = 2000, LAT_LEN = 64 };
+
+static int
+post_one_recv(struct rc *c, unsigned int slot)
+{
+	struct droce_sge sge = {
+		.addr = (uintptr_t)(c->buf + SLOT_BASE + slot * SLOT), .length = SLOT,
+		.lkey = droce_mr_lkey(c->mr),
+	};
+	struct droce_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return droce_post_recv(c->qp, &wr, &bad);
+}
+
+static int
+post_one_send(struct rc *c)
+{
+	struct droce_sge sge = {
+		.addr = (uintptr_t)c->buf, .length = LAT_LEN, .lkey = droce_mr_lkey(c->mr),
+	};
+	struct droce_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = DROCE_WR_SEND,
+		.send_flags = DROCE_SEND_SIGNALED,
+	}, *bad;
+
+	return droce_post_send(c->qp, &wr, &bad);
+}
+
+/* Inline mode on both sides: the loop runs (with its idle back-off) until a RECV completes;
+ * SEND completions are drained on the way. */
+static bool
+recv_done(void *arg)
+{
+	struct rc *c = arg;
+	struct droce_wc wc[4];
+	int n, i;
+
+	n = droce_cq_poll(c->cq, 4, wc);
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != DROCE_WC_SUCCESS) {
+			c->bad = 1;
+			return true;
+		}
+		if (wc[i].opcode == DROCE_WC_RECV) {
+			c->got++;
+			if (post_one_recv(c, (unsigned int)wc[i].wr_id) != 0)
+				c->bad = 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int
+wait_recv(struct rc *c)
+{
+	if (droce_rt_run_until(c->rt, recv_done, c, 5000) != 0)
+		return -ETIMEDOUT;
+	return c->bad ? -EIO : 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int
+run_lat(struct role *r)
+{
+	static uint64_t rtt[LAT_ITERS];
+	char err[256] = "";
+	struct rc c = { .r = r };
+	char done = 1;
+	unsigned int k;
+	uint64_t t0;
+	int rc;
+
+	c.buf = aligned_alloc(4096, BUF_SIZE);
+	CHECK(c.buf != NULL, "no memory");
+	memset(c.buf, 0x5a, BUF_SIZE);
+	c.rt = open_rt(r, false, err, sizeof(err));
+	CHECK(c.rt != NULL, "open: %s", err);
+	CHECK(meet(r, c.rt, c.peer_mac) == 0, "meet");
+	rc = setup_fn(c.rt, &c);	/* the server posted NSEND receives; the client posts its own */
+	CHECK(rc == 0, "setup: %s", strerror(-rc));
+	for (k = 0; !r->server && k < NSEND; k++)
+		CHECK(post_one_recv(&c, k) == 0, "post_recv");
+	CHECK(write(r->out, &c.me, sizeof(c.me)) == (ssize_t)sizeof(c.me), "pipe");
+	CHECK(droce_rt_run_until(c.rt, peer_info_ready, &c, 10000) == 0, "no peer info");
+	CHECK(connect_fn(c.rt, &c) == 0, "connect");
+	/* the server must be in RTR before the first SEND: one more handshake byte */
+	CHECK(write(r->out, &done, 1) == 1, "pipe");
+	CHECK(droce_rt_run_until(c.rt, peer_done, r, 10000) == 0, "peer not connected");
+	for (k = 0; k < LAT_ITERS + 100; k++) {
+		t0 = droce_rt_now(c.rt);
+		if (!r->server)
+			CHECK(post_one_send(&c) == 0, "post_send");
+		CHECK(wait_recv(&c) == 0, "completion error");
+		if (r->server)
+			CHECK(post_one_send(&c) == 0, "post_send");
+		else if (k >= 100)
+			rtt[k - 100] = droce_rt_now(c.rt) - t0;	/* the first 100 warm up */
+	}
+	if (!r->server) {
+		qsort(rtt, LAT_ITERS, sizeof(rtt[0]), cmp_u64);
+		printf("lat: %u x %u-byte RC SEND ping-pong, idle_spins %u: median %.1f us, "
+		       "p99 %.1f us, min %.1f us\n", LAT_ITERS, LAT_LEN,
+		       droce_rt_config(c.rt)->idle_spins, rtt[LAT_ITERS / 2] / 1e3,
+		       rtt[LAT_ITERS * 99 / 100] / 1e3, rtt[0] / 1e3);
+	}
+	/* drain: the last ACKs */
+	CHECK(write(r->out, &done, 1) == 1, "pipe");
+	CHECK(droce_rt_run_until(c.rt, peer_done, r, 10000) == 0, "peer not done");
+	close_rt(c.rt);
+	free(c.buf);
+	return 0;
+}
