@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +160,28 @@ corrupt_frame(struct sim_rng *rng, uint8_t *f, uint32_t len)
 	}
 }
 
+/*
+ * Gilbert-Elliott: one chain step per frame, plus one per MTU-sized slot of idle time, so that
+ * a burst is a stretch of time rather than of frames (a retransmission a millisecond later does
+ * not find the link still in the bad state). Two-state chain after k steps:
+ * P(bad | bad) = pi + (1 - pi) l^k, P(bad | good) = pi (1 - l^k), pi = gb / (gb + bg),
+ * l = 1 - gb - bg. Returns the probability of flipping the current state.
+ */
+static double
+ge_flip(const struct sim_port *p, const struct sim_link_cfg *c, uint64_t now)
+{
+	uint64_t slot = c->rate_bps != 0 ? 1100ull * 8000000000ull / c->rate_bps : 1000;
+	double k = 1, pi = c->ge_p_gb / (c->ge_p_gb + c->ge_p_bg), l = 1 - c->ge_p_gb - c->ge_p_bg;
+	double lk;
+
+	if (slot == 0)
+		slot = 1;
+	if (now > p->ge_last)
+		k += (double)((now - p->ge_last) / slot);
+	lk = pow(l, k);
+	return p->ge_bad ? 1 - (pi + (1 - pi) * lk) : pi * (1 - lk);
+}
+
 static void
 schedule(struct sim_net *net, unsigned int dst, uint8_t *buf, uint32_t len, uint64_t t)
 {
@@ -227,8 +250,9 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 		goto out;
 	}
 	if (c->ge_p_gb > 0) {
-		if (p->ge_bad ? sim_rng_chance(&p->rng, c->ge_p_bg) : sim_rng_chance(&p->rng, c->ge_p_gb))
+		if (sim_rng_chance(&p->rng, ge_flip(p, c, now)))
 			p->ge_bad = !p->ge_bad;
+		p->ge_last = now;
 		if (p->ge_bad && sim_rng_chance(&p->rng, c->ge_loss_bad)) {
 			p->st.burst_lost++;
 			fate |= SIM_FATE_LOST;

@@ -25,7 +25,8 @@ struct sim_link_cfg {
 	uint64_t delay_ns;	/* propagation */
 	uint64_t jitter_ns;	/* uniform extra delay in [0, jitter] */
 	double loss;		/* independent loss probability */
-	/* Gilbert-Elliott: per-packet transition probabilities and the loss rate in the bad state. */
+	/* Gilbert-Elliott: transition probabilities per frame (and per MTU slot of idle time) and
+	 * the loss rate in the bad state. */
 	double ge_p_gb;
 	double ge_p_bg;
 	double ge_loss_bad;
@@ -72,6 +73,7 @@ struct sim_port {
 	struct sim_link_cfg cfg;
 	struct sim_rng rng;
 	bool ge_bad;
+	uint64_t ge_last;	/* time of the last Gilbert-Elliott step */
 	uint64_t busy_until;	/* when the queue has serialised everything it holds */
 	struct sim_port_stats st;
 };
