@@ -43,13 +43,15 @@ droce_rt_flush(struct droce_rt *rt)
 	rt->ntx -= sent;
 }
 
+/* A batch slot for one more buffer, counting those handed out and not yet sent (the engine
+ * may allocate several before sending them). */
 static bool
 tx_room(struct droce_rt *rt)
 {
-	if (rt->ntx < rt->cfg.burst)
+	if (rt->ntx + rt->tx_out < rt->cfg.burst)
 		return true;
 	droce_rt_flush(rt);
-	if (rt->ntx < rt->cfg.burst)
+	if (rt->ntx + rt->tx_out < rt->cfg.burst)
 		return true;
 	rt->st.tx_batch_full++;
 	return false;
@@ -72,6 +74,7 @@ rt_tx_alloc(void *ctx, uint32_t len, void **cookie)
 		rt->st.tx_alloc_fail++;
 		return NULL;
 	}
+	rt->tx_out++;
 	*cookie = m;
 	return rte_pktmbuf_mtod(m, uint8_t *);
 }
@@ -84,7 +87,8 @@ rt_tx_send(void *ctx, void *cookie, uint32_t len)
 
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
-	/* tx_alloc made room: the batch has a slot. */
+	/* tx_alloc reserved this slot. */
+	rt->tx_out--;
 	rt->txb[rt->ntx++] = m;
 	if (rt->ntx == rt->cfg.burst)
 		droce_rt_flush(rt);

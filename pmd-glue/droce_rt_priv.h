@@ -55,6 +55,7 @@ struct droce_rt {
 	/* Transmit batch on queue 0, flushed each iteration or when full. */
 	struct rte_mbuf *txb[DROCE_RT_BURST_MAX];
 	unsigned int ntx;
+	unsigned int tx_out;	/* buffers given by tx_alloc, not yet back through tx_send */
 
 	/* Clock: one TSC read per iteration, converted to ns. */
 	uint64_t tsc_base;

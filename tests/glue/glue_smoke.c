@@ -8,7 +8,8 @@
  *   glue_smoke rc    RC between the processes: RDMA WRITEs and SENDs, bytes checked at the
  *                    receiver; the server drives its loop inline, the client runs the loop on
  *                    its own lcore and reaches the engine through droce_rt_call().
- *   glue_smoke rc6   the same over the IPv6 GIDs (RoCEv2 over IPv6).
+ *   glue_smoke rc6   the same over the IPv6 GIDs (RoCEv2 over IPv6), with bursts of 2 and
+ *                    32-descriptor rings.
  *   glue_smoke lat   a measurement, not a test: 64-byte RC SEND ping-pong RTT, both sides
  *                    inline; DROCE_IDLE_SPINS / DROCE_IDLE_SLEEP_US apply to it.
  * The parent forks the server and the client, relays nothing but exits with their verdict, and
@@ -114,6 +115,12 @@ open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 	cfg.arp_retry_ms = 100;
 	cfg.arp_tries = 3;
 	cfg.seed = r->server ? 1 : 2;
+	if (r->gid_index == 1) {
+		/* rc6 also runs with the smallest bursts and rings: batches fill constantly */
+		cfg.burst = 2;
+		cfg.rx_desc = 32;
+		cfg.tx_desc = 32;
+	}
 	if (r->apply_env && droce_rt_config_load_env(&cfg, err, errlen) != 0)
 		return NULL;
 	/* The memif client connects when its port starts: the server must be listening. */

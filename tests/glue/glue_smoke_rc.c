@@ -6,8 +6,10 @@
  * only through droce_rt_call() closures.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "glue_smoke.h"
@@ -233,11 +235,51 @@ check_bytes(const struct role *r, const struct rc *c)
 	return 0;
 }
 
+/* Another application thread: counters and a (cached) resolution through droce_rt_call. */
+struct hammer {
+	struct droce_rt *rt;
+	uint8_t gid[16];
+	uint32_t stop;
+	unsigned int rounds;	/* both threads add up here */
+	int bad;
+};
+
+static void *
+hammer(void *arg)
+{
+	struct droce_rt_counter cs[512];
+	struct hammer *h = arg;
+	struct timespec ts = { 0, 50000 };
+	uint8_t mac[6];
+	int n;
+
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
+		n = droce_rt_counters(h->rt, cs, 512);
+		if (n < 50 || n > 512)
+			__atomic_store_n(&h->bad, 1, __ATOMIC_RELAXED);
+		if (droce_rt_resolve(h->rt, h->gid, mac, 1000) != 0 || mac[5] != 1)
+			__atomic_store_n(&h->bad, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&h->rounds, 1, __ATOMIC_RELAXED);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static bool
+hammered(void *arg)
+{
+	struct hammer *h = arg;
+
+	return __atomic_load_n(&h->rounds, __ATOMIC_RELAXED) >= 200;
+}
+
 int
 run_rc(struct role *r)
 {
 	char err[256] = "";
 	struct rc c = { .r = r };
+	struct hammer h = { 0 };
+	pthread_t th[2];
 	unsigned int k;
 	uint32_t i;
 	char done = 1;
@@ -264,11 +306,30 @@ run_rc(struct role *r)
 	CHECK(droce_rt_run_until(c.rt, peer_info_ready, &c, 10000) == 0, "no peer info");
 	rc = droce_rt_call(c.rt, connect_fn, &c);
 	CHECK(rc == 0, "connect: %s", strerror(-rc));
+	/* Both QPs ready before the first packet, so no retransmission timeout is involved. */
+	CHECK(write(r->out, &done, 1) == 1, "pipe");
+	CHECK(droce_rt_run_until(c.rt, peer_done, r, 10000) == 0, "peer not connected");
 	if (!r->server) {
+		/* Two more threads use the device meanwhile: the call ring serialises them all. */
+		h.rt = c.rt;
+		v4_gid(h.gid, 1);
+		CHECK(pthread_create(&th[0], NULL, hammer, &h) == 0, "thread");
+		CHECK(pthread_create(&th[1], NULL, hammer, &h) == 0, "thread");
 		rc = droce_rt_call(c.rt, post_fn, &c);
 		CHECK(rc == 0, "post_send: %s", strerror(-rc));
 	}
 	rc = droce_rt_run_until(c.rt, all_done, &c, 15000);
+	if (!r->server) {
+		/* a few hundred calls from three threads at once, bounded */
+		droce_rt_run_until(c.rt, hammered, &h, 5000);
+		__atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(th[0], NULL);
+		pthread_join(th[1], NULL);
+		CHECK(h.bad == 0, "a concurrent counters/resolve call went wrong");
+		CHECK(h.rounds >= 200, "the other threads got only %u rounds through", h.rounds);
+		printf("%s: 2 more threads got %u counter+resolve rounds through the call ring\n",
+		       r->name, h.rounds);
+	}
 	print_counters(r, c.rt, "");
 	CHECK(rc == 0, "only %u completions in 15 s", c.got);
 	CHECK(!c.bad, "completion status %d", c.bad - 1);
