@@ -12,13 +12,11 @@ droce_cursor_seek(struct droce_cursor *c, const struct droce_sge *sge, uint32_t 
 
 	c->sge = 0;
 	c->pos = pos;
-	while (c->sge < num_sge && left >= sge[c->sge].length && sge[c->sge].length != 0) {
+	/* zero-length entries are stepped over wherever they sit */
+	while (c->sge < num_sge && left >= sge[c->sge].length) {
 		left -= sge[c->sge].length;
 		c->sge++;
 	}
-	/* skip zero-length entries */
-	while (c->sge < num_sge && sge[c->sge].length == 0)
-		c->sge++;
 	c->off = left;
 }
 
