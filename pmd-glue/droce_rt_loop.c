@@ -24,14 +24,14 @@ droce_rt_clock(const struct droce_rt *rt)
 	return (uint64_t)(((unsigned __int128)(rte_rdtsc() - rt->tsc_base) * rt->ns_mult) >> 32);
 }
 
-void
+unsigned int
 droce_rt_flush(struct droce_rt *rt)
 {
 	unsigned int i;
 	uint16_t sent;
 
 	if (rt->ntx == 0)
-		return;
+		return 0;
 	sent = rte_eth_tx_burst(rt->port.port_id, 0, rt->txb, (uint16_t)rt->ntx);
 	for (i = 0; i < sent; i++)
 		rt->st.tx_bytes += rte_pktmbuf_pkt_len(rt->txb[i]);
@@ -41,6 +41,7 @@ droce_rt_flush(struct droce_rt *rt)
 	if (sent < rt->ntx)
 		memmove(rt->txb, rt->txb + sent, (rt->ntx - sent) * sizeof(rt->txb[0]));
 	rt->ntx -= sent;
+	return sent;
 }
 
 /* A batch slot for one more buffer, counting those handed out and not yet sent (the engine
@@ -241,10 +242,9 @@ droce_rt_iter(struct droce_rt *rt)
 	}
 	if (rt->dev != NULL && droce_dev_next_deadline(rt->dev) <= rt->now)
 		work += droce_dev_process(rt->dev, rt->now, rt->cfg.burst);
-	if (rt->ntx > 0) {
-		work += rt->ntx;
-		droce_rt_flush(rt);
-	}
+	/* Only frames that left count as work: a PMD refusing everything (link down) must not
+	 * keep the loop from backing off. */
+	work += droce_rt_flush(rt);
 	return work;
 }
 

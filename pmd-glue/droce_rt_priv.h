@@ -80,7 +80,8 @@ uint64_t droce_rt_clock(const struct droce_rt *rt);
 void droce_rt_io_init(struct droce_rt *rt, struct droce_io *io, struct droce_neigh_ops *nops);
 unsigned int droce_rt_iter(struct droce_rt *rt);
 void droce_rt_backoff(struct droce_rt *rt, unsigned int work);
-void droce_rt_flush(struct droce_rt *rt);
+/* Send the Tx batch; returns the frames the PMD took (the rest stay queued, in order). */
+unsigned int droce_rt_flush(struct droce_rt *rt);
 /* Queue a copy of a frame on the Tx batch (ctx: the runtime); 0 or -ENOBUFS. */
 int droce_rt_tx_copy(void *ctx, const uint8_t *frame, uint32_t len);
 
