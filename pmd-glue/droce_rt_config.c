@@ -404,7 +404,7 @@ uint32_t
 droce_rt_config_min_mtu(const struct droce_rt_config *cfg)
 {
 	/* The engine's bound (droce_dev_active_mtu): IPv6 40 + UDP 8 + BTH 12 + the longest
-	 * extension chain 28 (AtomicETH, IBTA 9.3.2) + ICRC 4, whatever the IP version, so a path
+	 * extension chain 28 (AtomicETH, IBTA 9.3.4) + ICRC 4, whatever the IP version, so a path
 	 * MTU accepted here is one the engine accepts. */
 	return cfg->path_mtu + 40 + 8 + 12 + 28 + 4;
 }
@@ -416,7 +416,7 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 
 	if (p != 256 && p != 512 && p != 1024 && p != 2048 && p != 4096)
 		return fail(err, errlen, "path_mtu %u is not one of 256 512 1024 2048 4096 "
-			    "(IBTA 9.7.7: PMTU values)", p);
+			    "(the IB MTU values, enum droce_mtu)", p);
 	if (!cfg->has_ipv4 && !cfg->has_ipv6)
 		return fail(err, errlen, "no address configured: set DROCE_IPV4=198.18.0.1/24 "
 			    "(or ipv4 = ... in the config file), or DROCE_IPV6");
