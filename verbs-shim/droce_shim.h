@@ -128,6 +128,20 @@ int droce_shim_query_device_ex(struct ibv_context *c,
 int droce_shim_cq_notify(struct ibv_cq *cq);
 int droce_shim_post_async(struct ibv_context *context, const struct ibv_async_event *ev);
 
+/* shim_engine.c: the pmd-glue runtime behind the verbs, opened on first use */
+struct droce_rt;
+struct droce_rt *droce_shim_rt(const struct droce_shim_dev *d);
+int droce_shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg);
+void droce_shim_progress(void);
+int droce_shim_resolve(struct droce_av *av);
+
+/* shim_verbs.c, shim_qp.c: the data path behind the context's ops */
+int droce_shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int droce_shim_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+struct ibv_qp *droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
+int droce_shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+int droce_shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
 /* shim_obj.c: object layouts and the ops the context points at */
 void droce_shim_ctx_ops(struct verbs_context *v);
 void droce_shim_init_cq(struct droce_shim_cq *cq, struct ibv_context *c,

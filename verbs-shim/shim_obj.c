@@ -4,8 +4,8 @@
  *
  * The data-path entries (post_send, post_recv, post_srq_recv, poll_cq, req_notify_cq) and the
  * extended constructors are real functions that verbs.h's inlines call without a NULL check.
- * Until the engine is reachable from here (the pmd-glue runtime, next step of issue 5) no
- * CQ, QP or SRQ can exist, so they fail with EOPNOTSUPP instead of touching missing state.
+ * SRQs and extended CQs (ibv_create_cq_ex, start_poll/next_poll) are not wired to the engine
+ * yet: they fail with EOPNOTSUPP instead of touching missing state.
  */
 #include <pthread.h>
 #include <string.h>
@@ -13,54 +13,11 @@
 #include "droce_shim.h"
 
 static int
-shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
-{
-	(void)qp;
-	*bad_wr = wr;	/* verbs: bad_wr is the first WR not posted */
-	return EOPNOTSUPP;
-}
-
-static int
-shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
-{
-	(void)qp;
-	*bad_wr = wr;
-	return EOPNOTSUPP;
-}
-
-static int
 shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	(void)srq;
 	*bad_wr = wr;
 	return EOPNOTSUPP;
-}
-
-/* ibv_poll_cq: a negative count is the error report. */
-static int
-shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
-{
-	(void)cq;
-	(void)num_entries;
-	(void)wc;
-	return -EOPNOTSUPP;
-}
-
-static int
-shim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
-{
-	(void)cq;
-	(void)solicited_only;
-	return EOPNOTSUPP;
-}
-
-static struct ibv_qp *
-shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *attr)
-{
-	(void)c;
-	(void)attr;
-	errno = EOPNOTSUPP;
-	return NULL;
 }
 
 static struct ibv_cq_ex *
@@ -89,14 +46,14 @@ shim_create_srq_ex(struct ibv_context *c, struct ibv_srq_init_attr_ex *attr)
 void
 droce_shim_ctx_ops(struct verbs_context *v)
 {
-	v->context.ops.post_send = shim_post_send;
-	v->context.ops.post_recv = shim_post_recv;
+	v->context.ops.post_send = droce_shim_post_send;
+	v->context.ops.post_recv = droce_shim_post_recv;
 	v->context.ops.post_srq_recv = shim_post_srq_recv;
-	v->context.ops.poll_cq = shim_poll_cq;
-	v->context.ops.req_notify_cq = shim_req_notify_cq;
+	v->context.ops.poll_cq = droce_shim_poll_cq;
+	v->context.ops.req_notify_cq = droce_shim_req_notify_cq;
 	v->query_port = droce_shim_query_port;
 	v->query_device_ex = droce_shim_query_device_ex;
-	v->create_qp_ex = shim_create_qp_ex;
+	v->create_qp_ex = droce_shim_create_qp_ex;
 	v->create_cq_ex = shim_create_cq_ex;
 	v->create_srq_ex = shim_create_srq_ex;
 }

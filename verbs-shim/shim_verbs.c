@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Protection domains, memory regions and completion queues on the engine. Each engine call
+ * runs as a closure through droce_shim_call() (on the poll lcore in lcore mode); verbs return
+ * a positive errno (and set errno), constructors NULL with errno.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "droce_rt.h"
+#include "droce_shim.h"
+
+/* A closure's arguments: the objects it works on, and where it leaves a new one. */
+struct shim_req {
+	struct droce_shim_dev *dev;
+	struct droce_pd *pd;
+	struct droce_cq *cq;
+	void *addr;
+	size_t len;
+	unsigned int access;
+	uint32_t n;
+	void *ctx;
+	struct droce_wc *wc;
+	void *out;
+};
+
+static struct droce_dev *
+shim_dev(struct droce_rt *rt)
+{
+	return droce_rt_dev(rt);
+}
+
+static int
+shim_pd_alloc_fn(struct droce_rt *rt, void *arg)
+{
+	struct shim_req *r = arg;
+	int err = 0;
+
+	r->out = droce_pd_alloc(shim_dev(rt), &err);
+	return r->out != NULL ? 0 : -err;
+}
+
+static int
+shim_pd_dealloc_fn(struct droce_rt *rt, void *arg)
+{
+	(void)rt;
+	return droce_pd_dealloc(((struct shim_req *)arg)->pd);
+}
+
+/* Null-returning failure: errno from a -errno. */
+static void *
+shim_null(int rc)
+{
+	errno = rc < 0 ? -rc : rc;
+	return NULL;
+}
+
+struct ibv_pd *
+ibv_alloc_pd(struct ibv_context *context)
+{
+	struct droce_shim_ctx *sc = droce_shim_ctx(context);
+	struct shim_req r = { .dev = sc->dev };
+	struct droce_shim_pd *pd;
+	int rc;
+
+	if (droce_shim_rt(sc->dev) == NULL)
+		return NULL;
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL)
+		return shim_null(-ENOMEM);
+	rc = droce_shim_call(shim_pd_alloc_fn, &r);
+	if (rc != 0) {
+		free(pd);
+		return shim_null(rc);
+	}
+	pd->epd = r.out;
+	pd->pd.context = context;
+	pd->pd.handle = 0;
+	return &pd->pd;
+}
+
+int
+ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct droce_shim_pd *p = (struct droce_shim_pd *)pd;
+	struct shim_req r = { .pd = p->epd };
+	int rc = droce_shim_call(shim_pd_dealloc_fn, &r);
+
+	if (rc != 0)	/* -EBUSY while MRs, QPs or AHs still use it */
+		return droce_shim_fail(-rc);
+	free(p);
+	return 0;
+}
+
+static int
+shim_mr_reg_fn(struct droce_rt *rt, void *arg)
+{
+	struct shim_req *r = arg;
+	int err = 0;
+
+	(void)rt;
+	r->out = droce_mr_reg(r->pd, r->addr, r->len, r->access, &err);
+	return r->out != NULL ? 0 : -err;
+}
+
+static int
+shim_mr_dereg_fn(struct droce_rt *rt, void *arg)
+{
+	(void)rt;
+	return droce_mr_dereg(((struct shim_req *)arg)->out);
+}
+
+/*
+ * The engine keys a region by its virtual address: a different iova (ZERO_BASED, or
+ * ibv_reg_mr_iova) is not supported, nor are on-demand paging or memory windows.
+ */
+struct ibv_mr *
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+		 unsigned int access)
+{
+	const unsigned int known = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	struct droce_shim_pd *p = (struct droce_shim_pd *)pd;
+	struct shim_req r = { .pd = p->epd, .addr = addr, .len = length };
+	struct droce_shim_mr *mr;
+	int rc;
+
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;	/* hints: may be ignored */
+	if (iova != (uintptr_t)addr || (access & ~known) != 0)
+		return shim_null(-EOPNOTSUPP);
+	/* IBTA 10.6.3.1: remote write or atomic access requires local write */
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return shim_null(-EINVAL);
+	r.access = access;	/* DROCE_ACCESS_* equal IBV_ACCESS_* */
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL)
+		return shim_null(-ENOMEM);
+	rc = droce_shim_call(shim_mr_reg_fn, &r);
+	if (rc != 0) {
+		free(mr);
+		return shim_null(rc);
+	}
+	mr->emr = r.out;
+	mr->mr.context = pd->context;
+	mr->mr.pd = pd;
+	mr->mr.addr = addr;
+	mr->mr.length = length;
+	mr->mr.lkey = droce_mr_lkey(mr->emr);
+	mr->mr.rkey = droce_mr_rkey(mr->emr);
+	return &mr->mr;
+}
+
+struct ibv_mr *
+(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+}
+
+struct ibv_mr *
+(ibv_reg_mr_iova)(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
+}
+
+int
+ibv_dereg_mr(struct ibv_mr *mr)
+{
+	struct droce_shim_mr *m = (struct droce_shim_mr *)mr;
+	struct shim_req r = { .out = m->emr };
+	int rc = droce_shim_call(shim_mr_dereg_fn, &r);
+
+	if (rc != 0)
+		return droce_shim_fail(-rc);
+	free(m);
+	return 0;
+}
+
+/* ---- Completion queues ---- */
+static int
+shim_cq_create_fn(struct droce_rt *rt, void *arg)
+{
+	struct shim_req *r = arg;
+	int err = 0;
+
+	r->out = droce_cq_create(shim_dev(rt), r->n, r->ctx, &err);
+	return r->out != NULL ? 0 : -err;
+}
+
+static int
+shim_cq_destroy_fn(struct droce_rt *rt, void *arg)
+{
+	(void)rt;
+	return droce_cq_destroy(((struct shim_req *)arg)->cq);
+}
+
+static int
+shim_cq_poll_fn(struct droce_rt *rt, void *arg)
+{
+	struct shim_req *r = arg;
+
+	(void)rt;
+	return droce_cq_poll(r->cq, r->n, r->wc);
+}
+
+static int
+shim_cq_notify_fn(struct droce_rt *rt, void *arg)
+{
+	struct shim_req *r = arg;
+
+	(void)rt;
+	return droce_cq_req_notify(r->cq, r->n != 0);
+}
+
+struct ibv_cq *
+ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+	      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct droce_shim_ctx *sc = droce_shim_ctx(context);
+	struct shim_req r = { .dev = sc->dev };
+	struct droce_shim_cq *cq;
+	int rc;
+
+	if (cqe < 1 || cqe > DROCE_SHIM_MAX_CQE || comp_vector != 0)
+		return shim_null(-EINVAL);
+	if (droce_shim_rt(sc->dev) == NULL)
+		return NULL;
+	cq = malloc(sizeof(*cq));
+	if (cq == NULL)
+		return shim_null(-ENOMEM);
+	droce_shim_init_cq(cq, context, channel, cq_context, cqe);
+	r.n = (uint32_t)cqe;
+	r.ctx = cq;
+	rc = droce_shim_call(shim_cq_create_fn, &r);
+	if (rc != 0) {
+		if (channel != NULL)
+			channel->refcnt--;
+		free(cq);
+		return shim_null(rc);
+	}
+	cq->ecq = r.out;
+	return &cq->cq;
+}
+
+int
+ibv_destroy_cq(struct ibv_cq *cq)
+{
+	struct droce_shim_cq *c = (struct droce_shim_cq *)cq;
+	struct shim_req r = { .cq = c->ecq };
+	int rc = droce_shim_call(shim_cq_destroy_fn, &r);
+
+	if (rc != 0)	/* -EBUSY while a QP uses it */
+		return droce_shim_fail(-rc);
+	if (cq->channel != NULL)
+		cq->channel->refcnt--;
+	pthread_cond_destroy(&cq->cond);
+	pthread_mutex_destroy(&cq->mutex);
+	free(c);
+	return 0;
+}
+
+/* WITH_INV differs: the engine's bit 2 is verbs' IP_CSUM_OK, verbs' WITH_INV is bit 3. */
+static unsigned int
+shim_wc_flags(unsigned int f)
+{
+	return (f & DROCE_WC_GRH ? IBV_WC_GRH : 0) | (f & DROCE_WC_WITH_IMM ? IBV_WC_WITH_IMM : 0) |
+	       (f & DROCE_WC_WITH_INV ? IBV_WC_WITH_INV : 0);
+}
+
+static void
+shim_wc(struct ibv_wc *w, const struct droce_wc *d)
+{
+	w->wr_id = d->wr_id;
+	w->status = (enum ibv_wc_status)d->status;
+	w->opcode = (enum ibv_wc_opcode)d->opcode;
+	w->vendor_err = d->vendor_err;
+	w->byte_len = d->byte_len;
+	w->imm_data = d->imm_data;
+	w->qp_num = d->qp_num;
+	w->src_qp = d->src_qp;
+	w->wc_flags = shim_wc_flags(d->wc_flags);
+	w->pkey_index = d->pkey_index;
+	w->slid = d->slid;
+	w->sl = d->sl;
+	w->dlid_path_bits = d->dlid_path_bits;
+}
+
+enum { SHIM_POLL_CHUNK = 16 };
+
+int
+droce_shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	struct droce_wc tmp[SHIM_POLL_CHUNK];
+	struct shim_req r = { .cq = ((struct droce_shim_cq *)cq)->ecq, .wc = tmp };
+	int total = 0, rc, i;
+
+	droce_shim_progress();
+	while (total < num_entries) {
+		r.n = (uint32_t)(num_entries - total < SHIM_POLL_CHUNK ?
+				 num_entries - total : SHIM_POLL_CHUNK);
+		rc = droce_shim_call(shim_cq_poll_fn, &r);
+		if (rc < 0)
+			return total > 0 ? total : rc;	/* -EOVERFLOW after an overrun */
+		for (i = 0; i < rc; i++)
+			shim_wc(&wc[total + i], &tmp[i]);
+		total += rc;
+		if ((uint32_t)rc < r.n)
+			break;
+	}
+	return total;
+}
+
+int
+droce_shim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	struct shim_req r = { .cq = ((struct droce_shim_cq *)cq)->ecq, .n = solicited_only != 0 };
+
+	/* The engine counts CQ events but has no hook to hand them over yet: a channel would
+	 * never wake up, so say so rather than let ibv_get_cq_event() block forever. */
+	if (cq->channel != NULL)
+		return EOPNOTSUPP;
+	return -droce_shim_call(shim_cq_notify_fn, &r);
+}
