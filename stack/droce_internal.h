@@ -101,6 +101,15 @@ struct droce_ah {
 	bool used;
 };
 
+/* Ethernet to UDP of a connected QP's frames, built once; per packet only lengths, the IPv4
+ * checksum, the BTH and the extension headers are written. */
+struct droce_hdr_tmpl {
+	uint8_t b[64];
+	uint16_t l3_off, l4_off, bth_off;
+	uint32_t csum_base;	/* IPv4 header sum with total length and checksum zero */
+	bool valid;
+};
+
 enum droce_swqe_state {
 	DROCE_SWQE_POSTED,	/* not yet sent */
 	DROCE_SWQE_STARTED,	/* some packet sent */
@@ -229,6 +238,7 @@ struct droce_qp {
 	uint32_t mtu;		/* bytes */
 	uint16_t udp_sport;
 	struct droce_pkt tmpl;	/* connected QPs: every header field that never changes */
+	struct droce_hdr_tmpl htmpl;	/* the same as bytes, for the IPv4 fast path */
 	struct droce_rq rq;
 	struct droce_requester req;
 	struct droce_responder resp;

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Frame output: headers from the QP's template, a buffer from the caller, counters. */
+/*
+ * Frame output. A connected QP over IPv4 keeps its Ethernet/IP/UDP headers as bytes (built once by
+ * the codec's builder) and writes only what changes per packet; UD and IPv6 (whose UDP checksum
+ * covers the payload) go through droce_build_hdrs()/droce_build_finish().
+ */
 #include <string.h>
 
+#include "droce_icrc.h"
 #include "droce_internal.h"
+#include "wire/droce_aeth.h"
 #include "wire/droce_bth.h"
+#include "wire/droce_deth.h"
 #include "wire/droce_ipv4.h"
 
 /* Addressing fields of an address vector (IBTA A17.4: the GRH maps to IP). ECT(0) is set so that
@@ -29,21 +36,132 @@ droce_qp_tmpl_from_av(const struct droce_qp *qp, const struct droce_av *av, stru
 	p->pkey = DROCE_PKEY_DEFAULT;
 }
 
+static uint32_t
+sum16(const uint8_t *b, unsigned int n)
+{
+	uint32_t s = 0;
+	unsigned int i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += ((uint32_t)b[i] << 8) | b[i + 1];
+	return s;
+}
+
 void
 droce_qp_build_tmpl(struct droce_qp *qp)
 {
+	struct droce_hdr_tmpl *t = &qp->htmpl;
+	struct droce_pkt p;
+	uint8_t buf[DROCE_HDR_ROOM_MAX + 4];
+	uint8_t *ip;
+
 	droce_qp_tmpl_from_av(qp, &qp->attr.ah_attr, &qp->tmpl);
 	qp->tmpl.dqpn = qp->attr.dest_qp_num;
+	t->valid = false;
+	if (qp->tmpl.ip_ver != 4)
+		return;
+	p = qp->tmpl;
+	p.opcode = DROCE_OP_RC_ACKNOWLEDGE;
+	if (droce_build_hdrs(buf, sizeof(buf), &p, 0) < 0 || p.bth_off > sizeof(t->b))
+		return;
+	memcpy(t->b, buf, p.bth_off);
+	t->l3_off = p.l3_off;
+	t->l4_off = p.l4_off;
+	t->bth_off = p.bth_off;
+	ip = t->b + t->l3_off;
+	droce_put_be16(ip + 2, 0);
+	droce_put_be16(ip + 10, 0);
+	t->csum_base = sum16(ip, sizeof(struct droce_ipv4_hdr));
+	t->valid = true;
+}
+
+/* The extension headers of p's opcode, at their table offsets (IBTA 9.3). */
+static void
+put_ext(uint8_t *bth, const struct droce_opcode_info *op, const struct droce_pkt *p)
+{
+	uint8_t *h;
+
+	if (op->hdrs & H_RETH) {
+		h = bth + op->off[DROCE_HDR_RETH];
+		droce_put_be64(h, p->reth_va);
+		droce_put_be32(h + 8, p->reth_rkey);
+		droce_put_be32(h + 12, p->reth_len);
+	}
+	if (op->hdrs & H_ATMETH) {
+		h = bth + op->off[DROCE_HDR_ATMETH];
+		droce_put_be64(h, p->atomic_va);
+		droce_put_be32(h + 8, p->atomic_rkey);
+		droce_put_be64(h + 12, p->atomic_swap_add);
+		droce_put_be64(h + 20, p->atomic_compare);
+	}
+	if (op->hdrs & H_AETH)
+		droce_put_be32(bth + op->off[DROCE_HDR_AETH],
+			       ((uint32_t)p->aeth_syn << DROCE_AETH_SYN_SHIFT) |
+				       (p->aeth_msn & DROCE_AETH_MSN_MASK));
+	if (op->hdrs & H_ATMACK)
+		droce_put_be64(bth + op->off[DROCE_HDR_ATMACK], p->atomic_orig);
+	if (op->hdrs & H_IMMDT)
+		droce_put_be32(bth + op->off[DROCE_HDR_IMMDT], p->imm);
+	if (op->hdrs & H_IETH)
+		droce_put_be32(bth + op->off[DROCE_HDR_IETH], p->ieth_rkey);
+}
+
+static uint8_t *
+tx_fast(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void **cookie,
+	uint8_t **payload)
+{
+	const struct droce_hdr_tmpl *t = &qp->htmpl;
+	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
+	uint32_t pad = (4 - (pay_len & 3)) & 3;
+	uint32_t pay_off = t->bth_off + op->hdr_len;
+	uint32_t len = pay_off + pay_len + pad + DROCE_ICRC_LEN;
+	uint32_t sum;
+	uint8_t *buf, *ip, *bth;
+
+	buf = qp->dev->io.tx_alloc(qp->dev->io.ctx, len, cookie);
+	if (buf == NULL)
+		return NULL;
+	memcpy(buf, t->b, t->bth_off);
+	ip = buf + t->l3_off;
+	droce_put_be16(ip + 2, (uint16_t)(len - t->l3_off));
+	sum = t->csum_base + (len - t->l3_off);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	droce_put_be16(ip + 10, (uint16_t)~sum);
+	droce_put_be16(buf + t->l4_off + 4, (uint16_t)(len - t->l4_off));
+	bth = buf + t->bth_off;
+	bth[0] = p->opcode;
+	bth[1] = (uint8_t)((p->se ? DROCE_BTH_SE : 0) | (pad << DROCE_BTH_PAD_SHIFT) |
+			   DROCE_BTH_TVER);
+	bth[2] = 0xFF;	/* P_Key: the default, 0xFFFF */
+	bth[3] = 0xFF;
+	droce_put_be32(bth + 4, p->dqpn & DROCE_BTH_QPN_MASK);
+	droce_put_be32(bth + 8, (p->ackreq ? DROCE_BTH_ACKREQ : 0) | (p->psn & DROCE_BTH_PSN_MASK));
+	if (op->hdrs)
+		put_ext(bth, op, p);
+	p->l3_off = t->l3_off;
+	p->l4_off = t->l4_off;
+	p->bth_off = t->bth_off;
+	p->pay_off = (uint16_t)pay_off;
+	p->pay_len = pay_len;
+	p->padcnt = (uint8_t)pad;
+	p->frame_len = len;
+	*payload = buf + pay_off;
+	return buf;
 }
 
 uint8_t *
 droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void **cookie,
 	       uint8_t **payload)
 {
-	uint32_t len = droce_build_frame_len(p, pay_len);
-	uint8_t *buf = qp->dev->io.tx_alloc(qp->dev->io.ctx, len, cookie);
+	uint32_t len;
+	uint8_t *buf;
 	int r;
 
+	if (qp->htmpl.valid && qp->type != DROCE_QPT_UD)
+		return tx_fast(qp, p, pay_len, cookie, payload);
+	len = droce_build_frame_len(p, pay_len);
+	buf = qp->dev->io.tx_alloc(qp->dev->io.ctx, len, cookie);
 	if (buf == NULL)
 		return NULL;
 	r = droce_build_hdrs(buf, len, p, pay_len);
@@ -60,8 +178,18 @@ droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void 
 void
 droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie)
 {
-	uint32_t len = droce_build_finish(buf, p);
+	uint32_t len;
 
+	if (qp->htmpl.valid && qp->type != DROCE_QPT_UD) {
+		uint8_t *end = buf + p->pay_off + p->pay_len;
+
+		len = p->frame_len;
+		memset(end, 0, p->padcnt);
+		droce_icrc_put(end + p->padcnt,
+			       droce_icrc(buf + p->l3_off, len - DROCE_ICRC_LEN - p->l3_off));
+	} else {
+		len = droce_build_finish(buf, p);
+	}
 	qp->dev->io.tx_send(qp->dev->io.ctx, cookie, len);
 	qp->cnt[DROCE_CNT_SENT_PKTS]++;
 	qp->cnt[DROCE_CNT_SENT_BYTES] += len;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Engine end to end over a loopback: every operation, sizes across the MTU, PSN wrap. */
+#include "droce_internal.h"
 #include "droce_test.h"
 #include "engine_harness.h"
 
@@ -157,6 +158,73 @@ test_write_read_atomic(void)
 	eh_fini(&s.w);
 }
 
+/* The IPv4 header-template path writes exactly what the codec's builder writes. */
+static void
+test_fast_path_equals_builder(void)
+{
+	static const uint8_t ops[] = {
+		DROCE_OP_RC_SEND_FIRST, DROCE_OP_RC_SEND_MIDDLE, DROCE_OP_RC_SEND_LAST_WITH_IMMEDIATE,
+		DROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE, DROCE_OP_RC_RDMA_WRITE_FIRST,
+		DROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, DROCE_OP_RC_RDMA_READ_REQUEST,
+		DROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, DROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
+		DROCE_OP_RC_RDMA_READ_RESPONSE_LAST, DROCE_OP_RC_ACKNOWLEDGE,
+		DROCE_OP_RC_ATOMIC_ACKNOWLEDGE, DROCE_OP_RC_COMPARE_SWAP, DROCE_OP_RC_FETCH_ADD,
+	};
+	static const uint32_t lens[] = { 0, 1, 3, 1024 };
+	struct eh_qp_opts o;
+	struct setup s;
+	unsigned int i, j;
+
+	eh_opts_default(&o);
+	setup(&s, DROCE_QPT_RC, &o);
+	CU_ASSERT_TRUE_FATAL(s.qp[0]->htmpl.valid);
+	for (i = 0; i < sizeof(ops); i++) {
+		for (j = 0; j < 4; j++) {
+			const struct droce_opcode_info *op = droce_opcode_info(ops[i]);
+			struct droce_pkt p = s.qp[0]->tmpl, q;
+			uint8_t ref[2048], *buf, *data;
+			uint32_t len = lens[j];
+			void *cookie;
+			struct eh_frame *f;
+			int r;
+
+			if (!(op->flags & DROCE_OPF_PAYLOAD))
+				len = 0;
+			else if (!(op->flags & DROCE_OPF_LAST))
+				len = 1024;
+			p.opcode = ops[i];
+			p.psn = 0xABCDEF;
+			p.ackreq = j & 1;
+			p.se = (j & 2) != 0;
+			p.reth_va = 0x1122334455667788ull;
+			p.reth_rkey = 0x99AABBCC;
+			p.reth_len = 0x12345;
+			p.atomic_va = 0x0102030405060708ull;
+			p.atomic_rkey = 0xCAFEF00D;
+			p.atomic_swap_add = 0xFFEEDDCCBBAA9988ull;
+			p.atomic_compare = 0x7766554433221100ull;
+			p.atomic_orig = 0x5555AAAA5555AAAAull;
+			p.aeth_syn = 0x1F;
+			p.aeth_msn = 0x345678;
+			p.imm = 0xDEADBEEF;
+			p.ieth_rkey = 0x13579BDF;
+			q = p;
+			fill(bufa, len, i * 4 + j);
+			r = droce_build(ref, sizeof(ref), &q, bufa, len);
+			CU_ASSERT_TRUE_FATAL(r > 0);
+			buf = droce_tx_begin(s.qp[0], &p, len, &cookie, &data);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+			memcpy(data, bufa, len);
+			droce_tx_end(s.qp[0], &p, buf, cookie);
+			f = &s.w.n[0].q[(s.w.n[0].head - 1) % EH_FRAMES];
+			CU_ASSERT_EQUAL(f->len, (uint32_t)r);
+			CU_ASSERT_EQUAL(memcmp(f->b, ref, (size_t)r), 0);
+		}
+	}
+	eh_fini(&s.w);
+}
+
 DROCE_TEST_MAIN("engine_basic",
+	DROCE_TEST(test_fast_path_equals_builder),
 	DROCE_TEST(test_send_sizes),
 	DROCE_TEST(test_write_read_atomic))
