@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * RC over the runtime between two processes: the client RDMA WRITEs WRITE_LEN bytes into the
- * server's MR and then SENDs NSEND messages (1 byte to 4 packets); the server checks every byte.
+ * server's MR, SENDs NSEND messages (1 byte to 4 packets) and RDMA READs READ_LEN bytes back;
+ * each side checks every byte it received.
  * Server: inline mode, engine called directly. Client: poll loop on lcore 1, engine reached
  * only through droce_rt_call() closures.
  */
@@ -17,6 +18,8 @@
 enum {
 	BUF_SIZE = 1 << 16,
 	WRITE_LEN = 20000,
+	READ_OFF = 20480,
+	READ_LEN = 5000,
 	SLOT_BASE = 32768,
 	SLOT = 4096,
 	NSEND = 6,
@@ -148,8 +151,8 @@ static int
 post_fn(struct droce_rt *rt, void *arg)
 {
 	struct rc *c = arg;
-	struct droce_send_wr wr[1 + NSEND], *bad;
-	struct droce_sge sge[1 + NSEND];
+	struct droce_send_wr wr[2 + NSEND], *bad;
+	struct droce_sge sge[2 + NSEND];
 	unsigned int k;
 
 	(void)rt;
@@ -168,11 +171,19 @@ post_fn(struct droce_rt *rt, void *arg)
 		wr[1 + k].wr_id = k;
 		wr[1 + k].opcode = DROCE_WR_SEND;
 	}
-	for (k = 0; k < 1 + NSEND; k++) {
+	/* and an RDMA READ of what the server prepared */
+	sge[1 + NSEND].addr = (uintptr_t)(c->buf + READ_OFF);
+	sge[1 + NSEND].length = READ_LEN;
+	sge[1 + NSEND].lkey = droce_mr_lkey(c->mr);
+	wr[1 + NSEND].wr_id = 200;
+	wr[1 + NSEND].opcode = DROCE_WR_RDMA_READ;
+	wr[1 + NSEND].wr.rdma.remote_addr = c->peer.addr + READ_OFF;
+	wr[1 + NSEND].wr.rdma.rkey = c->peer.rkey;
+	for (k = 0; k < 2 + NSEND; k++) {
 		wr[k].sg_list = &sge[k];
 		wr[k].num_sge = 1;
 		wr[k].send_flags = DROCE_SEND_SIGNALED;
-		wr[k].next = k < NSEND ? &wr[k + 1] : NULL;
+		wr[k].next = k < 1 + NSEND ? &wr[k + 1] : NULL;
 	}
 	return droce_post_send(c->qp, wr, &bad);
 }
@@ -205,7 +216,7 @@ all_done(void *arg)
 	struct rc *c = arg;
 
 	droce_rt_call(c->rt, poll_fn, c);
-	return c->bad || c->got == (c->r->server ? NSEND : 1 + NSEND);
+	return c->bad || c->got == (c->r->server ? NSEND : 2 + NSEND);
 }
 
 static bool
@@ -232,6 +243,17 @@ check_bytes(const struct role *r, const struct rc *c)
 	for (i = 0; i < WRITE_LEN; i++)
 		CHECK(c->buf[i] == pattern(100, i), "WRITE byte %u differs", i);
 	printf("%s: %u SENDs and a %u-byte WRITE arrived intact\n", r->name, NSEND, WRITE_LEN);
+	return 0;
+}
+
+static int
+check_read(const struct role *r, const struct rc *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < READ_LEN; i++)
+		CHECK(c->buf[READ_OFF + i] == pattern(200, i), "READ byte %u differs", i);
+	printf("%s: a %u-byte RDMA READ came back intact\n", r->name, READ_LEN);
 	return 0;
 }
 
@@ -293,6 +315,8 @@ run_rc(struct role *r)
 	for (k = 0; !r->server && k < NSEND; k++)
 		for (i = 0; i < send_len[k]; i++)
 			c.buf[SLOT_BASE + k * SLOT + i] = pattern(k, i);
+	for (i = 0; r->server && i < READ_LEN; i++)
+		c.buf[READ_OFF + i] = pattern(200, i);
 	c.rt = open_rt(r, !r->server, err, sizeof(err));
 	CHECK(c.rt != NULL, "open: %s", err);
 	rc = meet(r, c.rt, c.peer_mac);
@@ -335,6 +359,8 @@ run_rc(struct role *r)
 	CHECK(!c.bad, "completion status %d", c.bad - 1);
 	if (r->server)
 		CHECK(check_bytes(r, &c) == 0, "bytes");
+	else
+		CHECK(check_read(r, &c) == 0, "read bytes");
 	/* Keep the loop running (ACKs) until the peer has seen everything too. */
 	CHECK(write(r->out, &done, 1) == 1, "pipe");
 	CHECK(droce_rt_run_until(c.rt, peer_done, r, 10000) == 0, "peer not done");
