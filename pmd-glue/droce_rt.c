@@ -286,12 +286,19 @@ droce_rt_start(struct droce_rt *rt)
 
 	if (rt->started)
 		return -EALREADY;
-	if (rt->cfg.nb_lcores < 2 || rt->poll_lcore == rte_get_main_lcore())
+	if (rt->cfg.nb_lcores < 2 || rt->poll_lcore == rte_get_main_lcore()) {
+		snprintf(rt->err, sizeof(rt->err), "no poll lcore: configure two lcores "
+			 "(DROCE_LCORES=0,1) or drive the loop inline with droce_rt_poll()");
 		return -ENOTSUP;
+	}
 	__atomic_store_n(&rt->stop, 0, __ATOMIC_RELEASE);
 	rc = rte_eal_remote_launch(lcore_main, rt, rt->poll_lcore);
-	if (rc != 0)
+	if (rc != 0) {
+		snprintf(rt->err, sizeof(rt->err), "cannot launch the poll loop on lcore %u (%s): "
+			 "is it among EAL's lcores (DROCE_LCORES, -l in DROCE_EAL)?",
+			 rt->poll_lcore, strerror(-rc));
 		return rc;
+	}
 	rt->started = true;
 	return 0;
 }
