@@ -234,7 +234,7 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 	const struct sim_recv *r;
 	const char *why = "no message left";
 	enum droce_qp_type t = w->cfg->qpt;
-	uint32_t j, first = s->in_cursor;
+	uint32_t j, seen, first = s->in_cursor;
 	uint32_t skip = t == DROCE_QPT_UD ? SIM_UD_GRH : 0;
 
 	if (w->cfg->srq) {
@@ -275,15 +275,24 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 	if (t != DROCE_QPT_RC && (w->cfg->link.reorder > 0 || w->cfg->link.jitter_ns > 0 ||
 				  w->cfg->link.dup > 0))
 		first = 0;
-	for (j = first; j < s->n_in; j++) {
+	for (j = first, seen = UINT32_MAX; j < s->n_in; j++) {
 		const char *mm = msg_matches(w, n, &w->wr[s->in[j]], r, wc, a, b);
 
-		if (mm == NULL)
+		/* Identical messages (say two empty SENDs) are interchangeable: take one not
+		 * received yet before calling it a duplicate. */
+		if (mm == NULL && !s->in_seen[j])
 			break;
+		if (mm == NULL && seen == UINT32_MAX)
+			seen = j;
 		if (t == DROCE_QPT_RC || j == s->in_cursor)
-			why = mm;
+			why = mm != NULL ? mm : "already received";
 		if (t == DROCE_QPT_RC)
 			j = s->n_in;	/* RC: only the next message may match */
+	}
+	if (j >= s->n_in && seen != UINT32_MAX) {
+		j = seen;
+		/* The payload buffer must hold the match's bytes for what follows. */
+		msg_matches(w, n, &w->wr[s->in[j]], r, wc, a, b);
 	}
 	if (j >= s->n_in) {
 		uint32_t want = s->in_cursor < s->n_in ? s->in[s->in_cursor] : 0;

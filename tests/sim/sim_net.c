@@ -290,6 +290,10 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 		p->st.corrupted++;
 	}
 	p->st.delivered++;
+	if (arrive < p->max_arrive)
+		p->st.late++;
+	else
+		p->max_arrive = arrive;
 	schedule(net, dst, buf, len, arrive);
 	if (copy != NULL) {
 		p->st.delivered++;

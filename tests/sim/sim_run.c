@@ -393,6 +393,30 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	sim_count_missing(w);
 	if (!w->failed && cfg->qpt == DROCE_QPT_RC && sum->msgs_missing != 0)
 		sim_fail(w, "%" PRIu64 " RC messages never reached a receive", sum->msgs_missing);
+	if (!w->failed && cfg->qpt != DROCE_QPT_RC) {
+		/* Unreliable service loses a message only for a reason: each frame the network
+		 * lost, corrupted or (UC) delivered late costs at most one message, each receive the
+		 * responder lacked one datagram; and only the network makes duplicates. */
+		uint64_t bound = 0, dups = 0;
+
+		for (n = 0; n < w->net.n_nodes; n++) {
+			const struct sim_port_stats *p = &w->net.node[n].down.st;
+
+			bound += p->lost + p->burst_lost + p->tail_drop + p->down_lost + p->corrupted;
+			if (cfg->qpt == DROCE_QPT_UC)
+				bound += p->late;
+			dups += p->duplicated;
+		}
+		for (n = 0; n < 2; n++)
+			bound += droce_dev_drops(w->ep[n].dev, DROCE_DROP_NO_RWQE);
+		if (sum->msgs_missing > bound)
+			sim_fail(w, "%" PRIu64 " messages missing, but the network lost or damaged only "
+				 "%" PRIu64 " frames and no receive was lacking otherwise",
+				 sum->msgs_missing, bound);
+		else if (sum->msgs_dup > dups)
+			sim_fail(w, "%" PRIu64 " datagrams received twice, the network duplicated %"
+				 PRIu64, sum->msgs_dup, dups);
+	}
 	sim_check_memory(w);
 	sim_check_events(w);
 	for (n = 0; n < 2 && w->ep[n].dev != NULL; n++) {
