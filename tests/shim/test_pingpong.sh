@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Debian's ibv_rc_pingpong / ibv_uc_pingpong, unmodified, between two processes on the shim over
+# net_memif (--no-huge, loopback only, 198.18.0.0/15 and 2001:2::/48): each side's droce
+# runtime starts on its first PD; -c checks every received buffer. Lcore mode (poll loop on
+# lcore 1): in inline mode nobody answers ARP while the application blocks in its TCP
+# exchange. Asserts completion and exit status, never timing.
+# Usage: test_pingpong.sh <build>/verbs-shim
+. "$(dirname "$0")/shim_lib.sh"
+TMP=$(mktemp -d)
+trap 'rm -rf "$OUT" "$ERR" "$TMP"' EXIT
+EAL="--no-huge -m 256 --no-pci --no-telemetry"
+ITERS=50
+[ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs for the runtime's poll lcore"; exit 1; }
+
+# pingpong NAME TOOL GID_INDEX [extra args]
+pingpong() {
+	local name=$1 tool=$2 gid=$3 port i
+	shift 3
+	port=$((20000 + ($$ * 7 + ${#name} * 131 + RANDOM) % 20000))
+	env DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.1/24 DROCE_IPV6=2001:2::1/64 \
+		DROCE_VDEV="net_memif0,role=server,socket=$TMP/$name.sock" \
+		LD_LIBRARY_PATH="$SHIM_DIR" timeout -s KILL 60 \
+		"$tool" -g "$gid" -p "$port" -n $ITERS "$@" >"$TMP/srv.out" 2>&1 &
+	local spid=$!
+	# the server listens once its runtime is up
+	for i in $(seq 300); do
+		ss -Hltn "sport = :$port" | grep -q . && break
+		kill -0 $spid 2>/dev/null || break
+		sleep 0.1
+	done
+	run DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.2/24 DROCE_IPV6=2001:2::2/64 \
+		DROCE_VDEV="net_memif0,role=client,socket=$TMP/$name.sock" \
+		-- timeout -s KILL 60 "$tool" -g "$gid" -p "$port" -n $ITERS "$@" 127.0.0.1
+	expect_rc 0 "$name client"
+	expect_out "^$ITERS iters in " "$name client"
+	wait $spid
+	RC=$?
+	cp "$TMP/srv.out" "$OUT"
+	: >"$ERR"
+	expect_rc 0 "$name server"
+	expect_out "^$ITERS iters in " "$name server"
+}
+
+pingpong rc4 ibv_rc_pingpong 0 -c
+expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "rc4 server"
+pingpong rc6 ibv_rc_pingpong 1 -c
+expect_out "remote address: .*GID 2001:2::2\$" "rc6 server"
+pingpong uc4 ibv_uc_pingpong 0 -c -s 2048
+
+# Completion channels are not wired: -e must stop at once with the tool's message.
+run DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.1/24 \
+	DROCE_VDEV="net_memif0,role=server,socket=$TMP/e.sock" \
+	-- timeout -s KILL 30 ibv_rc_pingpong -e -g 0 -p 19999
+expect_rc 1 "ibv_rc_pingpong -e"
+expect_err "^Couldn't request CQ notification\$" "ibv_rc_pingpong -e"
+finish
