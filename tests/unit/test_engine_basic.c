@@ -224,7 +224,198 @@ test_fast_path_equals_builder(void)
 	eh_fini(&s.w);
 }
 
+/* max_rd_atomic bounds the READs in flight; a fenced WR waits for earlier READs (IBTA 10.8.3.3). */
+static void
+test_rd_atomic_limit_and_fence(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_wc wc[8];
+	struct droce_sge sge;
+	struct droce_send_wr wr, *bad;
+	unsigned int i;
+
+	eh_opts_default(&o);
+	o.max_rd_atomic = 2;
+	setup(&s, DROCE_QPT_RC, &o);
+	for (i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_READ, i * 100, 100, i * 100, i), 0);
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uintptr_t)bufa + 9000;
+	sge.length = 8;
+	sge.lkey = droce_mr_lkey(s.mr[0]);
+	wr.wr_id = 9;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = DROCE_WR_RDMA_WRITE;
+	wr.send_flags = DROCE_SEND_FENCE | DROCE_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)bufb + 9000;
+	wr.wr.rdma.rkey = droce_mr_rkey(s.mr[1]);
+	CU_ASSERT_EQUAL(droce_post_send(s.qp[0], &wr, &bad), 0);
+	CU_ASSERT_EQUAL(droce_dev_process(s.w.n[0].dev, 0, 64), 2);	/* two READs, then wait */
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 8), 5);
+	for (i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(wc[i].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[4].wr_id, 9);
+	/* the fenced WRITE left only after the last READ response arrived: 4 READ requests,
+	 * then the WRITE, 5 frames in all from node 0 */
+	CU_ASSERT_EQUAL(s.w.n[0].sent, 5);
+	eh_fini(&s.w);
+}
+
+/* SRQ: receives from two QPs share it; the limit event fires once when it drops below. */
+static void
+test_srq_limit(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_srq_attr sa = { 8, 2, 3 };
+	struct droce_srq *srq;
+	struct droce_qp_init_attr ia;
+	struct droce_qp *rq, *sq;
+	struct droce_async_event ev;
+	struct droce_wc wc[8];
+	int err = 0, i, events = 0;
+
+	eh_opts_default(&o);
+	setup(&s, DROCE_QPT_RC, &o);
+	srq = droce_srq_create(s.w.n[1].pd, &sa, NULL, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(srq);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = DROCE_QPT_RC;
+	ia.send_cq = s.w.n[1].cq;
+	ia.recv_cq = s.w.n[1].cq;
+	ia.srq = srq;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_send_sge = 1;
+	rq = droce_qp_create(s.w.n[1].pd, &ia, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rq);
+	ia.send_cq = s.w.n[0].cq;
+	ia.recv_cq = s.w.n[0].cq;
+	ia.srq = NULL;
+	ia.cap.max_recv_wr = 4;
+	sq = droce_qp_create(s.w.n[0].pd, &ia, &err);
+	eh_bring_up(sq, DROCE_QPT_RC, &s.w.n[1], droce_qp_num(rq), &o, 0, 0);
+	eh_bring_up(rq, DROCE_QPT_RC, &s.w.n[0], droce_qp_num(sq), &o, 0, 0);
+	/* post_recv on a QP with an SRQ is refused */
+	{
+		struct droce_sge g = { (uintptr_t)bufb, 64, droce_mr_lkey(s.mr[1]) };
+		struct droce_recv_wr r = { 1, NULL, &g, 1 }, *rb;
+
+		CU_ASSERT_EQUAL(droce_post_recv(rq, &r, &rb), -EINVAL);
+		for (i = 0; i < 5; i++) {
+			r.wr_id = 50 + i;
+			g.addr = (uintptr_t)bufb + 1000 * i;
+			CU_ASSERT_EQUAL(droce_post_srq_recv(srq, &r, &rb), 0);
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		struct droce_sge g = { (uintptr_t)bufa, 10, droce_mr_lkey(s.mr[0]) };
+		struct droce_send_wr w, *wb;
+
+		memset(&w, 0, sizeof(w));
+		w.sg_list = &g;
+		w.num_sge = 1;
+		w.opcode = DROCE_WR_SEND;
+		CU_ASSERT_EQUAL(droce_post_send(sq, &w, &wb), 0);
+	}
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL(eh_poll(&s.w.n[1], wc, 8), 3);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 50);
+	CU_ASSERT_EQUAL(wc[2].wr_id, 52);
+	while (droce_dev_get_async_event(s.w.n[1].dev, &ev) == 0) {
+		CU_ASSERT_EQUAL(ev.type, DROCE_EVENT_SRQ_LIMIT_REACHED);
+		CU_ASSERT_PTR_EQUAL(ev.element.srq, srq);
+		events++;
+	}
+	CU_ASSERT_EQUAL(events, 1);	/* 5 -> 2 left: below 3 once, then disarmed */
+	CU_ASSERT_EQUAL(droce_srq_destroy(srq), -EBUSY);
+	eh_fini(&s.w);
+}
+
+/* Solicited events: a CQ armed solicited-only is signalled by a SEND with SE, not without. */
+static void
+test_solicited(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_sge sge;
+	struct droce_send_wr wr, *bad;
+	struct droce_wc wc[8];
+
+	eh_opts_default(&o);
+	setup(&s, DROCE_QPT_RC, &o);
+	CU_ASSERT_EQUAL(post_recv(&s, 1, 0, 64, 1), 0);
+	CU_ASSERT_EQUAL(post_recv(&s, 1, 64, 64, 2), 0);
+	droce_cq_req_notify(s.w.n[1].cq, true);
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uintptr_t)bufa;
+	sge.length = 8;
+	sge.lkey = droce_mr_lkey(s.mr[0]);
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = DROCE_WR_SEND;
+	CU_ASSERT_EQUAL(droce_post_send(s.qp[0], &wr, &bad), 0);
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL(droce_cq_events(s.w.n[1].cq), 0);
+	wr.send_flags = DROCE_SEND_SOLICITED | DROCE_SEND_INLINE;
+	CU_ASSERT_EQUAL(droce_post_send(s.qp[0], &wr, &bad), 0);
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL(droce_cq_events(s.w.n[1].cq), 1);
+	CU_ASSERT_EQUAL(eh_poll(&s.w.n[1], wc, 8), 2);
+	eh_fini(&s.w);
+}
+
+/* Several SGEs, zero-length ones among them, gather on send and scatter on receive. */
+static void
+test_sge_lists(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_sge ss[4], rs[4];
+	struct droce_send_wr wr, *bad;
+	struct droce_recv_wr rw, *rbad;
+	struct droce_wc wc[4];
+	uint32_t lk, rk;
+
+	eh_opts_default(&o);
+	o.mtu = DROCE_MTU_256;
+	setup(&s, DROCE_QPT_RC, &o);
+	lk = droce_mr_lkey(s.mr[0]);
+	rk = droce_mr_lkey(s.mr[1]);
+	fill(bufa, 4000, 7);
+	ss[0] = (struct droce_sge){ (uintptr_t)bufa, 300, lk };
+	ss[1] = (struct droce_sge){ (uintptr_t)bufa + 300, 0, lk };
+	ss[2] = (struct droce_sge){ (uintptr_t)bufa + 300, 1, lk };
+	ss[3] = (struct droce_sge){ (uintptr_t)bufa + 301, 699, lk };
+	rs[0] = (struct droce_sge){ (uintptr_t)bufb, 0, rk };
+	rs[1] = (struct droce_sge){ (uintptr_t)bufb, 513, rk };
+	rs[2] = (struct droce_sge){ (uintptr_t)bufb + 513, 0, rk };
+	rs[3] = (struct droce_sge){ (uintptr_t)bufb + 513, 600, rk };
+	memset(&rw, 0, sizeof(rw));
+	rw.sg_list = rs;
+	rw.num_sge = 4;
+	CU_ASSERT_EQUAL(droce_post_recv(s.qp[1], &rw, &rbad), 0);
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = ss;
+	wr.num_sge = 4;
+	wr.opcode = DROCE_WR_SEND;
+	wr.send_flags = DROCE_SEND_SIGNALED;
+	CU_ASSERT_EQUAL(droce_post_send(s.qp[0], &wr, &bad), 0);
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[1], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].byte_len, 1000);
+	CU_ASSERT_EQUAL(memcmp(bufa, bufb, 1000), 0);
+	eh_fini(&s.w);
+}
+
 DROCE_TEST_MAIN("engine_basic",
+	DROCE_TEST(test_rd_atomic_limit_and_fence),
+	DROCE_TEST(test_srq_limit),
+	DROCE_TEST(test_solicited),
+	DROCE_TEST(test_sge_lists),
 	DROCE_TEST(test_fast_path_equals_builder),
 	DROCE_TEST(test_send_sizes),
 	DROCE_TEST(test_write_read_atomic))
