@@ -44,6 +44,24 @@ untouched(const struct scen *s, unsigned int n, uint32_t off, uint32_t len)
 	return true;
 }
 
+static uint64_t
+cnt(const struct scen *s, unsigned int n, enum droce_cnt c)
+{
+	return droce_qp_counter(s->qp[n], c);
+}
+
+/* Count node n's asynchronous events of one type (and drain the rest). */
+static unsigned int
+events(struct scen *s, unsigned int n, enum droce_event_type type)
+{
+	struct droce_async_event ev;
+	unsigned int k = 0;
+
+	while (droce_dev_get_async_event(s->ep[n].dev, &ev) == 0)
+		k += ev.type == type;
+	return k;
+}
+
 static void
 setup(struct scen *s, const struct sim_qp_params *p)
 {
@@ -76,6 +94,7 @@ test_write_baseline(void)
 static void
 faulty_then_flush(struct scen *s, enum droce_wc_status st, uint32_t toff, uint32_t tlen)
 {
+	bool acc = st == DROCE_WC_REM_ACCESS_ERR;
 	uint32_t rkey = droce_mr_rkey(s->mr[1]);
 	unsigned int i, sends = 0, recvs = 0;
 
@@ -107,6 +126,20 @@ faulty_then_flush(struct scen *s, enum droce_wc_status st, uint32_t toff, uint32
 	CU_ASSERT(untouched(s, 1, 20000, 64));
 	CU_ASSERT(untouched(s, 0, 4096, 64));	/* the flushed READ wrote nothing */
 	CU_ASSERT_EQUAL(s->trace.st.naks, 1);
+	/* Counters on both sides (names as rxe / mlx5 hw_counters). */
+	CU_ASSERT_EQUAL(cnt(s, 0, acc ? DROCE_CNT_REQ_REMOTE_ACCESS_ERRORS :
+					DROCE_CNT_REQ_REMOTE_INVALID_REQUEST), 1);
+	CU_ASSERT_EQUAL(cnt(s, 0, DROCE_CNT_REQ_CQE_ERROR), 1);
+	CU_ASSERT_EQUAL(cnt(s, 0, DROCE_CNT_REQ_CQE_FLUSH_ERROR), 3);
+	CU_ASSERT_EQUAL(cnt(s, 0, DROCE_CNT_RESP_CQE_FLUSH_ERROR), 1);
+	CU_ASSERT_EQUAL(cnt(s, 1, acc ? DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS :
+					DROCE_CNT_RESP_REMOTE_INVALID_REQUEST), 1);
+	CU_ASSERT_EQUAL(cnt(s, 1, DROCE_CNT_NAKS_SENT), 1);
+	/* The responder's QP is in error: IBTA 11.6.3 affiliated events, access violation
+	 * (IBV_EVENT_QP_ACCESS_ERR) or invalid request (IBV_EVENT_QP_REQ_ERR). */
+	CU_ASSERT_EQUAL(events(s, 1, acc ? DROCE_EVENT_QP_ACCESS_ERR : DROCE_EVENT_QP_REQ_ERR), 1);
+	if (acc)
+		CU_ASSERT_EQUAL(droce_dev_drops(s->ep[1].dev, DROCE_DROP_RKEY), 1);
 }
 
 static void
@@ -295,6 +328,13 @@ test_recv_too_small(void)
 	expect_wc(&s, 1, 0, 7, DROCE_WC_LOC_LEN_ERR);
 	expect_wc(&s, 1, 1, 8, DROCE_WC_WR_FLUSH_ERR);
 	CU_ASSERT(untouched(&s, 1, 16384 + 100, 200));
+	CU_ASSERT_EQUAL(cnt(&s, 1, DROCE_CNT_RESP_LOCAL_LENGTH_ERROR), 1);
+	CU_ASSERT_EQUAL(cnt(&s, 1, DROCE_CNT_RESP_CQE_ERROR), 1);
+	CU_ASSERT_EQUAL(cnt(&s, 1, DROCE_CNT_RESP_CQE_FLUSH_ERROR), 1);
+	CU_ASSERT_EQUAL(cnt(&s, 0, DROCE_CNT_REQ_REMOTE_INVALID_REQUEST), 1);
+	CU_ASSERT_EQUAL(droce_dev_drops(s.ep[1].dev, DROCE_DROP_LENGTH), 1);
+	CU_ASSERT_EQUAL(s.trace.st.nak_code[1], 1);
+	CU_ASSERT_EQUAL(events(&s, 1, DROCE_EVENT_QP_REQ_ERR), 1);
 	scen_fini(&s);
 }
 
@@ -312,6 +352,9 @@ test_rnr_retry_zero(void)
 	expect_wc(&s, 0, 0, 10, DROCE_WC_RNR_RETRY_EXC_ERR);
 	CU_ASSERT_EQUAL(s.trace.st.rnr_naks, 1);
 	CU_ASSERT_EQUAL(s.trace.st.retransmits, 0);
+	CU_ASSERT_EQUAL(cnt(&s, 0, DROCE_CNT_RCVD_RNR_ERR), 1);
+	CU_ASSERT_EQUAL(cnt(&s, 0, DROCE_CNT_RETRY_RNR_EXCEEDED_ERR), 1);
+	CU_ASSERT_EQUAL(cnt(&s, 1, DROCE_CNT_SEND_RNR_ERR), 1);
 	scen_fini(&s);
 }
 
@@ -339,6 +382,9 @@ test_rnr_retry_infinite(void)
 	CU_ASSERT(s.wc_t[0][0] > 10 * MS);
 	CU_ASSERT(s.trace.st.rnr_naks >= 2);	/* about 10 ms / 1.28 ms of waiting */
 	CU_ASSERT(s.trace.st.rnr_naks <= 9);
+	CU_ASSERT_EQUAL(cnt(&s, 0, DROCE_CNT_RCVD_RNR_ERR), s.trace.st.rnr_naks);
+	CU_ASSERT_EQUAL(cnt(&s, 1, DROCE_CNT_SEND_RNR_ERR), s.trace.st.rnr_naks);
+	CU_ASSERT_EQUAL(cnt(&s, 0, DROCE_CNT_RETRY_RNR_EXCEEDED_ERR), 0);
 	scen_run_until(&s, 1, 1, 10 * MS);
 	expect_wc(&s, 1, 0, 77, DROCE_WC_SUCCESS);
 	CU_ASSERT_EQUAL(s.wc[1][0].byte_len, 300);
@@ -375,6 +421,11 @@ test_retry_exhausted_peer_gone(void)
 	CU_ASSERT(s.wc_t[0][0] - t0 <= 4 * t_out + t_out / 10);
 	/* Each retry resends the outstanding window from the oldest PSN: 2 + 1 packets. */
 	CU_ASSERT_EQUAL(s.trace.st.req_pkts, 4 * 3);
+	CU_ASSERT_EQUAL(cnt(&s, 0, DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 4);
+	CU_ASSERT_EQUAL(cnt(&s, 0, DROCE_CNT_RETRY_EXCEEDED_ERR), 1);
+	CU_ASSERT_EQUAL(cnt(&s, 0, DROCE_CNT_REQ_CQE_ERROR), 1);
+	CU_ASSERT_EQUAL(cnt(&s, 0, DROCE_CNT_REQ_CQE_FLUSH_ERROR), 1);
+	CU_ASSERT_EQUAL(s.net.node[1].down.st.down_lost, 12);
 	scen_fini(&s);
 }
 

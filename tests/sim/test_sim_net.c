@@ -288,7 +288,58 @@ test_replay_same_seed(void)
 	CU_ASSERT(memcmp(&a, &d, sizeof(a)) != 0);
 }
 
+/* A node that always has work now (a busy loop) and one with a timer every microsecond. */
+static uint64_t spin_next;
+
+static uint64_t
+spin_deadline(void *ctx)
+{
+	(void)ctx;
+	return spin_next;
+}
+
+static unsigned int
+spin_process(void *ctx, uint64_t now)
+{
+	bool *tick = ctx;
+
+	if (*tick)
+		spin_next = now + 1000;
+	return 0;
+}
+
+static const struct sim_node_ops spin_ops = { rec_rx, spin_process, spin_deadline, NULL };
+
+static void
+test_run_limits(void)
+{
+	struct sim_app app = { nop_step, never, NULL, UINT64_MAX };
+	struct sim_net net;
+	bool tick = false;
+
+	/* Work that never goes away: the event limit reports the hang. */
+	sim_net_init(&net, 1);
+	spin_next = 0;
+	CU_ASSERT_EQUAL(sim_net_add_node(&net, mac0, &spin_ops, &tick, NULL, 1), 0);
+	net.event_limit = 1000;
+	CU_ASSERT_EQUAL(sim_net_run(&net, &app), SIM_EVENT_LIMIT);
+	CU_ASSERT_EQUAL(net.now, 0);
+	sim_net_fini(&net);
+
+	/* A periodic timer: virtual time advances to the limit, not past it. */
+	sim_net_init(&net, 1);
+	tick = true;
+	spin_next = 0;
+	CU_ASSERT_EQUAL(sim_net_add_node(&net, mac0, &spin_ops, &tick, NULL, 1), 0);
+	net.time_limit = 50000;
+	CU_ASSERT_EQUAL(sim_net_run(&net, &app), SIM_TIME_LIMIT);
+	CU_ASSERT_EQUAL(net.events, 51);
+	CU_ASSERT(net.now <= 50000);
+	sim_net_fini(&net);
+}
+
 DROCE_TEST_MAIN("sim_net",
+	DROCE_TEST(test_run_limits),
 	DROCE_TEST(test_rng_deterministic),
 	DROCE_TEST(test_heap_order),
 	DROCE_TEST(test_clean_link_rate_and_delay),
