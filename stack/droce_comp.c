@@ -75,7 +75,12 @@ droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st)
 	if ((int32_t)(r->sent_hi - r->comp) < 0)
 		r->sent_hi = r->comp;	/* a WQE that failed before it was sent */
 	if (st != DROCE_WC_SUCCESS) {
-		droce_qp_error(qp);
+		/* IBTA 10.3.1.6/7: a send error on UC/UD stops only the send queue (SQE); RC
+		 * goes to ERR. */
+		if (qp->type == DROCE_QPT_RC)
+			droce_qp_error(qp);
+		else
+			droce_qp_sq_error(qp);
 		return;
 	}
 	check_drained(qp);

@@ -316,6 +316,7 @@ int droce_rq_post(struct droce_rq *rq, struct droce_recv_wr *wr, struct droce_re
 
 /* droce_qp.c */
 void droce_qp_error(struct droce_qp *qp);
+void droce_qp_sq_error(struct droce_qp *qp);
 void droce_qp_flush(struct droce_qp *qp);
 void droce_qp_reset(struct droce_qp *qp);
 void droce_qp_send_cqe(struct droce_qp *qp, const struct droce_swqe *w, enum droce_wc_status st);

@@ -154,7 +154,9 @@ droce_post_send(struct droce_qp *qp, struct droce_send_wr *wr, struct droce_send
 		fill_swqe(qp, &r->ring[slot], wr, slot, (uint32_t)len);
 		r->head++;
 	}
-	if (flush)
+	if (qp->state == DROCE_QPS_SQE)
+		droce_qp_sq_error(qp);
+	else if (flush)
 		droce_qp_flush(qp);
 	else if (qp->state == DROCE_QPS_RTS)
 		droce_sched_ready(qp);

@@ -330,6 +330,22 @@ droce_qp_error(struct droce_qp *qp)
 		droce_dev_event(qp->dev, DROCE_EVENT_QP_LAST_WQE_REACHED, qp);
 }
 
+/* Send queue error (UC/UD): the send queue flushes, receives go on until SQE -> RTS. */
+void
+droce_qp_sq_error(struct droce_qp *qp)
+{
+	struct droce_requester *r = &qp->req;
+
+	if (qp->state == DROCE_QPS_ERR)
+		return;
+	qp->state = qp->attr.qp_state = DROCE_QPS_SQE;
+	for (; r->comp != r->head; r->comp++)
+		droce_qp_send_cqe(qp, &r->ring[r->comp & r->mask], DROCE_WC_WR_FLUSH_ERR);
+	r->next = r->sent_hi = r->head;
+	r->off = 0;
+	r->cur.sge = r->cur.off = r->cur.pos = 0;
+}
+
 /* Back to RESET: every queue emptied without completions (IBTA 10.3.1 "Reset"). */
 void
 droce_qp_reset(struct droce_qp *qp)

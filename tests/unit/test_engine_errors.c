@@ -509,7 +509,74 @@ test_ud_qkey_and_grh(void)
 	eh_fini(&f.w);
 }
 
+/* UC: a send error stops the send queue only (SQE); receives go on; SQE -> RTS resumes. */
+static void
+test_uc_sqe(void)
+{
+	struct fx f;
+	struct droce_sge sge = { (uintptr_t)la, 10, 0 };
+	struct droce_send_wr wr, *bad;
+	struct droce_wc wc[4];
+	struct droce_qp_attr a;
+
+	fx_init(&f, DROCE_QPT_UC, ALL_ACCESS);
+	sge.lkey = droce_mr_lkey(f.lmr) ^ 0x40;	/* wrong key */
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = DROCE_WR_SEND;
+	wr.send_flags = DROCE_SEND_SIGNALED;
+	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);
+	wr.wr_id = 2;
+	sge.lkey = droce_mr_lkey(f.lmr);
+	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);
+	eh_run(&f.w, 1000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 2);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_LOC_PROT_ERR);
+	CU_ASSERT_EQUAL(wc[1].status, DROCE_WC_WR_FLUSH_ERR);
+	CU_ASSERT_EQUAL(state(f.qp[0]), DROCE_QPS_SQE);
+	/* posting in SQE flushes at once */
+	wr.wr_id = 3;
+	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_WR_FLUSH_ERR);
+	/* the receive side of the SQE QP still works */
+	{
+		struct droce_sge g = { (uintptr_t)la + 1000, 64, droce_mr_lkey(f.lmr) };
+		struct droce_recv_wr r = { 40, NULL, &g, 1 }, *rb;
+		struct droce_send_wr w2, *b2;
+		struct droce_sge g2 = { (uintptr_t)ra, 5, droce_mr_lkey(f.rmr) };
+
+		CU_ASSERT_EQUAL(droce_post_recv(f.qp[0], &r, &rb), 0);
+		memset(&w2, 0, sizeof(w2));
+		w2.sg_list = &g2;
+		w2.num_sge = 1;
+		w2.opcode = DROCE_WR_SEND;
+		CU_ASSERT_EQUAL(droce_post_send(f.qp[1], &w2, &b2), 0);
+		eh_run(&f.w, 1000000);
+		CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
+		CU_ASSERT_EQUAL(wc[0].wr_id, 40);
+		CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	}
+	/* SQE -> RTS (RC would refuse), then sending works again */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RTS;
+	CU_ASSERT_EQUAL(droce_qp_modify(f.qp[0], &a, DROCE_QP_STATE), 0);
+	CU_ASSERT_EQUAL(fx_recv(&f, 64, 41), 0);
+	wr.wr_id = 4;
+	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);
+	eh_run(&f.w, 1000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 4);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 41);
+	eh_fini(&f.w);
+}
+
 DROCE_TEST_MAIN("engine_errors",
+	DROCE_TEST(test_uc_sqe),
 	DROCE_TEST(test_rkey_wrong),
 	DROCE_TEST(test_bounds),
 	DROCE_TEST(test_access_flags),
