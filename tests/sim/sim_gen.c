@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sim_model.h"
 
@@ -288,6 +289,23 @@ sim_scatter(const struct sim_recv *r, uint32_t skip, uint8_t *buf, uint32_t len,
 	return done;
 }
 
+/*
+ * Node memory at a fixed virtual address, so that the RETH/AtomicETH addresses on the wire (and
+ * with them every ICRC and the -v trace) are the same from one replay to the next.
+ */
+static uint8_t *
+node_mem(unsigned int n, uint32_t len)
+{
+	uintptr_t hint = (uintptr_t)0x200000000000ull + (uintptr_t)n * 0x10000000000ull;
+	size_t sz = ALIGN_UP((size_t)len, 4096);
+	void *p = mmap((void *)hint, sz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p == MAP_FAILED)
+		p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 /* The predicted effect of every WR that is certain at generation time. */
 static void
 predict(struct sim_world *w, uint8_t *tmp)
@@ -447,7 +465,7 @@ sim_gen(struct sim_world *w)
 		struct sim_node_mem *m = &w->node[n];
 
 		m->len = layout(w, n);
-		m->mem = aligned_alloc(4096, ALIGN_UP(m->len, 4096));
+		m->mem = node_mem(n, m->len);
 		m->exp = malloc(m->len);
 		m->alt = malloc(m->len);
 		m->care = calloc(m->len, 1);
@@ -489,7 +507,8 @@ sim_gen_free(struct sim_world *w)
 		}
 		free(m->srecv);
 		free(m->srecv_used);
-		free(m->mem);
+		if (m->mem != NULL)
+			munmap(m->mem, ALIGN_UP((size_t)m->len, 4096));
 		free(m->exp);
 		free(m->alt);
 		free(m->care);
