@@ -103,7 +103,10 @@ enum droce_wc_opcode {
 	DROCE_WC_RECV = 1 << 7, DROCE_WC_RECV_RDMA_WITH_IMM,
 };
 
-enum droce_wc_flags { DROCE_WC_GRH = 1 << 0, DROCE_WC_WITH_IMM = 1 << 1, DROCE_WC_WITH_INV = 1 << 2 };
+enum droce_wc_flags {
+	DROCE_WC_GRH = 1 << 0, DROCE_WC_WITH_IMM = 1 << 1, DROCE_WC_IP_CSUM_OK = 1 << 2,
+	DROCE_WC_WITH_INV = 1 << 3,
+};
 
 enum droce_event_type {	/* asynchronous events, as ibv_event_type */
 	DROCE_EVENT_CQ_ERR = 0, DROCE_EVENT_QP_FATAL = 1, DROCE_EVENT_QP_REQ_ERR = 2,
