@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verbs data path on a real runtime (net_null port, --no-huge, inline mode), through the
+ * replacement library's API only: object life cycles, attribute checks, QP states, flushes.
+ * Environment in tests/shim/meson.build. No peer: nothing reaches RTS.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "droce_test.h"
+
+static struct ibv_device **list;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static char buf[8192];
+
+static void
+setup(void)
+{
+	int n = 0;
+
+	list = ibv_get_device_list(&n);
+	CU_ASSERT_FATAL(list != NULL && n == 1);
+	ctx = ibv_open_device(list[0]);
+	CU_ASSERT_FATAL(ctx != NULL);
+	pd = ibv_alloc_pd(ctx);	/* starts the runtime */
+	CU_ASSERT_FATAL(pd != NULL);
+	CU_ASSERT(pd->context == ctx);
+}
+
+static void
+teardown(void)
+{
+	CU_ASSERT(ibv_dealloc_pd(pd) == 0);
+	CU_ASSERT(ibv_close_device(ctx) == 0);
+	ibv_free_device_list(list);
+}
+
+static void
+test_mr(void)
+{
+	struct ibv_mr *mr, *mr2;
+
+	setup();
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_FATAL(mr != NULL);
+	CU_ASSERT(mr->addr == buf && mr->length == sizeof(buf) && mr->pd == pd);
+	CU_ASSERT(mr->context == ctx && mr->lkey != 0);
+	/* RELAXED_ORDERING is an optional hint: reg_mr goes through ibv_reg_mr_iova2 */
+	mr2 = ibv_reg_mr(pd, buf, 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
+	CU_ASSERT_FATAL(mr2 != NULL);
+	CU_ASSERT(mr2->lkey != mr->lkey);
+	errno = 0;
+	CU_ASSERT(ibv_reg_mr(pd, buf, 64, IBV_ACCESS_REMOTE_WRITE) == NULL && errno == EINVAL);
+	errno = 0;
+	CU_ASSERT(ibv_reg_mr(pd, buf, 64, IBV_ACCESS_ON_DEMAND) == NULL && errno == EOPNOTSUPP);
+	errno = 0;
+	CU_ASSERT(ibv_reg_mr_iova(pd, buf, 64, 0, IBV_ACCESS_LOCAL_WRITE) == NULL &&
+		  errno == EOPNOTSUPP);
+	CU_ASSERT(ibv_dealloc_pd(pd) == EBUSY);	/* MRs still registered */
+	CU_ASSERT(ibv_dereg_mr(mr2) == 0);
+	CU_ASSERT(ibv_dereg_mr(mr) == 0);
+	teardown();
+}
+
+static void
+test_cq(void)
+{
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq, *cqc;
+	struct ibv_wc wc[4];
+
+	setup();
+	errno = 0;
+	CU_ASSERT(ibv_create_cq(ctx, 0, NULL, NULL, 0) == NULL && errno == EINVAL);
+	cq = ibv_create_cq(ctx, 16, &cq, NULL, 0);
+	CU_ASSERT_FATAL(cq != NULL);
+	CU_ASSERT(cq->context == ctx && cq->cq_context == &cq && cq->cqe >= 16);
+	CU_ASSERT(ibv_poll_cq(cq, 4, wc) == 0);
+	CU_ASSERT(ibv_req_notify_cq(cq, 0) == 0);
+	ch = ibv_create_comp_channel(ctx);
+	CU_ASSERT_FATAL(ch != NULL);
+	cqc = ibv_create_cq(ctx, 8, NULL, ch, 0);
+	CU_ASSERT_FATAL(cqc != NULL);
+	CU_ASSERT(ch->refcnt == 1);
+	CU_ASSERT(ibv_req_notify_cq(cqc, 0) == EOPNOTSUPP);	/* events not wired yet */
+	CU_ASSERT(ibv_destroy_comp_channel(ch) == EBUSY);
+	CU_ASSERT(ibv_destroy_cq(cqc) == 0);
+	CU_ASSERT(ch->refcnt == 0);
+	CU_ASSERT(ibv_destroy_comp_channel(ch) == 0);
+	CU_ASSERT(ibv_destroy_cq(cq) == 0);
+	teardown();
+}
+
+static struct ibv_qp *
+make_qp(struct ibv_cq *cq, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = type, .qp_context = &a,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
+			 .max_recv_sge = 1, .max_inline_data = 64 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &a);
+
+	if (qp != NULL) {
+		CU_ASSERT(a.cap.max_send_wr >= 8 && a.cap.max_recv_wr >= 8);
+		CU_ASSERT(a.cap.max_inline_data >= 64);
+		CU_ASSERT(qp->qp_type == type && qp->pd == pd && qp->send_cq == cq);
+	}
+	return qp;
+}
+
+static void
+test_qp(void)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_recv_wr rwr = { .wr_id = 42, .sg_list = &sge, .num_sge = 1 }, *rbad = NULL;
+	struct ibv_send_wr swr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND }, *sbad = NULL;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp, *ud;
+	struct ibv_mr *mr;
+	struct ibv_wc wc[4];
+
+	setup();
+	cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_FATAL(cq != NULL && mr != NULL);
+	sge.lkey = mr->lkey;
+	qp = make_qp(cq, IBV_QPT_RC);
+	CU_ASSERT_FATAL(qp != NULL);
+	CU_ASSERT(qp->qp_num != 0 && qp->state == IBV_QPS_RESET);
+	CU_ASSERT(ibv_qp_to_qp_ex(qp) != NULL);
+	ud = make_qp(cq, IBV_QPT_UD);
+	CU_ASSERT_FATAL(ud != NULL);
+	CU_ASSERT(ud->qp_num != qp->qp_num);
+	errno = 0;
+	CU_ASSERT(make_qp(cq, IBV_QPT_XRC_SEND) == NULL && errno == EOPNOTSUPP);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	CU_ASSERT_FATAL(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
+	CU_ASSERT(qp->state == IBV_QPS_INIT);
+	CU_ASSERT(ibv_query_qp(qp, &attr, IBV_QP_STATE | IBV_QP_CAP, &init) == 0);
+	CU_ASSERT(attr.qp_state == IBV_QPS_INIT && attr.port_num == 1);
+	CU_ASSERT(attr.qp_access_flags == IBV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT(attr.cap.max_recv_wr >= 8 && init.send_cq == cq && init.qp_type == IBV_QPT_RC);
+
+	CU_ASSERT(ibv_post_recv(qp, &rwr, &rbad) == 0);
+	CU_ASSERT(ibv_post_send(qp, &swr, &sbad) != 0 && sbad == &swr);	/* INIT: no send */
+	CU_ASSERT(ibv_poll_cq(cq, 4, wc) == 0);
+
+	/* RoCE needs the GRH; an unreachable peer fails RTR after the neighbour tries */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = IBV_MTU_1024;
+	attr.dest_qp_num = 0x11;
+	attr.ah_attr.port_num = 1;
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				IBV_QP_MIN_RNR_TIMER) == EINVAL);
+	attr.ah_attr.is_global = 1;
+	attr.ah_attr.grh.dgid.raw[10] = 0xff;
+	attr.ah_attr.grh.dgid.raw[11] = 0xff;
+	attr.ah_attr.grh.dgid.raw[12] = 198;
+	attr.ah_attr.grh.dgid.raw[13] = 18;
+	attr.ah_attr.grh.dgid.raw[15] = 99;
+	attr.ah_attr.grh.hop_limit = 64;
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				IBV_QP_MIN_RNR_TIMER) == EHOSTUNREACH);
+	CU_ASSERT(qp->state == IBV_QPS_INIT);
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_RATE_LIMIT) == EOPNOTSUPP);
+
+	/* ERR flushes the posted receive with its wr_id */
+	attr.qp_state = IBV_QPS_ERR;
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE) == 0);
+	CU_ASSERT_FATAL(ibv_poll_cq(cq, 4, wc) == 1);
+	CU_ASSERT(wc[0].wr_id == 42 && wc[0].status == IBV_WC_WR_FLUSH_ERR);
+	CU_ASSERT(wc[0].qp_num == qp->qp_num);
+
+	CU_ASSERT(ibv_destroy_cq(cq) == EBUSY);	/* QPs still attached */
+	CU_ASSERT(ibv_dealloc_pd(pd) == EBUSY);
+	CU_ASSERT(ibv_destroy_qp(ud) == 0);
+	CU_ASSERT(ibv_destroy_qp(qp) == 0);
+	CU_ASSERT(ibv_dereg_mr(mr) == 0);
+	CU_ASSERT(ibv_destroy_cq(cq) == 0);
+	teardown();
+}
+
+DROCE_TEST_MAIN("shim_dp",
+	DROCE_TEST(test_mr),
+	DROCE_TEST(test_cq),
+	DROCE_TEST(test_qp))
