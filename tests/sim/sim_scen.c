@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "sim_model.h"
 
 #include "sim_scen.h"
 
@@ -203,4 +208,46 @@ scen_run_until(struct scen *s, unsigned int n, unsigned int count, uint64_t limi
 	res = sim_net_run(&s->net, &app);
 	s->wake = app.wake;
 	return res;
+}
+
+void
+scen_expect_wc(const struct scen *s, unsigned int n, unsigned int i, uint64_t wr_id,
+	       enum droce_wc_status st)
+{
+	CU_ASSERT_FATAL(s->nwc[n] > i);
+	if (s->wc[n][i].wr_id != wr_id || s->wc[n][i].status != st)
+		printf("\n    node %u completion %u: wr_id %llu status %s, expected wr_id %llu %s\n",
+		       n, i, (unsigned long long)s->wc[n][i].wr_id,
+		       sim_wc_status_name(s->wc[n][i].status), (unsigned long long)wr_id,
+		       sim_wc_status_name(st));
+	CU_ASSERT_EQUAL(s->wc[n][i].wr_id, wr_id);
+	CU_ASSERT_EQUAL(s->wc[n][i].status, st);
+}
+
+bool
+scen_untouched(const struct scen *s, unsigned int n, uint32_t off, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = off; i < off + len; i++)
+		if (s->mem[n][i] != (uint8_t)(i * 7 + n * 101 + 3))
+			return false;
+	return true;
+}
+
+uint64_t
+scen_cnt(const struct scen *s, unsigned int n, enum droce_cnt c)
+{
+	return droce_qp_counter(s->qp[n], c);
+}
+
+unsigned int
+scen_events(struct scen *s, unsigned int n, enum droce_event_type type)
+{
+	struct droce_async_event ev;
+	unsigned int k = 0;
+
+	while (droce_dev_get_async_event(s->ep[n].dev, &ev) == 0)
+		k += ev.type == type;
+	return k;
 }

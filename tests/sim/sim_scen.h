@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "droce_counters.h"
 #include "droce_verbs.h"
 
 #include "sim_ep.h"
@@ -51,6 +52,15 @@ int scen_post_atomic(struct scen *s, unsigned int n, enum droce_wr_opcode op, ui
 int scen_post_recv(struct scen *s, unsigned int n, uint64_t wr_id, uint32_t off, uint32_t len);
 /* Remote address of byte off of node n's buffer. */
 uint64_t scen_addr(const struct scen *s, unsigned int n, uint32_t off);
+
+/* Test helpers: assert completion i of node n (printing both on a difference), whether bytes
+ * still hold the fixture's initial pattern, a QP counter, and node n's async events of a type
+ * (the others are drained). */
+void scen_expect_wc(const struct scen *s, unsigned int n, unsigned int i, uint64_t wr_id,
+		    enum droce_wc_status st);
+bool scen_untouched(const struct scen *s, unsigned int n, uint32_t off, uint32_t len);
+uint64_t scen_cnt(const struct scen *s, unsigned int n, enum droce_cnt c);
+unsigned int scen_events(struct scen *s, unsigned int n, enum droce_event_type type);
 
 /* Run until node n has collected `count` completions, or nothing is left, or limit_ns. */
 enum sim_result scen_run_until(struct scen *s, unsigned int n, unsigned int count,
