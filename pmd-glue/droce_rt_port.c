@@ -39,6 +39,9 @@ find_port(const struct droce_rt_config *cfg, uint16_t *port, char *err, size_t e
 	size_t off = 0;
 	char *end;
 
+	if (rte_eth_dev_count_avail() == 0 && cfg->vdev[0] != '\0')
+		return fail(-ENODEV, err, errlen, "no Ethernet port: the vdev '%s' did not come up "
+			    "(its driver's reason is printed above): fix DROCE_VDEV", cfg->vdev);
 	if (rte_eth_dev_count_avail() == 0)
 		return fail(-ENODEV, err, errlen, "no Ethernet port: add one with "
 			    "DROCE_VDEV=net_memif0,role=server (or --vdev in DROCE_EAL), or bind a "

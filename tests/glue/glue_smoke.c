@@ -98,8 +98,11 @@ open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 	char v[256];
 
 	droce_rt_config_defaults(&cfg);
-	snprintf(v, sizeof(v), "net_memif0,role=%s,socket=%s,mac=02:00:00:00:00:0%d",
-		 r->server ? "server" : "client", r->socket, r->server ? 1 : 2);
+	if (r->vdev != NULL)
+		snprintf(v, sizeof(v), "%s", r->vdev);
+	else
+		snprintf(v, sizeof(v), "net_memif0,role=%s,socket=%s,mac=02:00:00:00:00:0%d",
+			 r->server ? "server" : "client", r->socket, r->server ? 1 : 2);
 	if (droce_rt_config_set(&cfg, "vdev", v, err, errlen) != 0 ||
 	    droce_rt_config_set(&cfg, "eal", r->eal, err, errlen) != 0 ||
 	    droce_rt_config_set(&cfg, "ipv4", r->server ? "198.18.0.1/24" : "198.18.0.2/24", err,
@@ -381,9 +384,11 @@ main(int argc, char **argv)
 	pid_t pid[2];
 	time_t end;
 
-	if (argc < 2 || argc > 3 || (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0 &&
-				     strcmp(mode, "rc6") != 0 && strcmp(mode, "lat") != 0)) {
-		fprintf(stderr, "usage: %s arp|rc|rc6|lat [eal words]\n", argv[0]);
+	if ((argc != 2 && argc != 3 && argc != 5) ||
+	    (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0 && strcmp(mode, "rc6") != 0 &&
+	     strcmp(mode, "lat") != 0)) {
+		fprintf(stderr, "usage: %s arp|rc|rc6|lat [eal words [server vdev client vdev]]\n"
+			"  (other vdevs: their MACs must be 02:00:00:00:00:01 and :02)\n", argv[0]);
 		return 2;
 	}
 	if (pipe(a2b) != 0 || pipe(b2a) != 0)
@@ -396,6 +401,7 @@ main(int argc, char **argv)
 		snprintf(roles[i].socket, sizeof(roles[i].socket), "/droce_smoke_%ld",
 			 (long)getpid());
 		roles[i].eal = eal;
+		roles[i].vdev = argc == 5 ? argv[3 + i] : NULL;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; i < 2; i++) {

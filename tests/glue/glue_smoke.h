@@ -17,6 +17,7 @@ struct role {
 	int in, out;		/* pipes to/from the peer (in is non-blocking) */
 	char socket[64];
 	const char *eal;	/* EAL words for both processes */
+	const char *vdev;	/* NULL: memif */
 	bool via_env;
 	bool apply_env;		/* DROCE_* variables override the test's settings (lat) */		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
 	unsigned int gid_index;	/* 0: IPv4 GIDs, 1: IPv6 */
