@@ -192,6 +192,7 @@ struct droce_responder {
 	/* The NAK that ends the QP: sent after the flush that empties the ring (IBTA 9.7.5.2.x). */
 	struct droce_resp_item final_nak;
 	bool final_nak_pending;
+	bool comm_est;		/* COMM_EST raised */
 };
 
 struct droce_requester {

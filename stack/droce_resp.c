@@ -515,6 +515,12 @@ droce_resp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 		droce_dev_drop(qp->dev, DROCE_DROP_QP_STATE);
 		return;
 	}
+	/* IBTA 11.6.3: the first packet a QP receives in RTR is the communication-established
+	 * event (the requester side may not be in RTS yet). */
+	if (qp->state == DROCE_QPS_RTR && !qp->resp.comm_est) {
+		qp->resp.comm_est = true;
+		droce_dev_event(qp->dev, DROCE_EVENT_COMM_EST, qp);
+	}
 	if (qp->type == DROCE_QPT_RC)
 		rc_rx(qp, p, frame);
 	else if (qp->type == DROCE_QPT_UC)

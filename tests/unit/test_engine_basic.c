@@ -411,7 +411,147 @@ test_sge_lists(void)
 	eh_fini(&s.w);
 }
 
+/* A rate limiter plugged through droce_cc_ops: one data packet per 10 us. */
+static void
+pace_init(struct droce_cc_state *st, uint64_t now)
+{
+	memset(st, 0, sizeof(*st));
+	(void)now;
+}
+
+static void
+pace_on_send(struct droce_cc_state *st, uint32_t bytes, uint64_t now)
+{
+	(void)bytes;
+	st->next_send_ns = now + 10000;
+	st->w[0]++;
+}
+
+static void
+pace_on_event(struct droce_cc_state *st, uint64_t now)
+{
+	(void)now;
+	st->w[1]++;
+}
+
+static uint64_t
+pace_next(const struct droce_cc_state *st)
+{
+	return st->next_send_ns;
+}
+
+static const struct droce_cc_ops pace = {
+	"pace10us", pace_init, pace_on_send, pace_on_event, pace_on_event, pace_next,
+};
+
+static void
+test_cc_pacing(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_wc wc[4];
+	struct droce_dev *d;
+
+	eh_opts_default(&o);
+	setup(&s, DROCE_QPT_RC, &o);
+	d = s.w.n[0].dev;
+	CU_ASSERT_EQUAL(droce_qp_set_cc(s.qp[0], &pace, 0), 0);
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 4 * 1024, 0, 1), 0);
+	CU_ASSERT_EQUAL(droce_dev_process(d, 0, 64), 1);
+	CU_ASSERT_EQUAL(droce_dev_next_deadline(d), 10000);
+	CU_ASSERT_EQUAL(droce_dev_process(d, 5000, 64), 0);
+	CU_ASSERT_EQUAL(droce_dev_process(d, 10000, 64), 1);
+	CU_ASSERT_EQUAL(droce_dev_next_deadline(d), 20000);
+	CU_ASSERT_EQUAL(droce_dev_process(d, 20000, 64), 1);
+	CU_ASSERT_EQUAL(droce_dev_process(d, 30000, 64), 1);
+	CU_ASSERT_EQUAL(droce_dev_process(d, 40000, 64), 0);	/* all four sent */
+	CU_ASSERT_TRUE(droce_qp_counter(s.qp[0], DROCE_CNT_CC_DEFERRED) >= 3);
+	s.w.now = 40000;
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(s.qp[0]->cc.w[0], 4);
+	CU_ASSERT_TRUE(s.qp[0]->cc.w[1] >= 1);	/* on_ack heard */
+	eh_fini(&s.w);
+}
+
+/* Counter lists: unique names, transport counters then drop_<REASON>; COMM_EST raised. */
+static void
+test_counters_and_comm_est(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_counter c[256];
+	struct droce_async_event ev;
+	struct droce_qp_attr a;
+	unsigned int n, i, j, found = 0;
+
+	eh_opts_default(&o);
+	setup(&s, DROCE_QPT_RC, &o);
+	/* back qp[1] to RTR: its first packet raises COMM_EST */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RESET;
+	droce_qp_modify(s.qp[1], &a, DROCE_QP_STATE);
+	eh_bring_up(s.qp[1], DROCE_QPT_RC, &s.w.n[0], droce_qp_num(s.qp[0]), &o, o.psn[0],
+		    o.psn[1]);
+	CU_ASSERT_EQUAL(droce_dev_get_async_event(s.w.n[1].dev, &ev), -EAGAIN);
+	a.qp_state = DROCE_QPS_RESET;
+	droce_qp_modify(s.qp[1], &a, DROCE_QP_STATE);
+	{
+		struct droce_qp_attr b;
+
+		memset(&b, 0, sizeof(b));
+		b.qp_state = DROCE_QPS_INIT;
+		b.port_num = 1;
+		b.qp_access_flags = o.access;
+		droce_qp_modify(s.qp[1], &b, DROCE_QP_STATE | DROCE_QP_PORT | DROCE_QP_PKEY_INDEX |
+						    DROCE_QP_ACCESS_FLAGS);
+		b.qp_state = DROCE_QPS_RTR;
+		eh_av(&s.w.n[0], &b.ah_attr);
+		b.path_mtu = o.mtu;
+		b.dest_qp_num = droce_qp_num(s.qp[0]);
+		b.rq_psn = o.psn[0];
+		b.max_dest_rd_atomic = 4;
+		CU_ASSERT_EQUAL(droce_qp_modify(s.qp[1], &b, DROCE_QP_STATE | DROCE_QP_AV |
+						 DROCE_QP_PATH_MTU | DROCE_QP_DEST_QPN |
+						 DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
+						 DROCE_QP_MIN_RNR_TIMER), 0);
+	}
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 100, 0, 1), 0);
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL(droce_dev_get_async_event(s.w.n[1].dev, &ev), 0);
+	CU_ASSERT_EQUAL(ev.type, DROCE_EVENT_COMM_EST);
+	CU_ASSERT_PTR_EQUAL(ev.element.qp, s.qp[1]);
+
+	n = droce_dev_counters(s.w.n[1].dev, NULL, 0);
+	CU_ASSERT_EQUAL(n, DROCE_CNT_MAX + DROCE_DROP_MAX);
+	CU_ASSERT_TRUE_FATAL(n <= 256);
+	CU_ASSERT_EQUAL(droce_dev_counters(s.w.n[1].dev, c, n), n);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			CU_ASSERT_STRING_NOT_EQUAL(c[i].name, c[j].name);
+	for (i = 0; i < n; i++) {
+		if (strcmp(c[i].name, "rcvd_pkts") == 0) {
+			CU_ASSERT_EQUAL(c[i].value, 1);
+			found++;
+		}
+		if (strcmp(c[i].name, "rx_write_requests") == 0) {
+			CU_ASSERT_EQUAL(c[i].value, 1);
+			found++;
+		}
+		if (strcmp(c[i].name, "drop_RKEY") == 0)
+			found++;
+	}
+	CU_ASSERT_EQUAL(found, 3);
+	CU_ASSERT_EQUAL(droce_qp_counters(s.qp[0], c, 256), DROCE_CNT_MAX);
+	CU_ASSERT_STRING_EQUAL(c[DROCE_CNT_SENT_PKTS].name, "sent_pkts");
+	CU_ASSERT_EQUAL(c[DROCE_CNT_SENT_PKTS].value, 1);
+	eh_fini(&s.w);
+}
+
 DROCE_TEST_MAIN("engine_basic",
+	DROCE_TEST(test_cc_pacing),
+	DROCE_TEST(test_counters_and_comm_est),
 	DROCE_TEST(test_rd_atomic_limit_and_fence),
 	DROCE_TEST(test_srq_limit),
 	DROCE_TEST(test_solicited),
