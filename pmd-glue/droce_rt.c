@@ -332,6 +332,7 @@ droce_rt_call(struct droce_rt *rt, int (*fn)(struct droce_rt *rt, void *arg), vo
 		return fn(rt, arg);
 	while (rte_ring_mp_enqueue(rt->calls, &req) != 0)
 		sched_yield();
+	droce_rt_wake(rt);
 	/* Spin briefly (the loop may be busy), then yield: the poll lcore may share our core. */
 	while (!__atomic_load_n(&req.done, __ATOMIC_ACQUIRE)) {
 		if (++spins < 256)

@@ -4,9 +4,12 @@
  * threads, engine timers and transmit, batched Tx; idle back-off so a loop never starves a core.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -253,6 +256,7 @@ droce_rt_backoff(struct droce_rt *rt, unsigned int work)
 {
 	uint64_t deadline, now, wait;
 	struct timespec ts;
+	uint32_t seq;
 
 	if (work != 0) {
 		rt->idle = 0;
@@ -282,5 +286,27 @@ droce_rt_backoff(struct droce_rt *rt, unsigned int work)
 	rt->st.idle_sleeps++;
 	ts.tv_sec = (time_t)(wait / 1000000000u);
 	ts.tv_nsec = (long)(wait % 1000000000u);
-	nanosleep(&ts, NULL);
+	if (!rt->started) {
+		nanosleep(&ts, NULL);
+		return;
+	}
+	/* Lcore mode: sleep on a futex that droce_rt_call() bumps, so a closure does not wait
+	 * for the sleep to end. Announce the sleep, then look at the ring once more: a caller
+	 * that enqueued before seeing `sleeping` is caught here, one after it wakes us. */
+	seq = __atomic_load_n(&rt->wake_seq, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&rt->sleeping, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (rte_ring_empty(rt->calls))
+		syscall(SYS_futex, &rt->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+	__atomic_store_n(&rt->sleeping, 0, __ATOMIC_RELAXED);
+}
+
+void
+droce_rt_wake(struct droce_rt *rt)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&rt->sleeping, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_fetch_add(&rt->wake_seq, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &rt->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }

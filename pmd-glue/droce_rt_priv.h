@@ -70,6 +70,8 @@ struct droce_rt {
 	unsigned int poll_lcore;
 	bool started;
 	uint32_t stop;
+	uint32_t sleeping;	/* the poll lcore is (about to be) in its idle futex wait */
+	uint32_t wake_seq;	/* the futex word: droce_rt_call() bumps it to wake the loop */
 
 	struct droce_rt_stats st;
 	char err[256];
@@ -80,6 +82,8 @@ uint64_t droce_rt_clock(const struct droce_rt *rt);
 void droce_rt_io_init(struct droce_rt *rt, struct droce_io *io, struct droce_neigh_ops *nops);
 unsigned int droce_rt_iter(struct droce_rt *rt);
 void droce_rt_backoff(struct droce_rt *rt, unsigned int work);
+/* After enqueueing a closure: wake the poll lcore if it sleeps. */
+void droce_rt_wake(struct droce_rt *rt);
 /* Send the Tx batch; returns the frames the PMD took (the rest stay queued, in order). */
 unsigned int droce_rt_flush(struct droce_rt *rt);
 /* Queue a copy of a frame on the Tx batch (ctx: the runtime); 0 or -ENOBUFS. */

@@ -12,6 +12,8 @@
  *                    32-descriptor rings.
  *   glue_smoke lat   a measurement, not a test: 64-byte RC SEND ping-pong RTT, both sides
  *                    inline; DROCE_IDLE_SPINS / DROCE_IDLE_SLEEP_US apply to it.
+ *   glue_smoke latcall  the same with the client's loop on a poll lcore, every post and CQ
+ *                    poll a droce_rt_call() round trip.
  * The parent forks the server and the client, relays nothing but exits with their verdict, and
  * kills them (by PID) if they overrun the time bound.
  */
@@ -358,8 +360,9 @@ child(struct role *r, const char *mode)
 	if (strcmp(mode, "arp") == 0) {
 		r->via_env = r->server;
 		rc = run_arp(r);
-	} else if (strcmp(mode, "lat") == 0) {
+	} else if (strncmp(mode, "lat", 3) == 0) {
 		r->apply_env = true;
+		r->lcore = !r->server && strcmp(mode, "latcall") == 0;
 		rc = run_lat(r);
 	} else {
 		r->gid_index = strcmp(mode, "rc6") == 0 ? 1 : 0;
@@ -386,8 +389,9 @@ main(int argc, char **argv)
 
 	if ((argc != 2 && argc != 3 && argc != 5) ||
 	    (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0 && strcmp(mode, "rc6") != 0 &&
-	     strcmp(mode, "lat") != 0)) {
-		fprintf(stderr, "usage: %s arp|rc|rc6|lat [eal words [server vdev client vdev]]\n"
+	     strcmp(mode, "lat") != 0 && strcmp(mode, "latcall") != 0)) {
+		fprintf(stderr, "usage: %s arp|rc|rc6|lat|latcall [eal words [server vdev client "
+			"vdev]]\n"
 			"  (other vdevs: their MACs must be 02:00:00:00:00:01 and :02)\n", argv[0]);
 		return 2;
 	}

@@ -19,7 +19,8 @@ struct role {
 	const char *eal;	/* EAL words for both processes */
 	const char *vdev;	/* NULL: memif */
 	bool via_env;
-	bool apply_env;		/* DROCE_* variables override the test's settings (lat) */		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
+	bool apply_env;
+	bool lcore;		/* latcall client: loop on lcore 1, engine via droce_rt_call */		/* DROCE_* variables override the test's settings (lat) */		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
 	unsigned int gid_index;	/* 0: IPv4 GIDs, 1: IPv6 */
 };
 

@@ -425,11 +425,34 @@ recv_done(void *arg)
 }
 
 static int
+recv_done_fn(struct droce_rt *rt, void *arg)
+{
+	(void)rt;
+	return recv_done(arg);
+}
+
+/* Lcore mode (latcall client): every CQ poll is a droce_rt_call() round trip. */
+static bool
+recv_done_call(void *arg)
+{
+	struct rc *c = arg;
+
+	return droce_rt_call(c->rt, recv_done_fn, c) != 0;
+}
+
+static int
 wait_recv(struct rc *c)
 {
-	if (droce_rt_run_until(c->rt, recv_done, c, 5000) != 0)
+	if (droce_rt_run_until(c->rt, c->r->lcore ? recv_done_call : recv_done, c, 5000) != 0)
 		return -ETIMEDOUT;
 	return c->bad ? -EIO : 0;
+}
+
+static int
+post_one_send_fn(struct droce_rt *rt, void *arg)
+{
+	(void)rt;
+	return post_one_send(arg);
 }
 
 static int
@@ -454,10 +477,12 @@ run_lat(struct role *r)
 	c.buf = aligned_alloc(4096, BUF_SIZE);
 	CHECK(c.buf != NULL, "no memory");
 	memset(c.buf, 0x5a, BUF_SIZE);
-	c.rt = open_rt(r, false, err, sizeof(err));
+	c.rt = open_rt(r, r->lcore, err, sizeof(err));
 	CHECK(c.rt != NULL, "open: %s", err);
 	CHECK(meet(r, c.rt, c.peer_mac) == 0, "meet");
 	rc = setup_fn(c.rt, &c);	/* the server posted NSEND receives; the client posts its own */
+	if (r->lcore)
+		CHECK(droce_rt_start(c.rt) == 0, "start: %s", droce_rt_strerror(c.rt));
 	CHECK(rc == 0, "setup: %s", strerror(-rc));
 	for (k = 0; !r->server && k < NSEND; k++)
 		CHECK(post_one_recv(&c, k) == 0, "post_recv");
@@ -470,7 +495,8 @@ run_lat(struct role *r)
 	for (k = 0; k < LAT_ITERS + 100; k++) {
 		t0 = droce_rt_now(c.rt);
 		if (!r->server)
-			CHECK(post_one_send(&c) == 0, "post_send");
+			CHECK((r->lcore ? droce_rt_call(c.rt, post_one_send_fn, &c) :
+			       post_one_send(&c)) == 0, "post_send");
 		CHECK(wait_recv(&c) == 0, "completion error");
 		if (r->server)
 			CHECK(post_one_send(&c) == 0, "post_send");
@@ -479,8 +505,9 @@ run_lat(struct role *r)
 	}
 	if (!r->server) {
 		qsort(rtt, LAT_ITERS, sizeof(rtt[0]), cmp_u64);
-		printf("lat: %u x %u-byte RC SEND ping-pong, idle_spins %u: median %.1f us, "
-		       "p99 %.1f us, min %.1f us\n", LAT_ITERS, LAT_LEN,
+		printf("lat: %u x %u-byte RC SEND ping-pong, client %s, idle_spins %u: median "
+		       "%.1f us, p99 %.1f us, min %.1f us\n", LAT_ITERS, LAT_LEN,
+		       r->lcore ? "on a poll lcore via droce_rt_call" : "inline",
 		       droce_rt_config(c.rt)->idle_spins, rtt[LAT_ITERS / 2] / 1e3,
 		       rtt[LAT_ITERS * 99 / 100] / 1e3, rtt[0] / 1e3);
 	}
