@@ -10,7 +10,8 @@ smoke=$1
 ns=droce_glue_$$
 [ "$(id -u)" = 0 ] || { echo "not root: skipped"; exit 77; }
 ip netns add "$ns" 2>/dev/null || { echo "cannot create a network namespace: skipped"; exit 77; }
-trap 'ip netns del "$ns"' EXIT
+trap 'ip netns del "$ns" 2>/dev/null' EXIT
+trap 'exit 1' INT TERM
 ip -n "$ns" link add dra index 100 address 02:00:00:00:00:01 type veth \
 	peer name drb index 200 address 02:00:00:00:00:02 || { echo "no veth: skipped"; exit 77; }
 for d in dra drb; do
