@@ -29,6 +29,8 @@ usage(FILE *out)
 		"  --srq             receives through a shared receive queue per node\n"
 		"  --shared-cq       one CQ per node for all sends and receives\n"
 		"  --rq-depth N      receives kept posted per QP (default 32)\n"
+		"  --recv-every NS   replenish receives only this often (provokes RNR)\n"
+		"  --rnr-timer C     min_rnr_timer code (default 1: 10 us)\n"
 		"probabilities are in percent ('5' or '5%%'):\n"
 		"  --loss P          independent loss\n"
 		"  --burst-loss P[:L] Gilbert-Elliott loss averaging P with bursts of L (default 4)\n"
@@ -72,7 +74,7 @@ ns(const char *s)
 enum {
 	OPT_SEED = 256, OPT_SEEDS, OPT_QPT, OPT_OPS, OPT_MSGS, OPT_SIZE, OPT_QPS, OPT_MTU,
 	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
-	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM, OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD,
+	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM, OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER,
 };
 
 static const struct option longopts[] = {
@@ -103,6 +105,8 @@ static const struct option longopts[] = {
 	{ "srq", no_argument, NULL, OPT_SRQ },
 	{ "shared-cq", no_argument, NULL, OPT_SCQ },
 	{ "rq-depth", required_argument, NULL, OPT_RQD },
+	{ "recv-every", required_argument, NULL, OPT_RECV_EVERY },
+	{ "rnr-timer", required_argument, NULL, OPT_RNR_TIMER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -232,6 +236,12 @@ main(int argc, char **argv)
 			cfg.rq_depth = (unsigned int)strtoul(optarg, NULL, 0);
 			if (cfg.rq_depth < 1)
 				goto bad;
+			break;
+		case OPT_RECV_EVERY:
+			cfg.recv_every_ns = ns(optarg);
+			break;
+		case OPT_RNR_TIMER:
+			cfg.min_rnr_timer = (uint8_t)(strtoul(optarg, NULL, 0) & 31);
 			break;
 		case 'v':
 			cfg.verbose++;

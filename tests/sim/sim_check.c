@@ -435,9 +435,20 @@ sim_poll_all(struct sim_world *w)
 				drain_cq(w, n, (int)q, true, w->node[n].side[q].rcq, a, b);
 			}
 		}
-		if (!w->draining)
-			post_recvs(w, n);
 	}
+	if (w->draining)
+		return;
+	/* With --recv-every the application replenishes receives only now and then, so the
+	 * responder runs out of them: RNR NAKs and retries in random runs. */
+	if (w->cfg->recv_every_ns != 0) {
+		if (w->net.now < w->next_recv_post)
+			return;
+		w->next_recv_post = w->net.now + w->cfg->recv_every_ns;
+		if (w->app != NULL && w->app->wake > w->next_recv_post)
+			w->app->wake = w->next_recv_post;
+	}
+	for (n = 0; n < 2 && !w->failed; n++)
+		post_recvs(w, n);
 }
 
 bool

@@ -124,6 +124,8 @@ struct sim_world {
 	uint32_t mtu_bytes;
 	bool failed;
 	bool draining;
+	struct sim_app *app;
+	uint64_t next_recv_post;	/* --recv-every: when receives may be posted again */
 };
 
 /* sim_gen.c: the workload, the memory layout and the predicted final memory. */

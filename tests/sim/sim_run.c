@@ -34,6 +34,7 @@ sim_cfg_default(struct sim_cfg *cfg)
 	cfg->rq_depth = 32;
 	cfg->timeout = 8;
 	cfg->psn = 0xFFFFF0;
+	cfg->min_rnr_timer = 1;
 }
 
 unsigned int
@@ -200,6 +201,7 @@ setup(struct sim_world *w)
 	sim_qp_params_default(&qp);
 	qp.mtu = c->mtu;
 	qp.timeout = c->timeout;
+	qp.min_rnr_timer = c->min_rnr_timer;
 	for (n = 0; n < 2; n++) {
 		/* Ethernet MTU large enough for the path MTU plus headers. */
 		rc = sim_ep_create(&w->ep[n], &w->net, c->seed, &c->link, w->mtu_bytes + 200);
@@ -318,6 +320,37 @@ teardown(struct sim_world *w)
 	}
 }
 
+static uint64_t
+dev_sum(const struct sim_world *w, enum droce_cnt c)
+{
+	return droce_dev_counter(w->ep[0].dev, c) + droce_dev_counter(w->ep[1].dev, c);
+}
+
+/* The engine's own counters must tell the story the wire tells. */
+static void
+check_counters(struct sim_world *w)
+{
+	const struct sim_wire_stats *st = &w->trace.st;
+	struct {
+		const char *what;
+		uint64_t engine, wire;
+	} c[] = {
+		{ "packets sent", dev_sum(w, DROCE_CNT_SENT_PKTS), st->frames },
+		{ "packets retransmitted", dev_sum(w, DROCE_CNT_RETRANSMITTED_PKTS), st->retransmits },
+		{ "NAKs sent (sequence, invalid, access, operational, RNR)",
+		  dev_sum(w, DROCE_CNT_NAKS_SENT), st->naks + st->rnr_naks },
+		{ "RNR NAKs sent", dev_sum(w, DROCE_CNT_SEND_RNR_ERR), st->rnr_naks },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		if (c[i].engine != c[i].wire) {
+			sim_fail(w, "engine counts %" PRIu64 " %s, the wire saw %" PRIu64, c[i].engine,
+				 c[i].what, c[i].wire);
+			return;
+		}
+}
+
 static void
 describe_hang(struct sim_world *w, enum sim_result r)
 {
@@ -375,6 +408,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	app.done = app_done;
 	app.arg = w;
 	app.wake = UINT64_MAX;
+	w->app = &app;
 	sim_poll_all(w);	/* posts the first receives */
 	post_sends(w);
 	r = sim_net_run(&w->net, &app);
@@ -419,6 +453,8 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	}
 	sim_check_memory(w);
 	sim_check_events(w);
+	if (!w->failed)
+		check_counters(w);
 	for (n = 0; n < 2 && w->ep[n].dev != NULL; n++) {
 		struct sim_ep *ep = &w->ep[n];
 		uint64_t icrc = droce_dev_drops(ep->dev, DROCE_DROP_ICRC);

@@ -51,6 +51,8 @@ struct sim_cfg {
 	uint32_t psn;			/* first PSN (near 2^24 to wrap early) */
 	bool srq;			/* receives through one shared receive queue per node */
 	bool shared_cq;			/* one CQ per node for every QP's sends and receives */
+	uint64_t recv_every_ns;		/* replenish receives only this often (0: at once) */
+	uint8_t min_rnr_timer;		/* RNR timer code the responders ask for */
 };
 
 void sim_cfg_default(struct sim_cfg *cfg);

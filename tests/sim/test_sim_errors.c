@@ -100,7 +100,7 @@ test_rnr_retry_zero(void)
 static void
 post_late_recv(struct scen *s)
 {
-	CU_ASSERT_EQUAL(scen_post_recv(s, 1, 77, 16384, 1000), 0);
+	CU_ASSERT_EQUAL(scen_post_recv(s, 1, 77, 16384, 4096), 0);
 }
 
 static void
@@ -129,6 +129,54 @@ test_rnr_retry_infinite(void)
 	CU_ASSERT_EQUAL(s.wc[1][0].byte_len, 300);
 	CU_ASSERT(memcmp(s.mem[0], s.mem[1] + 16384, 300) == 0);
 	scen_fini(&s);
+}
+
+/* RNR on each kind of message that consumes a receive: the retry after the receive is posted
+ * must be taken as new (IBTA 9.7.5.2.8: an RNR NAK leaves the responder's ePSN where it was). */
+static void
+rnr_then_recv(enum droce_wr_opcode op, uint32_t len)
+{
+	struct sim_qp_params p;
+	struct scen s;
+
+	sim_qp_params_default(&p);
+	p.min_rnr_timer = 14;	/* 1.28 ms */
+	setup(&s, &p);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, op, 10, 0, len, scen_addr(&s, 1, 32768),
+				  droce_mr_rkey(s.mr[1]), 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 11, 0, 3000, scen_addr(&s, 1, 40000),
+				  droce_mr_rkey(s.mr[1]), 0), 0);
+	s.wake = 2 * MS;
+	s.at_wake = post_late_recv;
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 2, 500 * MS), SIM_DONE);
+	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_SUCCESS);
+	scen_expect_wc(&s, 0, 1, 11, DROCE_WC_SUCCESS);
+	CU_ASSERT(s.trace.st.rnr_naks >= 1);
+	CU_ASSERT_EQUAL(s.trace.st.naks, 0);
+	scen_run_until(&s, 1, 1, 10 * MS);
+	scen_expect_wc(&s, 1, 0, 77, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(s.wc[1][0].byte_len, len);
+	CU_ASSERT(memcmp(s.mem[0], s.mem[1] + (op == DROCE_WR_SEND ? 16384 : 32768), len) == 0);
+	CU_ASSERT(memcmp(s.mem[0], s.mem[1] + 40000, 3000) == 0);
+	scen_fini(&s);
+}
+
+static void
+test_rnr_write_imm_only(void)
+{
+	rnr_then_recv(DROCE_WR_RDMA_WRITE_WITH_IMM, 74);
+}
+
+static void
+test_rnr_write_imm_multi(void)
+{
+	rnr_then_recv(DROCE_WR_RDMA_WRITE_WITH_IMM, 2500);
+}
+
+static void
+test_rnr_send_multi(void)
+{
+	rnr_then_recv(DROCE_WR_SEND, 900 + 1024);
 }
 
 static void
@@ -368,6 +416,9 @@ DROCE_TEST_MAIN("sim_errors",
 	DROCE_TEST(test_recv_too_small),
 	DROCE_TEST(test_rnr_retry_zero),
 	DROCE_TEST(test_rnr_retry_infinite),
+	DROCE_TEST(test_rnr_write_imm_only),
+	DROCE_TEST(test_rnr_write_imm_multi),
+	DROCE_TEST(test_rnr_send_multi),
 	DROCE_TEST(test_retry_exhausted_peer_gone),
 	DROCE_TEST(test_cq_overflow),
 	DROCE_TEST(test_modify_qp_invalid),
