@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <rte_cycles.h>
@@ -271,6 +272,9 @@ lcore_main(void *arg)
 	struct droce_rt *rt = arg;
 	unsigned int work;
 
+	/* Idle sleeps are bounded by the next timer: keep the kernel's 50 us slack off them. */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		work = droce_rt_iter(rt);
 		droce_rt_backoff(rt, work);
@@ -348,15 +352,20 @@ droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg, uint
 {
 	uint64_t end = droce_rt_clock(rt) + (uint64_t)timeout_ms * 1000000u;
 	struct timespec ts = { 0, 20000 };
+	unsigned int checks = 0;
 
 	while (!cond(arg)) {
 		if (droce_rt_clock(rt) >= end)
 			return -ETIMEDOUT;
-		/* Lcore mode: a cond that calls into the device must not keep the loop busy. */
-		if (rt->started)
-			nanosleep(&ts, NULL);
-		else
+		/* Lcore mode: ask again at once for idle_spins checks (yielding the core between
+		 * them), then every 20 us so a cond that calls into the device does not keep the
+		 * loop busy for long. */
+		if (!rt->started)
 			droce_rt_backoff(rt, droce_rt_iter(rt));
+		else if (++checks < rt->cfg.idle_spins)
+			sched_yield();
+		else
+			nanosleep(&ts, NULL);
 	}
 	return 0;
 }

@@ -50,7 +50,8 @@ int droce_rt_stop(struct droce_rt *rt);
 /* Inline mode: one loop iteration; returns the work done (frames, calls), 0 when idle. */
 unsigned int droce_rt_poll(struct droce_rt *rt);
 /* Inline mode: iterate with idle back-off until cond(arg) holds or timeout_ms passes;
- * returns 0 or -ETIMEDOUT. In lcore mode it only waits (20 us sleeps) for cond. */
+ * returns 0 or -ETIMEDOUT. In lcore mode it only re-checks cond: idle_spins times with a
+ * sched_yield() between, then every 20 us. */
 int droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg,
 		       uint32_t timeout_ms);
 
