@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "droce_shim.h"
+#include "droce_shim_abi.h"
 
 struct ibv_context *
 ibv_open_device(struct ibv_device *device)
@@ -188,6 +189,23 @@ ibv_ack_async_event(struct ibv_async_event *event)
 	++*count;
 	pthread_cond_signal(cond);
 	pthread_mutex_unlock(mutex);
+}
+
+/*
+ * Provider libraries (libmlx5, libefa: perftest links them) register themselves from their
+ * constructors; the shim serves every device itself, so registration is a no-op. The name
+ * carries the private ABI number of the installed rdma-core (droce_shim_abi.h).
+ */
+#define SHIM_CAT2(a, b) a##b
+#define SHIM_CAT(a, b) SHIM_CAT2(a, b)
+#define SHIM_REGISTER_DRIVER SHIM_CAT(verbs_register_driver_, DROCE_SHIM_PRIVATE_NUM)
+
+void SHIM_REGISTER_DRIVER(const void *ops);
+
+void
+SHIM_REGISTER_DRIVER(const void *ops)
+{
+	(void)ops;
 }
 
 /* No kernel pins our memory: fork needs no madvise(DONTFORK) protection. */

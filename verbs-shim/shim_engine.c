@@ -6,8 +6,10 @@
  * every engine call goes through droce_rt_call(); with one, the application's thread drives
  * the loop from ibv_poll_cq (inline mode: single-threaded applications only).
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "droce_rt.h"
 #include "droce_shim.h"
@@ -74,6 +76,22 @@ droce_shim_progress(void)
 		droce_rt_poll(shim_rt);
 }
 
+/* DROCE_SHIM_DEBUG: the runtime's non-zero counters, to tell a dead link from a lost reply. */
+static void
+shim_debug_counters(void)
+{
+	struct droce_rt_counter c[256];
+	const char *dbg = getenv("DROCE_SHIM_DEBUG");
+	int n, i;
+
+	if (dbg == NULL || *dbg == '\0' || *dbg == '0')
+		return;
+	n = droce_rt_counters(shim_rt, c, sizeof(c) / sizeof(c[0]));
+	for (i = 0; i < n && i < (int)(sizeof(c) / sizeof(c[0])); i++)
+		if (c[i].value != 0)
+			fprintf(stderr, "droce:   %s = %" PRIu64 "\n", c[i].name, c[i].value);
+}
+
 int
 droce_shim_resolve(struct droce_av *av)
 {
@@ -83,7 +101,9 @@ droce_shim_resolve(struct droce_av *av)
 		return -ENODEV;
 	/* a few ARP/ND rounds (arp_retry_ms x arp_tries) fit in 5 s */
 	rc = droce_rt_resolve_av(shim_rt, av, 5000);
-	if (rc != 0)
+	if (rc != 0) {
 		fprintf(stderr, "droce: %s\n", droce_rt_strerror(shim_rt));
+		shim_debug_counters();
+	}
 	return rc;
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Debian's ibv_rc_pingpong / ibv_uc_pingpong, unmodified, between two processes on the shim over
-# net_memif (--no-huge, loopback only, 198.18.0.0/15 and 2001:2::/48): each side's droce
+# Debian's ibv_rc_pingpong / ibv_uc_pingpong, unmodified, between two processes on the shim
+# over net_memif (--no-huge, loopback only, 198.18.0.0/15 and 2001:2::/48): each side's droce
 # runtime starts on its first PD; -c checks every received buffer. Lcore mode (poll loop on
 # lcore 1): in inline mode nobody answers ARP while the application blocks in its TCP
 # exchange. Asserts completion and exit status, never timing.
@@ -10,19 +10,23 @@
 TMP=$(mktemp -d)
 trap 'rm -rf "$OUT" "$ERR" "$TMP"' EXIT
 EAL="--no-huge -m 256 --no-pci --no-telemetry"
+# The servers start their runtime before listening, so the client's memif always finds the
+# server's socket. (perftest starts both runtimes at once after its TCP connection: see
+# /work/notes/bugs.md, shim 08:45 - its runs are in verbs-shim/README.md, not here.)
 ITERS=50
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs for the runtime's poll lcore"; exit 1; }
 
-# pingpong NAME TOOL GID_INDEX [extra args]
-pingpong() {
-	local name=$1 tool=$2 gid=$3 port i
+# pair NAME REGEX TOOL ARGS...: TOOL ARGS as server, TOOL ARGS 127.0.0.1 as client (TCP port
+# added with -p); both must exit 0 with a line matching REGEX.
+pair() {
+	local name=$1 regex=$2 tool=$3 port i spid
 	shift 3
 	port=$((20000 + ($$ * 7 + ${#name} * 131 + RANDOM) % 20000))
 	env DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.1/24 DROCE_IPV6=2001:2::1/64 \
 		DROCE_VDEV="net_memif0,role=server,socket=$TMP/$name.sock" \
 		LD_LIBRARY_PATH="$SHIM_DIR" timeout -s KILL 60 \
-		"$tool" -g "$gid" -p "$port" -n $ITERS "$@" >"$TMP/srv.out" 2>&1 &
-	local spid=$!
+		"$tool" -p "$port" "$@" >"$TMP/srv.out" 2>&1 &
+	spid=$!
 	# the server listens once its runtime is up
 	for i in $(seq 300); do
 		ss -Hltn "sport = :$port" | grep -q . && break
@@ -31,22 +35,23 @@ pingpong() {
 	done
 	run DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.2/24 DROCE_IPV6=2001:2::2/64 \
 		DROCE_VDEV="net_memif0,role=client,socket=$TMP/$name.sock" \
-		-- timeout -s KILL 60 "$tool" -g "$gid" -p "$port" -n $ITERS "$@" 127.0.0.1
+		-- timeout -s KILL 60 "$tool" -p "$port" "$@" 127.0.0.1
 	expect_rc 0 "$name client"
-	expect_out "^$ITERS iters in " "$name client"
+	expect_out "$regex" "$name client"
 	wait $spid
 	RC=$?
 	cp "$TMP/srv.out" "$OUT"
 	: >"$ERR"
 	expect_rc 0 "$name server"
-	expect_out "^$ITERS iters in " "$name server"
+	expect_out "$regex" "$name server"
 }
 
-pingpong rc4 ibv_rc_pingpong 0 -c
+# rdma-core's examples; -c checks every received buffer
+pair rc4 "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c
 expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "rc4 server"
-pingpong rc6 ibv_rc_pingpong 1 -c
+pair rc6 "^$ITERS iters in " ibv_rc_pingpong -g 1 -n $ITERS -c
 expect_out "remote address: .*GID 2001:2::2\$" "rc6 server"
-pingpong uc4 ibv_uc_pingpong 0 -c -s 2048
+pair uc4 "^$ITERS iters in " ibv_uc_pingpong -g 0 -n $ITERS -c -s 2048
 
 # Completion channels are not wired: -e must stop at once with the tool's message.
 run DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.1/24 \

@@ -209,7 +209,8 @@ test_unsupported(void)
 	struct ibv_alloc_dm_attr dma = { .length = 64 };
 	void *h = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_NOLOAD);
 	struct ibv_device **(*list10)(int *);
-	int (*reg)(void);
+	void (*reg_driver)(const void *);
+	int (*cmd)(void);
 	char name[64];
 
 	open_ctx();
@@ -239,10 +240,16 @@ test_unsupported(void)
 	errno = 0;
 	CU_ASSERT(list10(NULL) == NULL && errno == EOPNOTSUPP);
 	check_ours(dlvsym(h, "ibv_query_gid_type", DROCE_SHIM_PRIVATE_NODE));
+	/* providers' constructors register with verbs_register_driver_NN: a no-op */
 	snprintf(name, sizeof(name), "verbs_register_driver_%d", DROCE_SHIM_PRIVATE_NUM);
-	reg = (int (*)(void))dlvsym(h, name, DROCE_SHIM_PRIVATE_NODE);
-	check_ours((void *)reg);
-	CU_ASSERT(reg() == EOPNOTSUPP);
+	reg_driver = (void (*)(const void *))dlvsym(h, name, DROCE_SHIM_PRIVATE_NODE);
+	check_ours((void *)reg_driver);
+	reg_driver(NULL);
+	/* the kernel command layer providers use is a stub */
+	cmd = (int (*)(void))dlvsym(h, "ibv_cmd_alloc_pd", DROCE_SHIM_PRIVATE_NODE);
+	check_ours((void *)cmd);
+	errno = 0;
+	CU_ASSERT(cmd() == EOPNOTSUPP && errno == EOPNOTSUPP);
 	dlclose(h);
 	close_ctx();
 }
