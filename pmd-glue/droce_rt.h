@@ -55,7 +55,9 @@ unsigned int droce_rt_poll(struct droce_rt *rt);
 int droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg,
 		       uint32_t timeout_ms);
 
-/* Run fn(rt, arg) where the engine lives and return its result (see Threading above). */
+/* Run fn(rt, arg) where the engine lives and return its result (see Threading above). A
+ * closure runs inside the loop: it must not wait for the loop (droce_rt_resolve,
+ * droce_rt_run_until) in lcore mode. */
 int droce_rt_call(struct droce_rt *rt, int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 
 /* Whether the loop last saw the port's link up (it announces us on each rising edge). */
