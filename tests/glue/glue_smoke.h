@@ -18,9 +18,9 @@ struct role {
 	char socket[64];
 	const char *eal;	/* EAL words for both processes */
 	const char *vdev;	/* NULL: memif */
-	bool via_env;
-	bool apply_env;
-	bool lcore;		/* latcall client: loop on lcore 1, engine via droce_rt_call */		/* DROCE_* variables override the test's settings (lat) */		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
+	bool via_env;		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
+	bool apply_env;		/* DROCE_* variables override the test's settings (lat) */
+	bool lcore;		/* latcall client: loop on lcore 1, engine via droce_rt_call */
 	unsigned int gid_index;	/* 0: IPv4 GIDs, 1: IPv6 */
 };
 
