@@ -303,6 +303,22 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 			 sim_op_name(w->wr[want].op), w->wr[want].len, why);
 		return;
 	}
+	if (t == DROCE_QPT_UD) {
+		/* The 40-byte GRH area: for RoCEv2 over IPv4 the IPv4 header sits in its last 20
+		 * bytes (as rxe and ConnectX do; IBTA A17.4.5.1), from the sender to us. */
+		uint8_t grh[SIM_UD_GRH];
+		const uint8_t *sip = w->ep[!n].gid + 12, *dip = w->ep[n].gid + 12;
+
+		sim_scatter(r, 0, grh, SIM_UD_GRH, m->mem, false);
+		if (grh[20] != 0x45 || grh[29] != 17 || memcmp(grh + 32, sip, 4) != 0 ||
+		    memcmp(grh + 36, dip, 4) != 0) {
+			sim_fail(w, "n%u qp%u: UD receive wr_id=%" PRIu64 ": no IPv4 header in the GRH "
+				 "area (version/IHL 0x%02x, protocol %u, %u.%u.%u.%u -> %u.%u.%u.%u)", n,
+				 q, wc->wr_id, grh[20], grh[29], grh[32], grh[33], grh[34], grh[35],
+				 grh[36], grh[37], grh[38], grh[39]);
+			return;
+		}
+	}
 	if (s->in_seen[j]) {
 		if (w->cfg->link.dup <= 0) {
 			sim_fail(w, "n%u qp%u: message wr_id=%u received twice", n, q, s->in[j]);
