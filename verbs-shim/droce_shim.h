@@ -95,9 +95,15 @@ struct droce_shim_qp {
 	int wr_err;			/* first failure inside an ibv_wr_start() batch */
 };
 
+struct droce_shim_ah {
+	struct ibv_ah ah;
+	struct droce_ah *eah;
+};
+
 struct droce_shim_srq {
 	struct ibv_srq srq;
 	struct droce_srq *esrq;
+	struct ibv_srq_attr attr;	/* as set: the engine has no query */
 };
 
 /* Exported, but declared by rdma-core's driver.h, which Debian does not install. */
@@ -135,12 +141,17 @@ int droce_shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 void droce_shim_progress(void);
 int droce_shim_resolve(struct droce_av *av);
 
+/* shim_ah.c: an ibv_ah_attr's GRH as an engine address vector (0 or -EINVAL) */
+int droce_shim_av(struct droce_av *av, const struct ibv_ah_attr *a);
+
 /* shim_verbs.c, shim_qp.c: the data path behind the context's ops */
 int droce_shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int droce_shim_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_qp *droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
 int droce_shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 int droce_shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+int droce_shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
 
 /* shim_obj.c: object layouts and the ops the context points at */
 void droce_shim_ctx_ops(struct verbs_context *v);

@@ -4,21 +4,13 @@
  *
  * The data-path entries (post_send, post_recv, post_srq_recv, poll_cq, req_notify_cq) and the
  * extended constructors are real functions that verbs.h's inlines call without a NULL check.
- * SRQs and extended CQs (ibv_create_cq_ex, start_poll/next_poll) are not wired to the engine
- * yet: they fail with EOPNOTSUPP instead of touching missing state.
+ * Extended CQs (ibv_create_cq_ex, start_poll/next_poll) and XRC / tag-matching SRQs are not
+ * wired to the engine: they fail with EOPNOTSUPP instead of touching missing state.
  */
 #include <pthread.h>
 #include <string.h>
 
 #include "droce_shim.h"
-
-static int
-shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
-{
-	(void)srq;
-	*bad_wr = wr;
-	return EOPNOTSUPP;
-}
 
 static struct ibv_cq_ex *
 shim_create_cq_ex(struct ibv_context *c, struct ibv_cq_init_attr_ex *attr)
@@ -48,7 +40,7 @@ droce_shim_ctx_ops(struct verbs_context *v)
 {
 	v->context.ops.post_send = droce_shim_post_send;
 	v->context.ops.post_recv = droce_shim_post_recv;
-	v->context.ops.post_srq_recv = shim_post_srq_recv;
+	v->context.ops.post_srq_recv = droce_shim_post_srq_recv;
 	v->context.ops.poll_cq = droce_shim_poll_cq;
 	v->context.ops.req_notify_cq = droce_shim_req_notify_cq;
 	v->query_port = droce_shim_query_port;

@@ -91,13 +91,15 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 		return shim_null(-EINVAL);
 	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD)
 		return shim_null(-EOPNOTSUPP);
-	if (a->srq != NULL || a->send_cq == NULL || a->recv_cq == NULL)
-		return shim_null(a->srq != NULL ? -EOPNOTSUPP : -EINVAL);
+	if (a->send_cq == NULL || a->recv_cq == NULL)
+		return shim_null(-EINVAL);
 	memset(&r, 0, sizeof(r));
 	r.pd = ((struct droce_shim_pd *)a->pd)->epd;
 	r.init.qp_type = (enum droce_qp_type)a->qp_type;	/* equal to IBV_QPT_* */
 	r.init.send_cq = ((struct droce_shim_cq *)a->send_cq)->ecq;
 	r.init.recv_cq = ((struct droce_shim_cq *)a->recv_cq)->ecq;
+	if (a->srq != NULL)
+		r.init.srq = ((struct droce_shim_srq *)a->srq)->esrq;
 	r.init.cap.max_send_wr = a->cap.max_send_wr;
 	r.init.cap.max_recv_wr = a->cap.max_recv_wr;
 	r.init.cap.max_send_sge = a->cap.max_send_sge;
@@ -186,17 +188,9 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	r.attr.retry_cnt = a->retry_cnt;
 	r.attr.rnr_retry = a->rnr_retry;
 	if (mask & IBV_QP_AV) {
-		const struct ibv_global_route *g = &a->ah_attr.grh;
-
-		/* RoCE addresses by GID: every packet carries the GRH (IBTA A17.4.5.1) */
-		if (!a->ah_attr.is_global)
-			return droce_shim_fail(EINVAL);
-		memcpy(r.attr.ah_attr.dgid, g->dgid.raw, 16);
-		r.attr.ah_attr.sgid_index = g->sgid_index;
-		r.attr.ah_attr.traffic_class = g->traffic_class;
-		r.attr.ah_attr.hop_limit = g->hop_limit;
-		r.attr.ah_attr.flow_label = g->flow_label;
-		rc = droce_shim_resolve(&r.attr.ah_attr);
+		rc = droce_shim_av(&r.attr.ah_attr, &a->ah_attr);
+		if (rc == 0)
+			rc = droce_shim_resolve(&r.attr.ah_attr);
 		if (rc != 0)
 			return droce_shim_fail(-rc);
 	}
@@ -313,7 +307,11 @@ shim_post_send_fn(struct droce_rt *rt, void *arg)
 			d.wr.atomic.swap = w->wr.atomic.swap;
 			d.wr.atomic.rkey = w->wr.atomic.rkey;
 		} else if (r->mask == IBV_QPT_UD) {
-			return -EOPNOTSUPP;	/* needs address handles: not wired yet */
+			if (w->wr.ud.ah == NULL)
+				return -EINVAL;
+			d.wr.ud.ah = ((struct droce_shim_ah *)w->wr.ud.ah)->eah;
+			d.wr.ud.remote_qpn = w->wr.ud.remote_qpn;
+			d.wr.ud.remote_qkey = w->wr.ud.remote_qkey;
 		} else {
 			d.wr.rdma.remote_addr = w->wr.rdma.remote_addr;
 			d.wr.rdma.rkey = w->wr.rdma.rkey;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Debian's ibv_rc_pingpong / ibv_uc_pingpong, unmodified, between two processes on the shim
+# Debian's ibv_{rc,uc,ud,srq}_pingpong, unmodified, between two processes on the shim
 # over net_memif (--no-huge, loopback only, 198.18.0.0/15 and 2001:2::/48): each side's droce
 # runtime starts on its first PD; -c checks every received buffer. Lcore mode (poll loop on
 # lcore 1): in inline mode nobody answers ARP while the application blocks in its TCP
@@ -52,6 +52,8 @@ expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "rc4 server"
 pair rc6 "^$ITERS iters in " ibv_rc_pingpong -g 1 -n $ITERS -c
 expect_out "remote address: .*GID 2001:2::2\$" "rc6 server"
 pair uc4 "^$ITERS iters in " ibv_uc_pingpong -g 0 -n $ITERS -c -s 2048
+pair ud4 "^$ITERS iters in " ibv_ud_pingpong -g 0 -n $ITERS -c	# address handles
+pair srq4 "^$ITERS iters in " ibv_srq_pingpong -g 0 -n $ITERS -c	# 16 QPs on one SRQ
 
 # Completion channels are not wired: -e must stop at once with the tool's message.
 run DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.1/24 \

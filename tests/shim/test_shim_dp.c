@@ -196,7 +196,69 @@ test_qp(void)
 	teardown();
 }
 
+static void
+test_srq_ah(void)
+{
+	struct ibv_srq_init_attr si = { .srq_context = &si,
+					.attr = { .max_wr = 16, .max_sge = 1, .srq_limit = 0 } };
+	struct ibv_srq_attr sa = { .srq_limit = 4 };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_recv_wr rwr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+	struct ibv_ah_attr aa = { .port_num = 1 };
+	struct ibv_qp_init_attr qa;
+	struct ibv_mr *mr;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+
+	setup();
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	CU_ASSERT_FATAL(mr != NULL && cq != NULL);
+	sge.lkey = mr->lkey;
+	srq = ibv_create_srq(pd, &si);
+	CU_ASSERT_FATAL(srq != NULL);
+	CU_ASSERT(srq->srq_context == &si && srq->pd == pd && srq->events_completed == 0);
+	CU_ASSERT(ibv_post_srq_recv(srq, &rwr, &bad) == 0);
+	CU_ASSERT(ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) == 0);
+	memset(&sa, 0, sizeof(sa));
+	CU_ASSERT(ibv_query_srq(srq, &sa) == 0);
+	CU_ASSERT(sa.max_wr == 16 && sa.srq_limit == 4);
+	sa.srq_limit = 99;	/* above max_wr */
+	CU_ASSERT(ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) != 0);
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	qa.srq = srq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qp = ibv_create_qp(pd, &qa);
+	CU_ASSERT_FATAL(qp != NULL);
+	CU_ASSERT(qp->srq == srq);
+	CU_ASSERT(ibv_destroy_srq(srq) == EBUSY);	/* the QP uses it */
+	CU_ASSERT(ibv_destroy_qp(qp) == 0);
+	CU_ASSERT(ibv_destroy_srq(srq) == 0);
+
+	/* address handles: GRH required, then the peer must resolve */
+	errno = 0;
+	CU_ASSERT(ibv_create_ah(pd, &aa) == NULL && errno == EINVAL);
+	aa.is_global = 1;
+	aa.grh.dgid.raw[10] = 0xff;
+	aa.grh.dgid.raw[11] = 0xff;
+	aa.grh.dgid.raw[12] = 198;
+	aa.grh.dgid.raw[13] = 18;
+	aa.grh.dgid.raw[15] = 98;
+	errno = 0;
+	CU_ASSERT(ibv_create_ah(pd, &aa) == NULL && errno == EHOSTUNREACH);
+
+	CU_ASSERT(ibv_destroy_cq(cq) == 0);
+	CU_ASSERT(ibv_dereg_mr(mr) == 0);
+	teardown();
+}
+
 DROCE_TEST_MAIN("shim_dp",
+	DROCE_TEST(test_srq_ah),
 	DROCE_TEST(test_mr),
 	DROCE_TEST(test_cq),
 	DROCE_TEST(test_qp))
