@@ -31,6 +31,7 @@ usage(FILE *out)
 		"  --rq-depth N      receives kept posted per QP (default 32)\n"
 		"  --recv-every NS   replenish receives only this often (provokes RNR)\n"
 		"  --rnr-timer C     min_rnr_timer code (default 1: 10 us)\n"
+		"  --rd-atomic N     READs/atomics outstanding per QP (default 8)\n"
 		"probabilities are in percent ('5' or '5%%'):\n"
 		"  --loss P          independent loss\n"
 		"  --burst-loss P[:L] Gilbert-Elliott loss averaging P with bursts of L (default 4)\n"
@@ -74,7 +75,7 @@ ns(const char *s)
 enum {
 	OPT_SEED = 256, OPT_SEEDS, OPT_QPT, OPT_OPS, OPT_MSGS, OPT_SIZE, OPT_QPS, OPT_MTU,
 	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
-	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM, OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER,
+	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM, OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC,
 };
 
 static const struct option longopts[] = {
@@ -107,6 +108,7 @@ static const struct option longopts[] = {
 	{ "rq-depth", required_argument, NULL, OPT_RQD },
 	{ "recv-every", required_argument, NULL, OPT_RECV_EVERY },
 	{ "rnr-timer", required_argument, NULL, OPT_RNR_TIMER },
+	{ "rd-atomic", required_argument, NULL, OPT_RD_ATOMIC },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -242,6 +244,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_RNR_TIMER:
 			cfg.min_rnr_timer = (uint8_t)(strtoul(optarg, NULL, 0) & 31);
+			break;
+		case OPT_RD_ATOMIC:
+			cfg.rd_atomic = (uint8_t)strtoul(optarg, NULL, 0);
 			break;
 		case 'v':
 			cfg.verbose++;

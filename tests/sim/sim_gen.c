@@ -92,6 +92,8 @@ gen_one(struct sim_world *w, struct sim_wr *wr, const enum sim_op *ops, unsigned
 	me = &w->node[wr->side].side[wr->qp];
 	peer = &w->node[!wr->side].side[wr->qp];
 	wr->signaled = sim_rng_below(&w->rng, 4) != 0;
+	wr->fence = c->qpt == DROCE_QPT_RC && sim_rng_below(&w->flags_rng, 10) == 0;
+	wr->solicited = sim_rng_below(&w->flags_rng, 5) == 0;
 	wr->imm = (uint32_t)sim_rng_next(&w->rng);
 
 	if (wr->op == SIM_OP_CAS || wr->op == SIM_OP_FADD) {

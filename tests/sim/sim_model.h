@@ -41,6 +41,8 @@ struct sim_wr {
 	uint8_t nsge;
 	bool inl;
 	bool signaled;
+	bool fence;		/* wait for earlier READs/atomics (IBTA 10.8.3.3) */
+	bool solicited;
 	uint32_t len;
 	struct sim_piece sge[SIM_MAX_SGE];	/* gather list (source) or scatter list (READ) */
 	uint32_t imm;
@@ -115,6 +117,8 @@ struct sim_world {
 	const struct sim_cfg *cfg;
 	struct sim_summary *sum;
 	struct sim_rng rng;	/* the workload's stream */
+	struct sim_rng flags_rng;	/* fence/solicited bits (a stream apart: older seeds keep
+					 * their workload) */
 	struct sim_net net;
 	struct sim_trace trace;
 	struct sim_ep ep[2];

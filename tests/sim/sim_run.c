@@ -98,7 +98,11 @@ post_one(struct sim_world *w, unsigned int n, unsigned int q, uint32_t idx)
 	memset(&swr, 0, sizeof(swr));
 	swr.wr_id = idx;
 	swr.opcode = wr_opcode((enum sim_op)wr->op);
-	swr.send_flags = wr->signaled ? DROCE_SEND_SIGNALED : 0;
+	swr.send_flags = (wr->signaled ? DROCE_SEND_SIGNALED : 0) |
+			 (wr->fence ? DROCE_SEND_FENCE : 0);
+	if (wr->solicited && (wr->op == SIM_OP_SEND || wr->op == SIM_OP_SEND_IMM ||
+			      wr->op == SIM_OP_WRITE_IMM))
+		swr.send_flags |= DROCE_SEND_SOLICITED;
 	swr.imm_data = wr->imm;
 	swr.sg_list = sge;
 	swr.num_sge = wr->nsge;
@@ -202,6 +206,8 @@ setup(struct sim_world *w)
 	qp.mtu = c->mtu;
 	qp.timeout = c->timeout;
 	qp.min_rnr_timer = c->min_rnr_timer;
+	if (c->rd_atomic != 0)
+		qp.max_rd_atomic = qp.max_dest_rd_atomic = c->rd_atomic;
 	for (n = 0; n < 2; n++) {
 		/* Ethernet MTU large enough for the path MTU plus headers. */
 		rc = sim_ep_create(&w->ep[n], &w->net, c->seed, &c->link, w->mtu_bytes + 200);
@@ -391,6 +397,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	w->sum = sum;
 	w->mtu_bytes = 128u << cfg->mtu;
 	sim_rng_seed(&w->rng, cfg->seed, 1);
+	sim_rng_seed(&w->flags_rng, cfg->seed, 2);
 	sim_net_init(&w->net, cfg->seed);
 	sim_trace_init(&w->trace, cfg->verbose, stdout, w->mtu_bytes);
 	w->net.tx_hook = sim_trace_hook;

@@ -53,6 +53,7 @@ struct sim_cfg {
 	bool shared_cq;			/* one CQ per node for every QP's sends and receives */
 	uint64_t recv_every_ns;		/* replenish receives only this often (0: at once) */
 	uint8_t min_rnr_timer;		/* RNR timer code the responders ask for */
+	uint8_t rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic (0: 8) */
 };
 
 void sim_cfg_default(struct sim_cfg *cfg);
