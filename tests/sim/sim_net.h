@@ -132,7 +132,7 @@ void sim_net_fini(struct sim_net *net);
 /* Returns the node index. The port's PRNG is stream 100 + index of the run seed. */
 int sim_net_add_node(struct sim_net *net, const uint8_t mac[6], const struct sim_node_ops *ops,
 		     void *ctx, const struct sim_link_cfg *down, uint64_t seed);
-/* A node transmits: buf (malloc'ed, ownership passes) goes to the node owning its destination MAC. */
+/* A node transmits: buf (malloc'ed, ownership passes) goes to the node owning its dest. MAC. */
 void sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len);
 /* Run until done, idle or a limit. */
 enum sim_result sim_net_run(struct sim_net *net, struct sim_app *app);
