@@ -147,6 +147,10 @@ int droce_shim_av(struct droce_av *av, const struct ibv_ah_attr *a);
 /* shim_verbs.c, shim_qp.c: the data path behind the context's ops */
 int droce_shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int droce_shim_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+struct ibv_cq_ex *droce_shim_create_cq_ex(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *a);
+int droce_shim_cq_poll_one(struct droce_shim_cq *cq);
+unsigned int droce_shim_wc_flags(unsigned int engine_flags);
 struct ibv_qp *droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
 int droce_shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 int droce_shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);

@@ -4,22 +4,12 @@
  *
  * The data-path entries (post_send, post_recv, post_srq_recv, poll_cq, req_notify_cq) and the
  * extended constructors are real functions that verbs.h's inlines call without a NULL check.
- * Extended CQs (ibv_create_cq_ex, start_poll/next_poll) and XRC / tag-matching SRQs are not
- * wired to the engine: they fail with EOPNOTSUPP instead of touching missing state.
+ * XRC / tag-matching SRQs are not offered: create_srq_ex fails with EOPNOTSUPP.
  */
 #include <pthread.h>
 #include <string.h>
 
 #include "droce_shim.h"
-
-static struct ibv_cq_ex *
-shim_create_cq_ex(struct ibv_context *c, struct ibv_cq_init_attr_ex *attr)
-{
-	(void)c;
-	(void)attr;
-	errno = EOPNOTSUPP;
-	return NULL;
-}
 
 static struct ibv_srq *
 shim_create_srq_ex(struct ibv_context *c, struct ibv_srq_init_attr_ex *attr)
@@ -46,7 +36,7 @@ droce_shim_ctx_ops(struct verbs_context *v)
 	v->query_port = droce_shim_query_port;
 	v->query_device_ex = droce_shim_query_device_ex;
 	v->create_qp_ex = droce_shim_create_qp_ex;
-	v->create_cq_ex = shim_create_cq_ex;
+	v->create_cq_ex = droce_shim_create_cq_ex;
 	v->create_srq_ex = shim_create_srq_ex;
 }
 
@@ -60,17 +50,16 @@ shim_cq(struct ibv_cq_ex *cq)
 static int
 shim_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
 {
-	(void)cq;
 	if (attr->comp_mask != 0)
 		return EINVAL;
-	return EOPNOTSUPP;
+	droce_shim_progress();
+	return droce_shim_cq_poll_one(shim_cq(cq));
 }
 
 static int
 shim_next_poll(struct ibv_cq_ex *cq)
 {
-	(void)cq;
-	return EOPNOTSUPP;
+	return droce_shim_cq_poll_one(shim_cq(cq));
 }
 
 static void
@@ -118,7 +107,7 @@ shim_read_src_qp(struct ibv_cq_ex *cq)
 static unsigned int
 shim_read_wc_flags(struct ibv_cq_ex *cq)
 {
-	return shim_cq(cq)->cur.wc_flags;
+	return droce_shim_wc_flags(shim_cq(cq)->cur.wc_flags);
 }
 
 static uint32_t

@@ -212,9 +212,9 @@ shim_cq_notify_fn(struct droce_rt *rt, void *arg)
 	return droce_cq_req_notify(r->cq, r->n != 0);
 }
 
-struct ibv_cq *
-ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
-	      struct ibv_comp_channel *channel, int comp_vector)
+static struct droce_shim_cq *
+shim_cq_create(struct ibv_context *context, int cqe, void *cq_context,
+	       struct ibv_comp_channel *channel, uint32_t comp_vector)
 {
 	struct droce_shim_ctx *sc = droce_shim_ctx(context);
 	struct shim_req r = { .dev = sc->dev };
@@ -239,7 +239,36 @@ ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 		return shim_null(rc);
 	}
 	cq->ecq = r.out;
-	return &cq->cq;
+	return cq;
+}
+
+struct ibv_cq *
+ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+	      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct droce_shim_cq *cq;
+
+	if (comp_vector < 0)
+		return shim_null(-EINVAL);
+	cq = shim_cq_create(context, cqe, cq_context, channel, (uint32_t)comp_vector);
+	return cq != NULL ? &cq->cq : NULL;
+}
+
+/* Completions carry no timestamp, VLAN, flow tag or tag-matching data. */
+struct ibv_cq_ex *
+droce_shim_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *a)
+{
+	const uint32_t masks = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	struct droce_shim_cq *cq;
+
+	if ((a->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) != 0 || (a->comp_mask & ~masks) ||
+	    ((a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (a->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)))
+		return shim_null(-EOPNOTSUPP);
+	if (a->cqe > INT32_MAX)
+		return shim_null(-EINVAL);
+	cq = shim_cq_create(context, (int)a->cqe, a->cq_context, a->channel, a->comp_vector);
+	return cq != NULL ? &cq->cq_ex : NULL;
 }
 
 int
@@ -260,8 +289,8 @@ ibv_destroy_cq(struct ibv_cq *cq)
 }
 
 /* WITH_INV differs: the engine's bit 2 is verbs' IP_CSUM_OK, verbs' WITH_INV is bit 3. */
-static unsigned int
-shim_wc_flags(unsigned int f)
+unsigned int
+droce_shim_wc_flags(unsigned int f)
 {
 	return (f & DROCE_WC_GRH ? IBV_WC_GRH : 0) | (f & DROCE_WC_WITH_IMM ? IBV_WC_WITH_IMM : 0) |
 	       (f & DROCE_WC_WITH_INV ? IBV_WC_WITH_INV : 0);
@@ -278,7 +307,7 @@ shim_wc(struct ibv_wc *w, const struct droce_wc *d)
 	w->imm_data = d->imm_data;
 	w->qp_num = d->qp_num;
 	w->src_qp = d->src_qp;
-	w->wc_flags = shim_wc_flags(d->wc_flags);
+	w->wc_flags = droce_shim_wc_flags(d->wc_flags);
 	w->pkey_index = d->pkey_index;
 	w->slid = d->slid;
 	w->sl = d->sl;
@@ -308,6 +337,22 @@ droce_shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 			break;
 	}
 	return total;
+}
+
+/* One completion into cq->cur for ibv_start_poll / ibv_next_poll: 0, ENOENT or an errno. */
+int
+droce_shim_cq_poll_one(struct droce_shim_cq *cq)
+{
+	struct shim_req r = { .cq = cq->ecq, .wc = &cq->cur, .n = 1 };
+	int rc = droce_shim_call(shim_cq_poll_fn, &r);
+
+	if (rc < 0)
+		return -rc;
+	if (rc == 0)
+		return ENOENT;
+	cq->cq_ex.wr_id = cq->cur.wr_id;
+	cq->cq_ex.status = (enum ibv_wc_status)cq->cur.status;
+	return 0;
 }
 
 int

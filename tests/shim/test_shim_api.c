@@ -199,7 +199,9 @@ check_ours(void *fn)
 static void
 test_unsupported(void)
 {
-	struct ibv_cq_init_attr_ex cqa = { .cqe = 16 };
+	/* completions carry no timestamps */
+	struct ibv_cq_init_attr_ex cqa = { .cqe = 16,
+		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP };
 	/* the ibv_wr_* API (send_ops_flags) is not wired to the engine yet */
 	struct ibv_qp_init_attr_ex qpa = { .qp_type = IBV_QPT_RC,
 		.comp_mask = IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,

@@ -186,6 +186,7 @@ test_qp(void)
 	CU_ASSERT_FATAL(ibv_poll_cq(cq, 4, wc) == 1);
 	CU_ASSERT(wc[0].wr_id == 42 && wc[0].status == IBV_WC_WR_FLUSH_ERR);
 	CU_ASSERT(wc[0].qp_num == qp->qp_num);
+	CU_ASSERT(ibv_poll_cq(cq, 4, wc) == 0);
 
 	CU_ASSERT(ibv_destroy_cq(cq) == EBUSY);	/* QPs still attached */
 	CU_ASSERT(ibv_dealloc_pd(pd) == EBUSY);
@@ -257,7 +258,58 @@ test_srq_ah(void)
 	teardown();
 }
 
+/* ibv_create_cq_ex and the ibv_start_poll / ibv_wc_read_* interface, fed by a flush. */
+static void
+test_cq_ex(void)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 8, .cq_context = &ca,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM };
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_cq_ex *cqx;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	int i;
+
+	setup();
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_FATAL(mr != NULL);
+	sge.lkey = mr->lkey;
+	cqx = ibv_create_cq_ex(ctx, &ca);
+	CU_ASSERT_FATAL(cqx != NULL);
+	CU_ASSERT(cqx->cq_context == &ca && cqx->context == ctx);
+	CU_ASSERT(ibv_start_poll(cqx, &pa) == ENOENT);
+	qa.send_cq = ibv_cq_ex_to_cq(cqx);
+	qa.recv_cq = ibv_cq_ex_to_cq(cqx);
+	qp = ibv_create_qp(pd, &qa);
+	CU_ASSERT_FATAL(qp != NULL);
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_ACCESS_FLAGS) == 0);
+	for (i = 0; i < 2; i++) {
+		rwr.wr_id = 100 + i;
+		CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == 0);
+	}
+	attr.qp_state = IBV_QPS_ERR;
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE) == 0);
+	CU_ASSERT_FATAL(ibv_start_poll(cqx, &pa) == 0);
+	CU_ASSERT(cqx->wr_id == 100 && cqx->status == IBV_WC_WR_FLUSH_ERR);
+	CU_ASSERT(ibv_wc_read_qp_num(cqx) == qp->qp_num);
+	CU_ASSERT(ibv_next_poll(cqx) == 0);
+	CU_ASSERT(cqx->wr_id == 101 && cqx->status == IBV_WC_WR_FLUSH_ERR);
+	CU_ASSERT(ibv_next_poll(cqx) == ENOENT);
+	ibv_end_poll(cqx);
+	CU_ASSERT(ibv_destroy_qp(qp) == 0);
+	CU_ASSERT(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) == 0);
+	CU_ASSERT(ibv_dereg_mr(mr) == 0);
+	teardown();
+}
+
 DROCE_TEST_MAIN("shim_dp",
+	DROCE_TEST(test_cq_ex),
 	DROCE_TEST(test_srq_ah),
 	DROCE_TEST(test_mr),
 	DROCE_TEST(test_cq),

@@ -113,7 +113,7 @@ test_cq_layout(void)
 	CU_ASSERT(ibv_wc_read_imm_data(x) == htobe32(5));
 	CU_ASSERT(ibv_wc_read_wc_flags(x) == IBV_WC_WITH_IMM);
 	CU_ASSERT(ibv_start_poll(x, &bad) == EINVAL);
-	CU_ASSERT(ibv_start_poll(x, &pa) == EOPNOTSUPP);	/* engine not wired yet */
+	CU_ASSERT(ibv_start_poll(x, &pa) == ENODEV);	/* no runtime in this process */
 
 	ch->refcnt--;
 	CU_ASSERT(ibv_destroy_comp_channel(ch) == 0);
