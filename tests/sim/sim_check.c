@@ -351,7 +351,7 @@ post_one_recv(struct sim_world *w, unsigned int n, struct droce_qp *qp, const st
 {
 	struct sim_node_mem *m = &w->node[n];
 	uint32_t lkey = droce_mr_lkey(m->mr);
-	struct droce_sge sge[SIM_MAX_SGE];
+	struct droce_sge sge[SIM_SGE_CAP];
 	struct droce_recv_wr rwr, *bad = NULL;
 	unsigned int i;
 

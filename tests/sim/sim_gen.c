@@ -76,6 +76,23 @@ pick_nsge(struct sim_world *w, uint32_t len)
 	return n > len ? len : n;
 }
 
+/* Now and then a zero-length SGE somewhere in a list: legal in verbs, and a trap for cursor
+ * arithmetic (say, resuming a message from its middle). Drawn from the flags stream. */
+static void
+maybe_empty_sge(struct sim_world *w, struct sim_piece *sge, uint8_t *nsge)
+{
+	unsigned int at, i;
+
+	if (*nsge >= SIM_SGE_CAP || sim_rng_below(&w->flags_rng, 6) != 0)
+		return;
+	at = (unsigned int)sim_rng_below(&w->flags_rng, *nsge + 1u);
+	for (i = *nsge; i > at; i--)
+		sge[i] = sge[i - 1];
+	sge[at].off = *nsge != 0 ? sge[at == *nsge ? at - 1 : at + 1].off : 0;
+	sge[at].len = 0;
+	(*nsge)++;
+}
+
 static void
 gen_one(struct sim_world *w, struct sim_wr *wr, const enum sim_op *ops, unsigned int n_ops)
 {
@@ -132,12 +149,14 @@ gen_one(struct sim_world *w, struct sim_wr *wr, const enum sim_op *ops, unsigned
 								wr->sge[i - 1].len);
 			wr->sge[i].len = lens[i];
 		}
+		maybe_empty_sge(w, wr->sge, &wr->nsge);
 		return;
 	}
 	for (i = 0; i < wr->nsge; i++) {
 		wr->sge[i].len = lens[i];
 		wr->sge[i].off = (uint32_t)sim_rng_below(&w->rng, me->src_len - lens[i] + 1);
 	}
+	maybe_empty_sge(w, wr->sge, &wr->nsge);
 	wr->inl = wr->len <= SIM_INLINE_MAX && sim_rng_below(&w->rng, 2) == 0;
 	if (wr->op == SIM_OP_WRITE || wr->op == SIM_OP_WRITE_IMM) {
 		if (c->qpt == DROCE_QPT_RC) {
@@ -171,6 +190,7 @@ gen_recv(struct sim_world *w, struct sim_recv *r)
 	r->nsge = (uint8_t)n;
 	for (i = 0; i < n; i++)
 		r->sge[i] = p[(i + rot) % n];
+	maybe_empty_sge(w, r->sge, &r->nsge);
 }
 
 static void

@@ -15,7 +15,8 @@
 #include "sim_rng.h"
 #include "sim_work.h"
 
-#define SIM_MAX_SGE 3
+#define SIM_MAX_SGE 3	/* pieces carrying data */
+#define SIM_SGE_CAP 4	/* plus, now and then, one of zero length */
 #define SIM_MAX_QPS 16
 #define SIM_ATOM_WORDS 4
 #define SIM_INLINE_MAX 64
@@ -44,7 +45,7 @@ struct sim_wr {
 	bool fence;		/* wait for earlier READs/atomics (IBTA 10.8.3.3) */
 	bool solicited;
 	uint32_t len;
-	struct sim_piece sge[SIM_MAX_SGE];	/* gather list (source) or scatter list (READ) */
+	struct sim_piece sge[SIM_SGE_CAP];	/* gather list (source) or scatter list (READ) */
 	uint32_t imm;
 	uint32_t roff;		/* remote offset in the peer's memory */
 	uint32_t loff;		/* atomic result in the poster's memory */
@@ -56,7 +57,7 @@ struct sim_wr {
 
 struct sim_recv {
 	uint8_t nsge;
-	struct sim_piece sge[SIM_MAX_SGE];
+	struct sim_piece sge[SIM_SGE_CAP];
 };
 
 /* One end of one QP. */

@@ -89,7 +89,7 @@ post_one(struct sim_world *w, unsigned int n, unsigned int q, uint32_t idx)
 	const struct sim_wr *wr = &w->wr[idx];
 	struct sim_node_mem *me = &w->node[n], *pn = &w->node[!n];
 	struct sim_side *s = &me->side[q], *ps = &pn->side[q];
-	struct droce_sge sge[SIM_MAX_SGE];
+	struct droce_sge sge[SIM_SGE_CAP];
 	struct droce_send_wr swr, *bad = NULL;
 	uint32_t lkey = droce_mr_lkey(me->mr), rkey = droce_mr_rkey(pn->mr);
 	unsigned int i;
