@@ -248,7 +248,49 @@ test_misaligned_atomic(void)
 	scen_fini(&s);
 }
 
+/* The edges that must pass: a WRITE ending on the MR's last byte, a READ of its last byte, an
+ * atomic on its last word, and zero-length WRITE and READ at its very end (valid whether or not
+ * a responder checks R_Key and VA for zero-length transfers). */
+static void
+test_edges_accepted(void)
+{
+	struct scen s;
+	struct droce_mr *mr;
+	uint64_t end;
+	uint32_t rkey;
+	int err = 0;
+
+	setup(&s, NULL);
+	/* A second MR over [32768, 36864) so that its end is inside the buffer. */
+	mr = droce_mr_reg(s.pd[1], s.mem[1] + 32768, 4096,
+			  DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+				  DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC, &err);
+	CU_ASSERT_FATAL(mr != NULL);
+	rkey = droce_mr_rkey(mr);
+	end = scen_addr(&s, 1, 36864);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 1500, end - 1500, rkey, 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 2, 8192, 1, end - 1, rkey, 0), 0);
+	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_FETCH_AND_ADD, 3, 12288, end - 8,
+					 rkey, 1, 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 4, 0, 0, end, rkey, 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 5, 0, 0, end, rkey, 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 5, 100 * MS), SIM_DONE);
+	scen_expect_wc(&s, 0, 0, 1, DROCE_WC_SUCCESS);
+	scen_expect_wc(&s, 0, 1, 2, DROCE_WC_SUCCESS);
+	scen_expect_wc(&s, 0, 2, 3, DROCE_WC_SUCCESS);
+	scen_expect_wc(&s, 0, 3, 4, DROCE_WC_SUCCESS);
+	scen_expect_wc(&s, 0, 4, 5, DROCE_WC_SUCCESS);
+	/* The write's last byte is the MR's last byte; the atomic saw it and added one. */
+	CU_ASSERT(memcmp(s.mem[1] + 36864 - 1500, s.mem[0], 1492) == 0);
+	CU_ASSERT_EQUAL(s.mem[0][8192], s.mem[0][1499]);
+	CU_ASSERT(scen_untouched(&s, 1, 36864, 1024));
+	CU_ASSERT_EQUAL(s.trace.st.naks, 0);
+	droce_mr_dereg(mr);
+	scen_fini(&s);
+}
+
 DROCE_TEST_MAIN("sim_access",
+	DROCE_TEST(test_edges_accepted),
 	DROCE_TEST(test_bad_rkey),
 	DROCE_TEST(test_wrong_pd),
 	DROCE_TEST(test_write_without_remote_write),
