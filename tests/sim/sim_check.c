@@ -346,11 +346,11 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 }
 
 static int
-post_one_recv(struct sim_world *w, unsigned int n, struct droce_qp *qp, const struct sim_recv *r,
-	      uint64_t wr_id)
+post_one_recv(struct sim_world *w, unsigned int n, int q, const struct sim_recv *r, uint64_t wr_id)
 {
 	struct sim_node_mem *m = &w->node[n];
-	uint32_t lkey = droce_mr_lkey(m->mr);
+	struct droce_qp *qp = q >= 0 ? m->side[q].qp : NULL;
+	uint32_t lkey = droce_mr_lkey(q >= 0 ? m->side[q].mr : m->mr);
 	struct droce_sge sge[SIM_SGE_CAP];
 	struct droce_recv_wr rwr, *bad = NULL;
 	unsigned int i;
@@ -377,7 +377,7 @@ post_recvs(struct sim_world *w, unsigned int n)
 	if (w->cfg->srq) {
 		while (!w->failed && m->srecv_posted < m->n_srecv &&
 		       m->srecv_posted - m->srecv_done < w->cfg->rq_depth * w->cfg->qps) {
-			rc = post_one_recv(w, n, NULL, &m->srecv[m->srecv_posted], m->srecv_posted);
+			rc = post_one_recv(w, n, -1, &m->srecv[m->srecv_posted], m->srecv_posted);
 			if (rc != 0)
 				sim_fail(w, "n%u: post_srq_recv #%u failed: %d", n, m->srecv_posted, rc);
 			m->srecv_posted++;
@@ -389,7 +389,7 @@ post_recvs(struct sim_world *w, unsigned int n)
 
 		while (!w->failed && s->recv_posted < s->n_recv &&
 		       s->recv_posted - s->recv_done < w->cfg->rq_depth) {
-			rc = post_one_recv(w, n, s->qp, &s->recv[s->recv_posted], s->recv_posted);
+			rc = post_one_recv(w, n, (int)q, &s->recv[s->recv_posted], s->recv_posted);
 			if (rc != 0)
 				sim_fail(w, "n%u qp%u: post_recv #%u failed: %d", n, q, s->recv_posted,
 					 rc);

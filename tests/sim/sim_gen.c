@@ -235,6 +235,7 @@ layout(struct sim_world *w, unsigned int n)
 		struct sim_side *s = &w->node[n].side[q];
 		uint32_t k;
 
+		s->blk = off;
 #define PLACE(field, len) do { s->field = off; off = ALIGN_UP(off + (len), 64); } while (0)
 		PLACE(src, s->src_len);
 		PLACE(wtgt, s->wtgt_len);
@@ -245,6 +246,7 @@ layout(struct sim_world *w, unsigned int n)
 		PLACE(scratch, SIM_INLINE_MAX);
 		PLACE(rslot, s->slot_len * s->n_recv);
 #undef PLACE
+		s->blk_len = off - s->blk;
 		for (k = 0; k < s->n_recv; k++) {
 			unsigned int i;
 

@@ -66,6 +66,10 @@ struct sim_side {
 	struct droce_cq *scq;
 	struct droce_cq *rcq;
 	uint32_t qpn;
+	/* The QP's regions form one block with an MR of its own (several MRs per PD, and a
+	 * receive slot that ends on an MR's last byte). */
+	uint32_t blk, blk_len;
+	struct droce_mr *mr;
 	/* Region offsets in the node memory. */
 	uint32_t src, src_len;
 	uint32_t wtgt, wtgt_len;
@@ -100,7 +104,7 @@ struct sim_node_mem {
 	uint8_t *care;
 	uint32_t len;
 	struct droce_pd *pd;
-	struct droce_mr *mr;
+	struct droce_mr *mr;	/* over the shared receive slots (--srq) */
 	struct droce_ah *ah;	/* to the other node (UD) */
 	struct droce_srq *srq;
 	struct droce_cq *cq;	/* shared CQ mode */

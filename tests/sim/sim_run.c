@@ -91,7 +91,7 @@ post_one(struct sim_world *w, unsigned int n, unsigned int q, uint32_t idx)
 	struct sim_side *s = &me->side[q], *ps = &pn->side[q];
 	struct droce_sge sge[SIM_SGE_CAP];
 	struct droce_send_wr swr, *bad = NULL;
-	uint32_t lkey = droce_mr_lkey(me->mr), rkey = droce_mr_rkey(pn->mr);
+	uint32_t lkey = droce_mr_lkey(s->mr), rkey = droce_mr_rkey(ps->mr);
 	unsigned int i;
 	int rc;
 
@@ -197,6 +197,8 @@ app_never(void *arg)
 static int
 setup(struct sim_world *w)
 {
+	const unsigned int all_access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+					DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC;
 	const struct sim_cfg *c = w->cfg;
 	struct sim_qp_params qp;
 	unsigned int n, q;
@@ -224,12 +226,18 @@ setup(struct sim_world *w)
 		m->pd = droce_pd_alloc(w->ep[n].dev, &err);
 		if (m->pd == NULL)
 			goto fail;
-		m->mr = droce_mr_reg(m->pd, m->mem, m->len,
-				     DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
-					     DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC,
-				     &err);
-		if (m->mr == NULL)
-			goto fail;
+		for (q = 0; q < c->qps; q++) {
+			m->side[q].mr = droce_mr_reg(m->pd, m->mem + m->side[q].blk,
+						     m->side[q].blk_len, all_access, &err);
+			if (m->side[q].mr == NULL)
+				goto fail;
+		}
+		if (m->n_srecv != 0) {
+			m->mr = droce_mr_reg(m->pd, m->mem + m->srslot, m->len - m->srslot,
+					     DROCE_ACCESS_LOCAL_WRITE, &err);
+			if (m->mr == NULL)
+				goto fail;
+		}
 		if (c->qpt == DROCE_QPT_UD) {
 			sim_ep_av(&w->ep[!n], &av);
 			m->ah = droce_ah_create(m->pd, &av, &err);
@@ -320,6 +328,9 @@ teardown(struct sim_world *w)
 			droce_ah_destroy(m->ah);
 		if (m->mr != NULL)
 			droce_mr_dereg(m->mr);
+		for (q = 0; q < w->cfg->qps; q++)
+			if (m->side[q].mr != NULL)
+				droce_mr_dereg(m->side[q].mr);
 		if (m->pd != NULL)
 			droce_pd_dealloc(m->pd);
 		sim_ep_destroy(&w->ep[n]);
