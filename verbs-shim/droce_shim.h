@@ -93,6 +93,14 @@ struct droce_shim_qp {
 	void *xrcd;
 	struct droce_qp *eqp;
 	int wr_err;			/* first failure inside an ibv_wr_start() batch */
+	struct {			/* the ibv_wr_* batch (shim_wr.c), sized at creation */
+		struct droce_send_wr *batch;
+		struct droce_sge *sges;	/* max_sge per WR */
+		uint8_t *inl;		/* inline bytes, copied by the setters */
+		struct droce_send_wr *cur;
+		uint32_t cap, n, max_sge, max_inline;
+		size_t inl_size, inl_used;
+	} wr;
 };
 
 struct droce_shim_ah {
@@ -164,8 +172,10 @@ void droce_shim_init_cq(struct droce_shim_cq *cq, struct ibv_context *c,
 void droce_shim_init_qp(struct droce_shim_qp *qp, struct ibv_context *c,
 			const struct ibv_qp_init_attr_ex *attr);
 
-/* shim_wr.c: the ibv_wr_* table of struct ibv_qp_ex */
+/* shim_wr.c: the ibv_wr_* table of struct ibv_qp_ex and its batch storage */
 void droce_shim_qp_ex_ops(struct ibv_qp_ex *qpx);
+int droce_shim_wr_alloc(struct droce_shim_qp *q, uint64_t send_ops, const struct ibv_qp_cap *cap);
+void droce_shim_wr_free(struct droce_shim_qp *q);
 
 /* Internal errors are -errno; verbs return a positive errno and set errno as well. */
 static inline int

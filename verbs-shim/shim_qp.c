@@ -83,8 +83,9 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 	struct droce_shim_qp *qp;
 	int rc;
 
-	/* RC, UC, UD only (no XRC, raw packet, RSS); the ibv_wr_* API is not wired yet. */
-	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS))
+	/* RC, UC, UD only (no XRC, raw packet, RSS, TSO) */
+	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return shim_null(-EOPNOTSUPP);
 	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL ||
 	    ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags != 0))
@@ -121,6 +122,14 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 	qp->eqp = r.qp;
 	qp->qp.qp_num = droce_qp_num(r.qp);
 	shim_cap_out(&a->cap, &r.init.cap);
+	if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		rc = droce_shim_wr_alloc(qp, a->send_ops_flags, &a->cap);
+		if (rc != 0) {
+			droce_shim_call(shim_qp_destroy_fn, &r);
+			free(qp);
+			return shim_null(rc);
+		}
+	}
 	return &qp->qp;
 }
 
@@ -149,6 +158,7 @@ ibv_destroy_qp(struct ibv_qp *qp)
 
 	if (rc != 0)
 		return droce_shim_fail(-rc);
+	droce_shim_wr_free(q);
 	pthread_cond_destroy(&qp->cond);
 	pthread_mutex_destroy(&qp->mutex);
 	free(q);

@@ -52,6 +52,7 @@ expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "rc4 server"
 pair rc6 "^$ITERS iters in " ibv_rc_pingpong -g 1 -n $ITERS -c
 expect_out "remote address: .*GID 2001:2::2\$" "rc6 server"
 pair uc4 "^$ITERS iters in " ibv_uc_pingpong -g 0 -n $ITERS -c -s 2048
+pair rcN "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -N	# ibv_wr_* API
 pair ud4 "^$ITERS iters in " ibv_ud_pingpong -g 0 -n $ITERS -c	# address handles
 pair srq4 "^$ITERS iters in " ibv_srq_pingpong -g 0 -n $ITERS -c	# 16 QPs on one SRQ
 

@@ -202,10 +202,9 @@ test_unsupported(void)
 	/* completions carry no timestamps */
 	struct ibv_cq_init_attr_ex cqa = { .cqe = 16,
 		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP };
-	/* the ibv_wr_* API (send_ops_flags) is not wired to the engine yet */
+	/* RSS QPs are not offered */
 	struct ibv_qp_init_attr_ex qpa = { .qp_type = IBV_QPT_RC,
-		.comp_mask = IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.send_ops_flags = IBV_QP_EX_WITH_SEND };
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE };
 	struct ibv_srq_init_attr_ex srqa = { .attr = { .max_wr = 4, .max_sge = 1 } };
 	struct ibv_xrcd_init_attr xa = { 0 };
 	struct ibv_alloc_dm_attr dma = { .length = 64 };

@@ -308,7 +308,63 @@ test_cq_ex(void)
 	teardown();
 }
 
+/* The ibv_wr_* batch of a QP created with send_ops_flags. */
+static void
+test_wr_api(void)
+{
+	struct ibv_qp_init_attr_ex qa = { .qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1,
+			 .max_recv_sge = 1, .max_inline_data = 16 } };
+	char big[64] = { 0 };
+	struct ibv_qp_ex *x;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+
+	setup();
+	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	CU_ASSERT_FATAL(cq != NULL);
+	qa.pd = pd;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	qp = ibv_create_qp_ex(ctx, &qa);
+	CU_ASSERT_FATAL(qp != NULL);
+	x = ibv_qp_to_qp_ex(qp);
+	CU_ASSERT_FATAL(x != NULL);
+
+	ibv_wr_start(x);
+	CU_ASSERT(ibv_wr_complete(x) == 0);	/* empty batch */
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_inline_data(x, big, sizeof(big));	/* above max_inline_data */
+	CU_ASSERT(ibv_wr_complete(x) == EINVAL);
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_send(x);
+	ibv_wr_send(x);	/* a third WR in a 2-deep send queue */
+	CU_ASSERT(ibv_wr_complete(x) == ENOMEM);
+	ibv_wr_start(x);
+	x->wr_id = 5;
+	ibv_wr_rdma_write(x, 1, 0x1000);
+	ibv_wr_set_inline_data(x, big, 8);
+	CU_ASSERT(ibv_wr_complete(x) != 0);	/* RESET QP: the engine refuses */
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_abort(x);
+	ibv_wr_start(x);
+	CU_ASSERT(ibv_wr_complete(x) == 0);	/* abort dropped the WR */
+	CU_ASSERT(ibv_destroy_qp(qp) == 0);
+
+	qa.send_ops_flags = IBV_QP_EX_WITH_BIND_MW;	/* no memory windows */
+	errno = 0;
+	CU_ASSERT(ibv_create_qp_ex(ctx, &qa) == NULL && errno == EOPNOTSUPP);
+	CU_ASSERT(ibv_destroy_cq(cq) == 0);
+	teardown();
+}
+
 DROCE_TEST_MAIN("shim_dp",
+	DROCE_TEST(test_wr_api),
 	DROCE_TEST(test_cq_ex),
 	DROCE_TEST(test_srq_ah),
 	DROCE_TEST(test_mr),
