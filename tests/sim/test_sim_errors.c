@@ -98,6 +98,30 @@ test_rnr_retry_zero(void)
 }
 
 static void
+test_rnr_retry_two(void)
+{
+	struct sim_qp_params p;
+	struct scen s;
+	const uint64_t t_rnr = 1280000;	/* code 14: 1.28 ms (IBTA 9.7.5.2.8 table 45) */
+
+	sim_qp_params_default(&p);
+	p.rnr_retry = 2;
+	p.min_rnr_timer = 14;
+	setup(&s, &p);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 64, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 500 * MS), SIM_DONE);
+	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_RNR_RETRY_EXC_ERR);
+	/* The first try and rnr_retry retries, each after the RNR timer the NAK carries. */
+	CU_ASSERT_EQUAL(s.trace.st.rnr_naks, 3);
+	CU_ASSERT_EQUAL(s.trace.st.req_pkts, 3);
+	CU_ASSERT(s.wc_t[0][0] >= 2 * t_rnr);
+	CU_ASSERT(s.wc_t[0][0] <= 2 * t_rnr + t_rnr / 10);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RCVD_RNR_ERR), 3);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RETRY_RNR_EXCEEDED_ERR), 1);
+	scen_fini(&s);
+}
+
+static void
 post_late_recv(struct scen *s)
 {
 	CU_ASSERT_EQUAL(scen_post_recv(s, 1, 77, 16384, 4096), 0);
@@ -415,6 +439,7 @@ DROCE_TEST_MAIN("sim_errors",
 	DROCE_TEST(test_write_baseline),
 	DROCE_TEST(test_recv_too_small),
 	DROCE_TEST(test_rnr_retry_zero),
+	DROCE_TEST(test_rnr_retry_two),
 	DROCE_TEST(test_rnr_retry_infinite),
 	DROCE_TEST(test_rnr_write_imm_only),
 	DROCE_TEST(test_rnr_write_imm_multi),
