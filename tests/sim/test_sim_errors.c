@@ -240,6 +240,37 @@ test_retry_exhausted_peer_gone(void)
 	scen_fini(&s);
 }
 
+/* IBTA 9.7.6.1.3: the retry count applies to consecutive timeouts without progress; an ACK
+ * that makes progress restores it. Two separate outages, each costing one timeout, with
+ * retry_cnt 1: both recover. */
+static void
+test_retry_count_restored_by_progress(void)
+{
+	struct sim_qp_params p;
+	struct scen s;
+	unsigned int k;
+
+	sim_qp_params_default(&p);
+	p.timeout = 10;		/* 4.19 ms */
+	p.retry_cnt = 1;
+	setup(&s, &p);
+	for (k = 0; k < 2; k++) {
+		s.net.node[1].down.cfg.down = true;
+		CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10 + k, 0, 2000,
+					  scen_addr(&s, 1, 8192 * (k + 1)), droce_mr_rkey(s.mr[1]), 0),
+				0);
+		CU_ASSERT_EQUAL(scen_run_until(&s, 0, k + 1, 1 * MS), SIM_TIME_LIMIT);
+		s.net.node[1].down.cfg.down = false;
+		CU_ASSERT_EQUAL(scen_run_until(&s, 0, k + 1, 100 * MS), SIM_DONE);
+		scen_expect_wc(&s, 0, k, 10 + k, DROCE_WC_SUCCESS);
+	}
+	CU_ASSERT(memcmp(s.mem[0], s.mem[1] + 8192, 2000) == 0);
+	CU_ASSERT(memcmp(s.mem[0], s.mem[1] + 16384, 2000) == 0);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 2);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RETRY_EXCEEDED_ERR), 0);
+	scen_fini(&s);
+}
+
 static void
 test_cq_overflow(void)
 {
@@ -445,6 +476,7 @@ DROCE_TEST_MAIN("sim_errors",
 	DROCE_TEST(test_rnr_write_imm_multi),
 	DROCE_TEST(test_rnr_send_multi),
 	DROCE_TEST(test_retry_exhausted_peer_gone),
+	DROCE_TEST(test_retry_count_restored_by_progress),
 	DROCE_TEST(test_cq_overflow),
 	DROCE_TEST(test_modify_qp_invalid),
 	DROCE_TEST(test_ud_qkey_mismatch))
