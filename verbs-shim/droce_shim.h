@@ -79,6 +79,9 @@ struct droce_shim_cq {
 	};
 	struct droce_cq *ecq;
 	struct droce_wc cur;		/* the completion ibv_start_poll/next_poll point at */
+	struct droce_shim_cq *armed_next; /* shim_events.c: armed on a channel */
+	uint64_t ev_base;		/* the engine's event count when armed */
+	bool armed;
 };
 
 /* rdma-core's verbs_qp layout: ibv_qp_to_qp_ex() and ibv_wr_* rely on it. */
@@ -151,6 +154,12 @@ int droce_shim_resolve(struct droce_av *av);
 
 /* shim_ah.c: an ibv_ah_attr's GRH as an engine address vector (0 or -EINVAL) */
 int droce_shim_av(struct droce_av *av, const struct ibv_ah_attr *a);
+
+/* shim_events.c: completion-channel and async event delivery (lcore mode) */
+int droce_shim_events_start(void);
+void droce_shim_events_stop(void);
+int droce_shim_cq_arm(struct droce_shim_cq *cq, bool solicited_only);
+void droce_shim_cq_disarm(struct droce_shim_cq *cq);
 
 /* shim_verbs.c, shim_qp.c: the data path behind the context's ops */
 int droce_shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);

@@ -42,6 +42,9 @@ droce_shim_rt(const struct droce_shim_dev *d)
 				shim_rt_failed = true;
 			} else {
 				shim_rt_lcore = true;
+				if (droce_shim_events_start() != 0)
+					fprintf(stderr, "droce: no event thread: completion "
+						"channels will not wake up\n");
 			}
 		}
 	}
@@ -56,6 +59,7 @@ droce_shim_rt(const struct droce_shim_dev *d)
 static void __attribute__((destructor))
 shim_rt_fini(void)
 {
+	droce_shim_events_stop();
 	if (shim_rt != NULL)
 		droce_rt_close(shim_rt);
 	shim_rt = NULL;

@@ -276,8 +276,10 @@ ibv_destroy_cq(struct ibv_cq *cq)
 {
 	struct droce_shim_cq *c = (struct droce_shim_cq *)cq;
 	struct shim_req r = { .cq = c->ecq };
-	int rc = droce_shim_call(shim_cq_destroy_fn, &r);
+	int rc;
 
+	droce_shim_cq_disarm(c);
+	rc = droce_shim_call(shim_cq_destroy_fn, &r);
 	if (rc != 0)	/* -EBUSY while a QP uses it */
 		return droce_shim_fail(-rc);
 	if (cq->channel != NULL)
@@ -360,9 +362,9 @@ droce_shim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	struct shim_req r = { .cq = ((struct droce_shim_cq *)cq)->ecq, .n = solicited_only != 0 };
 
-	/* The engine counts CQ events but has no hook to hand them over yet: a channel would
-	 * never wake up, so say so rather than let ibv_get_cq_event() block forever. */
+	/* On a channel the watcher must see the event (lcore mode only: in inline mode nothing
+	 * would wake ibv_get_cq_event(), so that fails with EOPNOTSUPP). */
 	if (cq->channel != NULL)
-		return EOPNOTSUPP;
+		return -droce_shim_cq_arm((struct droce_shim_cq *)cq, solicited_only != 0);
 	return -droce_shim_call(shim_cq_notify_fn, &r);
 }
