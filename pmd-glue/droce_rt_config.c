@@ -52,6 +52,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("arp_tries", arp_tries, 1, 100),
 	U32("idle_spins", idle_spins, 0, 1u << 24),
 	U32("idle_sleep_us", idle_sleep_us, 0, 1000000),
+	U32("start_wait_ms", start_wait_ms, 0, 600000),
 	{ "exception", KT_EXC, 0, 0, 0, 0 },
 	{ "seed", KT_U64, OFF(seed), 0, 0, UINT64_MAX },
 	U32("max_qp", max_qp, 1, 1u << 20),
@@ -108,6 +109,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->arp_tries = 4;
 	cfg->idle_spins = 512;
 	cfg->idle_sleep_us = 100;
+	cfg->start_wait_ms = 5000;
 	cfg->exception = DROCE_RT_EXC_DROP;
 	cfg->max_qp = 256;
 	cfg->max_cq = 256;

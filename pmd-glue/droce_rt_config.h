@@ -54,6 +54,7 @@ struct droce_rt_config {
 	uint32_t arp_tries;		/* requests before "peer unreachable" */
 	uint32_t idle_spins;		/* empty iterations of rte_pause() before sleeping */
 	uint32_t idle_sleep_us;		/* longest sleep of an idle poll loop */
+	uint32_t start_wait_ms;		/* how long a port that cannot start yet is retried */
 	enum droce_rt_exception exception;
 	uint64_t seed;			/* rand64 seed; 0 = from the TSC */
 	uint32_t max_qp, max_cq, max_mr, max_srq, max_ah, max_pd;

@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -119,6 +122,109 @@ set_mtu(struct droce_rt_port *p, const struct droce_rt_config *cfg, char *err, s
 	return 0;
 }
 
+/* Set up queues and MTU, then start. */
+static int
+configure_start(struct droce_rt_port *p, const struct droce_rt_config *cfg,
+		const struct rte_eth_dev_info *info, char *err, size_t errlen)
+{
+	int rc = setup_queues(p, cfg, info, err, errlen);
+
+	if (rc == 0)
+		rc = set_mtu(p, cfg, err, errlen);
+	if (rc == 0) {
+		rc = rte_eth_dev_start(p->port_id);
+		if (rc != 0)
+			fail(rc, err, errlen, "cannot start port %s: %s", p->name,
+			     rte_strerror(-rc));
+	}
+	return rc;
+}
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Link up within ms milliseconds (memif's handshake runs in EAL's interrupt thread). */
+static bool
+link_within(const struct droce_rt_port *p, unsigned int ms)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	unsigned int i;
+
+	for (i = 0; i < ms / 10; i++) {
+		if (droce_rt_port_link_up(p))
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return droce_rt_port_link_up(p);
+}
+
+/*
+ * A memif client connects when it starts, and the PMD never tries again: not when no server
+ * listens yet (the start fails), nor when the server accepted before its own port was up (the
+ * link stays down on both sides). So, for start_wait_ms: a client start that fails, or whose
+ * link is not up 500 ms later, is undone and the device probed anew. The two sides of a memif
+ * link may then be launched in any order.
+ */
+static int
+start(struct droce_rt_port *p, const struct droce_rt_config *cfg,
+      const struct rte_eth_dev_info *info, char *err, size_t errlen)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	size_t n = strcspn(cfg->vdev, ",");
+	char name[RTE_DEV_NAME_MAX_LEN];
+	int rc, log_type, log_level;
+	uint64_t end;
+	bool up = false;
+
+	rc = configure_start(p, cfg, info, err, errlen);
+	if (strncmp(cfg->vdev, "net_memif", 9) != 0 || strstr(cfg->vdev, "role=client") == NULL ||
+	    n >= sizeof(name))
+		return rc;
+	memcpy(name, cfg->vdev, n);
+	name[n] = '\0';
+	/* The PMD logs each refused connection: once is enough. */
+	log_type = rte_log_register("pmd.net.memif");
+	log_level = log_type >= 0 ? rte_log_get_level((uint32_t)log_type) : -1;
+	if (log_level >= 0)
+		rte_log_set_level((uint32_t)log_type, RTE_LOG_CRIT);
+	end = mono_ms() + cfg->start_wait_ms;
+	for (;;) {
+		up = rc == 0 && link_within(p, 500);
+		if (up || mono_ms() >= end)
+			break;
+		if (rc == 0)
+			rte_eth_dev_stop(p->port_id);
+		else
+			nanosleep(&ts, NULL);
+		rte_eth_dev_close(p->port_id);
+		rte_eal_hotplug_remove("vdev", name);
+		rc = rte_eal_hotplug_add("vdev", name, cfg->vdev[n] == ',' ? cfg->vdev + n + 1 : "");
+		if (rc == 0)
+			rc = rte_eth_dev_get_port_by_name(name, &p->port_id);
+		if (rc == 0)
+			rc = configure_start(p, cfg, info, err, errlen);
+	}
+	if (log_level >= 0)
+		rte_log_set_level((uint32_t)log_type, (uint32_t)log_level);
+	if (rc != 0)
+		return fail(rc, err, errlen, "memif client %s found no server on its socket in %u "
+			    "ms: start the server side first or raise DROCE_START_WAIT_MS", name,
+			    cfg->start_wait_ms);
+	if (!up) {
+		rte_eth_dev_stop(p->port_id);
+		return fail(-ENOTCONN, err, errlen, "memif client %s: the server accepted but the "
+			    "link stayed down for %u ms: restart the server side or raise "
+			    "DROCE_START_WAIT_MS", name, cfg->start_wait_ms);
+	}
+	return 0;
+}
+
 static int
 set_mac(struct droce_rt_port *p, const struct droce_rt_config *cfg)
 {
@@ -178,14 +284,7 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 			    "EAL more memory (-m in DROCE_EAL) or lower DROCE_MBUFS", cfg->mbufs,
 			    room, rte_strerror(rte_errno));
 	p->max_frame = room;
-	rc = setup_queues(p, cfg, &info, err, errlen);
-	if (rc == 0)
-		rc = set_mtu(p, cfg, err, errlen);
-	if (rc == 0) {
-		rc = rte_eth_dev_start(p->port_id);
-		if (rc != 0)
-			fail(rc, err, errlen, "cannot start port %s: %s", p->name, rte_strerror(-rc));
-	}
+	rc = start(p, cfg, &info, err, errlen);
 	if (rc == 0) {
 		p->started = true;
 		rc = set_mac(p, cfg);

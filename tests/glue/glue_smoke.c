@@ -3,13 +3,14 @@
  * Two processes over net_memif, each a droce runtime (--no-huge, own file prefix, 198.18.0.0/15):
  *   glue_smoke arp   ARP between the processes (resolve both ways, announce on link-up) and the
  *                    "peer unreachable" verdict for an address nobody holds.
- *                    The server is configured through DROCE_CONFIG + DROCE_* variables.
+ *                    The server is configured through DROCE_CONFIG + DROCE_* variables and
+ *                    starts 300 ms after the client (whose memif start waits for it).
  *                    IPv6 (2001:2::/48, RFC 5180 benchmarking) neighbours by ND, likewise.
  *   glue_smoke rc    RC between the processes: RDMA WRITEs and SENDs, bytes checked at the
  *                    receiver; the server drives its loop inline, the client runs the loop on
  *                    its own lcore and reaches the engine through droce_rt_call().
- *   glue_smoke rc6   the same over the IPv6 GIDs (RoCEv2 over IPv6), with bursts of 2 and
- *                    32-descriptor rings.
+ *   glue_smoke rc6   the same over the IPv6 GIDs (RoCEv2 over IPv6), with bursts of 2,
+ *                    32-descriptor rings, and the client started before the server.
  *   glue_smoke lat   a measurement, not a test: 64-byte RC SEND ping-pong RTT, both sides
  *                    inline; DROCE_IDLE_SPINS / DROCE_IDLE_SLEEP_US apply to it.
  *   glue_smoke latcall  the same with the client's loop on a poll lcore, every post and CQ
@@ -128,11 +129,14 @@ open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 	}
 	if (r->apply_env && droce_rt_config_load_env(&cfg, err, errlen) != 0)
 		return NULL;
-	/* The memif client connects when its port starts: the server must be listening. */
-	if (!r->server && wait_byte(r, 10000) != 0) {
+	/* The memif client connects when its port starts. Usually the server comes first; with
+	 * client_first the client does, and its start is retried until the server listens. */
+	if (!r->server && !r->client_first && wait_byte(r, 10000) != 0) {
 		snprintf(err, errlen, "server never came up");
 		return NULL;
 	}
+	if (r->server && r->client_first)
+		usleep(300000);
 	if (r->via_env)
 		open_one = open_from_env(r, &cfg, err, errlen);
 	else
@@ -140,6 +144,10 @@ open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 	if (open_one != NULL && r->server && write(r->out, "R", 1) != 1) {
 		close_rt(open_one);
 		snprintf(err, errlen, "pipe");
+	}
+	if (open_one != NULL && !r->server && r->client_first && wait_byte(r, 10000) != 0) {
+		close_rt(open_one);
+		snprintf(err, errlen, "server never came up");
 	}
 	return open_one;
 }
@@ -170,12 +178,17 @@ v6_gid(uint8_t gid[16], uint8_t last)
 
 /* Both: link up, then the peer's MAC by ARP and by IPv6 neighbour discovery. */
 int
-meet(const struct role *r, struct droce_rt *rt, uint8_t peer_mac[6])
+meet(struct role *r, struct droce_rt *rt, uint8_t peer_mac[6])
 {
 	uint8_t gid[16], mac6[6];
 	int rc;
 
-	CHECK(droce_rt_run_until(rt, link_is_up, rt, 10000) == 0, "memif link not up in 10 s");
+	CHECK(droce_rt_run_until(rt, link_is_up, rt, 10000) == 0, "link not up in 10 s");
+	/* Both loops running before either asks: over af_packet the link is up long before the
+	 * peer process is (the requests would go unanswered). */
+	CHECK(write(r->out, "M", 1) == 1, "pipe");
+	CHECK(droce_rt_run_until(rt, peer_done, r, 10000) == 0,
+	      "peer never started");
 	v4_gid(gid, r->server ? 2 : 1);
 	rc = droce_rt_resolve(rt, gid, peer_mac, 5000);
 	CHECK(rc == 0, "resolve peer: %s (%s)", strerror(-rc), droce_rt_strerror(rt));
@@ -359,6 +372,7 @@ child(struct role *r, const char *mode)
 	fcntl(r->in, F_SETFL, O_NONBLOCK);
 	if (strcmp(mode, "arp") == 0) {
 		r->via_env = r->server;
+		r->client_first = r->vdev == NULL;	/* memif: the client's start waits */
 		rc = run_arp(r);
 	} else if (strncmp(mode, "lat", 3) == 0) {
 		r->apply_env = true;
@@ -366,6 +380,7 @@ child(struct role *r, const char *mode)
 		rc = run_lat(r);
 	} else {
 		r->gid_index = strcmp(mode, "rc6") == 0 ? 1 : 0;
+		r->client_first = r->gid_index == 1 && r->vdev == NULL;
 		rc = run_rc(r);
 	}
 	if (open_one != NULL)

@@ -22,6 +22,7 @@ struct role {
 	bool apply_env;		/* DROCE_* variables override the test's settings (lat) */
 	bool lcore;		/* latcall client: loop on lcore 1, engine via droce_rt_call */
 	unsigned int gid_index;	/* 0: IPv4 GIDs, 1: IPv6 */
+	bool client_first;	/* the client opens first (arp over memif) */
 };
 
 #define CHECK(cond, ...) do { \
@@ -35,7 +36,7 @@ struct role {
 
 void close_rt(struct droce_rt *rt);
 struct droce_rt *open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen);
-int meet(const struct role *r, struct droce_rt *rt, uint8_t peer_mac[6]);
+int meet(struct role *r, struct droce_rt *rt, uint8_t peer_mac[6]);
 void v4_gid(uint8_t gid[16], uint8_t last);
 void v6_gid(uint8_t gid[16], uint8_t last);
 bool peer_done(void *arg);

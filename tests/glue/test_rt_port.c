@@ -275,6 +275,25 @@ test_eal_errors_one_line(void)
 	CU_ASSERT_PTR_NULL(strchr(o.err, '\n'));
 }
 
+/* A memif client with no server: retried for start_wait_ms, then one line saying so. */
+static void
+test_memif_client_no_server(void)
+{
+	struct droce_rt_config cfg;
+	struct outcome o;
+
+	base(&cfg, "--no-huge -m 64 --no-pci");
+	snprintf(cfg.vdev, sizeof(cfg.vdev), "net_memif0,role=client,socket=/droce_rt_port_none_%ld",
+		 (long)getpid());
+	cfg.start_wait_ms = 300;
+	o = run(&cfg);
+	CU_ASSERT_EQUAL(o.rc != 0, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "memif client net_memif0 found no server on its "
+					     "socket in 300 ms"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "DROCE_START_WAIT_MS"));
+	CU_ASSERT_PTR_NULL(strchr(o.err, '\n'));
+}
+
 DROCE_TEST_MAIN("rt_port",
 	DROCE_TEST(test_memif_no_huge),
 	DROCE_TEST(test_port_by_name_and_number),
@@ -284,4 +303,5 @@ DROCE_TEST_MAIN("rt_port",
 	DROCE_TEST(test_mempool_too_big),
 	DROCE_TEST(test_hugepages_or_clear_error),
 	DROCE_TEST(test_mtu_beyond_port),
-	DROCE_TEST(test_eal_errors_one_line))
+	DROCE_TEST(test_eal_errors_one_line),
+	DROCE_TEST(test_memif_client_no_server))
