@@ -110,7 +110,9 @@ scen_post(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_i
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = wr_id;
 	wr.opcode = op;
-	wr.send_flags = flags | DROCE_SEND_SIGNALED;
+	/* Signaled unless the caller asks for SCEN_UNSIGNALED. */
+	wr.send_flags = (flags & SCEN_UNSIGNALED) ? flags & ~SCEN_UNSIGNALED :
+						    flags | DROCE_SEND_SIGNALED;
 	wr.sg_list = &sge;
 	wr.num_sge = len != 0 ? 1 : 0;
 	wr.imm_data = 0x01020304;

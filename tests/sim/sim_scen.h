@@ -44,6 +44,8 @@ int scen_init(struct scen *s, uint64_t seed, const struct sim_link_cfg *link,
 	      enum droce_qp_type type, const struct sim_qp_params *qp, uint32_t cq_depth);
 void scen_fini(struct scen *s);
 
+#define SCEN_UNSIGNALED (1u << 31)	/* scen_post flag: post without DROCE_SEND_SIGNALED */
+
 /* A WR from node n: local bytes [off, off+len) of its buffer, remote (addr, rkey). */
 int scen_post(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_id,
 	      uint32_t off, uint32_t len, uint64_t raddr, uint32_t rkey, unsigned int flags);

@@ -271,6 +271,29 @@ test_retry_count_restored_by_progress(void)
 	scen_fini(&s);
 }
 
+/* After an error every outstanding WR completes, signaled or not (IBTA 10.8.3.4: flushed WRs
+ * always report), in posting order. */
+static void
+test_flush_unsignaled(void)
+{
+	struct scen s;
+	unsigned int k;
+
+	setup(&s, NULL);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, scen_addr(&s, 1, 0),
+				  droce_mr_rkey(s.mr[1]) + 1, 0), 0);
+	for (k = 0; k < 3; k++)
+		CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 11 + k, 0, 100,
+					  scen_addr(&s, 1, 1000), droce_mr_rkey(s.mr[1]),
+					  SCEN_UNSIGNALED), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 4, 100 * MS), SIM_DONE);
+	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_REM_ACCESS_ERR);
+	for (k = 0; k < 3; k++)
+		scen_expect_wc(&s, 0, 1 + k, 11 + k, DROCE_WC_WR_FLUSH_ERR);
+	CU_ASSERT(scen_untouched(&s, 1, 0, 2000));
+	scen_fini(&s);
+}
+
 static void
 test_cq_overflow(void)
 {
@@ -477,6 +500,7 @@ DROCE_TEST_MAIN("sim_errors",
 	DROCE_TEST(test_rnr_send_multi),
 	DROCE_TEST(test_retry_exhausted_peer_gone),
 	DROCE_TEST(test_retry_count_restored_by_progress),
+	DROCE_TEST(test_flush_unsignaled),
 	DROCE_TEST(test_cq_overflow),
 	DROCE_TEST(test_modify_qp_invalid),
 	DROCE_TEST(test_ud_qkey_mismatch))
