@@ -294,6 +294,55 @@ test_flush_unsignaled(void)
 	scen_fini(&s);
 }
 
+/* A QP in error goes through RESET and back to RTS (new PSNs) and works again, with nothing
+ * left over from before: no stale completion, receive, message state or timer. */
+static void
+test_qp_reuse_after_error(void)
+{
+	struct sim_qp_params p;
+	struct droce_qp_attr a;
+	struct scen s;
+	unsigned int n;
+
+	setup(&s, NULL);
+	/* Node 1 has a receive posted and node 0 a WRITE in flight when it all goes wrong. */
+	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 5, 16384, 4096), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 3000, scen_addr(&s, 1, 0),
+				  droce_mr_rkey(s.mr[1]) ^ 1, 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 100 * MS), SIM_DONE);
+	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 1, 1, 10 * MS), SIM_DONE);
+	scen_expect_wc(&s, 1, 0, 5, DROCE_WC_WR_FLUSH_ERR);
+	scen_events(&s, 1, DROCE_EVENT_QP_ACCESS_ERR);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RESET;
+	sim_qp_params_default(&p);
+	p.sq_psn = p.rq_psn = 0x5000;
+	for (n = 0; n < 2; n++)
+		CU_ASSERT_EQUAL_FATAL(droce_qp_modify(s.qp[n], &a, DROCE_QP_STATE), 0);
+	for (n = 0; n < 2; n++)
+		CU_ASSERT_EQUAL_FATAL(sim_qp_bring_up(s.qp[n], DROCE_QPT_RC, &s.ep[!n],
+						      droce_qp_num(s.qp[!n]), &p), 0);
+	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 6, 20480, 4096), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 11, 0, 3000, scen_addr(&s, 1, 0),
+				  droce_mr_rkey(s.mr[1]), 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 12, 4096, 2500, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 3, 100 * MS), SIM_DONE);
+	scen_expect_wc(&s, 0, 1, 11, DROCE_WC_SUCCESS);
+	scen_expect_wc(&s, 0, 2, 12, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 1, 2, 10 * MS), SIM_DONE);
+	scen_expect_wc(&s, 1, 1, 6, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(s.wc[1][1].byte_len, 2500);
+	CU_ASSERT(memcmp(s.mem[1], s.mem[0], 3000) == 0);
+	CU_ASSERT(memcmp(s.mem[1] + 20480, s.mem[0] + 4096, 2500) == 0);
+	/* Nothing more: no stray completion from before the reset. */
+	scen_run_until(&s, 0, 4, 20 * MS);
+	CU_ASSERT_EQUAL(s.nwc[0], 3);
+	CU_ASSERT_EQUAL(s.nwc[1], 2);
+	scen_fini(&s);
+}
+
 static void
 test_cq_overflow(void)
 {
@@ -501,6 +550,7 @@ DROCE_TEST_MAIN("sim_errors",
 	DROCE_TEST(test_retry_exhausted_peer_gone),
 	DROCE_TEST(test_retry_count_restored_by_progress),
 	DROCE_TEST(test_flush_unsignaled),
+	DROCE_TEST(test_qp_reuse_after_error),
 	DROCE_TEST(test_cq_overflow),
 	DROCE_TEST(test_modify_qp_invalid),
 	DROCE_TEST(test_ud_qkey_mismatch))
