@@ -286,7 +286,7 @@ droce_rt_backoff(struct droce_rt *rt, unsigned int work)
 	rt->st.idle_sleeps++;
 	ts.tv_sec = (time_t)(wait / 1000000000u);
 	ts.tv_nsec = (long)(wait % 1000000000u);
-	if (!rt->started) {
+	if (!rt->on_lcore) {
 		nanosleep(&ts, NULL);
 		return;
 	}

@@ -68,7 +68,8 @@ struct droce_rt {
 
 	/* Lcore mode */
 	unsigned int poll_lcore;
-	bool started;
+	bool started;		/* written by the thread calling start/stop */
+	bool on_lcore;		/* written by the poll lcore itself: it may sleep on the futex */
 	uint32_t stop;
 	uint32_t sleeping;	/* the poll lcore is (about to be) in its idle futex wait */
 	uint32_t wake_seq;	/* the futex word: droce_rt_call() bumps it to wake the loop */

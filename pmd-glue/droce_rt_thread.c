@@ -22,12 +22,13 @@ lcore_main(void *arg)
 
 	/* Idle sleeps are bounded by the next timer: keep the kernel's 50 us slack off them. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-
+	rt->on_lcore = true;
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		work = droce_rt_iter(rt);
 		droce_rt_backoff(rt, work);
 	}
 	droce_rt_iter(rt);	/* run closures enqueued before the stop */
+	rt->on_lcore = false;
 	return 0;
 }
 
