@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Address handles for UD: the GRH fields of struct ibv_ah_attr become the engine's address
- * vector, whose destination MAC the runtime resolves (ARP/ND) once, at creation.
+ * vector, whose destination MAC the runtime resolves (ARP/ND) once, at creation. A reply's
+ * address comes from the 40-byte GRH area the engine writes ahead of a UD payload: the IPv6
+ * header, or the IPv4 header in its last 20 bytes (RoCEv2, IBTA A17.4.5.1).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,4 +95,69 @@ ibv_destroy_ah(struct ibv_ah *ah)
 		return droce_shim_fail(-rc);
 	free(a);
 	return 0;
+}
+
+/* Our GID index holding gid, or -1. */
+static int
+shim_gid_index(const struct droce_shim_dev *d, const uint8_t *gid)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->num_gids; i++)
+		if (memcmp(d->gids[i], gid, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
+		    struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
+{
+	const uint8_t *g = (const uint8_t *)grh, *ip4 = g + 20;
+	uint8_t src[16] = { [10] = 0xff, [11] = 0xff }, dst[16] = { [10] = 0xff, [11] = 0xff };
+	int idx;
+
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	if (!(wc->wc_flags & IBV_WC_GRH) || port_num != DROCE_SHIM_PORT) {
+		errno = EINVAL;	/* RoCE: no address without the GRH */
+		return -1;
+	}
+	if (g[0] >> 4 == 6) {
+		memcpy(src, g + 8, 16);
+		memcpy(dst, g + 24, 16);
+		ah_attr->grh.traffic_class = (uint8_t)((g[0] << 4) | (g[1] >> 4));
+		ah_attr->grh.flow_label = (uint32_t)(g[1] & 0xf) << 16 | (uint32_t)g[2] << 8 | g[3];
+	} else if (ip4[0] >> 4 == 4) {
+		memcpy(src + 12, ip4 + 12, 4);
+		memcpy(dst + 12, ip4 + 16, 4);
+		ah_attr->grh.traffic_class = ip4[1];
+	} else {
+		errno = EINVAL;
+		return -1;
+	}
+	idx = shim_gid_index(droce_shim_ctx(context)->dev, dst);
+	if (idx < 0) {
+		errno = ENOENT;	/* not sent to one of our GIDs */
+		return -1;
+	}
+	memcpy(ah_attr->grh.dgid.raw, src, 16);	/* the reply goes back to the sender */
+	ah_attr->grh.sgid_index = (uint8_t)idx;
+	ah_attr->grh.hop_limit = 64;
+	ah_attr->is_global = 1;
+	ah_attr->dlid = wc->slid;
+	ah_attr->sl = wc->sl;
+	ah_attr->src_path_bits = wc->dlid_path_bits;
+	ah_attr->port_num = port_num;
+	return 0;
+}
+
+struct ibv_ah *
+ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+		      uint8_t port_num)
+{
+	struct ibv_ah_attr a;
+
+	if (ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &a) != 0)
+		return NULL;
+	return ibv_create_ah(pd, &a);
 }

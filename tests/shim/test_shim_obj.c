@@ -164,7 +164,51 @@ test_events(void)
 	close_ctx();
 }
 
+/* A reply's address from the GRH area of a UD receive: IPv4 in its last 20 bytes, or IPv6. */
+static void
+test_ah_from_wc(void)
+{
+	static const uint8_t v4peer[16] = { [10] = 0xff, [11] = 0xff, 198, 18, 0, 2 };
+	static const uint8_t v6peer[16] = { 0x20, 0x01, 0, 2, [15] = 2 };
+	struct ibv_wc wc = { .wc_flags = IBV_WC_GRH, .sl = 3 };
+	struct ibv_ah_attr a;
+	uint8_t grh[40];
+
+	open_ctx();
+	memset(grh, 0, sizeof(grh));
+	grh[20] = 0x45;
+	grh[21] = 0x68;	/* DSCP 26 */
+	memcpy(grh + 32, (const uint8_t[]){ 198, 18, 0, 2, 198, 18, 0, 1 }, 8);
+	CU_ASSERT_FATAL(ibv_init_ah_from_wc(ctx, 1, &wc, (struct ibv_grh *)grh, &a) == 0);
+	CU_ASSERT(a.is_global == 1 && a.port_num == 1 && a.sl == 3);
+	CU_ASSERT(memcmp(a.grh.dgid.raw, v4peer, 16) == 0);
+	CU_ASSERT(a.grh.sgid_index == 0 && a.grh.traffic_class == 0x68);
+
+	memset(grh, 0, sizeof(grh));
+	grh[0] = 0x60 | 0x2;	/* version 6, traffic class 0x2a, flow label 0x12345 */
+	grh[1] = 0xa1;
+	grh[2] = 0x23;
+	grh[3] = 0x45;
+	memcpy(grh + 8, v6peer, 16);
+	memcpy(grh + 24, v6peer, 15);
+	grh[39] = 1;		/* 2001:2::1, our GID 1 */
+	CU_ASSERT_FATAL(ibv_init_ah_from_wc(ctx, 1, &wc, (struct ibv_grh *)grh, &a) == 0);
+	CU_ASSERT(memcmp(a.grh.dgid.raw, v6peer, 16) == 0 && a.grh.sgid_index == 1);
+	CU_ASSERT(a.grh.traffic_class == 0x2a && a.grh.flow_label == 0x12345);
+
+	grh[39] = 9;		/* not one of our addresses */
+	errno = 0;
+	CU_ASSERT(ibv_init_ah_from_wc(ctx, 1, &wc, (struct ibv_grh *)grh, &a) == -1 &&
+		  errno == ENOENT);
+	wc.wc_flags = 0;	/* RoCE: no address without the GRH */
+	errno = 0;
+	CU_ASSERT(ibv_init_ah_from_wc(ctx, 1, &wc, (struct ibv_grh *)grh, &a) == -1 &&
+		  errno == EINVAL);
+	close_ctx();
+}
+
 DROCE_TEST_MAIN("shim_obj",
+	DROCE_TEST(test_ah_from_wc),
 	DROCE_TEST(test_qp_layout),
 	DROCE_TEST(test_cq_layout),
 	DROCE_TEST(test_events))
