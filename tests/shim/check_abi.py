@@ -64,7 +64,8 @@ def main():
         failed = True
     if failed:
         return 1
-    print(f'{len(want)} symbols, {sum(1 for n, _ in nodes(real) if n) - 1} nodes incl. {private[0]}: identical')
+    count = sum(1 for n, _ in nodes(real) if n) - 1
+    print(f'{len(want)} symbols, {count} nodes incl. {private[0]}: identical')
     return 0
 
 
