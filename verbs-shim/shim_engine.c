@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,7 +29,15 @@ droce_shim_rt(const struct droce_shim_dev *d)
 
 	pthread_mutex_lock(&shim_rt_lock);
 	if (shim_rt == NULL && !shim_rt_failed) {
+		cpu_set_t cpus;
+		bool have_cpus;
+
+		/* rte_eal_init pins the calling thread to lcore 0: an application thread is not
+		 * ours to pin, so it gets its CPU set back (the poll loop keeps its lcore). */
+		have_cpus = pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus) == 0;
 		shim_rt = droce_rt_open_config(&d->cfg, "droce-verbs", err, sizeof(err));
+		if (have_cpus)
+			pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 		if (shim_rt == NULL) {
 			fprintf(stderr, "droce: cannot start the runtime: %s\n", err);
 			shim_rt_failed = true;
