@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "droce_rt.h"
 #include "droce_shim.h"
@@ -19,6 +20,7 @@ static pthread_mutex_t shim_rt_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct droce_rt *shim_rt;
 static bool shim_rt_failed;	/* said once; later verbs fail with ENODEV at once */
 static bool shim_rt_lcore;	/* the loop runs on its own lcore */
+static pid_t shim_rt_pid;	/* the process that opened it (a forked child must not close it) */
 
 struct droce_rt *
 droce_shim_rt(const struct droce_shim_dev *d)
@@ -38,6 +40,7 @@ droce_shim_rt(const struct droce_shim_dev *d)
 		shim_rt = droce_rt_open_config(&d->cfg, "droce-verbs", err, sizeof(err));
 		if (have_cpus)
 			pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+		shim_rt_pid = getpid();
 		if (shim_rt == NULL) {
 			fprintf(stderr, "droce: cannot start the runtime: %s\n", err);
 			shim_rt_failed = true;
@@ -68,6 +71,9 @@ droce_shim_rt(const struct droce_shim_dev *d)
 static void __attribute__((destructor))
 shim_rt_fini(void)
 {
+	/* A child of fork() shares the parent's port (memif socket, rings): leave it alone. */
+	if (shim_rt == NULL || getpid() != shim_rt_pid)
+		return;
 	droce_shim_events_stop();
 	if (shim_rt != NULL)
 		droce_rt_close(shim_rt);
