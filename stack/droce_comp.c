@@ -61,6 +61,8 @@ droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st)
 	struct droce_requester *r = &qp->req;
 	struct droce_swqe *w = &r->ring[r->comp & r->mask];
 
+	if (r->comp == r->head)
+		return;	/* nothing outstanding: a response the peer should not have sent */
 	droce_qp_send_cqe(qp, w, st);
 	if (is_rd_atomic(w->opcode) && w->state != DROCE_SWQE_POSTED && r->rd_out > 0)
 		r->rd_out--;
@@ -243,6 +245,11 @@ rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 	}
 	if (qp->state == DROCE_QPS_ERR)
 		return;
+	if (qp->req.comp == qp->req.sent_hi) {
+		/* IBTA 9.7.5.2.x: a NAK must name an outstanding request */
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
+		return;
+	}
 	if (type == DROCE_AETH_TYPE_RNR_NAK)
 		rx_rnr(qp, p->psn, p->aeth_syn, now);
 	else if (type == DROCE_AETH_TYPE_NAK)
