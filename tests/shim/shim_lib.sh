@@ -14,7 +14,17 @@ for v in $(env | sed -n 's/^\(DROCE_[A-Z0-9_]*\)=.*/\1/p'); do
 	unset "$v"
 done
 
-# run ENV... -- CMD...: run CMD with the replacement library and the given variables;
+# How binaries load the shim: the replacement library (default) or, with SHIM_PRELOAD=1, the
+# LD_PRELOAD variant in front of the real libibverbs.
+shim_env() {
+	if [ "${SHIM_PRELOAD:-0}" = 1 ]; then
+		echo "LD_PRELOAD=$SHIM_DIR/libdroce_verbs_preload.so"
+	else
+		echo "LD_LIBRARY_PATH=$SHIM_DIR"
+	fi
+}
+
+# run ENV... -- CMD...: run CMD on the shim with the given variables;
 # stdout in $OUT, stderr in $ERR, exit status in $RC.
 run() {
 	local envs=()
@@ -23,7 +33,7 @@ run() {
 		shift
 	done
 	shift
-	env "${envs[@]}" LD_LIBRARY_PATH="$SHIM_DIR" "$@" >"$OUT" 2>"$ERR"
+	env "${envs[@]}" "$(shim_env)" "$@" >"$OUT" 2>"$ERR"
 	RC=$?
 }
 

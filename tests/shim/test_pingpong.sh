@@ -24,7 +24,7 @@ pair() {
 	port=$((20000 + ($$ * 7 + ${#name} * 131 + RANDOM) % 20000))
 	env DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.1/24 DROCE_IPV6=2001:2::1/64 \
 		DROCE_VDEV="net_memif0,role=server,socket=$TMP/$name.sock" \
-		LD_LIBRARY_PATH="$SHIM_DIR" timeout -s KILL 60 \
+		"$(shim_env)" timeout -s KILL 60 \
 		"$tool" -p "$port" "$@" >"$TMP/srv.out" 2>&1 &
 	spid=$!
 	# the server listens once its runtime is up
@@ -56,6 +56,7 @@ pair rcN "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -N	# ibv_wr_* API
 pair rce "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -e	# completion channel
 pair ud4 "^$ITERS iters in " ibv_ud_pingpong -g 0 -n $ITERS -c	# address handles
 pair srq4 "^$ITERS iters in " ibv_srq_pingpong -g 0 -n $ITERS -c	# 16 QPs on one SRQ
+SHIM_PRELOAD=1 pair rcp "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c	# LD_PRELOAD
 
 # Inline mode (one lcore): nothing could wake a completion channel, so -e stops at once with
 # the tool's message instead of sleeping forever.
