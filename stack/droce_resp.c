@@ -193,31 +193,33 @@ exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_op
 	   const uint8_t *frame)
 {
 	struct droce_responder *s = &qp->resp;
+	bool first = op->flags & DROCE_OPF_FIRST;
+	uint32_t left = first ? p->reth_len : s->wr_left;
 
 	if (!len_ok(qp, op, p->pay_len))
 		return RST_ERR_LENGTH;
-	if (op->flags & DROCE_OPF_FIRST) {
-		/* C9-88 note: a zero-length RDMA WRITE checks no R_Key. */
-		if (p->reth_len != 0 &&
-		    droce_mr_check_remote(qp, p->reth_rkey, p->reth_va, p->reth_len,
-					  DROCE_ACCESS_REMOTE_WRITE) == NULL)
-			return RST_ERR_RKEY;
-		droce_qp_cnt(qp, DROCE_CNT_RX_WRITE_REQUESTS);
-		s->wr_va = (uintptr_t)p->reth_va;
-		s->wr_left = p->reth_len;
-		s->wr_len = p->reth_len;
-		s->msg = DROCE_RMSG_WRITE;
-	}
+	/* C9-88 note: a zero-length RDMA WRITE checks no R_Key. */
+	if (first && p->reth_len != 0 &&
+	    droce_mr_check_remote(qp, p->reth_rkey, p->reth_va, p->reth_len,
+				  DROCE_ACCESS_REMOTE_WRITE) == NULL)
+		return RST_ERR_RKEY;
 	/* The payload must fill the RETH length exactly (IBTA 9.7.5.1.x length checks). */
-	if (p->pay_len > s->wr_left || ((op->flags & DROCE_OPF_LAST) && p->pay_len != s->wr_left))
+	if (p->pay_len > left || ((op->flags & DROCE_OPF_LAST) && p->pay_len != left))
 		return RST_ERR_LENGTH;
-	/* With immediate, a receive WQE is consumed: check before any byte moves so an RNR
-	 * retry finds the state unchanged. */
+	/* With immediate, a receive WQE is consumed: take it before any state or byte changes,
+	 * so that an RNR retry finds the responder as it was. */
 	if (op->flags & DROCE_OPF_IMM) {
 		enum rst st = take_rwqe(qp);
 
 		if (st != RST_DONE)
 			return st;
+	}
+	if (first) {
+		droce_qp_cnt(qp, DROCE_CNT_RX_WRITE_REQUESTS);
+		s->wr_va = (uintptr_t)p->reth_va;
+		s->wr_left = p->reth_len;
+		s->wr_len = p->reth_len;
+		s->msg = DROCE_RMSG_WRITE;
 	}
 	if (p->pay_len) {
 		memcpy((void *)s->wr_va, frame + p->pay_off, p->pay_len);
