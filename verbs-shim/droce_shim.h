@@ -81,6 +81,7 @@ struct droce_shim_cq {
 	struct droce_wc cur;		/* the completion ibv_start_poll/next_poll point at */
 	struct droce_shim_cq *armed_next; /* shim_events.c: armed on a channel */
 	uint64_t ev_base;		/* the engine's event count when armed */
+	uint32_t ev_reported;		/* events written to the channel (under cq.mutex) */
 	bool armed;
 };
 

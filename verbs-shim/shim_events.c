@@ -112,6 +112,9 @@ shim_ev_thread(void *arg)
 				if (*pp == r.cq[i]) {
 					*pp = r.cq[i]->armed_next;
 					r.cq[i]->armed = false;
+					pthread_mutex_lock(&r.cq[i]->cq.mutex);
+					r.cq[i]->ev_reported++;
+					pthread_mutex_unlock(&r.cq[i]->cq.mutex);
 					droce_shim_cq_notify(&r.cq[i]->cq);
 					break;
 				}
@@ -199,7 +202,11 @@ droce_shim_cq_arm(struct droce_shim_cq *cq, bool solicited_only)
 	return 0;
 }
 
-/* Before a CQ goes: off the armed list, and not in the watcher's hands. */
+/*
+ * Before a CQ goes: off the armed list, not in the watcher's hands, and every event written to
+ * its channel acknowledged (verbs: ibv_destroy_cq waits for ibv_ack_cq_events), so that no
+ * ibv_get_cq_event() can return it afterwards.
+ */
 void
 droce_shim_cq_disarm(struct droce_shim_cq *cq)
 {
@@ -216,4 +223,8 @@ droce_shim_cq_disarm(struct droce_shim_cq *cq)
 	while (ev_busy)
 		pthread_cond_wait(&ev_cond, &ev_lock);
 	pthread_mutex_unlock(&ev_lock);
+	pthread_mutex_lock(&cq->cq.mutex);
+	while (cq->cq.comp_events_completed != cq->ev_reported)
+		pthread_cond_wait(&cq->cq.cond, &cq->cq.mutex);
+	pthread_mutex_unlock(&cq->cq.mutex);
 }

@@ -15,6 +15,7 @@ struct shim_qp_req {
 	struct droce_qp_init_attr init;
 	struct droce_qp_attr attr;
 	unsigned int mask;
+	enum ibv_qp_type type;
 	struct ibv_send_wr *swr;
 	struct ibv_recv_wr *rwr;
 	void *bad;
@@ -316,7 +317,7 @@ shim_post_send_fn(struct droce_rt *rt, void *arg)
 			d.wr.atomic.compare_add = w->wr.atomic.compare_add;
 			d.wr.atomic.swap = w->wr.atomic.swap;
 			d.wr.atomic.rkey = w->wr.atomic.rkey;
-		} else if (r->mask == IBV_QPT_UD) {
+		} else if (r->type == IBV_QPT_UD) {
 			if (w->wr.ud.ah == NULL)
 				return -EINVAL;
 			d.wr.ud.ah = ((struct droce_shim_ah *)w->wr.ud.ah)->eah;
@@ -337,7 +338,7 @@ int
 droce_shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct shim_qp_req r = { .qp = ((struct droce_shim_qp *)qp)->eqp, .swr = wr,
-				 .mask = qp->qp_type };
+				 .type = qp->qp_type };
 	int rc = droce_shim_call(shim_post_send_fn, &r);
 
 	if (rc != 0)
