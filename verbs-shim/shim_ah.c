@@ -161,3 +161,23 @@ ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
 		return NULL;
 	return ibv_create_ah(pd, &a);
 }
+
+/* The MAC (by the runtime's ARP/ND) behind an address vector; no VLAN (0xffff). */
+int
+ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr,
+			    uint8_t eth_mac[ETHERNET_LL_SIZE], uint16_t *vid)
+{
+	struct droce_av av;
+	int rc = droce_shim_av(&av, attr);
+
+	if (rc == 0 && droce_shim_rt(droce_shim_ctx(context)->dev) == NULL)
+		rc = -ENODEV;
+	if (rc == 0)
+		rc = droce_shim_resolve(&av);
+	if (rc != 0)
+		return droce_shim_fail(-rc);
+	memcpy(eth_mac, av.dmac, ETHERNET_LL_SIZE);
+	if (vid != NULL)
+		*vid = 0xffff;
+	return 0;
+}

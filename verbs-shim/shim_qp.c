@@ -382,3 +382,13 @@ droce_shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_
 		*bad_wr = r.bad;
 	return -rc;
 }
+
+/* No ordering promise beyond what IBTA gives (a message's data may land in any order). */
+int
+ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+{
+	(void)qp;
+	(void)op;
+	(void)flags;
+	return 0;
+}

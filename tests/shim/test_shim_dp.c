@@ -135,6 +135,7 @@ test_qp(void)
 	qp = make_qp(cq, IBV_QPT_RC);
 	CU_ASSERT_FATAL(qp != NULL);
 	CU_ASSERT(qp->qp_num != 0 && qp->state == IBV_QPS_RESET);
+	CU_ASSERT(ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 0) == 0);	/* no promise */
 	CU_ASSERT(ibv_qp_to_qp_ex(qp) != NULL);
 	ud = make_qp(cq, IBV_QPT_UD);
 	CU_ASSERT_FATAL(ud != NULL);
@@ -207,6 +208,8 @@ test_srq_ah(void)
 	struct ibv_recv_wr rwr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
 	struct ibv_ah_attr aa = { .port_num = 1 };
 	struct ibv_qp_init_attr qa;
+	uint8_t mac[6];
+	uint16_t vid;
 	struct ibv_mr *mr;
 	struct ibv_srq *srq;
 	struct ibv_cq *cq;
@@ -252,6 +255,9 @@ test_srq_ah(void)
 	aa.grh.dgid.raw[15] = 98;
 	errno = 0;
 	CU_ASSERT(ibv_create_ah(pd, &aa) == NULL && errno == EHOSTUNREACH);
+	CU_ASSERT(ibv_resolve_eth_l2_from_gid(ctx, &aa, mac, &vid) == EHOSTUNREACH);
+	aa.is_global = 0;
+	CU_ASSERT(ibv_resolve_eth_l2_from_gid(ctx, &aa, mac, &vid) == EINVAL);
 
 	CU_ASSERT(ibv_destroy_cq(cq) == 0);
 	CU_ASSERT(ibv_dereg_mr(mr) == 0);
