@@ -134,7 +134,7 @@ ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
 			}
 			break;
 		}
-		/* IBTA 9.7.5.2.x (C9-114?): an ACK beyond a READ or atomic without its response
+		/* IBTA 9.7.5.2.x: an ACK beyond a READ or atomic without its response
 		 * means the response was lost: implied NAK. */
 		if (is_rd_atomic(w->opcode)) {
 			progress(qp, w->first_psn, now);	/* what came before is done */
@@ -356,7 +356,7 @@ droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 		droce_dev_drop(qp->dev, DROCE_DROP_QP_STATE);
 		return;
 	}
-	/* IBTA 9.7.5.2.1 (C9-?): a response for a PSN never sent is a ghost; one before the
+	/* IBTA 9.7.5.2.1: a response for a PSN never sent is a ghost; one before the
 	 * oldest outstanding is stale (a duplicate or an overtaken ACK). */
 	if (!droce_psn_lt(p->psn, r->max_psn_sent)) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_GHOST);

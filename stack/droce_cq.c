@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completion queues. A full CQ is an overrun (IBTA 11.4.2.1, C11-?): the completion is lost,
+ * Completion queues. A full CQ is an overrun (IBTA 11.4.2.1): the completion is lost,
  * the CQ reports -EOVERFLOW from then on and a CQ error event is raised; memory stays intact.
  */
 #include <errno.h>

@@ -56,7 +56,7 @@ droce_mr_reg(struct droce_pd *pd, void *addr, size_t length, unsigned int access
 
 	if (pd == NULL || !pd->used || (access & ~known) != 0)
 		goto fail;
-	/* IBTA 10.6.3.1 (C10-47?): remote write or atomic access needs local write. */
+	/* IBTA 10.6.3.1: remote write or atomic access needs local write. */
 	if ((access & (DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & DROCE_ACCESS_LOCAL_WRITE))
 		goto fail;

@@ -55,8 +55,8 @@ check_wr(const struct droce_qp *qp, const struct droce_send_wr *wr, uint64_t *le
 	if (is_atomic(wr->opcode) && *len != 8)
 		return -EINVAL;
 	if (qp->type == DROCE_QPT_UD) {
-		/* IBTA 10.2.2 / C10-?: the AH must come from the QP's PD; a UD message is one
-		 * packet no longer than the path MTU (C9-?). */
+		/* IBTA 10.2.2: the AH must come from the QP's PD; a UD message is one
+		 * packet no longer than the path MTU. */
 		if (wr->wr.ud.ah == NULL || !wr->wr.ud.ah->used || wr->wr.ud.ah->pd != qp->pd ||
 		    *len > qp->mtu)
 			return -EINVAL;
@@ -132,7 +132,7 @@ droce_post_send(struct droce_qp *qp, struct droce_send_wr *wr, struct droce_send
 		return -EINVAL;
 	}
 	r = &qp->req;
-	/* IBTA 10.8.1 / C10-?: the send queue accepts work from RTS on; in SQE and ERR the work
+	/* IBTA 10.8.1: the send queue accepts work from RTS on; in SQE and ERR the work
 	 * is accepted and flushed. */
 	if (qp->state < DROCE_QPS_RTS) {
 		*bad_wr = wr;

@@ -16,7 +16,7 @@ enum rst {
 	RST_QUIET,		/* executed, no ACK (READ/atomic answer with data) */
 	RST_RNR,		/* no receive WQE: RNR NAK, nothing consumed (9.7.5.2.8) */
 	RST_DROP,		/* silently dropped */
-	RST_ERR_OPSEQ,		/* NAK invalid request (C9-? opcode sequence, 9.7.5.1.3) */
+	RST_ERR_OPSEQ,		/* NAK invalid request (opcode sequence, IBTA 9.7.5.1.3) */
 	RST_ERR_LENGTH,		/* NAK invalid request; receive WQE LOC_LEN_ERR (9.7.5.1.x) */
 	RST_ERR_RKEY,		/* NAK remote access error (C9-86..88) */
 	RST_ERR_LOCAL,		/* NAK remote operational error (receive WQE LOC_PROT_ERR) */
@@ -113,7 +113,7 @@ queue_nak(struct droce_qp *qp, uint8_t syn, uint32_t psn)
 	it->msn = qp->resp.msn;
 }
 
-/* IBTA 9.7.5.1.3 (C9-?): inside a message only its MIDDLE/LAST may come, outside only FIRST
+/* IBTA 9.7.5.1.3: inside a message only its MIDDLE/LAST may come, outside only FIRST
  * or ONLY. */
 static enum rst
 check_opseq(struct droce_qp *qp, const struct droce_opcode_info *op)
@@ -131,7 +131,7 @@ check_opseq(struct droce_qp *qp, const struct droce_opcode_info *op)
 	return RST_DONE;
 }
 
-/* IBTA 9.7.5.1.x / C9-?: FIRST and MIDDLE carry exactly the path MTU, LAST/ONLY at most that. */
+/* IBTA 9.7.5.1.x: FIRST and MIDDLE carry exactly the path MTU, LAST/ONLY at most that. */
 static bool
 len_ok(const struct droce_qp *qp, const struct droce_opcode_info *op, uint32_t len)
 {
@@ -272,7 +272,7 @@ exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 	if (droce_mr_check_remote(qp, p->atomic_rkey, p->atomic_va, 8,
 				  DROCE_ACCESS_REMOTE_ATOMIC) == NULL)
 		return RST_ERR_RKEY;
-	/* IBTA 9.4.5 (C9-?): the target must be 8-byte aligned, else invalid request. */
+	/* IBTA 9.4.5: the target must be 8-byte aligned, else invalid request. */
 	if (p->atomic_va & 7)
 		return RST_ERR_INV;
 	if (s->ring_head - s->ring_tail >= DROCE_RESP_RING) {
@@ -380,7 +380,7 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	enum rst st;
 
 	if (d > 0) {
-		/* IBTA 9.7.5.1.1 (C9-?): one PSN sequence error NAK per gap, then silence. */
+		/* IBTA 9.7.5.1.1: one PSN sequence error NAK per gap, then silence. */
 		droce_qp_cnt(qp, DROCE_CNT_OUT_OF_SEQ_REQUEST);
 		droce_dev_drop(qp->dev, DROCE_DROP_PSN_OUT_OF_SEQ);
 		if (!s->nak_seq_sent) {

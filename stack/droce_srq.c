@@ -115,7 +115,7 @@ droce_srq_modify(struct droce_srq *srq, const struct droce_srq_attr *attr, unsig
 	/* Resizing is not supported (verbs: EINVAL when the device lacks SRQ_RESIZE). */
 	if (mask & DROCE_SRQ_MAX_WR)
 		return -EINVAL;
-	/* IBTA 11.2.3.3 (C11-?): the limit must not exceed the SRQ size. */
+	/* IBTA 11.2.3.3: the limit must not exceed the SRQ size. */
 	if ((mask & DROCE_SRQ_LIMIT) && attr->srq_limit > srq->rq.max_wr)
 		return -EINVAL;
 	if (mask & DROCE_SRQ_LIMIT)
@@ -143,7 +143,7 @@ droce_post_srq_recv(struct droce_srq *srq, struct droce_recv_wr *wr,
 	return droce_rq_post(&srq->rq, wr, bad_wr);
 }
 
-/* IBTA 10.2.9.2 / o10-?: when the WQEs left drop below an armed limit, one event, then disarm. */
+/* IBTA 10.2.9.2: when the WQEs left drop below an armed limit, one event, then disarm. */
 void
 droce_srq_consumed(struct droce_srq *srq)
 {
