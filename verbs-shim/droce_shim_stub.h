@@ -5,7 +5,8 @@
 /*
  * Bodies of the generated stubs (droce_shim_stubs.c, see gen_abi.py). A stub takes no
  * parameters: on x86-64 the caller's arguments are simply ignored, and only the return
- * register matters (int-returning verbs report an errno value, pointer-returning ones NULL).
+ * register matters (int-returning verbs report an errno value, pointer-returning ones NULL,
+ * the few whose failure is negative -1).
  */
 #include <stddef.h>
 
@@ -16,6 +17,10 @@ int droce_shim_unsupported(const char *what);
 #define DROCE_STUB_INT(fn, what) \
 	int fn(void); \
 	int fn(void) { return droce_shim_unsupported(what); }
+
+#define DROCE_STUB_NEG(fn, what) \
+	int fn(void); \
+	int fn(void) { droce_shim_unsupported(what); return -1; }
 
 #define DROCE_STUB_PTR(fn, what) \
 	void *fn(void); \

@@ -7,7 +7,7 @@ abi:   readelf on the library -> version script (nodes, parents, default symbols
        symbol list (name version default|compat FUNC|OBJECT size) that the tests compare.
 stubs: the symbol list, `nm` of the shim's implementation and the installed verbs.h ->
        a C file defining every symbol the implementation lacks. Each stub fails with
-       EOPNOTSUPP (NULL + errno for pointer returns) so that nothing can fall through to
+       EOPNOTSUPP (NULL or -1 + errno where that is the failure) so nothing can fall through to
        the real library with the shim's objects. Compat versions (name@VER, not @@) are
        always stubs: they serve binaries built against rdma-core of 2006 (IBVERBS_1.0).
 """
@@ -20,6 +20,9 @@ import sys
 # Some exports are declared only in rdma-core's driver.h, which Debian does not install:
 # the ones returning a pointer must return NULL, all others are int or void.
 DRIVER_H_PTR = {'_verbs_init_and_alloc_context', 'verbs_open_device', 'ibv_get_sysfs_path'}
+# int functions whose failure is negative (a length, or IBV_REREG_MR_ERR_INPUT = -1 "old MR
+# still valid"): their stub returns -1, as a positive EOPNOTSUPP would read as success.
+NEG_ONE = {'ibv_read_ibdev_sysfs_file', 'ibv_rereg_mr'}
 
 
 def run(cmd, stdin=None):
@@ -142,6 +145,8 @@ def cmd_stubs(a):
             cname = f'droce_compat_{ver.replace(".", "_")}_{name}'
             out.append(f'__asm__(".symver {cname}, {name}@{ver}");')
         macro = 'DROCE_STUB_PTR' if kind == 'ptr' else 'DROCE_STUB_INT'
+        if kind != 'ptr' and name in NEG_ONE:
+            macro = 'DROCE_STUB_NEG'
         out += [f'{macro}({cname}, "{name}@{ver}")', '']
     with open(a.out, 'w') as f:
         f.write('\n'.join(out))

@@ -230,6 +230,8 @@ test_unsupported(void)
 	CU_ASSERT(ibv_alloc_dm(ctx, &dma) == NULL && errno == EOPNOTSUPP);
 	CU_ASSERT(ibv_query_ece(NULL, NULL) == EOPNOTSUPP);	/* a generated stub */
 	check_ours((void *)ibv_query_ece);
+	errno = 0;	/* one whose failure is negative */
+	CU_ASSERT(ibv_rereg_mr(NULL, 0, NULL, NULL, 0, 0) == -1 && errno == EOPNOTSUPP);
 
 	/* versioned lookups: the default, a compat version, the private node */
 	CU_ASSERT_FATAL(h != NULL);
