@@ -69,6 +69,7 @@ struct droce_shim_pd {
 struct droce_shim_mr {
 	struct ibv_mr mr;
 	struct droce_mr *emr;
+	unsigned int access;		/* as registered, for ibv_rereg_mr */
 };
 
 /* rdma-core's verbs_cq layout: ibv_cq_ex_to_cq() is a cast. */

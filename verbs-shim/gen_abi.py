@@ -22,7 +22,7 @@ import sys
 DRIVER_H_PTR = {'_verbs_init_and_alloc_context', 'verbs_open_device', 'ibv_get_sysfs_path'}
 # int functions whose failure is negative (a length, or IBV_REREG_MR_ERR_INPUT = -1 "old MR
 # still valid"): their stub returns -1, as a positive EOPNOTSUPP would read as success.
-NEG_ONE = {'ibv_read_ibdev_sysfs_file', 'ibv_rereg_mr'}
+NEG_ONE = {'ibv_read_ibdev_sysfs_file', 'ibv_rereg_mr'}  # rereg is implemented now; kept for safety
 
 
 def run(cmd, stdin=None):

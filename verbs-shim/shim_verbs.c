@@ -114,25 +114,37 @@ shim_mr_dereg_fn(struct droce_rt *rt, void *arg)
  * The engine keys a region by its virtual address: a different iova (ZERO_BASED, or
  * ibv_reg_mr_iova) is not supported, nor are on-demand paging or memory windows.
  */
+/* The access flags the engine takes (DROCE_ACCESS_* equal IBV_ACCESS_*), or -errno. */
+static int
+shim_mr_access(unsigned int access)
+{
+	const unsigned int known = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;	/* hints: may be ignored */
+	if ((access & ~known) != 0)
+		return -EOPNOTSUPP;
+	/* IBTA 10.6.3.1: remote write or atomic access requires local write */
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return (int)access;
+}
+
 struct ibv_mr *
 ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 		 unsigned int access)
 {
-	const unsigned int known = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	struct droce_shim_pd *p = (struct droce_shim_pd *)pd;
 	struct shim_req r = { .pd = p->epd, .addr = addr, .len = length };
 	struct droce_shim_mr *mr;
-	int rc;
+	int rc = shim_mr_access(access);
 
-	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;	/* hints: may be ignored */
-	if (iova != (uintptr_t)addr || (access & ~known) != 0)
+	if (iova != (uintptr_t)addr)
 		return shim_null(-EOPNOTSUPP);
-	/* IBTA 10.6.3.1: remote write or atomic access requires local write */
-	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & IBV_ACCESS_LOCAL_WRITE))
-		return shim_null(-EINVAL);
-	r.access = access;	/* DROCE_ACCESS_* equal IBV_ACCESS_* */
+	if (rc < 0)
+		return shim_null(rc);
+	r.access = (unsigned int)rc;
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL)
 		return shim_null(-ENOMEM);
@@ -148,7 +160,59 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 	mr->mr.length = length;
 	mr->mr.lkey = droce_mr_lkey(mr->emr);
 	mr->mr.rkey = droce_mr_rkey(mr->emr);
+	mr->access = r.access;
 	return &mr->mr;
+}
+
+/*
+ * A new engine region with the changed PD, range or access, then the old one goes: the keys
+ * change (verbs allows it). Any failure leaves the old region as it was
+ * (IBV_REREG_MR_ERR_INPUT: "old MR is valid").
+ */
+int
+ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
+	     int access)
+{
+	struct droce_shim_mr *m = (struct droce_shim_mr *)mr;
+	struct shim_req r, old = { .out = m->emr };
+	int rc;
+
+	if (flags == 0 || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
+	    ((flags & IBV_REREG_MR_CHANGE_PD) && pd == NULL)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (!(flags & IBV_REREG_MR_CHANGE_PD))
+		pd = mr->pd;
+	if (!(flags & IBV_REREG_MR_CHANGE_TRANSLATION)) {
+		addr = mr->addr;
+		length = mr->length;
+	}
+	rc = shim_mr_access(flags & IBV_REREG_MR_CHANGE_ACCESS ? (unsigned int)access :
+			    m->access);
+	if (rc >= 0) {
+		r = (struct shim_req){ .pd = ((struct droce_shim_pd *)pd)->epd, .addr = addr,
+				       .len = length, .access = (unsigned int)rc };
+		rc = droce_shim_call(shim_mr_reg_fn, &r);
+	}
+	if (rc < 0) {
+		errno = -rc;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	rc = droce_shim_call(shim_mr_dereg_fn, &old);
+	if (rc != 0) {
+		droce_shim_call(shim_mr_dereg_fn, &r);
+		errno = -rc;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	m->emr = r.out;
+	m->access = r.access;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	mr->lkey = droce_mr_lkey(m->emr);
+	mr->rkey = droce_mr_rkey(m->emr);
+	return 0;
 }
 
 struct ibv_mr *

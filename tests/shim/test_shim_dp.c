@@ -43,6 +43,7 @@ static void
 test_mr(void)
 {
 	struct ibv_mr *mr, *mr2;
+	uint32_t lkey;
 
 	setup();
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -60,6 +61,21 @@ test_mr(void)
 	errno = 0;
 	CU_ASSERT(ibv_reg_mr_iova(pd, buf, 64, 0, IBV_ACCESS_LOCAL_WRITE) == NULL &&
 		  errno == EOPNOTSUPP);
+	/* rereg: new range and access, new keys, the old region gone */
+	lkey = mr2->lkey;
+	CU_ASSERT(ibv_rereg_mr(mr2, IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_ACCESS,
+			       NULL, buf + 128, 256, IBV_ACCESS_LOCAL_WRITE |
+			       IBV_ACCESS_REMOTE_READ) == 0);
+	CU_ASSERT(mr2->addr == buf + 128 && mr2->length == 256 && mr2->pd == pd);
+	CU_ASSERT(mr2->lkey != lkey);
+	errno = 0;
+	CU_ASSERT(ibv_rereg_mr(mr2, 0, NULL, NULL, 0, 0) == IBV_REREG_MR_ERR_INPUT &&
+		  errno == EINVAL);
+	errno = 0;	/* refused access: the old region stays valid */
+	CU_ASSERT(ibv_rereg_mr(mr2, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			       IBV_ACCESS_REMOTE_WRITE) == IBV_REREG_MR_ERR_INPUT &&
+		  errno == EINVAL);
+	CU_ASSERT(mr2->addr == buf + 128);
 	CU_ASSERT(ibv_dealloc_pd(pd) == EBUSY);	/* MRs still registered */
 	CU_ASSERT(ibv_dereg_mr(mr2) == 0);
 	CU_ASSERT(ibv_dereg_mr(mr) == 0);
