@@ -163,7 +163,7 @@ void droce_shim_events_stop(void);
 int droce_shim_cq_arm(struct droce_shim_cq *cq, bool solicited_only);
 void droce_shim_cq_disarm(struct droce_shim_cq *cq);
 
-/* shim_verbs.c, shim_qp.c: the data path behind the context's ops */
+/* shim_cq.c, shim_qp.c, shim_srq.c: the data path behind the context's ops */
 int droce_shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int droce_shim_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_cq_ex *droce_shim_create_cq_ex(struct ibv_context *context,
