@@ -39,9 +39,6 @@ check_init_attr(struct droce_pd *pd, const struct droce_qp_init_attr *a)
 		return -EINVAL;
 	if (a->srq != NULL && (!a->srq->used || a->srq->pd->dev != pd->dev))
 		return -EINVAL;
-	/* UC has no SRQ support in IBTA 1.2 (SRQ is RC/UD/XRC): reject as rdma-core does. */
-	if (a->srq != NULL && a->qp_type == DROCE_QPT_UC)
-		return -EINVAL;
 	if (c->max_send_wr == 0 || c->max_send_wr > DROCE_MAX_WR || c->max_recv_wr > DROCE_MAX_WR ||
 	    c->max_send_sge > DROCE_MAX_SGE || c->max_recv_sge > DROCE_MAX_SGE ||
 	    c->max_inline_data > DROCE_MAX_INLINE)
