@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Responder (IBTA 9.7.5.1, 9.8 for UC, 9.6/10.2.5 for UD). A request runs through small steps,
- * each returning the next state; error states map one-to-one to the NAK they send.
+ * Responder execution (IBTA 9.7.5.1): opcode sequence, lengths, R_Key checks, SEND/WRITE data
+ * placement, READ queueing, atomics with their result cache, and the fatal-error path.
  */
 #include <errno.h>
 #include <string.h>
@@ -9,20 +9,10 @@
 #include "droce_byteorder.h"
 #include "droce_internal.h"
 #include "droce_psn.h"
+#include "droce_resp.h"
 #include "wire/droce_aeth.h"
 
-enum rst {
-	RST_DONE,		/* executed; ACK if asked */
-	RST_QUIET,		/* executed, no ACK (READ/atomic answer with data) */
-	RST_RNR,		/* no receive WQE: RNR NAK, nothing consumed (9.7.5.2.8) */
-	RST_DROP,		/* silently dropped */
-	RST_ERR_OPSEQ,		/* NAK invalid request (opcode sequence, IBTA 9.7.5.1.3) */
-	RST_ERR_LENGTH,		/* NAK invalid request; receive WQE LOC_LEN_ERR (9.7.5.1.x) */
-	RST_ERR_RKEY,		/* NAK remote access error (C9-86..88) */
-	RST_ERR_LOCAL,		/* NAK remote operational error (receive WQE LOC_PROT_ERR) */
-	RST_ERR_INV,		/* NAK invalid request (misaligned atomic, bad length) */
-};
-
+/* Each error state: the NAK code it sends and the event the responder raises. */
 static const struct {
 	uint8_t nak;
 	enum droce_event_type ev;
@@ -34,8 +24,8 @@ static const struct {
 	[RST_ERR_INV] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR },
 };
 
-static void
-complete_rwqe(struct droce_qp *qp, enum droce_wc_status st, const struct droce_pkt *p,
+void
+droce_resp_complete(struct droce_qp *qp, enum droce_wc_status st, const struct droce_pkt *p,
 	      uint32_t byte_len, enum droce_wc_opcode opc)
 {
 	struct droce_wc wc;
@@ -67,8 +57,8 @@ complete_rwqe(struct droce_qp *qp, enum droce_wc_status st, const struct droce_p
 
 /* A fatal responder error: the receive WQE in use (if any) completes in error, the QP goes to
  * ERR (IBTA 10.3.1, "responder class C/D"), and for RC one NAK tells the requester. */
-static void
-fatal(struct droce_qp *qp, enum rst st, const struct droce_pkt *p)
+void
+droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt *p)
 {
 	struct droce_responder *s = &qp->resp;
 
@@ -86,7 +76,7 @@ fatal(struct droce_qp *qp, enum rst st, const struct droce_pkt *p)
 
 		if (st == RST_ERR_LENGTH)
 			droce_qp_cnt(qp, DROCE_CNT_RESP_LOCAL_LENGTH_ERROR);
-		complete_rwqe(qp, ws, NULL, s->cur.pos, DROCE_WC_RECV);
+		droce_resp_complete(qp, ws, NULL, s->cur.pos, DROCE_WC_RECV);
 	}
 	droce_qp_error(qp);
 	droce_dev_event(qp->dev, rst_err[st].ev, qp);
@@ -100,8 +90,8 @@ fatal(struct droce_qp *qp, enum rst st, const struct droce_pkt *p)
 	}
 }
 
-static void
-queue_nak(struct droce_qp *qp, uint8_t syn, uint32_t psn)
+void
+droce_resp_nak(struct droce_qp *qp, uint8_t syn, uint32_t psn)
 {
 	struct droce_resp_item *it = droce_resp_push(qp);
 
@@ -115,7 +105,7 @@ queue_nak(struct droce_qp *qp, uint8_t syn, uint32_t psn)
 
 /* IBTA 9.7.5.1.3: inside a message only its MIDDLE/LAST may come, outside only FIRST
  * or ONLY. */
-static enum rst
+static enum droce_rst
 check_opseq(struct droce_qp *qp, const struct droce_opcode_info *op)
 {
 	struct droce_responder *s = &qp->resp;
@@ -138,8 +128,8 @@ len_ok(const struct droce_qp *qp, const struct droce_opcode_info *op, uint32_t l
 	return (op->flags & DROCE_OPF_LAST) ? len <= qp->mtu : len == qp->mtu;
 }
 
-static enum rst
-take_rwqe(struct droce_qp *qp)
+enum droce_rst
+droce_resp_take_rwqe(struct droce_qp *qp)
 {
 	struct droce_responder *s = &qp->resp;
 	uint32_t i;
@@ -161,17 +151,17 @@ take_rwqe(struct droce_qp *qp)
 	return RST_DONE;
 }
 
-static enum rst
+static enum droce_rst
 exec_send(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op,
 	  const uint8_t *frame)
 {
 	struct droce_responder *s = &qp->resp;
-	enum rst st;
+	enum droce_rst st;
 
 	if (!len_ok(qp, op, p->pay_len))
 		return RST_ERR_LENGTH;
 	if (op->flags & DROCE_OPF_FIRST) {
-		st = take_rwqe(qp);
+		st = droce_resp_take_rwqe(qp);
 		if (st != RST_DONE)
 			return st;
 		s->msg = DROCE_RMSG_SEND;
@@ -183,12 +173,12 @@ exec_send(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 	if (op->flags & DROCE_OPF_LAST) {
 		s->msg = DROCE_RMSG_NONE;
 		s->msn = droce_psn_add(s->msn, 1);
-		complete_rwqe(qp, DROCE_WC_SUCCESS, p, s->cur.pos, DROCE_WC_RECV);
+		droce_resp_complete(qp, DROCE_WC_SUCCESS, p, s->cur.pos, DROCE_WC_RECV);
 	}
 	return RST_DONE;
 }
 
-static enum rst
+static enum droce_rst
 exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op,
 	   const uint8_t *frame)
 {
@@ -209,7 +199,7 @@ exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_op
 	/* With immediate, a receive WQE is consumed: take it before any state or byte changes,
 	 * so that an RNR retry finds the responder as it was. */
 	if (op->flags & DROCE_OPF_IMM) {
-		enum rst st = take_rwqe(qp);
+		enum droce_rst st = droce_resp_take_rwqe(qp);
 
 		if (st != RST_DONE)
 			return st;
@@ -230,13 +220,13 @@ exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_op
 		s->msg = DROCE_RMSG_NONE;
 		s->msn = droce_psn_add(s->msn, 1);
 		if (op->flags & DROCE_OPF_IMM)
-			complete_rwqe(qp, DROCE_WC_SUCCESS, p, s->wr_len, DROCE_WC_RECV_RDMA_WITH_IMM);
+			droce_resp_complete(qp, DROCE_WC_SUCCESS, p, s->wr_len, DROCE_WC_RECV_RDMA_WITH_IMM);
 	}
 	return RST_DONE;
 }
 
-static enum rst
-queue_read(struct droce_qp *qp, const struct droce_pkt *p, bool dup)
+enum droce_rst
+droce_resp_read(struct droce_qp *qp, const struct droce_pkt *p, bool dup)
 {
 	struct droce_resp_item *it;
 
@@ -261,7 +251,7 @@ queue_read(struct droce_qp *qp, const struct droce_pkt *p, bool dup)
 	return RST_QUIET;
 }
 
-static enum rst
+static enum droce_rst
 exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 {
 	struct droce_responder *s = &qp->resp;
@@ -304,17 +294,17 @@ exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 	return RST_QUIET;
 }
 
-static enum rst
-execute(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op,
+enum droce_rst
+droce_resp_execute(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op,
 	const uint8_t *frame)
 {
-	enum rst st = check_opseq(qp, op);
+	enum droce_rst st = check_opseq(qp, op);
 
 	if (st != RST_DONE)
 		return st;
 	if (op->flags & DROCE_OPF_READ) {
 		droce_qp_cnt(qp, DROCE_CNT_RX_READ_REQUESTS);
-		return queue_read(qp, p, false);
+		return droce_resp_read(qp, p, false);
 	}
 	if (op->flags & DROCE_OPF_ATOMIC)
 		return exec_atomic(qp, p);
@@ -323,210 +313,3 @@ execute(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcod
 	return exec_send(qp, p, op, frame);
 }
 
-/* Packets the read/atomic executes span (the READ response count). */
-static uint32_t
-req_span(const struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op)
-{
-	if (op->flags & DROCE_OPF_READ)
-		return p->reth_len == 0 ? 1 : (uint32_t)(((uint64_t)p->reth_len + qp->mtu - 1) / qp->mtu);
-	return 1;
-}
-
-/* IBTA 9.7.5.1.2: a duplicate SEND/WRITE is ACKed again, a READ re-executed, an atomic replied
- * from the result cache (never executed twice). */
-static void
-duplicate(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op)
-{
-	struct droce_responder *s = &qp->resp;
-	uint32_t i;
-
-	droce_qp_cnt(qp, DROCE_CNT_DUPLICATE_REQUEST);
-	if (op->flags & DROCE_OPF_READ) {
-		if (queue_read(qp, p, true) == RST_QUIET)
-			droce_qp_cnt(qp, DROCE_CNT_READ_REEXECUTED);
-		return;
-	}
-	if (op->flags & DROCE_OPF_ATOMIC) {
-		for (i = 0; i < DROCE_MAX_RD_ATOMIC; i++) {
-			struct droce_atomic_res *res = &s->atomics[i];
-			struct droce_resp_item *it;
-
-			if (!res->valid || res->psn != p->psn)
-				continue;
-			it = droce_resp_push(qp);
-			if (it == NULL)
-				return;
-			it->kind = DROCE_RESP_ATOMIC;
-			it->syn = DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID;
-			it->psn = p->psn;
-			it->msn = s->msn;
-			it->orig = res->orig;
-			s->rd_pending++;
-			droce_qp_cnt(qp, DROCE_CNT_ATOMIC_REPLAYED);
-			return;
-		}
-		droce_dev_drop(qp->dev, DROCE_DROP_DUP_NO_REPLAY);
-		return;
-	}
-	droce_resp_ack(qp, droce_psn_add(s->epsn, DROCE_PSN_MASK));
-}
-
-static void
-rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
-{
-	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
-	struct droce_responder *s = &qp->resp;
-	int32_t d = droce_psn_diff(p->psn, s->epsn);
-	enum rst st;
-
-	if (d > 0) {
-		/* IBTA 9.7.5.1.1: one PSN sequence error NAK per gap, then silence. */
-		droce_qp_cnt(qp, DROCE_CNT_OUT_OF_SEQ_REQUEST);
-		droce_dev_drop(qp->dev, DROCE_DROP_PSN_OUT_OF_SEQ);
-		if (!s->nak_seq_sent) {
-			s->nak_seq_sent = true;
-			droce_qp_cnt(qp, DROCE_CNT_SEND_SEQ_ERR);
-			queue_nak(qp, DROCE_AETH_TYPE_NAK | DROCE_NAK_PSN_SEQ_ERR, s->epsn);
-		}
-		return;
-	}
-	if (d < 0) {
-		duplicate(qp, p, op);
-		return;
-	}
-	st = execute(qp, p, op, frame);
-	switch (st) {
-	case RST_DONE:
-	case RST_QUIET:
-		s->nak_seq_sent = false;
-		s->epsn = droce_psn_add(s->epsn, req_span(qp, p, op));
-		if (st == RST_DONE && p->ackreq)
-			droce_resp_ack(qp, p->psn);
-		break;
-	case RST_RNR:
-		/* IBTA 9.7.5.2.8: RNR NAK carries our min_rnr_timer; later packets of the burst are
-		 * dropped without a sequence NAK until the retry. */
-		droce_qp_cnt(qp, DROCE_CNT_SEND_RNR_ERR);
-		droce_dev_drop(qp->dev, DROCE_DROP_NO_RWQE);
-		s->nak_seq_sent = true;
-		queue_nak(qp, DROCE_AETH_TYPE_RNR_NAK | (qp->attr.min_rnr_timer & 0x1F), p->psn);
-		break;
-	case RST_DROP:
-		break;
-	default:
-		fatal(qp, st, p);
-		break;
-	}
-}
-
-/* UC (IBTA 9.8.3): no ACK, no NAK; a PSN gap or any error discards the message in progress
- * and the responder waits for the next FIRST/ONLY. */
-static void
-uc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
-{
-	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
-	struct droce_responder *s = &qp->resp;
-	enum rst st;
-
-	/* Behind ePSN: a duplicate the network made; it must not end the message in progress. */
-	if (droce_psn_lt(p->psn, s->epsn)) {
-		droce_qp_cnt(qp, DROCE_CNT_DUPLICATE_REQUEST);
-		droce_dev_drop(qp->dev, DROCE_DROP_UC_GAP);
-		return;
-	}
-	if (p->psn != s->epsn || s->uc_drop) {
-		if (s->msg != DROCE_RMSG_NONE || s->uc_drop)
-			droce_qp_cnt(qp, DROCE_CNT_UC_MSG_DROPPED);
-		s->msg = DROCE_RMSG_NONE;	/* a kept receive WQE is reused (have_rwqe) */
-		s->uc_drop = false;
-	}
-	s->epsn = droce_psn_add(p->psn, 1);
-	if (s->msg == DROCE_RMSG_NONE && !(op->flags & DROCE_OPF_FIRST)) {
-		droce_dev_drop(qp->dev, DROCE_DROP_UC_GAP);
-		return;
-	}
-	if (s->msg != DROCE_RMSG_NONE && (op->flags & DROCE_OPF_FIRST)) {
-		droce_qp_cnt(qp, DROCE_CNT_UC_MSG_DROPPED);	/* its LAST never came */
-		s->msg = DROCE_RMSG_NONE;
-	}
-	st = execute(qp, p, op, frame);
-	switch (st) {
-	case RST_DONE:
-	case RST_QUIET:
-		break;
-	case RST_ERR_LENGTH:
-	case RST_ERR_LOCAL:
-		fatal(qp, st, p);
-		break;
-	default:
-		/* RNR, R_Key and sequence errors: the message is silently dropped. */
-		droce_dev_drop(qp->dev, st == RST_RNR ? DROCE_DROP_NO_RWQE :
-					st == RST_ERR_RKEY ? DROCE_DROP_RKEY : DROCE_DROP_OPCODE_SEQ);
-		if (st == RST_ERR_RKEY)
-			droce_qp_cnt(qp, DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS);
-		s->msg = DROCE_RMSG_NONE;
-		s->uc_drop = !(op->flags & DROCE_OPF_LAST);
-		break;
-	}
-}
-
-/* UD (IBTA 9.6.x, 10.2.5): Q_Key check, the 40-byte GRH area first in the receive buffer (the
- * IPv4 header in its last 20 bytes for RoCEv2 over IPv4, as rxe and ConnectX), then the payload. */
-static void
-ud_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
-{
-	struct droce_responder *s = &qp->resp;
-	uint8_t grh[DROCE_UD_GRH];
-	enum rst st;
-
-	/* C10-15: the DETH Q_Key must equal the QP's. */
-	if (p->deth_qkey != qp->attr.qkey) {
-		droce_dev_drop(qp->dev, DROCE_DROP_QKEY);
-		return;
-	}
-	st = take_rwqe(qp);
-	if (st == RST_RNR) {
-		droce_dev_drop(qp->dev, DROCE_DROP_NO_RWQE);	/* UD has no RNR NAK: dropped */
-		return;
-	}
-	if (st != RST_DONE) {
-		fatal(qp, st, p);
-		return;
-	}
-	if ((uint64_t)DROCE_UD_GRH + p->pay_len > s->rwqe.length) {
-		fatal(qp, RST_ERR_LENGTH, p);
-		return;
-	}
-	memset(grh, 0, sizeof(grh));
-	if (p->ip_ver == 4)
-		memcpy(grh + 20, frame + p->l3_off, 20);
-	else
-		memcpy(grh, frame + p->l3_off, 40);
-	droce_copy_in(s->rwqe.sge, &s->cur, grh, sizeof(grh));
-	if (p->pay_len)
-		droce_copy_in(s->rwqe.sge, &s->cur, frame + p->pay_off, p->pay_len);
-	complete_rwqe(qp, DROCE_WC_SUCCESS, p, s->cur.pos, DROCE_WC_RECV);
-}
-
-void
-droce_resp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame, uint64_t now)
-{
-	(void)now;
-	/* IBTA 10.3.1: the receive side works from RTR on; RESET, INIT and ERR drop. */
-	if (qp->state < DROCE_QPS_RTR || qp->state == DROCE_QPS_ERR) {
-		droce_dev_drop(qp->dev, DROCE_DROP_QP_STATE);
-		return;
-	}
-	/* IBTA 11.6.3: the first packet a QP receives in RTR is the communication-established
-	 * event (the requester side may not be in RTS yet). */
-	if (qp->state == DROCE_QPS_RTR && !qp->resp.comm_est) {
-		qp->resp.comm_est = true;
-		droce_dev_event(qp->dev, DROCE_EVENT_COMM_EST, qp);
-	}
-	if (qp->type == DROCE_QPT_RC)
-		rc_rx(qp, p, frame);
-	else if (qp->type == DROCE_QPT_UC)
-		uc_rx(qp, p, frame);
-	else
-		ud_rx(qp, p, frame);
-}
