@@ -15,6 +15,7 @@ struct sim_event {
 	uint8_t *buf;	/* the frame (owned by the event) */
 	uint32_t len;
 	uint32_t node;	/* receiving node */
+	uint64_t pseq;	/* order the frame entered its port (a duplicate shares its original's) */
 };
 
 struct sim_heap {

@@ -183,9 +183,10 @@ ge_flip(const struct sim_port *p, const struct sim_link_cfg *c, uint64_t now)
 }
 
 static void
-schedule(struct sim_net *net, unsigned int dst, uint8_t *buf, uint32_t len, uint64_t t)
+schedule(struct sim_net *net, unsigned int dst, uint8_t *buf, uint32_t len, uint64_t t,
+	 uint64_t pseq)
 {
-	struct sim_event ev = { .t = t, .buf = buf, .len = len, .node = dst };
+	struct sim_event ev = { .t = t, .buf = buf, .len = len, .node = dst, .pseq = pseq };
 
 	if (sim_heap_push(&net->heap, &ev) != 0)
 		free(buf);
@@ -198,7 +199,7 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 	struct sim_port *p;
 	struct sim_link_cfg *c;
 	unsigned int dst, fate = 0;
-	uint64_t now = net->now, depart, arrive, backlog = 0;
+	uint64_t now = net->now, depart, arrive, backlog = 0, pseq;
 	uint8_t *copy = NULL;
 
 	for (dst = 0; dst < net->n_nodes; dst++)
@@ -215,6 +216,7 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 	}
 	p = &dn->down;
 	c = &p->cfg;
+	pseq = ++p->pseq;
 	p->st.frames++;
 	p->st.bytes += len;
 
@@ -290,15 +292,11 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 		p->st.corrupted++;
 	}
 	p->st.delivered++;
-	if (arrive < p->max_arrive)
-		p->st.late++;
-	else
-		p->max_arrive = arrive;
-	schedule(net, dst, buf, len, arrive);
+	schedule(net, dst, buf, len, arrive, pseq);
 	if (copy != NULL) {
 		p->st.delivered++;
 		/* The copy trails the original by a little, as a duplicating switch would. */
-		schedule(net, dst, copy, len, arrive + 1 + sim_rng_below(&p->rng, 2000));
+		schedule(net, dst, copy, len, arrive + 1 + sim_rng_below(&p->rng, 2000), pseq);
 	}
 	return;
 out:
@@ -351,6 +349,11 @@ deliver_and_process(struct sim_net *net)
 		if (flush)
 			break;
 		sim_heap_pop(&net->heap, &ev);
+		/* Late: a frame that entered the port after this one was delivered before it. */
+		if (ev.pseq < net->node[ev.node].down.max_pseq)
+			net->node[ev.node].down.st.late++;
+		else
+			net->node[ev.node].down.max_pseq = ev.pseq;
 		bufs[ev.node][cnt[ev.node]] = ev.buf;
 		lens[ev.node][cnt[ev.node]++] = ev.len;
 		got[ev.node] = true;

@@ -53,7 +53,7 @@ struct sim_port_stats {
 	uint64_t down_lost;
 	uint64_t tail_drop;
 	uint64_t reordered;	/* held back by the reorder knob */
-	uint64_t late;		/* delivered after a frame sent later (reorder or jitter) */
+	uint64_t late;		/* delivered after a frame sent later did (reorder or jitter) */
 	uint64_t duplicated;
 	uint64_t corrupted;	/* frames delivered with flipped bits */
 	uint64_t ce_marked;
@@ -76,7 +76,8 @@ struct sim_port {
 	bool ge_bad;
 	uint64_t ge_last;	/* time of the last Gilbert-Elliott step */
 	uint64_t busy_until;	/* when the queue has serialised everything it holds */
-	uint64_t max_arrive;	/* latest arrival scheduled so far */
+	uint64_t pseq;		/* frames entered so far */
+	uint64_t max_pseq;	/* latest-sent frame delivered so far */
 	struct sim_port_stats st;
 };
 
