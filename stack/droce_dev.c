@@ -319,10 +319,15 @@ droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 			qp->cnt[DROCE_CNT_TX_NO_BUF]++;
 			break;
 		}
-		droce_sched_unready(qp);
-		if (r == 1) {
-			sent++;
-			droce_sched_ready(qp);	/* round robin: to the tail */
+		if (r != 1) {
+			droce_sched_unready(qp);
+			continue;
+		}
+		sent++;
+		if (qp->rnext != NULL) {
+			/* round robin: to the tail, past the others */
+			droce_sched_unready(qp);
+			droce_sched_ready(qp);
 		}
 	}
 	return sent;
