@@ -59,6 +59,7 @@ struct droce_shim_ctx {
 	struct verbs_context vctx;
 	struct droce_shim_dev *dev;
 	int async_wfd;			/* write end of the pipe behind context.async_fd */
+	struct droce_shim_ctx *reg_next; /* shim_events.c: port events go to every context */
 };
 
 struct droce_shim_pd {
@@ -82,7 +83,9 @@ struct droce_shim_cq {
 	struct droce_wc cur;		/* the completion ibv_start_poll/next_poll point at */
 	struct droce_shim_cq *armed_next; /* shim_events.c: armed on a channel */
 	uint64_t ev_base;		/* the engine's event count when armed */
-	uint32_t ev_reported;		/* events written to the channel (under cq.mutex) */
+	uint32_t ev_reported;		/* channel events read by the application (cq.mutex) */
+	uint32_t async_reported;	/* CQ_ERR events read by the application (cq.mutex) */
+	struct droce_shim_cq *reg_next;	/* shim_events.c: to name a CQ_ERR event's CQ */
 	bool armed;
 };
 
@@ -97,6 +100,8 @@ struct droce_shim_qp {
 	uint32_t comp_mask;
 	void *xrcd;
 	struct droce_qp *eqp;
+	uint32_t async_reported;	/* async events read by the application (qp.mutex) */
+	struct droce_shim_qp *reg_next;	/* shim_events.c: to validate an event's QP */
 	int wr_err;			/* first failure inside an ibv_wr_start() batch */
 	struct {			/* the ibv_wr_* batch (shim_wr.c), sized at creation */
 		struct droce_send_wr *batch;
@@ -117,6 +122,8 @@ struct droce_shim_srq {
 	struct ibv_srq srq;
 	struct droce_srq *esrq;
 	struct ibv_srq_attr attr;	/* as set: the engine has no query */
+	uint32_t async_reported;	/* async events read by the application (srq.mutex) */
+	struct droce_shim_srq *reg_next; /* shim_events.c: to name an SRQ event's SRQ */
 };
 
 /* Exported, but declared by rdma-core's driver.h, which Debian does not install. */
@@ -162,6 +169,18 @@ int droce_shim_events_start(void);
 void droce_shim_events_stop(void);
 int droce_shim_cq_arm(struct droce_shim_cq *cq, bool solicited_only);
 void droce_shim_cq_disarm(struct droce_shim_cq *cq);
+/*
+ * Objects events may name, tracked from creation to destruction. An event read for an object
+ * no longer tracked is dropped (it may still sit in a pipe when the object goes); one read
+ * for a tracked object is counted, and untracking waits until every counted event is
+ * acknowledged (verbs: destroy waits for ibv_ack_cq_events / ibv_ack_async_event).
+ */
+void droce_shim_track_ctx(struct droce_shim_ctx *c, bool add);
+void droce_shim_track_cq(struct droce_shim_cq *cq, bool add);
+void droce_shim_track_srq(struct droce_shim_srq *srq, bool add);
+void droce_shim_track_qp(struct droce_shim_qp *qp, bool add);
+bool droce_shim_take_cq_event(struct ibv_cq *cq);
+bool droce_shim_take_async_event(const struct ibv_async_event *ev);
 
 /* shim_cq.c, shim_qp.c, shim_srq.c: the data path behind the context's ops */
 int droce_shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);

@@ -95,6 +95,7 @@ shim_cq_create(struct ibv_context *context, int cqe, void *cq_context,
 		return shim_null(rc);
 	}
 	cq->ecq = r.out;
+	droce_shim_track_cq(cq, true);
 	return cq;
 }
 
@@ -138,6 +139,7 @@ ibv_destroy_cq(struct ibv_cq *cq)
 	rc = droce_shim_call(shim_cq_destroy_fn, &r);
 	if (rc != 0)	/* -EBUSY while a QP uses it */
 		return droce_shim_fail(-rc);
+	droce_shim_track_cq(c, false);
 	if (cq->channel != NULL)
 		cq->channel->refcnt--;
 	pthread_cond_destroy(&cq->cond);

@@ -44,6 +44,7 @@ ibv_open_device(struct ibv_device *device)
 	pthread_mutex_init(&v->context.mutex, NULL);
 	v->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	droce_shim_ctx_ops(v);
+	droce_shim_track_ctx(sc, true);
 	return &v->context;
 }
 
@@ -52,6 +53,7 @@ ibv_close_device(struct ibv_context *context)
 {
 	struct droce_shim_ctx *sc = droce_shim_ctx(context);
 
+	droce_shim_track_ctx(sc, false);
 	close(context->async_fd);
 	close(sc->async_wfd);
 	pthread_mutex_destroy(&context->mutex);
@@ -113,13 +115,16 @@ int
 ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
 {
 	struct ibv_cq *got;
-	ssize_t n = read(channel->fd, &got, sizeof(got));
+	ssize_t n;
 
-	if (n != (ssize_t)sizeof(got)) {
-		if (n >= 0)
-			errno = EIO;
-		return -1;
-	}
+	do {	/* an event of a CQ destroyed since is dropped */
+		n = read(channel->fd, &got, sizeof(got));
+		if (n != (ssize_t)sizeof(got)) {
+			if (n >= 0)
+				errno = EIO;
+			return -1;
+		}
+	} while (!droce_shim_take_cq_event(got));
 	*cq = got;
 	*cq_context = got->cq_context;
 	return 0;
@@ -147,13 +152,16 @@ droce_shim_post_async(struct ibv_context *context, const struct ibv_async_event 
 int
 ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
-	ssize_t n = read(context->async_fd, event, sizeof(*event));
+	ssize_t n;
 
-	if (n != (ssize_t)sizeof(*event)) {
-		if (n >= 0)
-			errno = EIO;
-		return -1;
-	}
+	do {	/* an event of an object destroyed since is dropped */
+		n = read(context->async_fd, event, sizeof(*event));
+		if (n != (ssize_t)sizeof(*event)) {
+			if (n >= 0)
+				errno = EIO;
+			return -1;
+		}
+	} while (!droce_shim_take_async_event(event));
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  * queues asynchronous ones (droce_dev_get_async_event) but calls nobody back, so a watcher
  * thread asks it, through droce_rt_call(), about the CQs armed on a completion channel and
  * for queued events: every 20 us while a CQ is armed, every millisecond otherwise. A fired CQ
- * goes down its channel's pipe (ibv_get_cq_event); a QP event down its context's async pipe.
+ * goes down its channel's pipe (ibv_get_cq_event); a QP, CQ or SRQ event down its owner's
+ * context's async pipe, a port event down every context's.
  * Lcore mode only: in inline mode no thread but the application's may touch the runtime.
  * Until the engine offers a hook (/work/notes/api-changes.md) this costs up to ~20 us of
  * latency per event.
@@ -51,32 +52,192 @@ shim_ev_round_fn(struct droce_rt *rt, void *arg)
 		if (droce_dev_get_async_event(droce_rt_dev(rt), ev) != 0)
 			break;
 		/* a QP's context is the shim QP (droce_shim_create_qp_ex) */
+		r->qp_init[r->nasync].qp_context = NULL;
 		if (ev->type != DROCE_EVENT_CQ_ERR && ev->type != DROCE_EVENT_PORT_ACTIVE &&
-		    ev->type != DROCE_EVENT_SRQ_LIMIT_REACHED)
-			droce_qp_query(ev->element.qp, &qa, &r->qp_init[r->nasync]);
+		    ev->type != DROCE_EVENT_SRQ_LIMIT_REACHED &&
+		    droce_qp_query(ev->element.qp, &qa, &r->qp_init[r->nasync]) != 0)
+			r->qp_init[r->nasync].qp_context = NULL;
 	}
 	return 0;
 }
 
-/* Hand the round's QP events to their contexts; CQ, SRQ and port events have no owner the
- * engine can name yet and are dropped. */
+static struct droce_shim_ctx *ev_ctxs;	/* open contexts, linked by reg_next */
+static struct droce_shim_cq *ev_cqs;	/* engine-backed CQs */
+static struct droce_shim_srq *ev_srqs;	/* engine-backed SRQs */
+static struct droce_shim_qp *ev_qps;	/* engine-backed QPs */
+
+/* Hand the round's events to their owners' contexts (under ev_lock). */
 static void
 shim_ev_async(struct shim_ev_round *r)
 {
 	struct ibv_async_event ev;
-	struct ibv_qp *qp;
+	struct droce_shim_srq *srq;
+	struct droce_shim_ctx *c;
+	struct droce_shim_cq *cq;
+	struct droce_shim_qp *qp;
 	unsigned int i;
 
 	for (i = 0; i < r->nasync; i++) {
-		if (r->async[i].type == DROCE_EVENT_CQ_ERR ||
-		    r->async[i].type == DROCE_EVENT_PORT_ACTIVE ||
-		    r->async[i].type == DROCE_EVENT_SRQ_LIMIT_REACHED ||
-		    r->qp_init[i].qp_context == NULL)
-			continue;
-		qp = &((struct droce_shim_qp *)r->qp_init[i].qp_context)->qp;
-		ev.element.qp = qp;
 		ev.event_type = (enum ibv_event_type)r->async[i].type;	/* values equal */
-		droce_shim_post_async(qp->context, &ev);
+		switch (r->async[i].type) {
+		case DROCE_EVENT_CQ_ERR:
+			for (cq = ev_cqs; cq != NULL; cq = cq->reg_next)
+				if (cq->ecq == r->async[i].element.cq)
+					break;
+			if (cq == NULL)
+				break;
+			ev.element.cq = &cq->cq;
+			droce_shim_post_async(cq->cq.context, &ev);
+			break;
+		case DROCE_EVENT_SRQ_LIMIT_REACHED:
+			for (srq = ev_srqs; srq != NULL; srq = srq->reg_next)
+				if (srq->esrq == r->async[i].element.srq)
+					break;
+			if (srq == NULL)
+				break;
+			ev.element.srq = &srq->srq;
+			droce_shim_post_async(srq->srq.context, &ev);
+			break;
+		case DROCE_EVENT_PORT_ACTIVE:
+			ev.element.port_num = r->async[i].element.port_num;
+			for (c = ev_ctxs; c != NULL; c = c->reg_next)
+				droce_shim_post_async(&c->vctx.context, &ev);
+			break;
+		default:	/* a QP's context is the shim QP (droce_shim_create_qp_ex) */
+			qp = r->qp_init[i].qp_context;
+			if (qp == NULL)
+				break;
+			ev.element.qp = &qp->qp;
+			droce_shim_post_async(qp->qp.context, &ev);
+			break;
+		}
+	}
+}
+
+/* Link or unlink obj (its link field at offset off) in *head, under ev_lock. */
+static void
+shim_ev_list(void **head, void *obj, size_t off, bool add)
+{
+	void **pp;
+
+	pthread_mutex_lock(&ev_lock);
+	if (add) {
+		*(void **)((char *)obj + off) = *head;
+		*head = obj;
+	} else {
+		for (pp = head; *pp != NULL; pp = (void **)((char *)*pp + off))
+			if (*pp == obj) {
+				*pp = *(void **)((char *)obj + off);
+				break;
+			}
+	}
+	pthread_mutex_unlock(&ev_lock);
+}
+
+static bool
+shim_ev_listed(void *head, const void *obj, size_t off)
+{
+	for (; head != NULL; head = *(void **)((char *)head + off))
+		if (head == obj)
+			return true;
+	return false;
+}
+
+/* Wait (verbs: destroy waits) until the application acknowledged every event it read. */
+static void
+shim_ev_wait_acks(pthread_mutex_t *m, pthread_cond_t *cond, const uint32_t *acked,
+		  const uint32_t *reported)
+{
+	pthread_mutex_lock(m);
+	while (*acked != *reported)
+		pthread_cond_wait(cond, m);
+	pthread_mutex_unlock(m);
+}
+
+void
+droce_shim_track_ctx(struct droce_shim_ctx *c, bool add)
+{
+	shim_ev_list((void **)&ev_ctxs, c, offsetof(struct droce_shim_ctx, reg_next), add);
+}
+
+void
+droce_shim_track_cq(struct droce_shim_cq *cq, bool add)
+{
+	shim_ev_list((void **)&ev_cqs, cq, offsetof(struct droce_shim_cq, reg_next), add);
+	if (!add)
+		shim_ev_wait_acks(&cq->cq.mutex, &cq->cq.cond, &cq->cq.async_events_completed,
+				  &cq->async_reported);
+}
+
+void
+droce_shim_track_srq(struct droce_shim_srq *srq, bool add)
+{
+	shim_ev_list((void **)&ev_srqs, srq, offsetof(struct droce_shim_srq, reg_next), add);
+	if (!add)
+		shim_ev_wait_acks(&srq->srq.mutex, &srq->srq.cond, &srq->srq.events_completed,
+				  &srq->async_reported);
+}
+
+void
+droce_shim_track_qp(struct droce_shim_qp *qp, bool add)
+{
+	shim_ev_list((void **)&ev_qps, qp, offsetof(struct droce_shim_qp, reg_next), add);
+	if (!add)
+		shim_ev_wait_acks(&qp->qp.mutex, &qp->qp.cond, &qp->qp.events_completed,
+				  &qp->async_reported);
+}
+
+/* Count an event read for a tracked object (true), or say it must be dropped (false). */
+static bool
+shim_ev_take(void **head, void *obj, size_t off, pthread_mutex_t *m, uint32_t *reported)
+{
+	bool ok;
+
+	pthread_mutex_lock(&ev_lock);
+	ok = shim_ev_listed(*head, obj, off);
+	if (ok) {
+		pthread_mutex_lock(m);
+		++*reported;
+		pthread_mutex_unlock(m);
+	}
+	pthread_mutex_unlock(&ev_lock);
+	return ok;
+}
+
+bool
+droce_shim_take_cq_event(struct ibv_cq *cq)
+{
+	struct droce_shim_cq *c = (struct droce_shim_cq *)cq;
+
+	/* the pointer is only compared until it is known to be tracked */
+	return shim_ev_take((void **)&ev_cqs, c, offsetof(struct droce_shim_cq, reg_next), &cq->mutex,
+			    &c->ev_reported);
+}
+
+bool
+droce_shim_take_async_event(const struct ibv_async_event *ev)
+{
+	struct droce_shim_srq *srq;
+	struct droce_shim_cq *cq;
+	struct droce_shim_qp *qp;
+
+	switch (ev->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		cq = (struct droce_shim_cq *)ev->element.cq;
+		return shim_ev_take((void **)&ev_cqs, cq, offsetof(struct droce_shim_cq, reg_next),
+				    &ev->element.cq->mutex, &cq->async_reported);
+	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED:
+		srq = (struct droce_shim_srq *)ev->element.srq;
+		return shim_ev_take((void **)&ev_srqs, srq, offsetof(struct droce_shim_srq, reg_next),
+				    &ev->element.srq->mutex, &srq->async_reported);
+	case IBV_EVENT_QP_FATAL: case IBV_EVENT_QP_REQ_ERR: case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST: case IBV_EVENT_SQ_DRAINED: case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR: case IBV_EVENT_QP_LAST_WQE_REACHED:
+		qp = (struct droce_shim_qp *)ev->element.qp;
+		return shim_ev_take((void **)&ev_qps, qp, offsetof(struct droce_shim_qp, reg_next),
+				    &ev->element.qp->mutex, &qp->async_reported);
+	default:	/* port and device events name no object */
+		return true;
 	}
 }
 
@@ -112,18 +273,15 @@ shim_ev_thread(void *arg)
 				if (*pp == r.cq[i]) {
 					*pp = r.cq[i]->armed_next;
 					r.cq[i]->armed = false;
-					pthread_mutex_lock(&r.cq[i]->cq.mutex);
-					r.cq[i]->ev_reported++;
-					pthread_mutex_unlock(&r.cq[i]->cq.mutex);
 					droce_shim_cq_notify(&r.cq[i]->cq);
 					break;
 				}
 			}
 		}
+		shim_ev_async(&r);
 		ev_busy = false;
 		pthread_cond_broadcast(&ev_cond);
 		pthread_mutex_unlock(&ev_lock);
-		shim_ev_async(&r);
 
 		nap.tv_sec = 0;
 		nap.tv_nsec = ev_armed != NULL ? 20000 : 1000000;

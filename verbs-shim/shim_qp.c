@@ -122,10 +122,12 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 	}
 	qp->eqp = r.qp;
 	qp->qp.qp_num = droce_qp_num(r.qp);
+	droce_shim_track_qp(qp, true);
 	shim_cap_out(&a->cap, &r.init.cap);
 	if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		rc = droce_shim_wr_alloc(qp, a->send_ops_flags, &a->cap);
 		if (rc != 0) {
+			droce_shim_track_qp(qp, false);
 			droce_shim_call(shim_qp_destroy_fn, &r);
 			free(qp);
 			return shim_null(rc);
@@ -159,6 +161,7 @@ ibv_destroy_qp(struct ibv_qp *qp)
 
 	if (rc != 0)
 		return droce_shim_fail(-rc);
+	droce_shim_track_qp(q, false);
 	droce_shim_wr_free(q);
 	pthread_cond_destroy(&qp->cond);
 	pthread_mutex_destroy(&qp->mutex);

@@ -80,6 +80,7 @@ ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init)
 	pthread_mutex_init(&srq->srq.mutex, NULL);
 	pthread_cond_init(&srq->srq.cond, NULL);
 	srq->srq.events_completed = 0;
+	droce_shim_track_srq(srq, true);
 	return &srq->srq;
 }
 
@@ -119,6 +120,7 @@ ibv_destroy_srq(struct ibv_srq *srq)
 
 	if (rc != 0)	/* -EBUSY while a QP uses it */
 		return droce_shim_fail(-rc);
+	droce_shim_track_srq(s, false);
 	pthread_cond_destroy(&srq->cond);
 	pthread_mutex_destroy(&srq->mutex);
 	free(s);

@@ -137,27 +137,48 @@ test_events(void)
 	open_ctx();
 	/* asynchronous: delivered through context.async_fd, counted on the QP when acked */
 	droce_shim_init_qp(&qp, ctx, &attr);
+	droce_shim_track_qp(&qp, true);
 	ev.element.qp = &qp.qp;
 	CU_ASSERT(droce_shim_post_async(ctx, &ev) == 0);
 	pfd = (struct pollfd){ .fd = ctx->async_fd, .events = POLLIN };
 	CU_ASSERT(poll(&pfd, 1, 0) == 1);
 	CU_ASSERT_FATAL(ibv_get_async_event(ctx, &got) == 0);
 	CU_ASSERT(got.event_type == IBV_EVENT_COMM_EST && got.element.qp == &qp.qp);
+	CU_ASSERT(qp.async_reported == 1 && qp.qp.events_completed == 0);
 	ibv_ack_async_event(&got);
 	CU_ASSERT(qp.qp.events_completed == 1);
+	/* an event still in the pipe when its QP goes is dropped, not returned */
+	CU_ASSERT(droce_shim_post_async(ctx, &ev) == 0);
+	droce_shim_track_qp(&qp, false);	/* returns: every event read was acked */
+	CU_ASSERT(fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK) == 0);
+	errno = 0;
+	CU_ASSERT(ibv_get_async_event(ctx, &got) == -1 && errno == EAGAIN);
+	/* port events name no object */
+	ev.event_type = IBV_EVENT_PORT_ACTIVE;
+	ev.element.port_num = 1;
+	CU_ASSERT(droce_shim_post_async(ctx, &ev) == 0);
+	CU_ASSERT(ibv_get_async_event(ctx, &got) == 0 && got.element.port_num == 1);
+	ibv_ack_async_event(&got);
 
 	/* completion: the notified CQ comes out of the channel with its context */
 	ch = ibv_create_comp_channel(ctx);
 	CU_ASSERT_FATAL(ch != NULL);
 	droce_shim_init_cq(&cq, ctx, ch, &attr, 8);
+	droce_shim_track_cq(&cq, true);
 	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
 	CU_ASSERT(poll(&pfd, 1, 0) == 0);
 	CU_ASSERT(droce_shim_cq_notify(&cq.cq) == 0);
 	CU_ASSERT(poll(&pfd, 1, 0) == 1);
 	CU_ASSERT_FATAL(ibv_get_cq_event(ch, &ecq, &ectx) == 0);
 	CU_ASSERT(ecq == &cq.cq && ectx == &attr);
+	CU_ASSERT(cq.ev_reported == 1);
 	ibv_ack_cq_events(ecq, 1);
 	CU_ASSERT(cq.cq.comp_events_completed == 1);
+	droce_shim_track_cq(&cq, false);
+	CU_ASSERT(droce_shim_cq_notify(&cq.cq) == 0);	/* for a CQ no longer tracked */
+	CU_ASSERT(fcntl(ch->fd, F_SETFL, O_NONBLOCK) == 0);
+	errno = 0;
+	CU_ASSERT(ibv_get_cq_event(ch, &ecq, &ectx) == -1 && errno == EAGAIN);
 
 	ch->refcnt--;
 	CU_ASSERT(ibv_destroy_comp_channel(ch) == 0);
