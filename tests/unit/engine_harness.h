@@ -50,6 +50,7 @@ struct eh_node {
 struct eh_world {
 	struct eh_node n[2];
 	uint64_t now;
+	bool ipv6;	/* GIDs are IPv6 addresses (eh_init_v) */
 };
 
 static uint8_t *
@@ -116,12 +117,21 @@ eh_rand64(void *ctx)
 	return n->rng;
 }
 
+static inline void eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6);
+
 static inline void
 eh_init(struct eh_world *w, uint32_t eth_mtu)
+{
+	eh_init_v(w, eth_mtu, false);
+}
+
+static inline void
+eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6)
 {
 	unsigned int i;
 
 	memset(w, 0, sizeof(*w));
+	w->ipv6 = ipv6;
 	for (i = 0; i < 2; i++) {
 		struct eh_node *n = &w->n[i];
 		struct droce_dev_attr a;
@@ -135,6 +145,15 @@ eh_init(struct eh_world *w, uint32_t eth_mtu)
 		n->mac[0] = 2;
 		n->mac[5] = (uint8_t)(i + 1);
 		droce_gid_from_v4(n->gid, 0x0A000001u + i);
+		if (w->ipv6) {
+			/* 2001:db8::(i+1): the IPv6 path (UDP checksum, no header template) */
+			memset(n->gid, 0, 16);
+			n->gid[0] = 0x20;
+			n->gid[1] = 0x01;
+			n->gid[2] = 0x0d;
+			n->gid[3] = 0xb8;
+			n->gid[15] = (uint8_t)(i + 1);
+		}
 		memcpy(a.mac, n->mac, 6);
 		memcpy(a.gids[0], n->gid, 16);
 		a.num_gids = 1;

@@ -51,6 +51,8 @@ rnd_len(void)
 	}
 }
 
+static bool use_ipv6;
+
 static int
 run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int dup,
 	 unsigned int reorder, unsigned int corrupt, enum droce_mtu mtu)
@@ -71,7 +73,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 	o.timeout = 10;	/* 4 ms */
 	o.psn[0] = (uint32_t)rnd(1 << 24);
 	o.psn[1] = (uint32_t)rnd(1 << 24);
-	eh_init(&w, 4200);
+	eh_init_v(&w, 4200, use_ipv6);
 	for (i = 0; i < 2; i++) {
 		w.n[i].loss = loss;
 		w.n[i].dup = dup;
@@ -294,6 +296,19 @@ test_uc_impaired(void)
 					 DROCE_MTU_1024), 0);
 }
 
+/* The same over IPv6 GIDs: the generic builder path with its UDP checksum. */
+static void
+test_rc_ipv6(void)
+{
+	uint64_t s;
+
+	use_ipv6 = true;
+	for (s = 1; s <= 30; s++)
+		CU_ASSERT_EQUAL(run_seed(s, DROCE_QPT_RC, (unsigned int)(s % 6) * 10, 10, 10, 5,
+					 (enum droce_mtu)(1 + s % 5)), 0);
+	use_ipv6 = false;
+}
+
 static void
 init_bufs(void)
 {
@@ -313,4 +328,5 @@ DROCE_TEST_MAIN("engine_loss",
 	DROCE_TEST(test_setup),
 	DROCE_TEST(test_rc_clean),
 	DROCE_TEST(test_rc_impaired),
-	DROCE_TEST(test_uc_impaired))
+	DROCE_TEST(test_uc_impaired),
+	DROCE_TEST(test_rc_ipv6))
