@@ -266,11 +266,14 @@ expect(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 	struct droce_swqe *w;
 
 	if (ack_upto(qp, droce_psn_add(p->psn, DROCE_PSN_MASK), now) == COMP_IMPLIED_NAK) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_OUT_OF_SEQ);
 		implied_nak(qp);	/* an earlier READ/atomic lost its response */
 		return NULL;
 	}
-	if (qp->state == DROCE_QPS_ERR || r->comp == r->sent_hi)
+	if (qp->state == DROCE_QPS_ERR || r->comp == r->sent_hi) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
 		return NULL;
+	}
 	w = &r->ring[r->comp & r->mask];
 	if (p->psn != r->una) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_OUT_OF_SEQ);

@@ -232,8 +232,12 @@ droce_resp_read(struct droce_qp *qp, const struct droce_pkt *p, bool dup)
 
 	if (p->reth_len != 0 &&
 	    droce_mr_check_remote(qp, p->reth_rkey, p->reth_va, p->reth_len,
-				  DROCE_ACCESS_REMOTE_READ) == NULL)
-		return dup ? RST_DROP : RST_ERR_RKEY;
+				  DROCE_ACCESS_REMOTE_READ) == NULL) {
+		if (!dup)
+			return RST_ERR_RKEY;
+		droce_dev_drop(qp->dev, DROCE_DROP_DUP_NO_REPLAY);	/* no longer valid */
+		return RST_DROP;
+	}
 	it = droce_resp_push(qp);
 	if (it == NULL) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESOURCE);
