@@ -549,7 +549,66 @@ test_counters_and_comm_est(void)
 	eh_fini(&s.w);
 }
 
+/* UD over IPv6: the whole 40-byte IPv6 header is the GRH area. */
+static void
+test_ud_ipv6_grh(void)
+{
+	struct eh_world w;
+	struct eh_qp_opts o;
+	struct droce_qp *qp[2];
+	struct droce_mr *ma, *mb;
+	struct droce_ah *ah;
+	struct droce_av av;
+	struct droce_sge sa, sb;
+	struct droce_send_wr wr, *bad;
+	struct droce_recv_wr rw, *rbad;
+	struct droce_wc wc[4];
+	int err = 0;
+
+	eh_init_v(&w, 1500, true);
+	eh_opts_default(&o);
+	eh_pair(&w, DROCE_QPT_UD, &o, qp, 4);
+	ma = droce_mr_reg(w.n[0].pd, bufa, 4096, o.access, &err);
+	mb = droce_mr_reg(w.n[1].pd, bufb, 4096, o.access, &err);
+	eh_av(&w.n[1], &av);
+	ah = droce_ah_create(w.n[0].pd, &av, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ah);
+	fill(bufa, 1024, 5);
+	memset(bufb, 0xEE, 2000);
+	sb.addr = (uintptr_t)bufb;
+	sb.length = 2000;
+	sb.lkey = droce_mr_lkey(mb);
+	memset(&rw, 0, sizeof(rw));
+	rw.sg_list = &sb;
+	rw.num_sge = 1;
+	CU_ASSERT_EQUAL(droce_post_recv(qp[1], &rw, &rbad), 0);
+	sa.addr = (uintptr_t)bufa;
+	sa.length = 1024;	/* the path MTU for a 1500-byte Ethernet MTU */
+	sa.lkey = droce_mr_lkey(ma);
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sa;
+	wr.num_sge = 1;
+	wr.opcode = DROCE_WR_SEND_WITH_IMM;
+	wr.imm_data = 0x01020304;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = droce_qp_num(qp[1]);
+	wr.wr.ud.remote_qkey = 0x11111111;
+	CU_ASSERT_EQUAL(droce_post_send(qp[0], &wr, &bad), 0);
+	eh_run(&w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&w.n[1], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].byte_len, 1064);
+	CU_ASSERT_EQUAL(wc[0].imm_data, 0x01020304);
+	CU_ASSERT_EQUAL(bufb[0] >> 4, 6);		/* IPv6 version */
+	CU_ASSERT_EQUAL(bufb[6], 17);			/* next header UDP */
+	CU_ASSERT_EQUAL(memcmp(bufb + 8, w.n[0].gid, 16), 0);	/* source GID */
+	CU_ASSERT_EQUAL(memcmp(bufb + 24, w.n[1].gid, 16), 0);
+	CU_ASSERT_EQUAL(memcmp(bufb + 40, bufa, 1024), 0);
+	eh_fini(&w);
+}
+
 DROCE_TEST_MAIN("engine_basic",
+	DROCE_TEST(test_ud_ipv6_grh),
 	DROCE_TEST(test_cc_pacing),
 	DROCE_TEST(test_counters_and_comm_est),
 	DROCE_TEST(test_rd_atomic_limit_and_fence),
