@@ -607,7 +607,91 @@ test_ud_ipv6_grh(void)
 	eh_fini(&w);
 }
 
+/* Long messages: 32 MiB WRITE and READ (8192 packets each, the PSN wrapping on the way) under
+ * the in-flight window, and a 1 MiB SEND at path MTU 256. */
+static void
+test_large_messages(void)
+{
+	const size_t big = 32u << 20;
+	uint8_t *src = malloc(big), *dst = malloc(big);
+	struct eh_world w;
+	struct eh_qp_opts o;
+	struct droce_qp *qp[2];
+	struct droce_mr *ma, *mb;
+	struct droce_sge sge;
+	struct droce_send_wr wr, *bad;
+	struct droce_wc wc[4];
+	int err = 0;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dst);
+	for (i = 0; i < big; i++)
+		src[i] = (uint8_t)(i * 131 + (i >> 12));
+	memset(dst, 0, big);
+	eh_init(&w, 9000);
+	eh_opts_default(&o);
+	o.mtu = DROCE_MTU_4096;
+	eh_pair(&w, DROCE_QPT_RC, &o, qp, 8);
+	ma = droce_mr_reg(w.n[0].pd, src, big, o.access, &err);
+	mb = droce_mr_reg(w.n[1].pd, dst, big, o.access, &err);
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uintptr_t)src;
+	sge.length = (uint32_t)big;
+	sge.lkey = droce_mr_lkey(ma);
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = DROCE_WR_RDMA_WRITE;
+	wr.send_flags = DROCE_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)dst;
+	wr.wr.rdma.rkey = droce_mr_rkey(mb);
+	CU_ASSERT_EQUAL(droce_post_send(qp[0], &wr, &bad), 0);
+	eh_run(&w, 1000000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(src, dst, big), 0);
+	/* read it back into a cleared source */
+	memset(src, 0, big);
+	wr.opcode = DROCE_WR_RDMA_READ;
+	CU_ASSERT_EQUAL(droce_post_send(qp[0], &wr, &bad), 0);
+	eh_run(&w, 1000000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].byte_len, big);
+	CU_ASSERT_EQUAL(memcmp(src, dst, big), 0);
+	CU_ASSERT_EQUAL(droce_qp_counter(qp[1], DROCE_CNT_RX_READ_REQUESTS), 1);
+	eh_fini(&w);
+
+	/* 1 MiB SEND in 4096 packets of 256 bytes */
+	eh_init(&w, 1500);
+	o.mtu = DROCE_MTU_256;
+	eh_pair(&w, DROCE_QPT_RC, &o, qp, 8);
+	ma = droce_mr_reg(w.n[0].pd, src, 1u << 20, o.access, &err);
+	mb = droce_mr_reg(w.n[1].pd, dst, 1u << 20, o.access, &err);
+	for (i = 0; i < (1u << 20); i++)
+		src[i] = (uint8_t)(i * 7);
+	{
+		struct droce_sge rs = { (uintptr_t)dst, 1u << 20, droce_mr_lkey(mb) };
+		struct droce_recv_wr rw = { 3, NULL, &rs, 1 }, *rb;
+
+		CU_ASSERT_EQUAL(droce_post_recv(qp[1], &rw, &rb), 0);
+	}
+	sge.length = 1u << 20;
+	sge.lkey = droce_mr_lkey(ma);
+	wr.opcode = DROCE_WR_SEND;
+	CU_ASSERT_EQUAL(droce_post_send(qp[0], &wr, &bad), 0);
+	eh_run(&w, 1000000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&w.n[1], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].byte_len, 1u << 20);
+	CU_ASSERT_EQUAL(memcmp(src, dst, 1u << 20), 0);
+	CU_ASSERT_EQUAL(droce_qp_counter(qp[0], DROCE_CNT_SENT_PKTS), 4096);
+	eh_fini(&w);
+	free(src);
+	free(dst);
+}
+
 DROCE_TEST_MAIN("engine_basic",
+	DROCE_TEST(test_large_messages),
 	DROCE_TEST(test_ud_ipv6_grh),
 	DROCE_TEST(test_cc_pacing),
 	DROCE_TEST(test_counters_and_comm_est),
