@@ -13,6 +13,14 @@
 #include "droce_shim.h"
 #include "droce_shim_abi.h"
 
+static bool
+shim_eager(void)
+{
+	const char *v = getenv("DROCE_SHIM_EAGER");
+
+	return v != NULL && *v != '\0' && *v != '0';
+}
+
 struct ibv_context *
 ibv_open_device(struct ibv_device *device)
 {
@@ -24,6 +32,10 @@ ibv_open_device(struct ibv_device *device)
 		errno = ENODEV;
 		return NULL;
 	}
+	/* DROCE_SHIM_EAGER=1: the runtime (and so the link) comes up with the first context
+	 * rather than the first PD or CQ, e.g. before a tool's TCP handshake. */
+	if (shim_eager() && droce_shim_rt((struct droce_shim_dev *)device) == NULL)
+		return NULL;
 	sc = calloc(1, sizeof(*sc));
 	if (sc == NULL) {
 		errno = ENOMEM;
