@@ -9,11 +9,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${DROCE_BUILD:-$here/build}
 
 # Debian packages: the build (DPDK 22.11, meson, CUnit, libpcap), the tests (Scapy, tshark, clang for
-# libFuzzer, valgrind) and the runtime tools.
+# libFuzzer, valgrind), the runtime tools, and the real libibverbs, its headers and the unmodified
+# verbs programs the shim is tested with (ibverbs-utils, perftest).
 packages=(
 	build-essential pkg-config meson ninja-build
 	libdpdk-dev dpdk libcunit1-dev libpcap-dev zlib1g-dev
-	python3 python3-scapy tshark clang llvm valgrind iproute2
+	python3 python3-scapy tshark clang llvm valgrind iproute2 binutils
+	libibverbs-dev libibverbs1 ibverbs-utils perftest
 )
 
 install_deps() {
