@@ -210,7 +210,7 @@ rx_nak(struct droce_qp *qp, uint32_t psn, uint8_t code)
 	enum droce_wc_status st;
 
 	if (code == DROCE_NAK_PSN_SEQ_ERR) {
-		/* IBTA 9.7.5.2.3: resend from the NAKed PSN (earlier ones were implicitly ACKed). */
+		/* IBTA 9.7.5.2.3: resend from the NAKed PSN (earlier ones are implicitly ACKed). */
 		droce_qp_cnt(qp, DROCE_CNT_RCVD_SEQ_ERR);
 		r->gbn_armed = false;
 		droce_req_go_back(qp, psn);
@@ -336,7 +336,8 @@ rx_atomic_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 
 	if (w == NULL)
 		return;
-	if (w->opcode != DROCE_WR_ATOMIC_CMP_AND_SWP && w->opcode != DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+	if (w->opcode != DROCE_WR_ATOMIC_CMP_AND_SWP &&
+	    w->opcode != DROCE_WR_ATOMIC_FETCH_AND_ADD) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
 		return;
 	}
@@ -366,7 +367,8 @@ droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 		return;
 	}
 	if (droce_psn_lt(p->psn, r->una) &&
-	    !(p->opcode == DROCE_OP_RC_ACKNOWLEDGE && p->psn == droce_psn_add(r->una, DROCE_PSN_MASK))) {
+	    !(p->opcode == DROCE_OP_RC_ACKNOWLEDGE &&
+	      p->psn == droce_psn_add(r->una, DROCE_PSN_MASK))) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_STALE);
 		return;
 	}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "droce_ext.h"
 #include "droce_internal.h"
 #include "wire/droce_bth.h"
 #include "wire/droce_ipv4.h"
@@ -355,7 +356,7 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 	struct droce_qp *qp;
 	enum droce_drop d;
 
-	d = droce_parse(frame, len, &p, 0);
+	d = droce_parse(frame, len, &p, dev->rx_parse_flags);
 	if (d != DROCE_DROP_NONE) {
 		droce_dev_drop(dev, d);
 		return;
@@ -403,4 +404,15 @@ droce_dev_rx_burst(struct droce_dev *dev, const uint8_t *const *frames, const ui
 	dev->now = now_ns;
 	for (i = 0; i < n; i++)
 		rx_one(dev, frames[i], lens[i], now_ns);
+}
+
+int
+droce_dev_set_rx_offload(struct droce_dev *dev, unsigned int parse_flags)
+{
+	const unsigned int known = DROCE_PARSE_NO_ICRC | DROCE_PARSE_NO_IPCSUM;
+
+	if (dev == NULL || (parse_flags & ~known))
+		return -EINVAL;
+	dev->rx_parse_flags = parse_flags;
+	return 0;
 }

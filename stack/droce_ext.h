@@ -15,6 +15,9 @@ uint64_t droce_cq_events(const struct droce_cq *cq);
 int droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops, uint64_t now_ns);
 /* The path MTU the device's Ethernet MTU allows (enum droce_mtu). */
 enum droce_mtu droce_dev_active_mtu(const struct droce_dev *dev);
+/* Checks the NIC already made on received frames (enum droce_parse_flags: the IPv4 header
+ * checksum, the ICRC); the engine then skips them. Default 0: everything is checked. */
+int droce_dev_set_rx_offload(struct droce_dev *dev, unsigned int parse_flags);
 /* Asynchronous events lost because the queue was full. */
 uint64_t droce_dev_events_lost(const struct droce_dev *dev);
 

@@ -204,7 +204,7 @@ struct droce_requester {
 	uint32_t head;		/* posted */
 	uint32_t comp;		/* oldest not completed */
 	uint32_t next;		/* WQE being or to be transmitted */
-	uint32_t sent_hi;	/* one past the last WQE ever started (next < sent_hi after a rewind) */
+	uint32_t sent_hi;	/* one past the last WQE ever started (> next after a rewind) */
 	uint32_t psn;		/* next PSN to send */
 	uint32_t una;		/* oldest unacknowledged PSN */
 	uint32_t max_psn_sent;	/* one past the highest PSN ever sent (ghost-ACK check) */
@@ -259,6 +259,7 @@ struct droce_dev {
 	struct droce_dev_attr attr;
 	struct droce_io io;
 	uint32_t active_mtu;	/* enum droce_mtu */
+	unsigned int rx_parse_flags;	/* checks offloaded to the NIC */
 	struct droce_pd *pds;
 	struct droce_mr *mrs;
 	uint32_t mr_mask;	/* mrs has mr_mask + 1 slots; key & mr_mask is the slot */

@@ -113,9 +113,7 @@ fill_hdr(struct droce_qp *qp, const struct droce_swqe *w, struct droce_pkt *p)
 static int
 check_local(struct droce_qp *qp, struct droce_swqe *w)
 {
-	unsigned int acc = (w->opcode == DROCE_WR_RDMA_READ ||
-			    w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
-			    w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) ? DROCE_ACCESS_LOCAL_WRITE : 0;
+	unsigned int acc = is_rd_atomic(w->opcode) ? DROCE_ACCESS_LOCAL_WRITE : 0;
 	uint32_t i;
 
 	for (i = 0; i < w->num_sge; i++)
@@ -192,8 +190,8 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 
 	fill_hdr(qp, w, &p);
 	if (qp->type == DROCE_QPT_UD)
-		p.opcode = w->opcode == DROCE_WR_SEND_WITH_IMM ? DROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
-								 DROCE_OP_UD_SEND_ONLY;
+		p.opcode = w->opcode == DROCE_WR_SEND_WITH_IMM ?
+				   DROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE : DROCE_OP_UD_SEND_ONLY;
 	else
 		p.opcode = (uint8_t)(rc_opcode[k][first][last] +
 				     (qp->type == DROCE_QPT_UC ? 0x20 : 0));

@@ -114,7 +114,8 @@ check_opseq(struct droce_qp *qp, const struct droce_opcode_info *op)
 		return (op->flags & DROCE_OPF_FIRST) ? RST_DONE : RST_ERR_OPSEQ;
 	if (op->flags & DROCE_OPF_FIRST)
 		return RST_ERR_OPSEQ;
-	if (s->msg == DROCE_RMSG_SEND && !(op->flags & DROCE_OPF_SEND && !(op->flags & DROCE_OPF_WRITE)))
+	if (s->msg == DROCE_RMSG_SEND &&
+	    (!(op->flags & DROCE_OPF_SEND) || (op->flags & DROCE_OPF_WRITE)))
 		return RST_ERR_OPSEQ;
 	if (s->msg == DROCE_RMSG_WRITE && !(op->flags & DROCE_OPF_WRITE))
 		return RST_ERR_OPSEQ;
@@ -220,7 +221,8 @@ exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_op
 		s->msg = DROCE_RMSG_NONE;
 		s->msn = droce_psn_add(s->msn, 1);
 		if (op->flags & DROCE_OPF_IMM)
-			droce_resp_complete(qp, DROCE_WC_SUCCESS, p, s->wr_len, DROCE_WC_RECV_RDMA_WITH_IMM);
+			droce_resp_complete(qp, DROCE_WC_SUCCESS, p, s->wr_len,
+					    DROCE_WC_RECV_RDMA_WITH_IMM);
 	}
 	return RST_DONE;
 }
@@ -299,7 +301,8 @@ exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 }
 
 enum droce_rst
-droce_resp_execute(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op,
+droce_resp_execute(struct droce_qp *qp, const struct droce_pkt *p,
+		   const struct droce_opcode_info *op,
 	const uint8_t *frame)
 {
 	enum droce_rst st = check_opseq(qp, op);

@@ -16,7 +16,8 @@ static uint32_t
 req_span(const struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op)
 {
 	if (op->flags & DROCE_OPF_READ)
-		return p->reth_len == 0 ? 1 : (uint32_t)(((uint64_t)p->reth_len + qp->mtu - 1) / qp->mtu);
+		return p->reth_len == 0 ? 1 :
+		       (uint32_t)(((uint64_t)p->reth_len + qp->mtu - 1) / qp->mtu);
 	return 1;
 }
 
@@ -97,7 +98,8 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		droce_qp_cnt(qp, DROCE_CNT_SEND_RNR_ERR);
 		droce_dev_drop(qp->dev, DROCE_DROP_NO_RWQE);
 		s->nak_seq_sent = true;
-		droce_resp_nak(qp, DROCE_AETH_TYPE_RNR_NAK | (qp->attr.min_rnr_timer & 0x1F), p->psn);
+		droce_resp_nak(qp, DROCE_AETH_TYPE_RNR_NAK | (qp->attr.min_rnr_timer & 0x1F),
+			       p->psn);
 		break;
 	case RST_DROP:
 		break;
@@ -148,8 +150,9 @@ uc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		break;
 	default:
 		/* RNR, R_Key and sequence errors: the message is silently dropped. */
-		droce_dev_drop(qp->dev, st == RST_RNR ? DROCE_DROP_NO_RWQE :
-					st == RST_ERR_RKEY ? DROCE_DROP_RKEY : DROCE_DROP_OPCODE_SEQ);
+		droce_dev_drop(qp->dev, st == RST_RNR	    ? DROCE_DROP_NO_RWQE :
+					st == RST_ERR_RKEY ? DROCE_DROP_RKEY :
+							     DROCE_DROP_OPCODE_SEQ);
 		if (st == RST_ERR_RKEY)
 			droce_qp_cnt(qp, DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS);
 		s->msg = DROCE_RMSG_NONE;

@@ -97,7 +97,7 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 		p.opcode = last ? DROCE_OP_RC_RDMA_READ_RESPONSE_LAST :
 				  DROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
 	p.psn = it->psn;
-	/* MIDDLE carries no AETH (IBTA 9.3.5); the builder writes it only where the opcode has it. */
+	/* MIDDLE carries no AETH (IBTA 9.3.5): written only where the opcode has one. */
 	p.aeth_syn = DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID;
 	p.aeth_msn = it->msn;
 	buf = droce_tx_begin(qp, &p, pay, &cookie, &data);

@@ -207,8 +207,8 @@ eh_opts_default(struct eh_qp_opts *o)
 	o->rnr_retry = 7;
 	o->min_rnr_timer = 1;
 	o->max_rd_atomic = 4;
-	o->access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
-		    DROCE_ACCESS_REMOTE_ATOMIC;
+	o->access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+		    DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC;
 	o->psn[0] = 0xFFFFF0;	/* wraps within the first messages */
 	o->psn[1] = 0x100;
 }
@@ -289,6 +289,21 @@ eh_pair(struct eh_world *w, enum droce_qp_type t, const struct eh_qp_opts *o, st
 	}
 }
 
+/* EH_TRACE=1 in the environment prints every delivered frame. */
+static inline void
+eh_trace(uint64_t now, unsigned int from, const uint8_t *fp, uint32_t len)
+{
+	struct droce_pkt pk;
+
+	if (droce_parse(fp, len, &pk, 0) != DROCE_DROP_NONE) {
+		fprintf(stderr, "%lu %u->%u bad\n", (unsigned long)now, from, 1 - from);
+		return;
+	}
+	fprintf(stderr, "%lu %u->%u %s psn %u%s len %u syn %x\n", (unsigned long)now, from,
+		1 - from, droce_opcode_name(pk.opcode), pk.psn, pk.ackreq ? " A" : "", pk.pay_len,
+		pk.aeth_syn);
+}
+
 /* Deliver everything queued, process both devices; jump time when idle. Runs until nothing is
  * pending or max_ns of virtual time passed. */
 static inline void
@@ -307,18 +322,8 @@ eh_run(struct eh_world *w, uint64_t max_ns)
 				struct eh_frame *f = &src->q[src->tail % EH_FRAMES];
 				const uint8_t *fp = f->b;
 
-				if (getenv("EH_TRACE")) {
-					struct droce_pkt pk;
-
-					if (droce_parse(fp, f->len, &pk, 0) == DROCE_DROP_NONE)
-						fprintf(stderr, "%lu %u->%u %s psn %u%s len %u syn %x\n",
-							(unsigned long)w->now, i, 1 - i,
-							droce_opcode_name(pk.opcode), pk.psn,
-							pk.ackreq ? " A" : "", pk.pay_len, pk.aeth_syn);
-					else
-						fprintf(stderr, "%lu %u->%u bad\n", (unsigned long)w->now, i,
-							1 - i);
-				}
+				if (getenv("EH_TRACE"))
+					eh_trace(w->now, i, fp, f->len);
 				droce_dev_rx_burst(dst->dev, &fp, &f->len, 1, w->now);
 				src->tail++;
 				moved = true;

@@ -137,7 +137,8 @@ fuzz_type(enum droce_qp_type t, uint64_t seed)
 			memset(&w1, 0, sizeof(w1));
 			w1.sg_list = &s1;
 			w1.num_sge = 1;
-			w1.opcode = (frnd() & 1) ? DROCE_WR_RDMA_READ : DROCE_WR_ATOMIC_FETCH_AND_ADD;
+			w1.opcode = (frnd() & 1) ? DROCE_WR_RDMA_READ :
+						   DROCE_WR_ATOMIC_FETCH_AND_ADD;
 			if (w1.opcode == DROCE_WR_RDMA_READ) {
 				w1.wr.rdma.remote_addr = (uintptr_t)mem_a;
 				w1.wr.rdma.rkey = droce_mr_rkey(ma);

@@ -66,6 +66,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 	uint64_t aoff = 0, boff = 0;
 	unsigned int i, nrecv = 0, bad = 0;
 	int err = 0, n, m;
+	unsigned long sd = (unsigned long)seed;
 
 	rs = seed * 0x9E3779B97F4A7C15ull + 1;
 	eh_opts_default(&o);
@@ -99,8 +100,8 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 		memset(&wr, 0, sizeof(wr));
 		p->code = k == 0 ? DROCE_WR_SEND : k == 1 ? DROCE_WR_RDMA_WRITE :
 			  k == 2 ? DROCE_WR_SEND_WITH_IMM : k == 3 ? DROCE_WR_RDMA_READ :
-			  k == 4 ? DROCE_WR_ATOMIC_FETCH_AND_ADD : k == 5 ? DROCE_WR_ATOMIC_CMP_AND_SWP :
-			  DROCE_WR_RDMA_WRITE_WITH_IMM;
+			  k == 4 ? DROCE_WR_ATOMIC_FETCH_AND_ADD :
+			  k == 5 ? DROCE_WR_ATOMIC_CMP_AND_SWP : DROCE_WR_RDMA_WRITE_WITH_IMM;
 		p->len = (k == 4 || k == 5) ? 8 : rnd_len();
 		if (t == DROCE_QPT_UC && p->len > UC_RLEN)
 			p->len = UC_RLEN;
@@ -155,7 +156,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 	n = eh_poll(&w.n[0], wc, NOPS * 2);
 	if (t == DROCE_QPT_RC) {
 		if (n != NOPS) {
-			fprintf(stderr, "\nseed %lu: %d send completions of %d\n", (unsigned long)seed, n,
+			fprintf(stderr, "\nseed %lu: %d send completions of %d\n", sd, n,
 				NOPS);
 			bad++;
 		}
@@ -165,7 +166,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 
 			if (wc[i].wr_id != i || wc[i].status != DROCE_WC_SUCCESS) {
 				fprintf(stderr, "\nseed %lu: wc %u wr_id %lu status %d\n",
-					(unsigned long)seed, i, (unsigned long)wc[i].wr_id,
+					sd, i, (unsigned long)wc[i].wr_id,
 					wc[i].status);
 				bad++;
 				break;
@@ -174,7 +175,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 			case DROCE_WR_RDMA_READ:
 				if (memcmp(bufa + p->loff, bufb + p->roff, p->len)) {
 					fprintf(stderr, "\nseed %lu: op %u read data\n",
-						(unsigned long)seed, i);
+						sd, i);
 					bad++;
 				}
 				break;
@@ -192,7 +193,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 				break;
 			default:
 				if (memcmp(bufa + p->loff, bufb + p->roff, p->len)) {
-					fprintf(stderr, "\nseed %lu: op %u data\n", (unsigned long)seed, i);
+					fprintf(stderr, "\nseed %lu: op %u data\n", sd, i);
 					bad++;
 				}
 				break;
@@ -200,7 +201,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 		}
 		m = eh_poll(&w.n[1], wc, NOPS * 2);
 		if (m != (int)nrecv) {
-			fprintf(stderr, "\nseed %lu: %d recv completions of %u\n", (unsigned long)seed, m,
+			fprintf(stderr, "\nseed %lu: %d recv completions of %u\n", sd, m,
 				nrecv);
 			bad++;
 		}
@@ -209,7 +210,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 	} else {
 		/* UC: all sends complete locally; received messages are whole. */
 		if (n != NOPS) {
-			fprintf(stderr, "\nseed %lu: uc %d send completions\n", (unsigned long)seed, n);
+			fprintf(stderr, "\nseed %lu: uc %d send completions\n", sd, n);
 			bad++;
 		}
 		m = eh_poll(&w.n[1], wc, NOPS * 2);
@@ -218,7 +219,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 			unsigned int k;
 
 			if (wc[i].status != DROCE_WC_SUCCESS) {
-				fprintf(stderr, "\nseed %lu: uc recv status %d\n", (unsigned long)seed,
+				fprintf(stderr, "\nseed %lu: uc recv status %d\n", sd,
 					wc[i].status);
 				bad++;
 				continue;
@@ -233,7 +234,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 				if (k < NOPS && p->code == DROCE_WR_RDMA_WRITE_WITH_IMM &&
 				    memcmp(bufa + p->loff, bufb + p->roff, p->len) == 0)
 					continue;
-				fprintf(stderr, "\nseed %lu: uc imm %u\n", (unsigned long)seed, k);
+				fprintf(stderr, "\nseed %lu: uc imm %u\n", sd, k);
 				bad++;
 				continue;
 			}
@@ -241,7 +242,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 			if (wc[i].byte_len != p->len ||
 			    memcmp(bufa + p->loff,
 				   bufb + UC_RBUF + (wc[i].wr_id - 1000) * UC_RLEN, p->len)) {
-				fprintf(stderr, "\nseed %lu: uc msg %u len %u\n", (unsigned long)seed, k,
+				fprintf(stderr, "\nseed %lu: uc msg %u len %u\n", sd, k,
 					wc[i].byte_len);
 				bad++;
 			}
@@ -249,7 +250,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 	}
 	if (t == DROCE_QPT_RC && (droce_dev_drops(w.n[0].dev, DROCE_DROP_RESP_UNEXPECTED) ||
 				  droce_dev_drops(w.n[1].dev, DROCE_DROP_OPCODE_SEQ))) {
-		fprintf(stderr, "\nseed %lu: unexpected %lu opseq %lu\n", (unsigned long)seed,
+		fprintf(stderr, "\nseed %lu: unexpected %lu opseq %lu\n", sd,
 			(unsigned long)droce_dev_drops(w.n[0].dev, DROCE_DROP_RESP_UNEXPECTED),
 			(unsigned long)droce_dev_drops(w.n[1].dev, DROCE_DROP_OPCODE_SEQ));
 		bad++;
