@@ -691,7 +691,49 @@ test_large_messages(void)
 	free(dst);
 }
 
+/* rx offload: with NO_ICRC the engine trusts the NIC's check; by default a bad ICRC drops. */
+static bool
+flip_icrc(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
+{
+	(void)from;
+	(void)arg;
+	frame[len - 1] ^= 0xFF;
+	return true;
+}
+
+static void
+test_rx_offload(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_wc wc[4];
+
+	eh_opts_default(&o);
+	o.timeout = 8;
+	o.retry_cnt = 1;
+	setup(&s, DROCE_QPT_RC, &o);
+	CU_ASSERT_EQUAL(droce_dev_set_rx_offload(s.w.n[1].dev, 1u << 7), -EINVAL);
+	s.w.n[0].filter = flip_icrc;
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 100, 0, 1), 0);
+	eh_run(&s.w, 100000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_RETRY_EXC_ERR);
+	CU_ASSERT_EQUAL(droce_dev_drops(s.w.n[1].dev, DROCE_DROP_ICRC), 2);
+	eh_fini(&s.w);
+
+	setup(&s, DROCE_QPT_RC, &o);
+	CU_ASSERT_EQUAL(droce_dev_set_rx_offload(s.w.n[1].dev, DROCE_PARSE_NO_ICRC), 0);
+	s.w.n[0].filter = flip_icrc;
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 100, 0, 1), 0);
+	eh_run(&s.w, 100000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(droce_dev_drops(s.w.n[1].dev, DROCE_DROP_ICRC), 0);
+	eh_fini(&s.w);
+}
+
 DROCE_TEST_MAIN("engine_basic",
+	DROCE_TEST(test_rx_offload),
 	DROCE_TEST(test_large_messages),
 	DROCE_TEST(test_ud_ipv6_grh),
 	DROCE_TEST(test_cc_pacing),
