@@ -33,19 +33,26 @@ enum droce_ecn {
 	DROCE_ECN_CE = 3,
 };
 
-/* RFC 1071 checksum of an IPv4 header of ihl_bytes (the checksum field included). */
+/* RFC 1071 checksum of an IPv4 header of ihl_bytes (the checksum field included; a multiple of
+ * 4 as IHL gives it). Summed 32 bits at a time in native order and folded (RFC 1071 2(B): the sum
+ * is byte-order independent), then returned in host order. */
 static inline uint16_t
 droce_ipv4_csum(const void *hdr, unsigned int ihl_bytes)
 {
 	const uint8_t *p = hdr;
-	uint32_t sum = 0;
+	uint64_t sum = 0;
+	uint32_t w;
 	unsigned int i;
 
-	for (i = 0; i + 1 < ihl_bytes; i += 2)
-		sum += ((uint32_t)p[i] << 8) | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	return (uint16_t)~sum;
+	for (i = 0; i + 3 < ihl_bytes; i += 4) {
+		memcpy(&w, p + i, sizeof(w));
+		sum += w;
+	}
+	sum = (sum & 0xFFFFFFFF) + (sum >> 32);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return droce_be16_to_cpu((uint16_t)~sum);
 }
 
 #endif /* DROCE_WIRE_IPV4_H */
