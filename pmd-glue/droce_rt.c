@@ -158,6 +158,12 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	}
 	if (rc == 0)
 		rc = make_dev(rt, &io, err, errlen);
+	if (rc == 0)
+		rc = droce_rt_capture_open(rt, err, errlen);
+	if (rc == 0 && droce_rt_telemetry_attach(rt) != 0) {
+		fail(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	}
 	if (rc != 0) {
 		droce_rt_close(rt);
 		return NULL;
@@ -186,6 +192,8 @@ droce_rt_close(struct droce_rt *rt)
 
 	if (rt == NULL)
 		return;
+	/* Telemetry first: a read in progress finishes before the loop stops. */
+	droce_rt_telemetry_detach(rt);
 	droce_rt_stop(rt);
 	if (rt->dev != NULL) {
 		droce_dev_destroy(rt->dev);
@@ -195,6 +203,7 @@ droce_rt_close(struct droce_rt *rt)
 		droce_rt_flush(rt);
 	rte_pktmbuf_free_bulk(rt->txb, rt->ntx);
 	rt->ntx = 0;
+	droce_rt_capture_close(rt);
 	if (rt->exc != NULL) {
 		while (rte_ring_dequeue(rt->exc, &p) == 0) {
 			m = p;

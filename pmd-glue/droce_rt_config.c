@@ -61,6 +61,8 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("max_srq", max_srq, 0, 1u << 20),
 	U32("max_ah", max_ah, 0, 1u << 20),
 	U32("max_pd", max_pd, 1, 1u << 20),
+	STR("capture", capture),
+	U32("capture_max_kb", capture_max_kb, 1, 1u << 30),
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
@@ -117,6 +119,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->max_srq = 64;
 	cfg->max_ah = 256;
 	cfg->max_pd = 64;
+	cfg->capture_max_kb = 65536;
 }
 
 static int

@@ -58,6 +58,8 @@ struct droce_rt_config {
 	enum droce_rt_exception exception;
 	uint64_t seed;			/* rand64 seed; 0 = from the TSC */
 	uint32_t max_qp, max_cq, max_mr, max_srq, max_ah, max_pd;
+	char capture[256];		/* pcap of every frame received and sent; "" = none */
+	uint32_t capture_max_kb;	/* the capture file stops growing at this size */
 };
 
 void droce_rt_config_defaults(struct droce_rt_config *cfg);

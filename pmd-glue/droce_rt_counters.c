@@ -72,6 +72,15 @@ collect_fn(struct droce_rt *rt, void *arg)
 }
 
 int
+droce_rt_counters_collect(struct droce_rt *rt, struct droce_rt_counter *out, unsigned int n)
+{
+	struct collect c = { .out = out, .n = n };
+
+	collect_fn(rt, &c);
+	return (int)c.count;
+}
+
+int
 droce_rt_counters(struct droce_rt *rt, struct droce_rt_counter *out, unsigned int n)
 {
 	struct collect c = { .out = out, .n = n };

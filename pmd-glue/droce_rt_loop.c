@@ -91,6 +91,8 @@ rt_tx_send(void *ctx, void *cookie, uint32_t len)
 
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
+	if (rt->cap != NULL)
+		droce_rt_capture_frame(rt, rte_pktmbuf_mtod(m, const uint8_t *), len, len);
 	/* tx_alloc reserved this slot. */
 	rt->tx_out--;
 	rt->txb[rt->ntx++] = m;
@@ -170,6 +172,8 @@ rx_queue(struct droce_rt *rt, uint16_t q)
 		}
 		p = rte_pktmbuf_mtod(m, uint8_t *);
 		len = rte_pktmbuf_data_len(m);
+		if (rt->cap != NULL)
+			droce_rt_capture_frame(rt, p, len, rte_pktmbuf_pkt_len(m));
 		switch (droce_rt_classify(p, len, rt->port.mac, &why)) {
 		case DROCE_RT_CLS_ROCE:
 			if (rt->dev == NULL) {
@@ -230,6 +234,11 @@ droce_rt_iter(struct droce_rt *rt)
 		work += rx_queue(rt, q);
 	if (rt->calls != NULL)
 		work += drain_calls(rt);
+	/* A telemetry read waits for a snapshot taken here, on the engine's thread. */
+	if (__atomic_load_n(&rt->tel_req, __ATOMIC_RELAXED) != rt->tel_done) {
+		droce_rt_telemetry_serve(rt);
+		work++;
+	}
 	if (rt->now >= rt->neigh_deadline)
 		rt->neigh_deadline = droce_neigh_timer(&rt->neigh, rt->now);
 	if (rt->now >= rt->next_link_check) {

@@ -32,7 +32,8 @@ struct droce_rt_call_req {
 #define DROCE_RT_STATS(X) \
 	X(iterations) X(idle_sleeps) X(idle_yields) X(rx_pkts) X(rx_bytes) X(tx_pkts) \
 	X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
-	X(tx_too_long) X(tx_batch_full) X(link_up)
+	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
+	X(telemetry_reads)
 
 struct droce_rt_stats {
 #define DROCE_X_RT_FIELD(name) uint64_t name;
@@ -76,6 +77,16 @@ struct droce_rt {
 
 	struct droce_rt_stats st;
 	char err[256];
+
+	/* Capture (droce_rt_capture.c), NULL when off; written by the loop's thread only. */
+	struct droce_rt_capture *cap;
+	/* Telemetry (droce_rt_telemetry.c): the telemetry thread bumps tel_req, the loop copies
+	 * the counters into tel_snap under the tel_seq seqlock and stores tel_done = tel_req. */
+	uint32_t tel_req;
+	uint32_t tel_done;
+	uint32_t tel_seq;
+	unsigned int tel_n;
+	struct droce_rt_counter *tel_snap;
 };
 
 /* droce_rt_loop.c */
@@ -89,5 +100,21 @@ void droce_rt_wake(struct droce_rt *rt);
 unsigned int droce_rt_flush(struct droce_rt *rt);
 /* Queue a copy of a frame on the Tx batch (ctx: the runtime); 0 or -ENOBUFS. */
 int droce_rt_tx_copy(void *ctx, const uint8_t *frame, uint32_t len);
+
+/* droce_rt_counters.c: the counters, called on the device's thread. */
+int droce_rt_counters_collect(struct droce_rt *rt, struct droce_rt_counter *out, unsigned int n);
+
+/* droce_rt_capture.c */
+int droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen);
+void droce_rt_capture_frame(struct droce_rt *rt, const uint8_t *frame, uint32_t caplen,
+			    uint32_t len);
+void droce_rt_capture_close(struct droce_rt *rt);
+
+/* droce_rt_telemetry.c */
+enum { DROCE_RT_TEL_MAX = 512 };	/* counters a telemetry snapshot holds */
+int droce_rt_telemetry_attach(struct droce_rt *rt);
+void droce_rt_telemetry_detach(struct droce_rt *rt);
+/* The loop's side: a snapshot was asked for. */
+void droce_rt_telemetry_serve(struct droce_rt *rt);
 
 #endif /* DROCE_RT_PRIV_H */

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_telemetry commands on EAL's telemetry socket (<runtime dir>/dpdk_telemetry.v2):
+ *   /droce/counters[,GROUP]  every droce_rt_counters() value, grouped rt / port / neigh / dev
+ *   /droce/info              pid, port, link, addresses, capture file
+ * Telemetry callbacks run on EAL's telemetry thread while the engine is single-threaded: the
+ * callback asks the loop for a snapshot (tel_req), the loop copies the counters on its own thread
+ * (droce_rt_telemetry_serve, between iterations) and the callback reads the copy under a
+ * seqlock. A loop that does not iterate within TEL_WAIT_MS (an inline application busy
+ * elsewhere) gets its last snapshot returned, marked "stale": 1.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_telemetry.h>
+
+#include "droce_rt_priv.h"
+
+enum {
+	TEL_WAIT_MS = 500,
+	TEL_GROUPS = 4,
+};
+
+static const char *const tel_groups[TEL_GROUPS] = { "rt", "port", "neigh", "dev" };
+
+/* The runtime the commands read (one per process); the lock keeps close from freeing it under
+ * a callback. */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct droce_rt *tel_rt;
+static bool tel_registered;
+static struct droce_rt_counter tel_copy[DROCE_RT_TEL_MAX];	/* under tel_lock */
+
+void
+droce_rt_telemetry_serve(struct droce_rt *rt)
+{
+	uint32_t req = __atomic_load_n(&rt->tel_req, __ATOMIC_ACQUIRE);
+	uint32_t seq = rt->tel_seq;
+	int n;
+
+	rt->st.telemetry_reads++;
+	__atomic_store_n(&rt->tel_seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	n = droce_rt_counters_collect(rt, rt->tel_snap, DROCE_RT_TEL_MAX);
+	rt->tel_n = n < DROCE_RT_TEL_MAX ? (unsigned int)n : DROCE_RT_TEL_MAX;
+	__atomic_store_n(&rt->tel_seq, seq + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt->tel_done, req, __ATOMIC_RELEASE);
+}
+
+/* Ask the loop for a snapshot and copy it into tel_copy; returns the count, -1 when the loop
+ * never served one. *stale: the loop did not answer this time. Called under tel_lock. */
+static int
+snapshot(struct droce_rt *rt, bool *stale)
+{
+	struct timespec ts = { 0, 200000 };
+	uint32_t req, s1, s2;
+	unsigned int waited_us = 0, n = 0, tries;
+
+	req = __atomic_add_fetch(&rt->tel_req, 1, __ATOMIC_RELEASE);
+	droce_rt_wake(rt);
+	while (__atomic_load_n(&rt->tel_done, __ATOMIC_ACQUIRE) != req &&
+	       waited_us < TEL_WAIT_MS * 1000) {
+		nanosleep(&ts, NULL);
+		waited_us += 200;
+	}
+	*stale = __atomic_load_n(&rt->tel_done, __ATOMIC_ACQUIRE) != req;
+	for (tries = 0; tries < 1000; tries++) {
+		s1 = __atomic_load_n(&rt->tel_seq, __ATOMIC_ACQUIRE);
+		if (s1 == 0)
+			return -1;
+		if (s1 & 1) {
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		n = rt->tel_n;
+		memcpy(tel_copy, rt->tel_snap, n * sizeof(tel_copy[0]));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&rt->tel_seq, __ATOMIC_RELAXED);
+		if (s1 == s2)
+			return (int)n;
+	}
+	return -1;
+}
+
+static const char *
+strip_group(const char *name, unsigned int g)
+{
+	size_t len = strlen(tel_groups[g]);
+
+	if (strncmp(name, tel_groups[g], len) == 0 && name[len] == '.')
+		return name + len + 1;
+	return NULL;
+}
+
+static int
+tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rte_tel_data *sub;
+	const char *leaf;
+	unsigned int g;
+	bool stale, one;
+	int n, i;
+
+	(void)cmd;
+	one = params != NULL && *params != '\0';
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&tel_lock);
+	if (tel_rt == NULL) {
+		pthread_mutex_unlock(&tel_lock);
+		rte_tel_data_add_dict_string(d, "error", "no droce runtime open in this process");
+		return 0;
+	}
+	n = snapshot(tel_rt, &stale);
+	if (n < 0) {
+		pthread_mutex_unlock(&tel_lock);
+		rte_tel_data_add_dict_string(d, "error", "the runtime's poll loop is not running "
+					     "(no droce_rt_poll / droce_rt_start yet)");
+		return 0;
+	}
+	if (!one)
+		rte_tel_data_add_dict_u64(d, "stale", stale);
+	for (g = 0; g < TEL_GROUPS; g++) {
+		if (one && strcmp(params, tel_groups[g]) != 0)
+			continue;
+		sub = one ? d : rte_tel_data_alloc();
+		if (sub == NULL)
+			break;
+		if (!one)
+			rte_tel_data_start_dict(sub);
+		for (i = 0; i < n; i++) {
+			leaf = strip_group(tel_copy[i].name, g);
+			if (leaf != NULL)
+				rte_tel_data_add_dict_u64(sub, leaf, tel_copy[i].value);
+		}
+		if (!one)
+			rte_tel_data_add_dict_container(d, tel_groups[g], sub, 0);
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return 0;
+}
+
+static int
+tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct droce_rt_config *c;
+	char a[INET6_ADDRSTRLEN];
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "pid", (int)getpid());
+	pthread_mutex_lock(&tel_lock);
+	if (tel_rt == NULL) {
+		pthread_mutex_unlock(&tel_lock);
+		rte_tel_data_add_dict_string(d, "error", "no droce runtime open in this process");
+		return 0;
+	}
+	c = &tel_rt->cfg;
+	rte_tel_data_add_dict_string(d, "port", tel_rt->port.name);
+	rte_tel_data_add_dict_u64(d, "port_id", tel_rt->port.port_id);
+	rte_tel_data_add_dict_u64(d, "link_up", droce_rt_link_up(tel_rt));
+	rte_tel_data_add_dict_u64(d, "lcore_mode", tel_rt->started);
+	if (c->has_ipv4 && inet_ntop(AF_INET, c->ipv4, a, sizeof(a)) != NULL)
+		rte_tel_data_add_dict_string(d, "ipv4", a);
+	if (c->has_ipv6 && inet_ntop(AF_INET6, c->ipv6, a, sizeof(a)) != NULL)
+		rte_tel_data_add_dict_string(d, "ipv6", a);
+	rte_tel_data_add_dict_string(d, "capture", c->capture);
+	pthread_mutex_unlock(&tel_lock);
+	return 0;
+}
+
+int
+droce_rt_telemetry_attach(struct droce_rt *rt)
+{
+	rt->tel_snap = calloc(DROCE_RT_TEL_MAX, sizeof(rt->tel_snap[0]));
+	if (rt->tel_snap == NULL)
+		return -ENOMEM;
+	pthread_mutex_lock(&tel_lock);
+	if (tel_rt == NULL)
+		tel_rt = rt;
+	/* Commands cannot be unregistered: register once, they answer "no runtime" after close. */
+	if (!tel_registered) {
+		rte_telemetry_register_cmd("/droce/counters", tel_counters,
+			"droce runtime counters, grouped (rt, port, neigh, dev). Param: one group");
+		rte_telemetry_register_cmd("/droce/info", tel_info,
+			"droce runtime: pid, port, link, addresses, capture file. No params");
+		tel_registered = true;
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return 0;
+}
+
+void
+droce_rt_telemetry_detach(struct droce_rt *rt)
+{
+	pthread_mutex_lock(&tel_lock);
+	if (tel_rt == rt)
+		tel_rt = NULL;
+	pthread_mutex_unlock(&tel_lock);
+	free(rt->tel_snap);
+	rt->tel_snap = NULL;
+}
