@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * XDP program for net_af_xdp (devarg xdp_prog=droce_xdp.o): only droce's traffic goes to the
+ * AF_XDP socket, the kernel keeps the rest of the interface (its own ARP, ICMP, TCP).
+ *
+ * Redirected into xsks_map (key: Rx queue index, the layout DPDK's af_xdp PMD fills):
+ * - UDP destination port 4791 (RoCEv2) over IPv4 or IPv6, with at most one 802.1Q tag;
+ * - ARP whose target protocol address, and ICMPv6 neighbour solicitations whose target (or
+ *   advertisements whose IPv6 destination), is one of droce's own addresses listed in
+ *   droce_addrs (::ffff:a.b.c.d for IPv4, as in the GID table). droce resolves its peers
+ *   itself; an empty map leaves all neighbour discovery to the kernel.
+ * Everything else: XDP_PASS.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+enum {
+	DROCE_UDP_PORT = 4791,
+	DROCE_ETH_P_8021Q = 0x8100,
+	DROCE_IPPROTO_ICMPV6 = 58,
+	DROCE_ND_NS = 135,	/* ICMPv6 neighbour solicitation (RFC 4861 4.3) */
+	DROCE_ND_NA = 136,	/* neighbour advertisement (RFC 4861 4.4) */
+};
+
+struct droce_xdp_addr {
+	__u8 a[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u32);
+} xsks_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, struct droce_xdp_addr);
+	__type(value, __u8);
+} droce_addrs SEC(".maps");
+
+static __always_inline int
+to_xsk(struct xdp_md *ctx)
+{
+	return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+}
+
+static __always_inline int
+ours(const struct droce_xdp_addr *k)
+{
+	return bpf_map_lookup_elem(&droce_addrs, k) != NULL;
+}
+
+SEC("xdp")
+int
+droce_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct droce_xdp_addr k = { 0 };
+	__u8 *p = data;
+	__u16 proto;
+	__u32 off = 14;
+
+	if (p + 18 > (__u8 *)end)
+		return XDP_PASS;
+	proto = (__u16)(p[12] << 8 | p[13]);
+	if (proto == DROCE_ETH_P_8021Q) {
+		proto = (__u16)(p[16] << 8 | p[17]);
+		off = 18;
+	}
+	p += off;
+	if (proto == ETH_P_IP) {
+		__u32 ihl;
+
+		if (p + 20 > (__u8 *)end)
+			return XDP_PASS;
+		ihl = (p[0] & 0xf) * 4u;
+		/* not a first fragment: no UDP header to look at */
+		if (p[9] != IPPROTO_UDP || ihl < 20 || ((p[6] & 0x1f) | p[7]) != 0)
+			return XDP_PASS;
+		if (ihl > 60)
+			return XDP_PASS;
+		p += ihl;
+		if (p + 8 > (__u8 *)end)
+			return XDP_PASS;
+		return (p[2] << 8 | p[3]) == DROCE_UDP_PORT ? to_xsk(ctx) : XDP_PASS;
+	}
+	if (proto == ETH_P_IPV6) {
+		if (p + 40 + 8 > (__u8 *)end)
+			return XDP_PASS;
+		/* no extension headers: droce sends none */
+		if (p[6] == IPPROTO_UDP)
+			return (p[42] << 8 | p[43]) == DROCE_UDP_PORT ? to_xsk(ctx) : XDP_PASS;
+		if (p[6] != DROCE_IPPROTO_ICMPV6 || (p[40] != DROCE_ND_NS && p[40] != DROCE_ND_NA))
+			return XDP_PASS;
+		if (p[40] == DROCE_ND_NA) {
+			__builtin_memcpy(k.a, p + 24, 16);	/* IPv6 destination */
+		} else {
+			if (p + 40 + 24 > (__u8 *)end)
+				return XDP_PASS;
+			__builtin_memcpy(k.a, p + 48, 16);	/* NS target */
+		}
+		return ours(&k) ? to_xsk(ctx) : XDP_PASS;
+	}
+	if (proto == ETH_P_ARP) {
+		/* Ethernet/IPv4 ARP: target protocol address at offset 24 */
+		if (p + 28 > (__u8 *)end || p[4] != 6 || p[5] != 4)
+			return XDP_PASS;
+		k.a[10] = 0xff;
+		k.a[11] = 0xff;
+		__builtin_memcpy(k.a + 12, p + 24, 4);
+		return ours(&k) ? to_xsk(ctx) : XDP_PASS;
+	}
+	return XDP_PASS;
+}
+
+char _license[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,197 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# droce between network namespaces: one runtime per namespace running tests/glue's RC session
+# (netns_side: RDMA WRITE, SENDs, RDMA READ, every byte checked), droce doing its own ARP/ND.
+#   netns_test.sh TEST NETNS_SIDE [DROCE_XDP_O DROCE_XDP_ADDRS]
+#   TEST: afpacket | afxdp               A <-veth-> B
+#         loss_afpacket | loss_afxdp     A <-veth-> M (bridge) <-veth-> B, M drops 5 % of UDP 4791
+#         ecn_afpacket | ecn_afxdp       the same, M sets CE on every UDP 4791 packet
+# Impairment sits in a middle namespace: a af_xdp receiver's XDP program takes the frame before
+# any nft hook of its own namespace could see it. The kernel keeps its own addresses
+# (198.19.0.1, .2) on the same interfaces and must ping across while droce runs.
+# Root only: as another user the test fails (never skipped). Everything is removed on exit.
+set -u
+test=$1
+side=$2
+xdp_obj=${3:-}
+xdp_addrs=${4:-}
+fail() { echo "FAIL: $*"; exit 1; }
+[ "$(id -u)" = 0 ] || fail "netns tests need root (network namespaces, veth, nftables, XDP): run them as root"
+for t in ip nft ping timeout mkfifo; do
+	command -v $t >/dev/null || fail "'$t' not found (packages: iproute2 nftables iputils-ping coreutils)"
+done
+# a trailing 6: the session runs over the IPv6 GIDs (glue_smoke rc6), neighbours by ND
+mode=rc
+case $test in *6) mode=rc6; test=${test%6} ;; esac
+case $test in
+afpacket|afxdp) impair=none; pmd=$test ;;
+loss_*) impair=loss; pmd=${test#loss_} ;;
+ecn_*) impair=ecn; pmd=${test#ecn_} ;;
+*) fail "unknown test '$test'" ;;
+esac
+if [ "$pmd" = afxdp ] && { [ ! -f "$xdp_obj" ] || [ ! -x "$xdp_addrs" ]; }; then
+	fail "af_xdp needs droce_xdp.o and droce-xdp-addrs (pmd-glue/xdp)"
+fi
+
+# unique per run: parallel runs never share a namespace, FIFO or log
+tag=$$$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+nsa=drn_a_$tag nsb=drn_b_$tag nsm=drn_m_$tag
+dir=$(mktemp -d /tmp/droce_netns.XXXXXX)
+pids=
+cleanup() {
+	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for n in $nsa $nsb $nsm; do ip netns del "$n" 2>/dev/null; done
+	[ -n "${DROCE_NETNS_KEEP:-}" ] && echo "logs kept in $dir" || rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+inns() { n=$1; shift; timeout 30 ip netns exec "$n" "$@"; }
+
+ip netns add "$nsa" && ip netns add "$nsb" || fail "cannot create network namespaces"
+if [ $impair = none ]; then
+	ip -n "$nsa" link add dra address 02:00:00:00:00:01 type veth \
+		peer name drb address 02:00:00:00:00:02 netns "$nsb" || fail "no veth"
+else
+	ip netns add "$nsm" || fail "cannot create the middle namespace"
+	ip -n "$nsa" link add dra address 02:00:00:00:00:01 type veth peer name vma netns "$nsm" &&
+	ip -n "$nsb" link add drb address 02:00:00:00:00:02 type veth peer name vmb netns "$nsm" &&
+	ip -n "$nsm" link add br0 type bridge &&
+	ip -n "$nsm" link set dev vma master br0 && ip -n "$nsm" link set dev vmb master br0 ||
+		fail "cannot build A - bridge - B"
+	inns "$nsm" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	for d in vma vmb br0; do ip -n "$nsm" link set dev "$d" up; done
+	if [ $impair = loss ]; then
+		rules="add rule bridge droce impair udp dport 4791 numgen random mod 100 < 5 counter drop"
+	else
+		# IPv4 ECN (nft fixes the header checksum) and the IPv6 traffic class alike
+		rules="add rule bridge droce impair ether type ip udp dport 4791 ip ecn set ce counter;
+		       add rule bridge droce impair ether type ip6 udp dport 4791 ip6 ecn set ce counter"
+	fi
+	inns "$nsm" nft "add table bridge droce; add chain bridge droce impair { type filter hook forward priority 0; }; $rules" ||
+		fail "nft: $rules"
+fi
+# The kernel's own side of each interface: IPv4 only (IPv6 off so it stays quiet), and UDP 4791
+# never reaches its sockets (no ICMP port unreachable answering droce's traffic on af_packet).
+for x in "a dra 198.19.0.1" "b drb 198.19.0.2"; do
+	set -- $x
+	n=$(eval echo \$ns$1)
+	inns "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	inns "$n" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$n" addr add "$3/24" dev "$2" && ip -n "$n" link set "$2" up || fail "address on $2"
+	inns "$n" nft "add table inet droce; add chain inet droce in { type filter hook input priority 0; }; add rule inet droce in udp dport 4791 counter drop" ||
+		fail "nft input rule"
+done
+
+eal="--no-huge -m 128 --no-pci --no-telemetry"
+vdev() {
+	if [ "$pmd" = afxdp ]; then
+		echo "net_af_xdp0,iface=$1,xdp_prog=$xdp_obj"
+	else
+		echo "net_af_packet0,iface=$1"
+	fi
+}
+
+# One session: both sides started, droce's addresses given to the XDP programs, the kernel's
+# ping across while both runtimes poll their ports; 0 when both sides checked every byte.
+# The client's messages to the server go through a relay started only after the ping: until
+# then the server waits for the client in glue_smoke's meet() and the client for the server's
+# QP information, both loops running (they wait up to 10 s).
+session() {
+	k=$1
+	rm -f "$dir/c2s" "$dir/s2c" "$dir/c2s_held"
+	mkfifo "$dir/c2s" "$dir/s2c" "$dir/c2s_held" || fail "mkfifo"
+	# ip netns exec gives a private /sys without bpffs: mount one (libbpf, libxdp may want it)
+	ip netns exec "$nsa" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
+		timeout 60 "$side" $mode server "$dir/c2s" "$dir/s2c" "$eal" "$(vdev dra)" \
+		>"$dir/a$k.log" 2>&1 &
+	pa=$!
+	ip netns exec "$nsb" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
+		timeout 60 "$side" $mode client "$dir/s2c" "$dir/c2s_held" "$eal" "$(vdev drb)" \
+		>"$dir/b$k.log" 2>&1 &
+	pb=$!
+	pids="$pids $pa $pb"
+	if [ "$pmd" = afxdp ]; then
+		inns "$nsa" "$xdp_addrs" dra 198.18.0.1 2001:2::1 &
+		qa=$!
+		inns "$nsb" "$xdp_addrs" drb 198.18.0.2 2001:2::2 || fail "droce-xdp-addrs B"
+		wait $qa || fail "droce-xdp-addrs A"
+		for x in "$nsa dra" "$nsb drb"; do
+			set -- $x
+			ip -n "$1" link show "$2" | grep -q "prog/xdp" || fail "no XDP program on $2"
+		done
+	else
+		# the client opens its port once the server's is up: wait for a packet socket in
+		# each namespace (/proc/net/packet: a header line, then one line per socket)
+		for t in $(seq 200); do
+			[ "$(inns "$nsa" cat /proc/net/packet | wc -l)" -gt 1 ] &&
+				[ "$(inns "$nsb" cat /proc/net/packet | wc -l)" -gt 1 ] && break
+			sleep 0.05
+		done
+		[ "$(inns "$nsb" cat /proc/net/packet | wc -l)" -gt 1 ] || fail "no af_packet socket in B"
+	fi
+	# the kernel's own traffic on the same interfaces, both ways
+	inns "$nsa" ping -q -c 5 -i 0.02 -W 2 198.19.0.2 >"$dir/ping$k.log" 2>&1 &&
+	inns "$nsb" ping -q -c 5 -i 0.02 -W 2 198.19.0.1 >>"$dir/ping$k.log" 2>&1 ||
+		{ cat "$dir/ping$k.log"; fail "kernel ping between the namespaces failed while droce runs"; }
+	kill -0 $pa 2>/dev/null && kill -0 $pb 2>/dev/null ||
+		{ cat "$dir/a$k.log" "$dir/b$k.log"; fail "a droce side ended before the ping was over"; }
+	cat "$dir/c2s_held" >"$dir/c2s" &
+	pids="$pids $!"
+	wait $pa
+	ra=$?
+	wait $pb
+	rb=$?
+	grep -E "netns_side|intact|:[0-9]+: " "$dir/a$k.log" "$dir/b$k.log"
+	if [ $ra != 0 ] || [ $rb != 0 ]; then
+		cat "$dir/a$k.log" "$dir/b$k.log"
+		fail "session $k: server exit $ra, client exit $rb"
+	fi
+	grep -q "netns_side $mode server: ok" "$dir/a$k.log" &&
+		grep -q "netns_side $mode client: ok" "$dir/b$k.log" ||
+		fail "session $k did not report ok"
+	echo "session $k: bytes checked on both sides, kernel ping answered during it"
+}
+
+# packets counted by the middle namespace's impairment rules
+nft_packets() {
+	inns "$nsm" nft list chain bridge droce impair |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") s += $(i + 1) } END { print s + 0 }'
+}
+
+# sum of one counter over both sides' printed counters (or one side's: a or b as $2)
+counter() {
+	cat "$dir"/${2:-[ab]}*.log | awk -v n="$1" '$2 == n && $3 == "=" { s += $4 } END { print s + 0 }'
+}
+
+case $impair in
+none)
+	session 1
+	;;
+loss)
+	# One session must show a retransmission; 5 % loss can spare a whole session now and
+	# then (or hit only ACKs that a later one covers), so up to 4 run, each checked fully.
+	for k in 1 2 3 4; do
+		session $k
+		[ "$(counter dev.roce_adp_retrans)" -gt 0 ] && break
+	done
+	drops=$(nft_packets)
+	echo "nft dropped ${drops:-?} RoCE packets; retransmitted: $(counter dev.roce_adp_retrans)"
+	[ "${drops:-0}" -gt 0 ] || fail "nft dropped nothing"
+	[ "$(counter dev.roce_adp_retrans)" -gt 0 ] || fail "no retransmission counted after $k sessions"
+	;;
+ecn)
+	session 1
+	marked=$(nft_packets)
+	ce=$(counter dev.np_ecn_marked_roce_packets)
+	echo "nft set CE on ${marked:-?} packets; receivers counted $ce CE-marked"
+	[ "${marked:-0}" -gt 0 ] || fail "nft marked nothing"
+	[ "$ce" -gt 0 ] || fail "no CE-marked packet counted (dev.np_ecn_marked_roce_packets)"
+	# every RoCE frame crossed the bridge, so each one a side took in was CE-marked
+	for x in a b; do
+		[ "$(counter dev.np_ecn_marked_roce_packets $x)" = "$(counter dev.rcvd_roce_frames $x)" ] ||
+			fail "side $x: $(counter dev.np_ecn_marked_roce_packets $x) CE-marked of $(counter dev.rcvd_roce_frames $x) RoCE frames"
+	done
+	;;
+esac
+echo "netns $test ($mode): ok"
