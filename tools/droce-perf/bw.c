@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Bandwidth mode (and the read / atomic latency, which is bw at depth 1): the client keeps up to
+ * `depth` signalled WRs outstanding per QP, round robin, until -n or -D; the server serves
+ * WRITE/READ/atomics passively and checks every SEND it receives. Each step is one pass,
+ * bounded by the CQ batch and the window.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "droce_counters.h"
+#include "perf.h"
+
+enum { CQ_BATCH = 32, TCP_POLL_NS = 1000000 };
+
+void
+perf_maybe_corrupt(struct perf_ctx *c, uint8_t *p)
+{
+	if (c->plan.corrupt && !c->corrupted) {
+		c->corrupted = true;
+		*p ^= 0x5a;
+	}
+}
+
+void
+perf_sample(struct perf_ctx *c, uint64_t ns)
+{
+	if (c->samples != NULL && c->nsamples < PERF_MAX_SAMPLES)
+		c->samples[c->nsamples++] = ns;
+}
+
+static uint32_t
+window(const struct perf_ctx *c, const struct perf_qp *q)
+{
+	uint32_t w = c->plan.mode == PERF_MODE_LAT ? 1 : c->plan.depth;
+
+	return w < q->slots ? w : q->slots;
+}
+
+static int
+post_one(struct perf_ctx *c, unsigned int qi, uint64_t j)
+{
+	struct perf_qp *q = &c->q[qi];
+	uint32_t slot = (uint32_t)(j % q->slots);
+	bool atomic = perf_is_atomic(c->plan.op);
+	uint32_t len = atomic ? 8 : c->size;
+	uint8_t *local = q->buf + (uint64_t)slot * len;
+	struct droce_sge sge = { .addr = (uintptr_t)local, .length = len,
+				 .lkey = droce_mr_lkey(q->mr) };
+	struct droce_send_wr wr = { .wr_id = j, .sg_list = &sge, .num_sge = 1,
+				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+
+	switch (c->plan.op) {
+	case PERF_OP_WRITE:
+	case PERF_OP_SEND:
+		if (c->plan.verify)
+			perf_fill(local, len, j);
+		wr.opcode = c->plan.op == PERF_OP_WRITE ? DROCE_WR_RDMA_WRITE : DROCE_WR_SEND;
+		break;
+	case PERF_OP_READ:
+		if (c->plan.verify)
+			memset(local, 0, len);	/* stale data must not pass */
+		wr.opcode = DROCE_WR_RDMA_READ;
+		break;
+	case PERF_OP_FADD:
+		wr.opcode = DROCE_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.compare_add = 1;
+		break;
+	case PERF_OP_CSWAP:
+		wr.opcode = DROCE_WR_ATOMIC_CMP_AND_SWP;
+		wr.wr.atomic.compare_add = perf_atomic_expect(qi, j);
+		wr.wr.atomic.swap = perf_atomic_expect(qi, j) + 1;
+		break;
+	}
+	if (atomic) {
+		wr.wr.atomic.remote_addr = q->peer.va;	/* the counter is the peer's slot 0 */
+		wr.wr.atomic.rkey = q->peer.rkey;
+	} else {
+		wr.wr.rdma.remote_addr = q->peer.va + (uint64_t)slot * len;
+		wr.wr.rdma.rkey = q->peer.rkey;
+	}
+	return droce_post_send(q->qp, &wr, &bad);
+}
+
+/* Client side check of what came back: READ data, atomic original values. */
+static void
+check_completion(struct perf_ctx *c, unsigned int qi, uint64_t j)
+{
+	struct perf_qp *q = &c->q[qi];
+	uint32_t slot = (uint32_t)(j % q->slots), first = 0;
+	uint64_t v, bad;
+
+	if (c->plan.op == PERF_OP_READ) {
+		uint8_t *p = q->buf + (uint64_t)slot * c->size;
+
+		perf_maybe_corrupt(c, p);
+		bad = perf_check(p, c->size, slot, &first);	/* the server's pattern of slot */
+		if (bad != 0 && c->bad == 0)
+			perf_fail(c, "verify: READ %llu (QP %u): %llu bytes differ, first at %u",
+				  (unsigned long long)j, qi, (unsigned long long)bad, first);
+		c->bad += bad;
+	} else if (perf_is_atomic(c->plan.op)) {
+		memcpy(&v, q->buf + (uint64_t)slot * 8, 8);
+		if (c->plan.corrupt && !c->corrupted) {
+			c->corrupted = true;
+			v ^= 1;
+		}
+		if (v != perf_atomic_expect(qi, j)) {
+			if (c->bad == 0)
+				perf_fail(c, "verify: %s %llu (QP %u) returned %#llx, expected %#llx",
+					  perf_op_name(c->plan.op), (unsigned long long)j, qi,
+					  (unsigned long long)v,
+					  (unsigned long long)perf_atomic_expect(qi, j));
+			c->bad++;
+		}
+	}
+}
+
+static int
+poll_cq(struct perf_ctx *c, unsigned int qi, uint64_t now)
+{
+	struct perf_qp *q = &c->q[qi];
+	struct droce_wc wc[CQ_BATCH];
+	int n, i;
+
+	n = droce_cq_poll(q->cq, CQ_BATCH, wc);
+	if (n < 0) {
+		perf_fail(c, "CQ poll: %d", n);
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != DROCE_WC_SUCCESS) {
+			perf_fail(c, "%s %llu on QP %u completed with status %d",
+				  perf_op_name(c->plan.op), (unsigned long long)wc[i].wr_id, qi,
+				  wc[i].status);
+			return -EIO;
+		}
+		if (c->plan.verify)
+			check_completion(c, qi, wc[i].wr_id);
+		if (c->plan.mode == PERF_MODE_LAT)
+			perf_sample(c, now - c->t_post);
+		q->done++;
+		c->t_last = now;
+		c->t_end = now;
+	}
+	return 0;
+}
+
+int
+perf_bw_client_step(struct perf_ctx *c)
+{
+	uint64_t now = perf_now(c), posted = 0;
+	unsigned int i;
+	bool idle = true;
+	int rc;
+
+	for (i = 0; i < c->plan.qps; i++) {
+		rc = poll_cq(c, i, now);
+		if (rc != 0)
+			return rc;
+		posted += c->q[i].posted;
+	}
+	if (!c->stop && (posted >= c->plan.iters || (c->plan.duration_ms != 0 &&
+	    now - c->t0 >= (uint64_t)c->plan.duration_ms * 1000000)))
+		c->stop = true;
+	for (i = 0; i < c->plan.qps; i++) {
+		struct perf_qp *q = &c->q[i];
+
+		while (!c->stop && q->posted - q->done < window(c, q) && posted < c->plan.iters) {
+			if (c->plan.mode == PERF_MODE_LAT)
+				c->t_post = perf_now(c);
+			rc = post_one(c, i, q->posted);
+			if (rc != 0) {
+				perf_fail(c, "post_send: %d", rc);
+				return rc;
+			}
+			q->posted++;
+			posted++;
+		}
+		if (q->posted != q->done)
+			idle = false;
+	}
+	return c->stop && idle ? 1 : 0;
+}
+
+/* Server: the client's DONE. Looked for about once a millisecond (a syscall). */
+int
+perf_server_poll_tcp(struct perf_ctx *c)
+{
+	struct perf_msg m;
+	uint64_t now = perf_now(c);
+	unsigned int i;
+	int rc;
+
+	if (c->got_done || now - c->t_tcp < TCP_POLL_NS)
+		return 0;
+	c->t_tcp = now;
+	rc = perf_oob_try_recv(c->sock, &m, sizeof(m));
+	if (rc <= 0) {
+		if (rc < 0)
+			perf_fail(c, "the client went away");
+		return rc;
+	}
+	if (m.magic != PERF_MAGIC || m.kind != PERF_MSG_DONE) {
+		perf_fail(c, "unexpected message %u from the client", m.kind);
+		return -EPROTO;
+	}
+	for (i = 0; i < c->plan.qps; i++)
+		c->expect[i] = m.count[i];
+	c->got_done = true;
+	return 0;
+}
+
+/* Progress on a passive server is the engine receiving packets. */
+static void
+rx_progress(struct perf_ctx *c)
+{
+	uint64_t rx = droce_dev_counter(droce_rt_dev(c->rt), DROCE_CNT_RCVD_PKTS);
+
+	if (rx != c->last_rx) {
+		c->last_rx = rx;
+		c->t_last = perf_now(c);
+	}
+}
+
+static int
+server_recv(struct perf_ctx *c, unsigned int qi)
+{
+	struct perf_qp *q = &c->q[qi];
+	struct droce_wc wc[CQ_BATCH];
+	uint32_t first = 0;
+	uint64_t bad;
+	uint8_t *p;
+	int n, i;
+
+	n = droce_cq_poll(q->cq, CQ_BATCH, wc);
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != DROCE_WC_SUCCESS) {
+			perf_fail(c, "receive %llu on QP %u: status %d",
+				  (unsigned long long)q->rdone, qi, wc[i].status);
+			return -EIO;
+		}
+		if (wc[i].opcode != DROCE_WC_RECV)
+			continue;
+		p = q->buf + wc[i].wr_id * c->size;
+		if (c->plan.verify) {
+			perf_maybe_corrupt(c, p);
+			bad = perf_check(p, c->size, q->rdone, &first);
+			if (wc[i].byte_len != c->size)
+				bad++;
+			if (bad != 0 && c->bad == 0)
+				perf_fail(c, "verify: SEND %llu (QP %u): %u bytes of %u, %llu bad, "
+					  "first at %u", (unsigned long long)q->rdone, qi,
+					  wc[i].byte_len, c->size, (unsigned long long)bad, first);
+			c->bad += bad;
+		}
+		q->rdone++;
+		if (perf_post_recv(c, qi, (uint32_t)wc[i].wr_id) != 0) {
+			perf_fail(c, "post_recv failed");
+			return -EIO;
+		}
+	}
+	return n < 0 ? n : 0;
+}
+
+int
+perf_bw_server_step(struct perf_ctx *c)
+{
+	unsigned int i;
+	bool all = true;
+	int rc;
+
+	rx_progress(c);
+	for (i = 0; c->plan.op == PERF_OP_SEND && i < c->plan.qps; i++) {
+		rc = server_recv(c, i);
+		if (rc != 0)
+			return rc;
+		if (c->q[i].rdone < c->expect[i])
+			all = false;
+	}
+	rc = perf_server_poll_tcp(c);
+	if (rc < 0)
+		return rc;
+	return c->got_done && all ? 1 : 0;
+}

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The runtime, the per-round QPs and their connection (INIT, RTR with the peer's QPN, PSN and
+ * GID, RTS), and the driver that runs a step function under the loop with a progress line and a
+ * peer timeout. Engine calls go through perf_call(): direct in inline mode, droce_rt_call() when
+ * the loop runs on a poll lcore.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "droce_ext.h"
+#include "perf.h"
+
+void
+perf_fail(struct perf_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->failed)
+		return;
+	c->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+}
+
+uint64_t
+perf_now(const struct perf_ctx *c)
+{
+	return droce_rt_now(c->rt);
+}
+
+struct call {
+	struct perf_ctx *c;
+	int (*fn)(struct perf_ctx *c);
+};
+
+static int
+call_tramp(struct droce_rt *rt, void *arg)
+{
+	struct call *k = arg;
+
+	(void)rt;
+	return k->fn(k->c);
+}
+
+int
+perf_call(struct perf_ctx *c, int (*fn)(struct perf_ctx *c))
+{
+	struct call k = { c, fn };
+
+	if (!c->lcore)
+		return fn(c);
+	return droce_rt_call(c->rt, call_tramp, &k);
+}
+
+static bool
+link_up(void *arg)
+{
+	return droce_rt_link_up(arg);
+}
+
+int
+perf_open(struct perf_ctx *c, const char *argv0)
+{
+	char err[256] = "";
+	int rc;
+
+	c->rt = droce_rt_open(c->o->config, argv0, err, sizeof(err));
+	if (c->rt == NULL) {
+		fprintf(stderr, "droce-perf: runtime: %s\n", err);
+		return -EIO;
+	}
+	if (droce_rt_config(c->rt)->nb_lcores >= 2) {
+		rc = droce_rt_start(c->rt);
+		if (rc != 0) {
+			fprintf(stderr, "droce-perf: poll lcore: %s\n", strerror(-rc));
+			return rc;
+		}
+		c->lcore = true;
+	}
+	if (droce_rt_run_until(c->rt, link_up, c->rt, 10000) != 0) {
+		fprintf(stderr, "droce-perf: link not up in 10 s (is the peer's port there?)\n");
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+uint32_t
+perf_slots(const struct perf_plan *p, uint32_t size)
+{
+	uint64_t want, cap = PERF_BUF_CAP / size;
+
+	if (perf_is_atomic(p->op))
+		return p->depth;
+	if (p->mode == PERF_MODE_LAT)
+		return 8;
+	want = p->depth;
+	if (p->verify && p->op == PERF_OP_WRITE && p->iters > want)
+		want = p->iters;	/* every write in its own slot while they fit */
+	if (want > cap)
+		want = cap;
+	return want > 0 ? (uint32_t)want : 1;
+}
+
+static int
+alloc_fn(struct perf_ctx *c)
+{
+	struct droce_dev *dev = droce_rt_dev(c->rt);
+	uint64_t len = 0, l;
+	unsigned int i;
+	int e = 0;
+
+	for (i = 0; i < c->plan.nsizes; i++) {
+		l = (uint64_t)perf_slots(&c->plan, c->plan.sizes[i]) * c->plan.sizes[i];
+		if (l > len)
+			len = l;
+	}
+	len = (len + 4095) & ~4095ull;
+	c->pd = droce_pd_alloc(dev, &e);
+	if (c->pd == NULL)
+		return -e;
+	for (i = 0; i < c->plan.qps; i++) {
+		struct perf_qp *q = &c->q[i];
+
+		q->buf = aligned_alloc(4096, len);
+		if (q->buf == NULL)
+			return -ENOMEM;
+		memset(q->buf, 0, len);	/* pre-faulted: no first-touch cost in the run */
+		q->len = len;
+		q->mr = droce_mr_reg(c->pd, q->buf, len, DROCE_ACCESS_LOCAL_WRITE |
+				     DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
+				     DROCE_ACCESS_REMOTE_ATOMIC, &e);
+		if (q->mr == NULL)
+			return -e;
+	}
+	return 0;
+}
+
+/* Buffers and MRs, once for all rounds (sized for the largest). */
+int
+perf_setup_qps(struct perf_ctx *c)
+{
+	return perf_call(c, alloc_fn);
+}
+
+static int
+qp_create_fn(struct perf_ctx *c)
+{
+	struct droce_dev *dev = droce_rt_dev(c->rt);
+	uint32_t depth = c->plan.depth < 16 ? 16 : c->plan.depth;
+	struct droce_qp_init_attr ia = {
+		.qp_type = DROCE_QPT_RC,
+		.cap = { .max_send_wr = depth, .max_recv_wr = depth, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct droce_qp_attr a = { 0 };
+	unsigned int i;
+	int e = 0, rc;
+
+	for (i = 0; i < c->plan.qps; i++) {
+		struct perf_qp *q = &c->q[i];
+
+		q->cq = droce_cq_create(dev, 2 * depth + 16, NULL, &e);
+		if (q->cq == NULL)
+			return -e;
+		ia.send_cq = q->cq;
+		ia.recv_cq = q->cq;
+		q->qp = droce_qp_create(c->pd, &ia, &e);
+		if (q->qp == NULL)
+			return -e;
+		a.qp_state = DROCE_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
+				    DROCE_ACCESS_REMOTE_ATOMIC;
+		rc = droce_qp_modify(q->qp, &a, DROCE_QP_STATE | DROCE_QP_PKEY_INDEX |
+				     DROCE_QP_PORT | DROCE_QP_ACCESS_FLAGS);
+		if (rc != 0)
+			return rc;
+		memset(&q->me, 0, sizeof(q->me));
+		q->me.qpn = droce_qp_num(q->qp);
+		q->me.psn = (uint32_t)((c->o->server ? 0x1000 : 0x2000) + c->round * 64 + i) &
+			    0xffffff;
+		q->me.rkey = droce_mr_rkey(q->mr);
+		q->me.va = (uintptr_t)q->buf;
+		q->me.len = q->len;
+		q->me.slots = q->slots;
+		if (droce_rt_gid(c->rt, c->o->gid_index, q->me.gid) <= c->o->gid_index)
+			return -ENOENT;
+		q->posted = q->done = q->rdone = 0;
+	}
+	return 0;
+}
+
+static enum droce_mtu
+mtu_enum(uint32_t bytes)
+{
+	enum droce_mtu m = DROCE_MTU_256;
+
+	while (bytes > 256u << (m - 1) && m < DROCE_MTU_4096)
+		m++;
+	return m;
+}
+
+static int
+connect_fn(struct perf_ctx *c)
+{
+	uint32_t mtu = c->plan.mtu ? c->plan.mtu : droce_rt_config(c->rt)->path_mtu;
+	struct droce_qp_attr a;
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < c->plan.qps; i++) {
+		struct perf_qp *q = &c->q[i];
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = DROCE_QPS_RTR;
+		a.path_mtu = mtu_enum(mtu);
+		a.dest_qp_num = q->peer.qpn;
+		a.rq_psn = q->peer.psn;
+		a.max_dest_rd_atomic = 16;
+		a.min_rnr_timer = 1;	/* 0.01 ms: a send outrunning the receives retries soon */
+		memcpy(a.ah_attr.dgid, q->peer.gid, 16);
+		a.ah_attr.sgid_index = (uint8_t)c->o->gid_index;
+		memcpy(a.ah_attr.dmac, c->peer_mac, 6);
+		a.ah_attr.hop_limit = 64;
+		rc = droce_qp_modify(q->qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+				     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
+				     DROCE_QP_MAX_DEST_RD_ATOMIC | DROCE_QP_MIN_RNR_TIMER);
+		if (rc != 0)
+			return rc;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = DROCE_QPS_RTS;
+		a.timeout = 14;		/* 67 ms: a loaded 2-core machine stalls for tens of ms */
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;	/* infinite: receives are reposted as they are checked */
+		a.sq_psn = q->me.psn;
+		a.max_rd_atomic = 16;
+		rc = droce_qp_modify(q->qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT |
+				     DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY | DROCE_QP_SQ_PSN |
+				     DROCE_QP_MAX_QP_RD_ATOMIC);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Create this round's QPs, trade endpoints with the peer, resolve its MAC, go to RTS. */
+int
+perf_connect_qps(struct perf_ctx *c)
+{
+	struct perf_ep eps[PERF_MAX_QPS];
+	size_t len = c->plan.qps * sizeof(eps[0]);
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < c->plan.qps; i++)
+		c->q[i].slots = perf_slots(&c->plan, c->size);
+	rc = perf_call(c, qp_create_fn);
+	if (rc != 0) {
+		fprintf(stderr, "droce-perf: QP set-up: %s\n", strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < c->plan.qps; i++)
+		eps[i] = c->q[i].me;
+	rc = perf_oob_send(c->sock, eps, len, c->plan.timeout_ms);
+	if (rc == 0)
+		rc = perf_oob_recv(c->sock, eps, len, c->plan.timeout_ms + 5000);
+	if (rc != 0) {
+		fprintf(stderr, "droce-perf: endpoint exchange: %s\n", strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < c->plan.qps; i++)
+		c->q[i].peer = eps[i];
+	if (c->round == 0) {
+		rc = droce_rt_resolve(c->rt, eps[0].gid, c->peer_mac, 5000);
+		if (rc != 0) {
+			fprintf(stderr, "droce-perf: peer MAC: %s\n", droce_rt_strerror(c->rt));
+			return rc;
+		}
+	}
+	rc = perf_call(c, connect_fn);
+	if (rc != 0)
+		fprintf(stderr, "droce-perf: QP to RTR/RTS: %s (path MTU within DROCE_MTU?)\n",
+			strerror(-rc));
+	return rc;
+}
+
+static int
+qp_destroy_fn(struct perf_ctx *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->plan.qps; i++) {
+		if (c->q[i].qp != NULL)
+			droce_qp_destroy(c->q[i].qp);
+		if (c->q[i].cq != NULL)
+			droce_cq_destroy(c->q[i].cq);
+		c->q[i].qp = NULL;
+		c->q[i].cq = NULL;
+	}
+	return 0;
+}
+
+void
+perf_teardown_qps(struct perf_ctx *c)
+{
+	perf_call(c, qp_destroy_fn);
+}
+
+static int
+free_fn(struct perf_ctx *c)
+{
+	unsigned int i;
+
+	qp_destroy_fn(c);
+	for (i = 0; i < c->plan.qps; i++) {
+		if (c->q[i].mr != NULL)
+			droce_mr_dereg(c->q[i].mr);
+		c->q[i].mr = NULL;
+	}
+	if (c->pd != NULL)
+		droce_pd_dealloc(c->pd);
+	c->pd = NULL;
+	return 0;
+}
+
+void
+perf_close(struct perf_ctx *c)
+{
+	unsigned int i;
+
+	if (c->rt == NULL)
+		return;
+	perf_call(c, free_fn);
+	droce_rt_close(c->rt);
+	c->rt = NULL;
+	for (i = 0; i < PERF_MAX_QPS; i++)
+		free(c->q[i].buf);
+}
+
+int
+perf_post_recv(struct perf_ctx *c, unsigned int qi, uint32_t slot)
+{
+	struct perf_qp *q = &c->q[qi];
+	struct droce_sge sge = {
+		.addr = (uintptr_t)(q->buf + (uint64_t)slot * c->size), .length = c->size,
+		.lkey = droce_mr_lkey(q->mr),
+	};
+	struct droce_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return droce_post_recv(q->qp, &wr, &bad);
+}
+
+struct drive {
+	struct perf_ctx *c;
+	int (*step)(struct perf_ctx *c);
+	const char *what;
+	int rc;
+};
+
+static bool
+drive_cond(void *arg)
+{
+	struct drive *d = arg;
+	struct perf_ctx *c = d->c;
+	uint64_t now;
+
+	d->rc = perf_call(c, d->step);
+	if (d->rc != 0)
+		return true;
+	now = perf_now(c);
+	if (now - c->t_last > (uint64_t)c->plan.timeout_ms * 1000000) {
+		perf_fail(c, "%s: no progress for %u ms (peer gone?)", d->what,
+			  c->plan.timeout_ms);
+		d->rc = -ETIMEDOUT;
+		return true;
+	}
+	if (now - c->t_progress >= 1000000000ull) {
+		c->t_progress = now;
+		return true;	/* back to perf_drive for the progress line */
+	}
+	return false;
+}
+
+int
+perf_drive(struct perf_ctx *c, int (*step)(struct perf_ctx *c), const char *what)
+{
+	struct drive d = { c, step, what, 0 };
+	uint64_t done;
+	unsigned int i;
+
+	c->t_last = perf_now(c);
+	c->t_progress = c->t_last;
+	for (;;) {
+		/* run_until's own bound is a backstop: drive_cond returns at least every second */
+		droce_rt_run_until(c->rt, drive_cond, &d, 2000);
+		if (d.rc != 0)
+			return d.rc < 0 ? d.rc : 0;
+		if (perf_now(c) - c->t_last > (uint64_t)c->plan.timeout_ms * 1000000) {
+			perf_fail(c, "%s: no progress for %u ms (peer gone?)", what,
+				  c->plan.timeout_ms);
+			return -ETIMEDOUT;
+		}
+		if (c->o->quiet || c->t0 == 0)
+			continue;
+		for (done = 0, i = 0; i < c->plan.qps; i++)
+			done += c->q[i].done > c->q[i].rdone ? c->q[i].done : c->q[i].rdone;
+		fprintf(stderr, "droce-perf: %s %u B: %.1f s, %llu done\n", what, c->size,
+			(double)(perf_now(c) - c->t0) / 1e9, (unsigned long long)done);
+	}
+}
