@@ -25,6 +25,12 @@ enum {
 	DROCE_ND_NA = 136,	/* neighbour advertisement (RFC 4861 4.4) */
 };
 
+/* Verdict when no AF_XDP socket is bound to the queue: the kernel gets the frame. The verdict
+ * test builds the program with XDP_DROP here to tell "redirected" from "passed". */
+#ifndef DROCE_XDP_NO_XSK
+#define DROCE_XDP_NO_XSK XDP_PASS
+#endif
+
 struct droce_xdp_addr {
 	__u8 a[16];
 };
@@ -46,7 +52,7 @@ struct {
 static __always_inline int
 to_xsk(struct xdp_md *ctx)
 {
-	return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+	return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, DROCE_XDP_NO_XSK);
 }
 
 static __always_inline int
