@@ -39,7 +39,8 @@ nsa=drn_a_$tag nsb=drn_b_$tag nsm=drn_m_$tag
 dir=$(mktemp -d /tmp/droce_netns.XXXXXX)
 pids=
 cleanup() {
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	# TERM: timeout(1) passes it on to the side it runs (a KILL would orphan that side)
+	for p in $pids; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	for n in $nsa $nsb $nsm; do ip netns del "$n" 2>/dev/null; done
 	[ -n "${DROCE_NETNS_KEEP:-}" ] && echo "logs kept in $dir" || rm -rf "$dir"
@@ -94,23 +95,26 @@ vdev() {
 
 # One session: both sides started, droce's addresses given to the XDP programs, the kernel's
 # ping across while both runtimes poll their ports; 0 when both sides checked every byte.
-# The client's messages to the server go through a relay started only after the ping: until
-# then the server waits for the client in glue_smoke's meet() and the client for the server's
-# QP information, both loops running (they wait up to 10 s).
+# The sides talk over FIFOs that pass through relays: the server's first byte ("port open")
+# goes straight on, everything else is held until the XDP maps are filled and the ping is
+# over. Meanwhile each side waits for the other's "meet" byte in glue_smoke's meet() (up to
+# 10 s, its loop running), so neither resolves the other before its address is in the map.
 session() {
 	k=$1
-	rm -f "$dir/c2s" "$dir/s2c" "$dir/c2s_held"
-	mkfifo "$dir/c2s" "$dir/s2c" "$dir/c2s_held" || fail "mkfifo"
+	rm -f "$dir/c2s" "$dir/s2c" "$dir/c2s_held" "$dir/s2c_held"
+	mkfifo "$dir/c2s" "$dir/s2c" "$dir/c2s_held" "$dir/s2c_held" || fail "mkfifo"
 	# ip netns exec gives a private /sys without bpffs: mount one (libbpf, libxdp may want it)
 	ip netns exec "$nsa" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
-		timeout 60 "$side" $mode server "$dir/c2s" "$dir/s2c" "$eal" "$(vdev dra)" \
+		timeout 60 "$side" $mode server "$dir/c2s" "$dir/s2c_held" "$eal" "$(vdev dra)" \
 		>"$dir/a$k.log" 2>&1 &
 	pa=$!
+	dd if="$dir/s2c_held" of="$dir/s2c" bs=1 count=1 2>/dev/null &
+	pd=$!
 	ip netns exec "$nsb" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
 		timeout 60 "$side" $mode client "$dir/s2c" "$dir/c2s_held" "$eal" "$(vdev drb)" \
 		>"$dir/b$k.log" 2>&1 &
 	pb=$!
-	pids="$pids $pa $pb"
+	pids="$pids $pa $pd $pb"
 	if [ "$pmd" = afxdp ]; then
 		inns "$nsa" "$xdp_addrs" dra 198.18.0.1 2001:2::1 &
 		qa=$!
@@ -136,7 +140,10 @@ session() {
 		{ cat "$dir/ping$k.log"; fail "kernel ping between the namespaces failed while droce runs"; }
 	kill -0 $pa 2>/dev/null && kill -0 $pb 2>/dev/null ||
 		{ cat "$dir/a$k.log" "$dir/b$k.log"; fail "a droce side ended before the ping was over"; }
+	wait $pd || fail "the server never opened its port"
 	cat "$dir/c2s_held" >"$dir/c2s" &
+	pids="$pids $!"
+	cat "$dir/s2c_held" >"$dir/s2c" &
 	pids="$pids $!"
 	wait $pa
 	ra=$?
