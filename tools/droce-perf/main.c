@@ -231,9 +231,13 @@ main(int argc, char **argv)
 	c.plan = o.plan;
 	c.sock = -1;
 	rc = run(&c, argv[0]);
+	/* The client's runtime closes first; the server closes once the client's TCP end is
+	 * gone. Two memif ends torn down at the same moment can crash in the PMD. */
+	if (o.server && c.sock >= 0)
+		perf_oob_wait_eof(c.sock, 5000);
+	perf_close(&c);
 	if (c.sock >= 0)
 		close(c.sock);
-	perf_close(&c);
 	free(c.samples);
 	return rc == 0 ? 0 : PERF_EXIT_FAIL;
 }

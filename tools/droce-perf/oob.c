@@ -192,3 +192,17 @@ perf_oob_try_recv(int fd, void *buf, size_t len)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	return perf_oob_recv(fd, buf, len, 5000) == 0 ? 1 : -EIO;
 }
+
+/* Wait until the peer closes its end (or timeout_ms); whatever it still sends is dropped. */
+void
+perf_oob_wait_eof(int fd, uint32_t timeout_ms)
+{
+	uint64_t end = ms_now() + timeout_ms;
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	char buf[256];
+
+	while (ms_now() < end) {
+		if (poll(&pf, 1, 100) == 1 && recv(fd, buf, sizeof(buf), 0) <= 0)
+			return;
+	}
+}

@@ -149,6 +149,7 @@ int perf_oob_send(int fd, const void *buf, size_t len, uint32_t timeout_ms);
 int perf_oob_recv(int fd, void *buf, size_t len, uint32_t timeout_ms);
 /* Non-blocking: 1 when a whole len-byte message was read, 0 when none is pending, -errno. */
 int perf_oob_try_recv(int fd, void *buf, size_t len);
+void perf_oob_wait_eof(int fd, uint32_t timeout_ms);
 
 /* verify.c: patterns and checks (no DPDK, unit-tested) */
 uint8_t perf_pat(uint64_t iter, uint64_t off);
