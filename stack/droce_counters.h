@@ -56,6 +56,7 @@ struct droce_qp;
 	X(UC_MSG_DROPPED, "uc_msg_dropped") \
 	X(RP_CNP_HANDLED, "rp_cnp_handled") \
 	X(NP_ECN_MARKED, "np_ecn_marked_roce_packets") \
+	X(NP_CNP_SENT, "np_cnp_sent") \
 	X(TX_NO_BUF, "tx_no_buf") \
 	X(CC_DEFERRED, "cc_deferred")
 

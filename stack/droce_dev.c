@@ -75,6 +75,7 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 		goto nomem;
 	}
 	dev->qpn_gen = (uint32_t)io->rand64(io->ctx);
+	dev->cnp_interval_ns = DROCE_CNP_INTERVAL_NS;
 	return dev;
 nomem:
 	if (err)
@@ -298,8 +299,14 @@ run_timers(struct droce_dev *dev, uint64_t now)
 static int
 qp_tx(struct droce_qp *qp, uint64_t now)
 {
-	int r = droce_resp_tx(qp, now);
+	int r;
 
+	if (qp->np_pending) {
+		r = droce_np_tx(qp, now);
+		if (r != 0)
+			return r;
+	}
+	r = droce_resp_tx(qp, now);
 	if (r != 0)
 		return r;
 	return droce_req_tx(qp, now);
@@ -387,7 +394,7 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 	qp->cnt[DROCE_CNT_RCVD_PKTS]++;
 	qp->cnt[DROCE_CNT_RCVD_BYTES] += len;
 	if ((p.tclass & 3) == DROCE_ECN_CE)
-		droce_qp_cnt(qp, DROCE_CNT_NP_ECN_MARKED);
+		droce_np_rx(qp, &p, now);
 	dev->drops.cnt[DROCE_DROP_NONE]++;
 	if (op->flags & DROCE_OPF_RESP)
 		droce_comp_rx(qp, &p, frame, now);

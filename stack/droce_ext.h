@@ -18,6 +18,8 @@ enum droce_mtu droce_dev_active_mtu(const struct droce_dev *dev);
 /* Checks the NIC already made on received frames (enum droce_parse_flags: the IPv4 header
  * checksum, the ICRC); the engine then skips them. Default 0: everything is checked. */
 int droce_dev_set_rx_offload(struct droce_dev *dev, unsigned int parse_flags);
+/* DCQCN notification point: at most one CNP per QP per interval (default 4 us, as mlx5). */
+int droce_dev_set_cnp_interval(struct droce_dev *dev, uint64_t ns);
 /* Asynchronous events lost because the queue was full. */
 uint64_t droce_dev_events_lost(const struct droce_dev *dev);
 

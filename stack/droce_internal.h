@@ -27,6 +27,7 @@
 #define DROCE_EVENT_RING	256
 #define DROCE_UD_GRH		40
 #define DROCE_PORT_NUM		1
+#define DROCE_CNP_INTERVAL_NS	4000	/* mlx5 min_time_between_cnps default (4 us) */
 
 struct droce_dev;
 
@@ -251,6 +252,11 @@ struct droce_qp {
 	uint32_t heap_idx;		/* timer heap slot, UINT32_MAX when absent */
 	uint64_t deadline;
 	uint64_t cc_at;			/* CC holds the next data packet until then */
+	/* DCQCN notification point: one CNP owed to the data sender (Annex A17.9.3) */
+	bool np_pending;
+	uint32_t np_dqpn;
+	uint64_t np_last;		/* when the last CNP left; UINT64_MAX: never */
+	struct droce_pkt *np_ud;	/* UD: the sender's address, from the marked packet */
 	uint64_t cnt[DROCE_CNT_MAX];
 	bool used;
 };
@@ -260,6 +266,7 @@ struct droce_dev {
 	struct droce_io io;
 	uint32_t active_mtu;	/* enum droce_mtu */
 	unsigned int rx_parse_flags;	/* checks offloaded to the NIC */
+	uint64_t cnp_interval_ns;	/* at most one CNP per QP per interval */
 	struct droce_pd *pds;
 	struct droce_mr *mrs;
 	uint32_t mr_mask;	/* mrs has mr_mask + 1 slots; key & mr_mask is the slot */
@@ -356,6 +363,10 @@ int droce_resp_tx(struct droce_qp *qp, uint64_t now);
 bool droce_resp_has_work(const struct droce_qp *qp);
 struct droce_resp_item *droce_resp_push(struct droce_qp *qp);
 void droce_resp_ack(struct droce_qp *qp, uint32_t psn);
+
+/* droce_np.c: congestion notification point (CNP generation) */
+void droce_np_rx(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now);
+int droce_np_tx(struct droce_qp *qp, uint64_t now);
 
 /* droce_tx.c: frame output */
 uint8_t *droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len,

@@ -69,11 +69,13 @@ qp_free_mem(struct droce_qp *qp)
 	free(qp->req.sges);
 	free(qp->req.inline_buf);
 	free(qp->resp.atomics);
+	free(qp->np_ud);
 	droce_rq_fini(&qp->rq);
 	qp->req.ring = NULL;
 	qp->req.sges = NULL;
 	qp->req.inline_buf = NULL;
 	qp->resp.atomics = NULL;
+	qp->np_ud = NULL;
 }
 
 struct droce_qp *
@@ -122,7 +124,11 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	if (qp->cap.max_inline_data)
 		qp->req.inline_buf = calloc(n, qp->cap.max_inline_data);
 	qp->resp.atomics = calloc(DROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.atomics));
+	/* UD: where a CNP goes is learnt per marked packet (droce_np.c) */
+	if (qp->type == DROCE_QPT_UD)
+		qp->np_ud = calloc(1, sizeof(*qp->np_ud));
 	if (qp->req.ring == NULL || qp->req.sges == NULL || qp->resp.atomics == NULL ||
+	    (qp->type == DROCE_QPT_UD && qp->np_ud == NULL) ||
 	    (qp->cap.max_inline_data && qp->req.inline_buf == NULL) ||
 	    (qp->srq == NULL &&
 	     droce_rq_init(&qp->rq, qp->cap.max_recv_wr, qp->cap.max_recv_sge) != 0)) {
@@ -137,6 +143,7 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp->heap_idx = UINT32_MAX;
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	qp->deadline = UINT64_MAX;
+	qp->np_last = UINT64_MAX;
 	qp->cc_ops = &droce_cc_none;
 	qp->cc_ops->init(&qp->cc, dev->now);
 	droce_qp_set_mtu(qp, (enum droce_mtu)dev->active_mtu);
@@ -368,5 +375,7 @@ droce_qp_reset(struct droce_qp *qp)
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	droce_sched_deadline(qp);
 	qp->rq.head = qp->rq.tail = 0;
+	qp->np_pending = false;
+	qp->np_last = UINT64_MAX;
 	qp->cc_ops->init(&qp->cc, qp->dev->now);
 }

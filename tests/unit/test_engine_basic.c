@@ -2,6 +2,7 @@
 /* Engine end to end over a loopback: every operation, sizes across the MTU, PSN wrap. */
 #include "droce_internal.h"
 #include "droce_test.h"
+#include "wire/droce_ipv4.h"
 #include "engine_harness.h"
 
 static uint8_t bufa[1 << 20], bufb[1 << 20];
@@ -732,7 +733,77 @@ test_rx_offload(void)
 	eh_fini(&s.w);
 }
 
+/* A switch marks CE (IPv4 ToS low bits; ToS is masked out of the ICRC, the header checksum is
+ * redone). */
+static bool
+mark_ce(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
+{
+	uint8_t *ip = frame + 14;
+
+	(void)from;
+	(void)arg;
+	(void)len;
+	ip[1] |= DROCE_ECN_CE;
+	ip[10] = ip[11] = 0;
+	droce_put_be16(ip + 10, droce_ipv4_csum(ip, 20));
+	return true;
+}
+
+/* Notification point: CE-marked data makes the receiver send a CNP (opcode 0x81, BECN) to the
+ * sender's QP, at most one per interval; the sender's CC hears it. */
+static void
+test_cnp_notification_point(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_wc wc[4];
+	struct droce_pkt pk;
+	unsigned int i, cnps = 0;
+
+	eh_opts_default(&o);
+	setup(&s, DROCE_QPT_RC, &o);
+	s.w.n[0].filter = mark_ce;
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 1024, 0, 1), 0);
+	eh_run(&s.w, 1000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[1], DROCE_CNT_NP_ECN_MARKED), 1);
+	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[1], DROCE_CNT_NP_CNP_SENT), 1);
+	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[0], DROCE_CNT_RP_CNP_HANDLED), 1);
+	/* the CNP on the wire: opcode 0x81, BECN, DestQP = the sender's QP, DSCP 48, not ECT */
+	for (i = s.w.n[1].tail - 2; i != s.w.n[1].head + 0 && cnps == 0; i++) {
+		const struct eh_frame *f = &s.w.n[1].q[i % EH_FRAMES];
+
+		if (droce_parse(f->b, f->len, &pk, 0) == DROCE_DROP_NONE &&
+		    pk.opcode == DROCE_OP_CNP) {
+			cnps++;
+			CU_ASSERT_TRUE(pk.becn);
+			CU_ASSERT_EQUAL(pk.dqpn, droce_qp_num(s.qp[0]));
+			CU_ASSERT_EQUAL(pk.tclass, 48 << 2);
+			CU_ASSERT_EQUAL(pk.psn, 0);
+		}
+	}
+	CU_ASSERT_EQUAL(cnps, 1);
+	/* a burst within the interval earns one CNP (the last left more than 4 us ago) */
+	s.w.now += 10000;
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 16 * 1024, 0, 2), 0);
+	eh_run(&s.w, 1000000);
+	CU_ASSERT_EQUAL(eh_poll(&s.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[1], DROCE_CNT_NP_ECN_MARKED), 17);
+	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[1], DROCE_CNT_NP_CNP_SENT), 2);
+	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[0], DROCE_CNT_RP_CNP_HANDLED), 2);
+	/* with no interval every marked frame processed apart earns one */
+	droce_dev_set_cnp_interval(s.w.n[1].dev, 0);
+	CU_ASSERT_EQUAL(droce_qp_set_cc(s.qp[0], &pace, s.w.now), 0);	/* 10 us apart */
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 4 * 1024, 0, 3), 0);
+	eh_run(&s.w, 1000000);
+	CU_ASSERT_EQUAL(eh_poll(&s.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[1], DROCE_CNT_NP_CNP_SENT), 6);
+	CU_ASSERT_EQUAL(s.qp[0]->cc.w[1] >= 4, 1);	/* on_cnp reached the algorithm */
+	eh_fini(&s.w);
+}
+
 DROCE_TEST_MAIN("engine_basic",
+	DROCE_TEST(test_cnp_notification_point),
 	DROCE_TEST(test_rx_offload),
 	DROCE_TEST(test_large_messages),
 	DROCE_TEST(test_ud_ipv6_grh),
