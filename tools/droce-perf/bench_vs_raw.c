@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * droce-bench-perf: droce-perf next to the raw memif baseline (droce-rawpp) in one run, same
+ * machine, same cores (server lcore 0, client lcore 1, --no-huge):
+ *   latency   rawpp 64 B ping-pong p50/p99  vs  droce-perf write lat 8 B p50/p99
+ *             (client inline, and the client's loop on a poll lcore)
+ *   bandwidth rawpp 1518 B frames Gbit/s    vs  droce-perf write bw 64 KiB Gbit/s (goodput)
+ * and prints the ratios. A measurement, not a test: it fails only when a run does.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PERF_EXE
+#define PERF_EXE "droce-perf"
+#endif
+#ifndef RAWPP_EXE
+#define RAWPP_EXE "droce-rawpp"
+#endif
+
+enum { BOUND_S = 60, MAX_ARGS = 32 };
+
+struct side {
+	const char *argv[MAX_ARGS];
+	const char *env[8];	/* NAME=value */
+	char out[128];		/* stdout + stderr go here */
+};
+
+static pid_t
+spawn(struct side *s)
+{
+	char *av[MAX_ARGS] = { NULL };
+	pid_t p = fork();
+	unsigned int i;
+
+	if (p != 0)
+		return p;
+	/* the child's own copies: exec and putenv take non-const strings */
+	for (i = 0; i < MAX_ARGS - 1 && s->argv[i] != NULL; i++)
+		av[i] = strdup(s->argv[i]);
+	if (freopen(s->out, "w", stdout) == NULL || dup2(fileno(stdout), 2) < 0)
+		_exit(126);
+	for (i = 0; s->env[i] != NULL; i++)
+		putenv(strdup(s->env[i]));
+	alarm(BOUND_S);
+	execv(av[0], av);
+	_exit(127);
+}
+
+static int
+reap(pid_t p)
+{
+	int st = 0;
+
+	if (waitpid(p, &st, 0) != p)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The number after the first occurrence of key in file, or -1. */
+static double
+find(const char *file, const char *key)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(file, "r");
+	size_t n;
+	char *p;
+
+	if (f == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strstr(buf, key);
+	return p != NULL ? strtod(p + strlen(key), NULL) : -1;
+}
+
+static void
+dump(const char *file)
+{
+	char line[512];
+	FILE *f = fopen(file, "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		fprintf(stderr, "  | %s", line);
+	if (f != NULL)
+		fclose(f);
+}
+
+static int
+pair(struct side *srv, struct side *cli, const char *port_file)
+{
+	char port[16] = "", arg[32];
+	pid_t ps, pc;
+	unsigned int i;
+	int rs, rcl;
+	FILE *f;
+
+	if (port_file != NULL)
+		unlink(port_file);
+	ps = spawn(srv);
+	if (ps < 0)
+		return -1;
+	for (i = 0; i < 100; i++) {	/* the server's port (droce-perf) or its memif socket */
+		usleep(100000);
+		if (port_file == NULL && i >= 10)
+			break;
+		f = port_file != NULL ? fopen(port_file, "r") : NULL;
+		if (f != NULL && fgets(port, sizeof(port), f) != NULL && port[0] != '\0') {
+			fclose(f);
+			break;
+		}
+		if (f != NULL)
+			fclose(f);
+	}
+	if (port_file != NULL) {
+		snprintf(arg, sizeof(arg), "%d", atoi(port));
+		for (i = 0; cli->argv[i] != NULL; i++)
+			if (strcmp(cli->argv[i], "PORT") == 0)
+				cli->argv[i] = arg;
+	}
+	pc = spawn(cli);
+	rcl = reap(pc);
+	rs = reap(ps);
+	if (rcl != 0 || rs != 0) {
+		fprintf(stderr, "droce-bench-perf: %s exited %d, %s exited %d\n", cli->argv[0], rcl,
+			srv->argv[0], rs);
+		dump(srv->out);
+		dump(cli->out);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+rawpp_side(struct side *s, bool server, const char *vdev, const char *mode, const char *size,
+	   const char *count_opt, const char *count, const char *out)
+{
+	const char *a[] = { RAWPP_EXE, "--no-huge", "-m", "128", "--no-pci", "--no-shconf", "-l",
+			    server ? "0" : "1", vdev, "--", "--role", server ? "server" : "client",
+			    "--mode", mode, "--size", size, count_opt, count, NULL };
+
+	memset(s, 0, sizeof(*s));
+	memcpy(s->argv, a, sizeof(a));
+	snprintf(s->out, sizeof(s->out), "%s", out);
+}
+
+static void
+perf_side(struct side *s, bool server, const char *sock, const char *lcores, const char *out,
+	  const char *const *args)
+{
+	static char vdev[2][128], lc[2][32];
+	unsigned int i = 0, k = server ? 0 : 1;
+
+	memset(s, 0, sizeof(*s));
+	s->argv[i++] = PERF_EXE;
+	while (*args != NULL && i < MAX_ARGS - 1)
+		s->argv[i++] = *args++;
+	snprintf(vdev[k], sizeof(vdev[k]), "DROCE_VDEV=net_memif0,role=%s,socket=%s",
+		 server ? "server" : "client", sock);
+	snprintf(lc[k], sizeof(lc[k]), "DROCE_LCORES=%s", lcores);
+	s->env[0] = "DROCE_EAL=--no-huge -m 512 --no-pci";
+	s->env[1] = server ? "DROCE_IPV4=198.18.0.1/24" : "DROCE_IPV4=198.18.0.2/24";
+	s->env[2] = vdev[k];
+	s->env[3] = lc[k];
+	snprintf(s->out, sizeof(s->out), "%s", out);
+}
+
+int
+main(void)
+{
+	char dir[] = "/tmp/droce-bench-perf.XXXXXX", so[160], co[160], pf[160], sock[64];
+	char vd_s[128], vd_c[128];
+	struct side s, c;
+	double raw_p50, raw_p99, raw_gbps, lat[2][2], bw;
+	const char *srv_args[] = { "-p", "0", "--port-file", pf, "-Q", NULL };
+	int k;
+
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	snprintf(so, sizeof(so), "%s/server.out", dir);
+	snprintf(co, sizeof(co), "%s/client.out", dir);
+	snprintf(pf, sizeof(pf), "%s/port", dir);
+	snprintf(sock, sizeof(sock), "/droce-bench-perf-%d", (int)getpid());
+	snprintf(vd_s, sizeof(vd_s), "--vdev=net_memif0,role=server,socket=%s-raw", sock);
+	snprintf(vd_c, sizeof(vd_c), "--vdev=net_memif0,role=client,socket=%s-raw", sock);
+
+	/* raw memif: 64 B ping-pong, then 1518 B frames one way for 2 s */
+	rawpp_side(&s, true, vd_s, "pingpong", "64", "-D", "30", so);
+	rawpp_side(&c, false, vd_c, "pingpong", "64", "-n", "100000", co);
+	if (pair(&s, &c, NULL) != 0)
+		return 1;
+	raw_p50 = find(co, " p50=");
+	raw_p99 = find(co, " p99=");
+	rawpp_side(&s, true, vd_s, "tput", "1518", "-D", "30", so);
+	rawpp_side(&c, false, vd_c, "tput", "1518", "-D", "2", co);
+	if (pair(&s, &c, NULL) != 0)
+		return 1;
+	raw_gbps = find(so, "Gbit/s=");
+
+	/* droce-perf: write lat 8 B, client inline then on a poll lcore; write bw 64 KiB */
+	for (k = 0; k < 2; k++) {
+		const char *ca[] = { "-p", "PORT", "-o", "write", "-m", "lat", "-s", "8", "-n",
+				     "20000", "-J", "-Q", "127.0.0.1", NULL };
+
+		perf_side(&s, true, sock, "0", so, srv_args);
+		perf_side(&c, false, sock, k == 0 ? "1" : "0,1", co, ca);
+		if (pair(&s, &c, pf) != 0)
+			return 1;
+		lat[k][0] = find(co, "\"p50\":");
+		lat[k][1] = find(co, "\"p99\":");
+	}
+	{
+		const char *ca[] = { "-p", "PORT", "-o", "write", "-s", "65536", "-D", "2", "-J",
+				     "-Q", "127.0.0.1", NULL };
+
+		perf_side(&s, true, sock, "0", so, srv_args);
+		perf_side(&c, false, sock, "1", co, ca);
+		if (pair(&s, &c, pf) != 0)
+			return 1;
+		bw = find(co, "\"gbps\":");
+	}
+	printf("droce-bench-perf (memif, --no-huge, server lcore 0, client lcore 1)\n");
+	printf("%-44s %10s %10s\n", "latency (round trip)", "p50 us", "p99 us");
+	printf("%-44s %10.2f %10.2f\n", "rawpp ping-pong 64 B", raw_p50, raw_p99);
+	printf("%-44s %10.2f %10.2f  x%.1f p50\n", "droce-perf write lat 8 B, client inline",
+	       lat[0][0], lat[0][1], lat[0][0] / raw_p50);
+	printf("%-44s %10.2f %10.2f  x%.1f p50\n", "droce-perf write lat 8 B, client poll lcore",
+	       lat[1][0], lat[1][1], lat[1][0] / raw_p50);
+	printf("%-44s %10s\n", "bandwidth", "Gbit/s");
+	printf("%-44s %10.3f\n", "rawpp 1518 B frames (with FCS)", raw_gbps);
+	printf("%-44s %10.3f  %.0f %% of raw\n", "droce-perf write bw 64 KiB (goodput)", bw,
+	       100 * bw / raw_gbps);
+	unlink(so);
+	unlink(co);
+	unlink(pf);
+	rmdir(dir);
+	return raw_p50 > 0 && raw_gbps > 0 && lat[0][0] > 0 && bw > 0 ? 0 : 1;
+}
