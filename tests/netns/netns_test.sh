@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # droce between network namespaces: one runtime per namespace running tests/glue's RC session
 # (netns_side: RDMA WRITE, SENDs, RDMA READ, every byte checked), droce doing its own ARP/ND.
-#   netns_test.sh TEST NETNS_SIDE [DROCE_XDP_O DROCE_XDP_ADDRS]
+#   netns_test.sh TEST NETNS_SIDE [DROCE_XDP_O DROCE_XDP_ADDRS [DROCE_PERF]]
 #   TEST: afpacket | afxdp               A <-veth-> B
 #         loss_afpacket | loss_afxdp     A <-veth-> M (bridge) <-veth-> B, M drops 5 % of UDP 4791
 #         ecn_afpacket | ecn_afxdp       the same, M sets CE on every UDP 4791 packet
+#         a trailing 6: over the IPv6 GIDs (glue_smoke rc6)
+#         perf_afxdp | loss_perf_afxdp   droce-perf --verify instead (RDMA WRITE, 1 B .. 1 MiB;
+#         perf_afpacket                  under loss 1 B .. 64 KiB),
+#                                        its TCP side channel over the kernel's addresses
 # Impairment sits in a middle namespace: a af_xdp receiver's XDP program takes the frame before
 # any nft hook of its own namespace could see it. The kernel keeps its own addresses
 # (198.19.0.1, .2) on the same interfaces and must ping across while droce runs.
@@ -15,6 +19,7 @@ test=$1
 side=$2
 xdp_obj=${3:-}
 xdp_addrs=${4:-}
+perf=${5:-}
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "netns tests need root (network namespaces, veth, nftables, XDP): run them as root"
 for t in ip nft ping timeout mkfifo; do
@@ -23,6 +28,8 @@ done
 # a trailing 6: the session runs over the IPv6 GIDs (glue_smoke rc6), neighbours by ND
 mode=rc
 case $test in *6) mode=rc6; test=${test%6} ;; esac
+case $test in *perf_*) mode=perf; test=$(echo "$test" | sed 's/perf_//') ;; esac
+[ $mode != perf ] || [ -x "$perf" ] || fail "droce-perf not given"
 case $test in
 afpacket|afxdp) impair=none; pmd=$test ;;
 loss_*) impair=loss; pmd=${test#loss_} ;;
@@ -160,6 +167,54 @@ session() {
 	echo "session $k: bytes checked on both sides, kernel ping answered during it"
 }
 
+# droce-perf between the namespaces: the server (A, inline) writes its TCP port to a file, the
+# client (B, loop on a poll lcore) sweeps RDMA WRITE 1 B .. 1 MiB with --verify, reaching the
+# server over the kernel's 198.19.0.1 on the same interface. Neighbour retries are raised: here
+# nothing holds the client back until droce-xdp-addrs has filled its map.
+perf_session() {
+	k=$1
+	rm -f "$dir/port"
+	# the whole sweep; under loss (go-back-N resends whole windows) up to 64 KiB
+	sizes=-a
+	[ $impair = loss ] && sizes="--sizes 1,1024,4096,65536"
+	ip netns exec "$nsa" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
+		env "DROCE_EAL=$eal" DROCE_ARP_RETRY_MS=100 DROCE_ARP_TRIES=40 DROCE_LCORES=0 DROCE_IPV4=198.18.0.1/24 DROCE_VDEV="$(vdev dra)" \
+		timeout 100 "$perf" -p 0 --port-file "$dir/port" >"$dir/a$k.log" 2>&1 &
+	pa=$!
+	pids="$pids $pa"
+	[ "$pmd" = afxdp ] && { inns "$nsa" "$xdp_addrs" dra 198.18.0.1 || fail "droce-xdp-addrs A"; }
+	for t in $(seq 100); do [ -s "$dir/port" ] && break; sleep 0.1; done
+	[ -s "$dir/port" ] || { cat "$dir/a$k.log"; fail "droce-perf server wrote no port"; }
+	ip netns exec "$nsb" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
+		env "DROCE_EAL=$eal" DROCE_ARP_RETRY_MS=100 DROCE_ARP_TRIES=40 DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.2/24 DROCE_VDEV="$(vdev drb)" \
+		timeout 100 "$perf" -p "$(cat "$dir/port")" -o write $sizes -n 24 --verify -Q \
+		198.19.0.1 >"$dir/b$k.log" 2>&1 &
+	pb=$!
+	pids="$pids $pb"
+	[ "$pmd" = afxdp ] && { inns "$nsb" "$xdp_addrs" drb 198.18.0.2 || fail "droce-xdp-addrs B"; }
+	inns "$nsb" ping -q -c 5 -i 0.02 -W 2 198.19.0.1 >"$dir/ping$k.log" 2>&1 ||
+		{ cat "$dir/ping$k.log"; fail "kernel ping B -> A failed while droce-perf runs"; }
+	kill -0 $pa 2>/dev/null || { cat "$dir/a$k.log"; fail "droce-perf server ended before the ping"; }
+	wait $pb
+	rb=$?
+	wait $pa
+	ra=$?
+	tail -n 30 "$dir/b$k.log"
+	[ $ra = 0 ] && [ $rb = 0 ] ||
+		{ cat "$dir/a$k.log"; fail "droce-perf: server exit $ra, client exit $rb"; }
+	echo "droce-perf session $k: verified, kernel ping answered during it"
+}
+
+# retransmitted packets: the engine's counter (glue_smoke prints it), or droce-perf's retrans
+# column summed over its rows
+retrans() {
+	if [ $mode = perf ]; then
+		cat "$dir"/b*.log | awk 'NF == 7 && $7 == "ok" { s += $6 } END { print s + 0 }'
+	else
+		counter dev.roce_adp_retrans
+	fi
+}
+
 # packets counted by the middle namespace's impairment rules
 nft_packets() {
 	inns "$nsm" nft list chain bridge droce impair |
@@ -173,19 +228,19 @@ counter() {
 
 case $impair in
 none)
-	session 1
+	if [ $mode = perf ]; then perf_session 1; else session 1; fi
 	;;
 loss)
 	# One session must show a retransmission; 5 % loss can spare a whole session now and
 	# then (or hit only ACKs that a later one covers), so up to 4 run, each checked fully.
 	for k in 1 2 3 4; do
-		session $k
-		[ "$(counter dev.roce_adp_retrans)" -gt 0 ] && break
+		if [ $mode = perf ]; then perf_session $k; else session $k; fi
+		[ "$(retrans)" -gt 0 ] && break
 	done
 	drops=$(nft_packets)
-	echo "nft dropped ${drops:-?} RoCE packets; retransmitted: $(counter dev.roce_adp_retrans)"
+	echo "nft dropped ${drops:-?} RoCE packets; retransmitted: $(retrans)"
 	[ "${drops:-0}" -gt 0 ] || fail "nft dropped nothing"
-	[ "$(counter dev.roce_adp_retrans)" -gt 0 ] || fail "no retransmission counted after $k sessions"
+	[ "$(retrans)" -gt 0 ] || fail "no retransmission counted after $k sessions"
 	;;
 ecn)
 	session 1
