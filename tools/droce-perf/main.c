@@ -207,6 +207,8 @@ run(struct perf_ctx *c, const char *argv0)
 	}
 	if (!c->o->server && c->o->json)
 		perf_report_json(c, res, c->plan.nsizes);
+	if (c->o->counters)
+		perf_report_counters(c);
 	return 0;
 }
 

@@ -51,6 +51,7 @@ perf_usage(FILE *f)
 "  -c, --config F     runtime config file (else $DROCE_CONFIG), then DROCE_* variables\n"
 "  -J, --json         one JSON object on stdout instead of the table\n"
 "  -Q, --quiet        no progress line on stderr\n"
+"      --counters     the runtime's non-zero counters on stderr at the end (this side)\n"
 "  -h, --help\n"
 "The runtime is configured as usual (pmd-glue/README.md): DROCE_VDEV, DROCE_IPV4, DROCE_EAL,\n"
 "DROCE_LCORES (one lcore: inline progress; two: the loop on a poll lcore), DROCE_MTU ...\n"
@@ -153,6 +154,10 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 		}
 		if (is(a, "-J", "--json")) {
 			o->json = true;
+			continue;
+		}
+		if (is(a, NULL, "--counters")) {
+			o->counters = true;
 			continue;
 		}
 		if (is(a, "-Q", "--quiet")) {

@@ -54,6 +54,7 @@ struct perf_opts {
 	const char *config;	/* runtime config file (else $DROCE_CONFIG) */
 	bool json;
 	bool quiet;		/* no progress line */
+	bool counters;		/* print the runtime's non-zero counters at the end */
 	unsigned int gid_index;
 };
 
@@ -196,5 +197,6 @@ void perf_report_header(const struct perf_ctx *c);
 void perf_report_row(const struct perf_ctx *c, const struct perf_result *r);
 void perf_report_json(const struct perf_ctx *c, const struct perf_result *r, unsigned int n);
 void perf_percentiles(uint64_t *v, uint64_t n, struct perf_result *r);
+void perf_report_counters(struct perf_ctx *c);
 
 #endif /* DROCE_PERF_H */

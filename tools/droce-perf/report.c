@@ -134,3 +134,16 @@ perf_report_json(const struct perf_ctx *c, const struct perf_result *r, unsigned
 	printf("]}\n");
 	fflush(stdout);
 }
+
+/* --counters: the runtime's non-zero counters (loop, port, neighbours, engine) on stderr. */
+void
+perf_report_counters(struct perf_ctx *c)
+{
+	static struct droce_rt_counter cs[1024];
+	int n = droce_rt_counters(c->rt, cs, 1024), i;
+
+	for (i = 0; i < n && i < 1024; i++)
+		if (cs[i].value != 0)
+			fprintf(stderr, "%s %s = %llu\n", c->o->server ? "server" : "client",
+				cs[i].name, (unsigned long long)cs[i].value);
+}
