@@ -249,10 +249,17 @@ ecn)
 	echo "nft set CE on ${marked:-?} packets; receivers counted $ce CE-marked"
 	[ "${marked:-0}" -gt 0 ] || fail "nft marked nothing"
 	[ "$ce" -gt 0 ] || fail "no CE-marked packet counted (dev.np_ecn_marked_roce_packets)"
-	# every RoCE frame crossed the bridge, so each one a side took in was CE-marked
+	# DCQCN's notification point answers with CNPs, which the data sender takes in
+	echo "CNPs sent $(counter dev.np_cnp_sent), handled $(counter dev.rp_cnp_handled)"
+	[ "$(counter dev.np_cnp_sent)" -gt 0 ] || fail "CE-marked packets drew no CNP (dev.np_cnp_sent)"
+	[ "$(counter dev.rp_cnp_handled)" -gt 0 ] || fail "no CNP handled (dev.rp_cnp_handled)"
+	# every RoCE frame crossed the bridge, so each one that reached a QP (dev.rcvd_pkts, counted
+	# where the CE bits are looked at) was CE-marked
 	for x in a b; do
-		[ "$(counter dev.np_ecn_marked_roce_packets $x)" = "$(counter dev.rcvd_roce_frames $x)" ] ||
-			fail "side $x: $(counter dev.np_ecn_marked_roce_packets $x) CE-marked of $(counter dev.rcvd_roce_frames $x) RoCE frames"
+		[ "$(counter dev.np_ecn_marked_roce_packets $x)" = "$(counter dev.rcvd_pkts $x)" ] || {
+			cat "$dir"/$x*.log
+			fail "side $x: $(counter dev.np_ecn_marked_roce_packets $x) CE-marked of $(counter dev.rcvd_pkts $x) RoCE packets received"
+		}
 	done
 	;;
 esac
