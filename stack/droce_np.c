@@ -98,5 +98,6 @@ droce_np_tx(struct droce_qp *qp, uint64_t now)
 	qp->np_last = now;
 	droce_qp_cnt(qp, DROCE_CNT_NP_CNP_SENT);
 	droce_qp_cnt(qp, DROCE_CNT_SENT_PKTS);
+	qp->cnt[DROCE_CNT_SENT_BYTES] += p.frame_len;
 	return 1;
 }
