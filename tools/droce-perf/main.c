@@ -212,6 +212,12 @@ run(struct perf_ctx *c, const char *argv0)
 	return 0;
 }
 
+static bool
+link_down(void *arg)
+{
+	return !droce_rt_link_up(arg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -234,9 +240,13 @@ main(int argc, char **argv)
 	c.sock = -1;
 	rc = run(&c, argv[0]);
 	/* The client's runtime closes first; the server closes once the client's TCP end is
-	 * gone. Two memif ends torn down at the same moment can crash in the PMD. */
-	if (o.server && c.sock >= 0)
+	 * gone and its own link went down: a memif port closed while EAL's interrupt thread
+	 * still handles the peer's disconnect crashes in that thread (rte_intr_fd_get). */
+	if (o.server && c.sock >= 0) {
 		perf_oob_wait_eof(c.sock, 5000);
+		if (c.rt != NULL)
+			droce_rt_run_until(c.rt, link_down, c.rt, 2000);
+	}
 	perf_close(&c);
 	if (c.sock >= 0)
 		close(c.sock);
