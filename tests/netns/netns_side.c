@@ -6,7 +6,8 @@
  * pipes are two FIFOs (a filesystem object, visible from every network namespace):
  *   netns_side rc|rc6 server|client FIFO_IN FIFO_OUT "EAL words" VDEV
  * The server reads c2s and writes s2c, the client the reverse. The counters of both runtimes
- * are printed (name = value) for the calling script to assert on.
+ * are printed (name = value) for the calling script to assert on. DROCE_* variables apply on
+ * top of the session's own settings.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ main(int argc, char **argv)
 	r.gid_index = strcmp(argv[1], "rc6") == 0;
 	r.eal = argv[5];
 	r.vdev = argv[6];
+	/* DROCE_* variables override the session's settings (rings, bursts), as in glue_smoke lat */
+	r.apply_env = true;
 	/* O_RDWR: opening a FIFO so never blocks waiting for the other side */
 	r.in = open(argv[3], O_RDWR | O_NONBLOCK);
 	r.out = open(argv[4], O_RDWR);

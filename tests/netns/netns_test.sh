@@ -100,7 +100,8 @@ vdev() {
 	fi
 }
 
-# One session: both sides started, droce's addresses given to the XDP programs, the kernel's
+# One session: both sides started (ARP/ND retried 20 times 100 ms apart, not glue_smoke's 3: a
+# shared 2-core machine can stall a side for a few hundred ms), droce's addresses given to the XDP programs, the kernel's
 # ping across while both runtimes poll their ports; 0 when both sides checked every byte.
 # The sides talk over FIFOs that pass through relays: the server's first byte ("port open")
 # goes straight on, everything else is held until the XDP maps are filled and the ping is
@@ -112,13 +113,13 @@ session() {
 	mkfifo "$dir/c2s" "$dir/s2c" "$dir/c2s_held" "$dir/s2c_held" || fail "mkfifo"
 	# ip netns exec gives a private /sys without bpffs: mount one (libbpf, libxdp may want it)
 	ip netns exec "$nsa" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
-		timeout 60 "$side" $mode server "$dir/c2s" "$dir/s2c_held" "$eal" "$(vdev dra)" \
+		env DROCE_ARP_TRIES=20 timeout 60 "$side" $mode server "$dir/c2s" "$dir/s2c_held" "$eal" "$(vdev dra)" \
 		>"$dir/a$k.log" 2>&1 &
 	pa=$!
 	dd if="$dir/s2c_held" of="$dir/s2c" bs=1 count=1 2>/dev/null &
 	pd=$!
 	ip netns exec "$nsb" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
-		timeout 60 "$side" $mode client "$dir/s2c" "$dir/c2s_held" "$eal" "$(vdev drb)" \
+		env DROCE_ARP_TRIES=20 timeout 60 "$side" $mode client "$dir/s2c" "$dir/c2s_held" "$eal" "$(vdev drb)" \
 		>"$dir/b$k.log" 2>&1 &
 	pb=$!
 	pids="$pids $pa $pd $pb"
