@@ -13,6 +13,9 @@ trap 'rm -f "$OUT" "$ERR"' EXIT
 for v in $(env | sed -n 's/^\(DROCE_[A-Z0-9_]*\)=.*/\1/p'); do
 	unset "$v"
 done
+# meson puts the shim's directory on LD_LIBRARY_PATH: each case chooses how the shim loads
+# (an LD_PRELOAD case must not get the replacement library as well).
+unset LD_LIBRARY_PATH
 
 # How binaries load the shim: the replacement library (default) or, with SHIM_PRELOAD=1, the
 # LD_PRELOAD variant in front of the real libibverbs.

@@ -1,76 +1,124 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Debian's ibv_{rc,uc,ud,srq}_pingpong and perftest, unmodified, between two processes on the
-# shim over net_memif (--no-huge, loopback only, 198.18.0.0/15 and 2001:2::/48): each side's
-# droce runtime starts on its first PD; -c checks every received buffer. Lcore mode (poll loop
-# on lcore 1): in inline mode nobody answers ARP while the application blocks in its TCP
-# exchange. Asserts completion and exit status, never timing.
-# Usage: test_pingpong.sh <build>/verbs-shim
+# shim over net_memif (--no-huge, loopback only, 198.18.0.0/15 and 2001:2::/48), each started
+# through tools/droce-run: each side's runtime starts on its first PD, in any order (the memif
+# client retries, pmd-glue start_wait_ms). rdma-core's -c checks every received buffer. Lcore
+# mode (poll loop on a second lcore): in inline mode nobody answers ARP while the application
+# blocks in its TCP exchange. Asserts completion, exit status and sizes, never timing.
+# Usage: test_pingpong.sh <build>/verbs-shim <build>/tools/droce-run/droce-run [valgrind.supp]
 . "$(dirname "$0")/shim_lib.sh"
+DR=$2
+SUPP=${3:-$(dirname "$0")/valgrind-dpdk.supp}
 TMP=$(mktemp -d)
 trap 'rm -rf "$OUT" "$ERR" "$TMP"' EXIT
-EAL="--no-huge -m 256 --no-pci --no-telemetry"
-# rdma-core's examples start their runtime (first PD) before listening, so the client's memif
-# always finds the server's socket; perftest needs DROCE_SHIM_EAGER=1 for that (below).
 ITERS=50
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs for the runtime's poll lcore"; exit 1; }
 
+# droce-run, quiet, plain memory (hugepage detection is test_droce_run.sh's), no PCI scan;
+# SHIM_PRELOAD=1: the LD_PRELOAD variant.
+drun_args() {
+	echo -q --no-huge --eal --no-telemetry
+	[ "${SHIM_PRELOAD:-0}" = 0 ] || echo --preload
+}
+
 # pair NAME REGEX TOOL ARGS...: TOOL ARGS as server, TOOL ARGS 127.0.0.1 as client (TCP port
-# added with -p); both must exit 0 with a line matching REGEX.
+# added with -p); both must exit 0 (or $PAIR_RC) with a line matching REGEX ($SRV_REGEX on the
+# server, if set). $WRAP (e.g. valgrind ...) goes
+# in front of the tool on both sides; the server's output is left in $TMP/srv.out.
 pair() {
 	local name=$1 regex=$2 tool=$3 port i spid
 	shift 3
 	port=$((20000 + ($$ * 7 + ${#name} * 131 + RANDOM) % 20000))
-	env DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.1/24 DROCE_IPV6=2001:2::1/64 \
-		DROCE_VDEV="net_memif0,role=server,socket=$TMP/$name.sock" \
-		"$(shim_env)" timeout -s KILL 60 \
+	timeout -s KILL 90 "$DR" $(drun_args) --memif server --socket "$TMP/$name.sock" \
+		--ip 198.18.0.1/24 --ip6 2001:2::1/64 -- ${WRAP:-} \
 		"$tool" -p "$port" "$@" >"$TMP/srv.out" 2>&1 &
 	spid=$!
-	# the server listens once its runtime is up
+	# the client's TCP connect needs the server listening (its runtime may start later)
 	for i in $(seq 300); do
 		ss -Hltn "sport = :$port" | grep -q . && break
 		kill -0 $spid 2>/dev/null || break
 		sleep 0.1
 	done
-	run DROCE_EAL="$EAL" DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.2/24 DROCE_IPV6=2001:2::2/64 \
-		DROCE_VDEV="net_memif0,role=client,socket=$TMP/$name.sock" \
-		-- timeout -s KILL 60 "$tool" -p "$port" "$@" 127.0.0.1
-	expect_rc 0 "$name client"
+	timeout -s KILL 90 "$DR" $(drun_args) --memif client --socket "$TMP/$name.sock" \
+		--ip 198.18.0.2/24 --ip6 2001:2::2/64 -- ${WRAP:-} \
+		"$tool" -p "$port" "$@" 127.0.0.1 >"$OUT" 2>"$ERR"
+	RC=$?
+	expect_rc "${PAIR_RC:-0}" "$name client"
 	expect_out "$regex" "$name client"
+	cp "$OUT" "$TMP/cli.out"
+	cp "$ERR" "$TMP/cli.err"
 	wait $spid
 	RC=$?
 	cp "$TMP/srv.out" "$OUT"
 	: >"$ERR"
-	expect_rc 0 "$name server"
-	expect_out "$regex" "$name server"
+	expect_rc "${PAIR_RC:-0}" "$name server"
+	expect_out "${SRV_REGEX:-$regex}" "$name server"
 }
 
-# rdma-core's examples; -c checks every received buffer
+# rdma-core's examples. RoCE needs a GID index (-g): without one the AV has no GRH and RTR
+# fails with EINVAL, as on a kernel RoCE device; it must fail cleanly, not hang.
+PAIR_RC=1 pair rc_nogid "" ibv_rc_pingpong -n $ITERS
+expect_out "^Failed to modify QP to RTR\$" "rc without -g (server)"
+# defaults otherwise (4096 bytes, 1000 iterations); -c checks every received buffer
+pair rc "^1000 iters in " ibv_rc_pingpong -g 0 -c
+expect_out "^8192000 bytes in " "rc defaults"
+pair rc6 "^$ITERS iters in " ibv_rc_pingpong -g 1 -n $ITERS -c	# IPv6 GID
+expect_out "remote address: .*GID 2001:2::2\$" "rc6 server"
 pair rc4 "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c
 expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "rc4 server"
-pair rc6 "^$ITERS iters in " ibv_rc_pingpong -g 1 -n $ITERS -c
-expect_out "remote address: .*GID 2001:2::2\$" "rc6 server"
-pair uc4 "^$ITERS iters in " ibv_uc_pingpong -g 0 -n $ITERS -c -s 2048
-pair rcN "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -N	# ibv_wr_* API
+for s in 1 63 1024 1025 4095 16384 65536; do	# one byte to 64 MTUs; off-MTU sizes
+	pair "rc_s$s" "^$((s * ITERS * 2)) bytes in " ibv_rc_pingpong -g 0 -n $ITERS -c -s $s
+done
 pair rce "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -e	# completion channel
-pair ud4 "^$ITERS iters in " ibv_ud_pingpong -g 0 -n $ITERS -c	# address handles
-pair srq4 "^$ITERS iters in " ibv_srq_pingpong -g 0 -n $ITERS -c	# 16 QPs on one SRQ
+pair rce6 "^$ITERS iters in " ibv_rc_pingpong -g 1 -n $ITERS -c -e -s 9000
+pair rcN "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -N	# ibv_wr_* API
+pair uc "^$ITERS iters in " ibv_uc_pingpong -g 0 -n $ITERS -c -s 2048
+pair uc6 "^$ITERS iters in " ibv_uc_pingpong -g 1 -n $ITERS -c -e
+pair ud "^$ITERS iters in " ibv_ud_pingpong -g 0 -n $ITERS -c	# address handles
+pair ud6 "^$ITERS iters in " ibv_ud_pingpong -g 1 -n $ITERS -c -e -s 1000
+pair srq "^$ITERS iters in " ibv_srq_pingpong -g 0 -n $ITERS -c	# 16 QPs on one SRQ
+pair srq6 "^$ITERS iters in " ibv_srq_pingpong -g 1 -n $ITERS -c -e -q 4
 SHIM_PRELOAD=1 pair rcp "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c	# LD_PRELOAD
 
-# perftest 4.5 (neutral vendor: "ibv_wr* API : OFF", ops.post_send), its result line. It creates
-# resources only after its TCP handshake, so both runtimes would start at once (the memif race
-# in /work/notes/bugs.md): DROCE_SHIM_EAGER=1 starts them at ibv_open_device, before it.
-for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat; do
-	DROCE_SHIM_EAGER=1 pair "$t" "^ +[0-9]+ +$ITERS +[0-9.]+" "$t" -x 0 -n $ITERS
-	expect_out "Device +: droce0" "$t"
-done
-DROCE_SHIM_EAGER=1 pair ib_send_bw_e "^ +[0-9]+ +$ITERS +[0-9.]+" ib_send_bw -x 0 -n $ITERS -e
+# perftest 4.5 (neutral vendor: "ibv_wr* API : OFF", ops.post_send): its result line, with the
+# message size and the iteration count. It creates its resources right after its TCP
+# handshake, so both runtimes start at the same moment (the memif client retries until up).
+# perf NAME SIZE TOOL ARGS...
+perf() {
+	local name=$1 size=$2
+	shift 2
+	pair "$name" "^ +$size +$ITERS +[0-9.]+" "$@" -x 0 -n $ITERS
+	expect_out "Device +: droce0" "$name"
+}
+perf write_bw 65536 ib_write_bw
+perf write_lat 2 ib_write_lat
+perf read_bw 65536 ib_read_bw
+SRV_REGEX="^ remote address: LID" perf read_lat 2 ib_read_lat	# the server is passive
+perf send_bw 65536 ib_send_bw
+perf send_lat 2 ib_send_lat
+perf send_bw_e 4096 ib_send_bw -e -s 4096	# completion channel
+perf atomic_faa 8 ib_atomic_bw -A FETCH_AND_ADD
+perf atomic_cas 8 ib_atomic_bw -A CMP_AND_SWAP
+perf write_bw6 1024 ib_write_bw -s 1024 -x 1	# IPv6 GID (the last -x wins)
+
+# memcheck on both sides of ibv_rc_pingpong: no invalid access, no uninitialised value used,
+# no leak but DPDK's own unjoined threads (the suppression file says why).
+if command -v valgrind >/dev/null; then
+	WRAP="valgrind -q --error-exitcode=99 --leak-check=full --track-origins=yes
+		--errors-for-leak-kinds=definite,possible --suppressions=$SUPP" \
+		pair valgrind "^20 iters in " ibv_rc_pingpong -g 0 -n 20 -c -s 5000
+	! grep -q '^==[0-9]*==' "$TMP/srv.out" || fail "valgrind: report on the server side"
+	! grep -q '^==[0-9]*==' "$TMP/cli.err" || { cp "$TMP/cli.err" "$ERR"; fail "valgrind: report on the client side"; }
+else
+	fail "valgrind is not installed (Debian package valgrind)"
+fi
 
 # Inline mode (one lcore): nothing could wake a completion channel, so -e stops at once with
 # the tool's message instead of sleeping forever.
-run DROCE_EAL="$EAL" DROCE_LCORES=0 DROCE_IPV4=198.18.0.1/24 \
-	DROCE_VDEV="net_memif0,role=server,socket=$TMP/e.sock" \
-	-- timeout -s KILL 30 ibv_rc_pingpong -e -g 0 -p 19999
+"$DR" -q --no-huge --eal --no-telemetry --lcores 0 --memif server --socket "$TMP/e.sock" \
+	--ip 198.18.0.1/24 -- timeout -s KILL 30 ibv_rc_pingpong -e -g 0 -p 19999 >"$OUT" 2>"$ERR"
+RC=$?
 expect_rc 1 "ibv_rc_pingpong -e, inline mode"
 expect_err "^Couldn't request CQ notification\$" "ibv_rc_pingpong -e, inline mode"
 finish
