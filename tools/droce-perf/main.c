@@ -5,9 +5,12 @@
  * each size is a round with its own freshly connected QPs.
  */
 #include <errno.h>
+#include <execinfo.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "perf.h"
@@ -212,6 +215,21 @@ run(struct perf_ctx *c, const char *argv0)
 	return 0;
 }
 
+/* A crash prints where it happened (tests run without core dumps), then dies as it would. */
+static void
+on_crash(int sig)
+{
+	void *frames[32];
+	char name[16] = "";
+	int n = backtrace(frames, 32);
+
+	prctl(PR_GET_NAME, name);
+	fprintf(stderr, "droce-perf: signal %d in thread %s\n", sig, name);
+	backtrace_symbols_fd(frames, n, 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static bool
 link_down(void *arg)
 {
@@ -235,6 +253,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "droce-perf: %s\n", err);
 		return PERF_EXIT_USAGE;
 	}
+	signal(SIGSEGV, on_crash);
+	signal(SIGBUS, on_crash);
 	c.o = &o;
 	c.plan = o.plan;
 	c.sock = -1;
