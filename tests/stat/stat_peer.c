@@ -108,10 +108,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "%s: start: %s\n", argv[1], droce_rt_strerror(rt));
 		goto fail;
 	}
-	if (droce_rt_run_until(rt, link_is_up, rt, 10000) != 0) {
-		fprintf(stderr, "%s: link never came up\n", argv[1]);
-		goto fail;
-	}
+	/* Not fatal: a memif server has been seen passing traffic with its link still reported
+	 * down (notes/bugs.md); resolving the peer below is the real test of the path. */
+	if (droce_rt_run_until(rt, link_is_up, rt, 5000) != 0)
+		fprintf(stderr, "%s: link not reported up after 5 s\n", argv[1]);
 	gid[15] = server ? 2 : 1;
 	if (droce_rt_resolve(rt, gid, peer, 10000) != 0) {
 		fprintf(stderr, "%s: resolve: %s\n", argv[1], droce_rt_strerror(rt));
