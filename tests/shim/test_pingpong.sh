@@ -29,7 +29,11 @@ drun_args() {
 pair() {
 	local name=$1 regex=$2 tool=$3 port i spid
 	shift 3
-	port=$((20000 + ($$ * 7 + ${#name} * 131 + RANDOM) % 20000))
+	# a TCP port below the ephemeral range (32768-) that no socket uses now
+	for i in $(seq 50); do
+		port=$((20000 + ($$ * 7 + ${#name} * 131 + RANDOM) % 12000))
+		[ -n "$(ss -Htan "sport = :$port or dport = :$port")" ] || break
+	done
 	timeout -s KILL 90 "$DR" $(drun_args) --memif server --socket "$TMP/$name.sock" \
 		--ip 198.18.0.1/24 --ip6 2001:2::1/64 -- ${WRAP:-} \
 		"$tool" -p "$port" "$@" >"$TMP/srv.out" 2>&1 &
@@ -86,9 +90,9 @@ SHIM_PRELOAD=1 pair rcp "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c	# 
 # handshake, so both runtimes start at the same moment (the memif client retries until up).
 # perf NAME SIZE TOOL ARGS...
 perf() {
-	local name=$1 size=$2
-	shift 2
-	pair "$name" "^ +$size +$ITERS +[0-9.]+" "$@" -x 0 -n $ITERS
+	local name=$1 size=$2 tool=$3
+	shift 3
+	pair "$name" "^ +$size +$ITERS +[0-9.]+" "$tool" -x 0 -n $ITERS "$@"
 	expect_out "Device +: droce0" "$name"
 }
 perf write_bw 65536 ib_write_bw
@@ -101,6 +105,7 @@ perf send_bw_e 4096 ib_send_bw -e -s 4096	# completion channel
 perf atomic_faa 8 ib_atomic_bw -A FETCH_AND_ADD
 perf atomic_cas 8 ib_atomic_bw -A CMP_AND_SWAP
 perf write_bw6 1024 ib_write_bw -s 1024 -x 1	# IPv6 GID (the last -x wins)
+expect_out "GID index +: 1\$" "write_bw6"
 
 # memcheck on both sides of ibv_rc_pingpong: no invalid access, no uninitialised value used,
 # no leak but DPDK's own unjoined threads (the suppression file says why).
