@@ -4,13 +4,16 @@
  * the peer by ARP, sends NDROP UDP datagrams to port 53 (the peer counts each as
  * rt.drop_not_roce_port), prints "ready", then keeps the loop running until STOPFILE exists
  * (bounded by an alarm). The server drives the loop inline; the client with `lcore` runs it on
- * a poll lcore while its main thread only waits, so telemetry is served both ways.
+ * a poll lcore while its main thread only waits, so telemetry is served both ways. With `pause`
+ * (inline only) the process then stops polling, prints "paused" and closes once STOPFILE.2
+ * exists: telemetry meanwhile answers with the last snapshot, marked stale.
  * DROCE_* variables (DROCE_CAPTURE ...) apply over the settings below.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "droce_rt.h"
@@ -72,16 +75,22 @@ main(int argc, char **argv)
 	uint8_t f[64], mac[6], peer[6];
 	char err[256], v[256];
 	struct droce_rt *rt;
-	bool server, lcore;
+	bool server, lcore, pause;
+	char stop2[512];
+	struct timespec ts = { 0, 20000000 };
+	unsigned int waited;
 	unsigned long ndrop, i;
 
 	if (argc != 5 && argc != 6) {
-		fprintf(stderr, "usage: %s server|client SOCKET NDROP STOPFILE [lcore]\n", argv[0]);
+		fprintf(stderr, "usage: %s server|client SOCKET NDROP STOPFILE [lcore|pause]\n",
+			argv[0]);
 		return 2;
 	}
 	alarm(TIME_BOUND_S);
 	server = strcmp(argv[1], "server") == 0;
 	lcore = argc == 6 && strcmp(argv[5], "lcore") == 0;
+	pause = argc == 6 && strcmp(argv[5], "pause") == 0;
+	snprintf(stop2, sizeof(stop2), "%s.2", argv[4]);
 	ndrop = strtoul(argv[3], NULL, 10);
 	droce_rt_config_defaults(&cfg);
 	snprintf(v, sizeof(v), "net_memif0,role=%s,socket=%s,mac=02:00:00:00:00:0%d",
@@ -130,6 +139,17 @@ main(int argc, char **argv)
 	if (droce_rt_run_until(rt, stop_file, argv[4], (TIME_BOUND_S - 5) * 1000) != 0) {
 		fprintf(stderr, "%s: no stop file within the bound\n", argv[1]);
 		goto fail;
+	}
+	if (pause) {
+		printf("paused\n");
+		fflush(stdout);
+		for (waited = 0; !stop_file(stop2); waited++) {
+			if (waited > 1000) {
+				fprintf(stderr, "%s: no %s within the bound\n", argv[1], stop2);
+				goto fail;
+			}
+			nanosleep(&ts, NULL);
+		}
 	}
 	droce_rt_close(rt);
 	return 0;

@@ -110,7 +110,8 @@ def live(peer, tool, pcap_tool):
     env = dict(os.environ, DROCE_CAPTURE=os.path.join(tmp, "peer-%p.pcap"))
     procs = {}
     try:
-        procs["server"] = subprocess.Popen([peer, "server", sock, str(NDROP), stop["server"]],
+        procs["server"] = subprocess.Popen([peer, "server", sock, str(NDROP), stop["server"],
+                                            "pause"],
                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                            text=True, env=env)
         time.sleep(0.3)
@@ -187,6 +188,19 @@ def live(peer, tool, pcap_tool):
         rc, _, err = stat(tool, "--socket", os.path.join(tmp, "nope"))
         check(rc == 1 and err.startswith("droce-stat: ") and err.count("\n") == 1,
               "bad socket path: %s" % err.strip())
+        # The inline server stops polling: telemetry answers with its last snapshot, stale.
+        open(stop["server"], "w").close()
+        line = ""
+        r, _, _ = select.select([procs["server"].stdout], [], [], 10)
+        if r:
+            line = procs["server"].stdout.readline()
+        if check(line.strip() == "paused", "server paused its loop"):
+            j = stat_json(tool, "--pid", str(spid))
+            c = flat(j["counters"]) if j else {}
+            check(j is not None and j["stale"] and
+                  c.get("rt.rx_pkts") == last["server"]["rt.rx_pkts"] and
+                  c.get("rt.telemetry_reads", 0) >= last["server"]["rt.telemetry_reads"],
+                  "a loop that does not poll: the last snapshot, marked stale")
         # A watch over a process that exits ends with one line, exit 1.
         watch = subprocess.Popen([sys.executable, tool, "-p", str(cpid), "-w", "0.1"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -206,7 +220,7 @@ def live(peer, tool, pcap_tool):
             p = procs[name]
             if name == "server":
                 time.sleep(0.5)  # the server's interrupt thread handles the disconnect first
-                open(stop["server"], "w").close()
+                open(stop["server"] + ".2", "w").close()
             try:
                 p.wait(timeout=15)
             except subprocess.TimeoutExpired:
