@@ -116,6 +116,17 @@ expect_out "^DROCE_LCORES=0\$" "dry run, --lcores"
 expect_out "^DROCE_SHIM_EAGER=1\$" "dry run, --eager"
 expect_out "^DROCE_SHIM_DEBUG=1\$" "dry run, --debug"
 [ ! -s "$ERR" ] || fail "-q: stderr not empty"
+# hugetlbfs mounted (a private mount namespace) but no page reserved: --no-huge, saying why
+if [ "$(cat /sys/kernel/mm/hugepages/hugepages-*/free_hugepages 2>/dev/null | sort -n | tail -1)" = 0 ] &&
+	unshare -m true 2>/dev/null; then
+	mkdir "$TMP/huge"
+	unshare -m sh -c 'mount -t hugetlbfs nodev "$1" && shift && exec "$@"' sh "$TMP/huge" \
+		"$DR" -n --memif client --ip 198.18.0.2 -- true >"$OUT" 2>"$ERR"
+	RC=$?
+	expect_rc 0 "hugetlbfs without free pages"
+	expect_err "^droce-run: no free hugepage \(hugetlbfs at $TMP/huge\): running with --no-huge" \
+		"hugetlbfs without free pages"
+fi
 # --huge is taken as asked (the runtime's own check names a missing hugetlbfs)
 drun -n --huge --memif client --ip 198.18.0.2 -- true
 expect_no_out "^DROCE_EAL=.*--no-huge" "--huge"

@@ -104,6 +104,8 @@ perf send_lat 2 ib_send_lat
 perf send_bw_e 4096 ib_send_bw -e -s 4096	# completion channel
 perf atomic_faa 8 ib_atomic_bw -A FETCH_AND_ADD
 perf atomic_cas 8 ib_atomic_bw -A CMP_AND_SWAP
+SRV_REGEX="^ remote address: LID" perf atomic_lat 8 ib_atomic_lat	# passive server
+pair write_bw_q4 "^ +65536 +$((4 * ITERS)) +[0-9.]+" ib_write_bw -x 0 -n $ITERS -q 4	# 4 QPs
 perf write_bw6 1024 ib_write_bw -s 1024 -x 1	# IPv6 GID (the last -x wins)
 expect_out "GID index +: 1\$" "write_bw6"
 
