@@ -80,8 +80,8 @@ build_ipv6(uint8_t *ip, const struct droce_pkt *p, uint32_t ip_len)
 	memcpy(ip + 24, p->dgid, 16);
 }
 
-static void
-build_ext(uint8_t *bth, const struct droce_opcode_info *op, const struct droce_pkt *p)
+void
+droce_build_ext(uint8_t *bth, const struct droce_opcode_info *op, const struct droce_pkt *p)
 {
 	uint8_t *h;
 
@@ -167,7 +167,7 @@ droce_build_hdrs(uint8_t *b, uint32_t cap, struct droce_pkt *p, uint32_t pay_len
 	droce_put_be32(bth + 4, (p->fecn ? DROCE_BTH_FECN : 0) | (p->becn ? DROCE_BTH_BECN : 0) |
 					(p->dqpn & DROCE_BTH_QPN_MASK));
 	droce_put_be32(bth + 8, (p->ackreq ? DROCE_BTH_ACKREQ : 0) | (p->psn & DROCE_BTH_PSN_MASK));
-	build_ext(bth, op, p);
+	droce_build_ext(bth, op, p);
 	return (int)(p->pay_off);
 }
 

@@ -100,6 +100,10 @@ uint32_t droce_build_hdr_len(const struct droce_pkt *p);
  * payload for an opcode that carries none, or addresses that do not fit the IP version).
  */
 int droce_build_hdrs(uint8_t *buf, uint32_t cap, struct droce_pkt *p, uint32_t pay_len);
+/* The extension headers of op, from p, at their table offsets after the BTH at bth (IBTA 9.3):
+ * for callers that keep their own Ethernet/IP/UDP template and write only the transport part. */
+void droce_build_ext(uint8_t *bth, const struct droce_opcode_info *op, const struct droce_pkt *p);
+
 /* Zero the pad, fill the IPv6 UDP checksum and the ICRC; returns the frame length. */
 uint32_t droce_build_finish(uint8_t *buf, struct droce_pkt *p);
 

@@ -75,37 +75,6 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 	t->valid = true;
 }
 
-/* The extension headers of p's opcode, at their table offsets (IBTA 9.3). */
-static void
-put_ext(uint8_t *bth, const struct droce_opcode_info *op, const struct droce_pkt *p)
-{
-	uint8_t *h;
-
-	if (op->hdrs & H_RETH) {
-		h = bth + op->off[DROCE_HDR_RETH];
-		droce_put_be64(h, p->reth_va);
-		droce_put_be32(h + 8, p->reth_rkey);
-		droce_put_be32(h + 12, p->reth_len);
-	}
-	if (op->hdrs & H_ATMETH) {
-		h = bth + op->off[DROCE_HDR_ATMETH];
-		droce_put_be64(h, p->atomic_va);
-		droce_put_be32(h + 8, p->atomic_rkey);
-		droce_put_be64(h + 12, p->atomic_swap_add);
-		droce_put_be64(h + 20, p->atomic_compare);
-	}
-	if (op->hdrs & H_AETH)
-		droce_put_be32(bth + op->off[DROCE_HDR_AETH],
-			       ((uint32_t)p->aeth_syn << DROCE_AETH_SYN_SHIFT) |
-				       (p->aeth_msn & DROCE_AETH_MSN_MASK));
-	if (op->hdrs & H_ATMACK)
-		droce_put_be64(bth + op->off[DROCE_HDR_ATMACK], p->atomic_orig);
-	if (op->hdrs & H_IMMDT)
-		droce_put_be32(bth + op->off[DROCE_HDR_IMMDT], p->imm);
-	if (op->hdrs & H_IETH)
-		droce_put_be32(bth + op->off[DROCE_HDR_IETH], p->ieth_rkey);
-}
-
 static uint8_t *
 tx_fast(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void **cookie,
 	uint8_t **payload)
@@ -138,7 +107,7 @@ tx_fast(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void **cooki
 	droce_put_be32(bth + 4, p->dqpn & DROCE_BTH_QPN_MASK);
 	droce_put_be32(bth + 8, (p->ackreq ? DROCE_BTH_ACKREQ : 0) | (p->psn & DROCE_BTH_PSN_MASK));
 	if (op->hdrs)
-		put_ext(bth, op, p);
+		droce_build_ext(bth, op, p);
 	p->l3_off = t->l3_off;
 	p->l4_off = t->l4_off;
 	p->bth_off = t->bth_off;
