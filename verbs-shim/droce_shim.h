@@ -215,4 +215,12 @@ droce_shim_fail(int err)
 	return err;
 }
 
+/* Constructors fail with NULL and errno (the verbs contract) from an internal -errno. */
+static inline void *
+droce_shim_null(int rc)
+{
+	errno = rc < 0 ? -rc : rc;
+	return NULL;
+}
+
 #endif /* DROCE_SHIM_H */

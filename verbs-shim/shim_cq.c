@@ -19,27 +19,13 @@ struct shim_req {
 	void *out;
 };
 
-static struct droce_dev *
-shim_dev(struct droce_rt *rt)
-{
-	return droce_rt_dev(rt);
-}
-
-/* Null-returning failure: errno from a -errno. */
-static void *
-shim_null(int rc)
-{
-	errno = rc < 0 ? -rc : rc;
-	return NULL;
-}
-
 static int
 shim_cq_create_fn(struct droce_rt *rt, void *arg)
 {
 	struct shim_req *r = arg;
 	int err = 0;
 
-	r->out = droce_cq_create(shim_dev(rt), r->n, r->ctx, &err);
+	r->out = droce_cq_create(droce_rt_dev(rt), r->n, r->ctx, &err);
 	return r->out != NULL ? 0 : -err;
 }
 
@@ -78,12 +64,12 @@ shim_cq_create(struct ibv_context *context, int cqe, void *cq_context,
 	int rc;
 
 	if (cqe < 1 || cqe > DROCE_SHIM_MAX_CQE || comp_vector != 0)
-		return shim_null(-EINVAL);
+		return droce_shim_null(-EINVAL);
 	if (droce_shim_rt(sc->dev) == NULL)
 		return NULL;
 	cq = malloc(sizeof(*cq));
 	if (cq == NULL)
-		return shim_null(-ENOMEM);
+		return droce_shim_null(-ENOMEM);
 	droce_shim_init_cq(cq, context, channel, cq_context, cqe);
 	r.n = (uint32_t)cqe;
 	r.ctx = cq;
@@ -92,7 +78,7 @@ shim_cq_create(struct ibv_context *context, int cqe, void *cq_context,
 		if (channel != NULL)
 			channel->refcnt--;
 		free(cq);
-		return shim_null(rc);
+		return droce_shim_null(rc);
 	}
 	cq->ecq = r.out;
 	droce_shim_track_cq(cq, true);
@@ -106,7 +92,7 @@ ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 	struct droce_shim_cq *cq;
 
 	if (comp_vector < 0)
-		return shim_null(-EINVAL);
+		return droce_shim_null(-EINVAL);
 	cq = shim_cq_create(context, cqe, cq_context, channel, (uint32_t)comp_vector);
 	return cq != NULL ? &cq->cq : NULL;
 }
@@ -121,9 +107,9 @@ droce_shim_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex 
 	if ((a->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) != 0 || (a->comp_mask & ~masks) ||
 	    ((a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (a->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)))
-		return shim_null(-EOPNOTSUPP);
+		return droce_shim_null(-EOPNOTSUPP);
 	if (a->cqe > INT32_MAX)
-		return shim_null(-EINVAL);
+		return droce_shim_null(-EINVAL);
 	cq = shim_cq_create(context, (int)a->cqe, a->cq_context, a->channel, a->comp_vector);
 	return cq != NULL ? &cq->cq_ex : NULL;
 }

@@ -20,27 +20,13 @@ struct shim_req {
 	void *out;
 };
 
-static struct droce_dev *
-shim_dev(struct droce_rt *rt)
-{
-	return droce_rt_dev(rt);
-}
-
-/* Null-returning failure: errno from a -errno. */
-static void *
-shim_null(int rc)
-{
-	errno = rc < 0 ? -rc : rc;
-	return NULL;
-}
-
 static int
 shim_pd_alloc_fn(struct droce_rt *rt, void *arg)
 {
 	struct shim_req *r = arg;
 	int err = 0;
 
-	r->out = droce_pd_alloc(shim_dev(rt), &err);
+	r->out = droce_pd_alloc(droce_rt_dev(rt), &err);
 	return r->out != NULL ? 0 : -err;
 }
 
@@ -63,11 +49,11 @@ ibv_alloc_pd(struct ibv_context *context)
 		return NULL;
 	pd = calloc(1, sizeof(*pd));
 	if (pd == NULL)
-		return shim_null(-ENOMEM);
+		return droce_shim_null(-ENOMEM);
 	rc = droce_shim_call(shim_pd_alloc_fn, &r);
 	if (rc != 0) {
 		free(pd);
-		return shim_null(rc);
+		return droce_shim_null(rc);
 	}
 	pd->epd = r.out;
 	pd->pd.context = context;
@@ -137,17 +123,17 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 	int rc = shim_mr_access(access);
 
 	if (iova != (uintptr_t)addr)
-		return shim_null(-EOPNOTSUPP);
+		return droce_shim_null(-EOPNOTSUPP);
 	if (rc < 0)
-		return shim_null(rc);
+		return droce_shim_null(rc);
 	r.access = (unsigned int)rc;
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL)
-		return shim_null(-ENOMEM);
+		return droce_shim_null(-ENOMEM);
 	rc = droce_shim_call(shim_mr_reg_fn, &r);
 	if (rc != 0) {
 		free(mr);
-		return shim_null(rc);
+		return droce_shim_null(rc);
 	}
 	mr->emr = r.out;
 	mr->mr.context = pd->context;

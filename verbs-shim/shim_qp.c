@@ -60,13 +60,6 @@ shim_qp_query_fn(struct droce_rt *rt, void *arg)
 	return droce_qp_query(r->qp, &r->attr, &r->init);
 }
 
-static void *
-shim_null(int rc)
-{
-	errno = rc < 0 ? -rc : rc;
-	return NULL;
-}
-
 static void
 shim_cap_out(struct ibv_qp_cap *o, const struct droce_qp_cap *c)
 {
@@ -87,14 +80,14 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 	/* RC, UC, UD only (no XRC, raw packet, RSS, TSO) */
 	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
-		return shim_null(-EOPNOTSUPP);
+		return droce_shim_null(-EOPNOTSUPP);
 	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL ||
 	    ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags != 0))
-		return shim_null(-EINVAL);
+		return droce_shim_null(-EINVAL);
 	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD)
-		return shim_null(-EOPNOTSUPP);
+		return droce_shim_null(-EOPNOTSUPP);
 	if (a->send_cq == NULL || a->recv_cq == NULL)
-		return shim_null(-EINVAL);
+		return droce_shim_null(-EINVAL);
 	memset(&r, 0, sizeof(r));
 	r.pd = ((struct droce_shim_pd *)a->pd)->epd;
 	r.init.qp_type = (enum droce_qp_type)a->qp_type;	/* equal to IBV_QPT_* */
@@ -110,7 +103,7 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 	r.init.sq_sig_all = a->sq_sig_all != 0;
 	qp = malloc(sizeof(*qp));
 	if (qp == NULL)
-		return shim_null(-ENOMEM);
+		return droce_shim_null(-ENOMEM);
 	droce_shim_init_qp(qp, c, a);
 	r.init.qp_context = qp;
 	rc = droce_shim_call(shim_qp_create_fn, &r);
@@ -118,7 +111,7 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 		if (r.qp != NULL)
 			droce_shim_call(shim_qp_destroy_fn, &r);
 		free(qp);
-		return shim_null(rc);
+		return droce_shim_null(rc);
 	}
 	qp->eqp = r.qp;
 	qp->qp.qp_num = droce_qp_num(r.qp);
@@ -130,7 +123,7 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 			droce_shim_track_qp(qp, false);
 			droce_shim_call(shim_qp_destroy_fn, &r);
 			free(qp);
-			return shim_null(rc);
+			return droce_shim_null(rc);
 		}
 	}
 	return &qp->qp;
