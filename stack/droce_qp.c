@@ -83,13 +83,22 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 {
 	struct droce_dev *dev;
 	struct droce_qp *qp;
-	uint32_t n, bits, slot;
+	uint32_t n, bits, slot, sb, low, top;
 	int e;
 
 	e = check_init_attr(pd, attr);
 	if (e != 0)
 		goto fail;
 	dev = pd->dev;
+	for (bits = 0; (1u << bits) <= dev->qp_mask; bits++)
+		;
+	/* QPN = shard (top shard_bits) | generation | slot (low bits: O(1) lookup); at least one
+	 * generation bit, so the loop below always finds a QPN. */
+	sb = dev->attr.shard_bits;
+	if (sb > 8 || bits + sb >= 24) {
+		e = -EINVAL;
+		goto fail;
+	}
 	qp = qp_slot(dev);
 	if (qp == NULL) {
 		e = -ENOMEM;
@@ -97,12 +106,12 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	}
 	memset(qp, 0, sizeof(*qp));
 	slot = (uint32_t)(qp - dev->qps);
-	for (bits = 0; (1u << bits) <= dev->qp_mask; bits++)
-		;
-	/* The generation in the high bits makes a reused slot a different QPN; 0xFFFFFF is the
-	 * multicast QPN (IBTA 10.5.2.2). */
+	low = DROCE_PSN_MASK >> sb;
+	top = sb != 0 ? ((uint32_t)dev->attr.shard & ((1u << sb) - 1)) << (24 - sb) : 0;
+	/* The generation makes a reused slot a different QPN; 0xFFFFFF is the multicast QPN
+	 * (IBTA 10.5.2.2). */
 	do
-		qp->qpn = ((dev->qpn_gen++ << bits) | slot) & DROCE_PSN_MASK;
+		qp->qpn = top | (((dev->qpn_gen++ << bits) | slot) & low);
 	while (qp->qpn == 0xFFFFFF);
 	qp->dev = dev;
 	qp->pd = pd;

@@ -256,6 +256,10 @@ struct droce_dev_attr {
 	uint32_t max_srq;
 	uint32_t max_ah;
 	uint32_t max_pd;
+	/* A runtime running several devices (shards) steers a frame to its device by the DestQP
+	 * alone: the top shard_bits bits of every QPN this device allocates are shard (0: none). */
+	uint8_t shard;
+	uint8_t shard_bits;
 };
 
 struct droce_dev *droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io,
