@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""droce-perf --verify through droce-netem: delay, jitter, reordering, duplication, 5 % loss.
+
+Three processes over memif: droce-perf server <-> droce-netem (two memif server ports) <->
+droce-perf client. Per scenario it asserts that every size of the run completes with every byte
+(or atomic value) verified on the side that checks, that the engines recovered by retransmission
+(the requester's dev.roce_adp_retrans and the responder's out-of-sequence / duplicate / replay
+counters), and that netem itself dropped, duplicated and reordered frames. No timing bound.
+
+    netem_perf.py NETEM PERF SCENARIO    (write, read, send, fadd, cswap, write_bw, send_bw)
+"""
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+# delay 100 us +- 20 us (--keep-order: jitter alone would reorder nearly every multi-packet
+# message, which go-back-N cannot get through), 3 % of frames held 50 us more so later ones
+# overtake them, 3 % duplicated, 5 % lost; both directions (ba uses seed + 1).
+NETEM_IMPAIR = ['--delay', '100us', '--jitter', '20us', '--keep-order', '--reorder', '3%',
+		'--reorder-delay', '50us', '--duplicate', '3%', '--loss', '5%', '--seed', '7']
+SIZES = '1,4096,65536'	# one packet, four, and 64 at path MTU 1024
+
+# scenario: (client options, responder counters of which at least one must be > 0)
+SCENARIOS = {
+	# lat write and send are ping-pongs: both sides are requester and responder
+	'write': (['-o', 'write', '-m', 'lat', '--sizes', SIZES, '-n', '40'],
+		  ['out_of_seq_request', 'duplicate_request']),
+	'send': (['-o', 'send', '-m', 'lat', '--sizes', SIZES, '-n', '40'],
+		 ['out_of_seq_request', 'duplicate_request']),
+	'read': (['-o', 'read', '-m', 'lat', '--sizes', SIZES, '-n', '40'],
+		 ['read_reexecuted', 'duplicate_request']),
+	'fadd': (['-o', 'fadd', '-m', 'lat', '-n', '200'], ['atomic_replayed']),
+	'cswap': (['-o', 'cswap', '-m', 'lat', '-n', '200'], ['atomic_replayed']),
+	# a window of 4 WRs: several messages in flight when a loss rewinds the send queue
+	'write_bw': (['-o', 'write', '-m', 'bw', '-t', '4', '--sizes', SIZES, '-n', '60'],
+		     ['out_of_seq_request', 'duplicate_request']),
+	'send_bw': (['-o', 'send', '-m', 'bw', '-t', '4', '--sizes', SIZES, '-n', '60'],
+		    ['out_of_seq_request', 'duplicate_request']),
+}
+
+EAL_NETEM = ['--no-huge', '-m', '128', '--no-pci', '--no-shconf', '--lcores=0@(0,1)',
+	     '--log-level=3']
+EAL_PERF = '--no-huge -m 256 --no-pci'
+BOUND = 100	# seconds any one process may take (meson's timeout is above it)
+
+fails = 0
+
+
+def check(desc, ok, detail=''):
+	global fails
+	print('%s %s%s' % ('ok:  ' if ok else 'FAIL:', desc, (' (%s)' % detail) if detail else ''))
+	if not ok:
+		fails += 1
+
+
+def counters(text, side):
+	"""'client dev.x = 3' lines (droce-perf --counters) -> {'dev.x': 3}."""
+	out = {}
+	for m in re.finditer(r'^%s (\S+) = (\d+)$' % side, text, re.M):
+		out[m.group(1)] = int(m.group(2))
+	return out
+
+
+def netem_counters(text):
+	"""'droce-netem ab: rx=1 ...' -> {'ab': {'rx': 1.0, ...}, 'ba': {...}}."""
+	out = {}
+	for m in re.finditer(r'^droce-netem (ab|ba): (.*)$', text, re.M):
+		out[m.group(1)] = {k: float(v) for k, v in re.findall(r'(\w+)=([0-9.]+)', m.group(2))}
+	return out
+
+
+def wait_for(path, pattern, proc, seconds):
+	end = time.monotonic() + seconds
+	while time.monotonic() < end:
+		if os.path.exists(path):
+			with open(path, errors='replace') as f:
+				if re.search(pattern, f.read()):
+					return True
+		if proc.poll() is not None:
+			return False
+		time.sleep(0.05)
+	return False
+
+
+def stop(proc):
+	if proc.poll() is None:
+		proc.kill()
+		proc.wait()
+
+
+def main():
+	netem, perf, scenario = sys.argv[1:4]
+	copts, resp_counters = SCENARIOS[scenario]
+	tag = 'droce-np-%d-%d' % (os.getpid(), random.randrange(1 << 30))
+	tmp = tempfile.mkdtemp(prefix='droce-netem-perf.')
+	procs = []
+	try:
+		netem_out = os.path.join(tmp, 'netem.out')
+		nproc = subprocess.Popen([netem] + EAL_NETEM + [
+			'--vdev=net_memif0,role=server,socket=/%s-a' % tag,
+			'--vdev=net_memif1,role=server,socket=/%s-b' % tag, '--'] + NETEM_IMPAIR +
+			['--duration', '%ds' % BOUND], stdout=open(netem_out, 'w'),
+			stderr=subprocess.STDOUT)
+		procs.append(nproc)
+		if not wait_for(netem_out, r'ready', nproc, 10):
+			print('droce-netem did not start:\n' + open(netem_out).read())
+			return 1
+
+		def env(addr, sock, lcore):
+			e = dict(os.environ)
+			e.update(DROCE_EAL=EAL_PERF, DROCE_LCORES=lcore, DROCE_IPV4=addr,
+				 DROCE_VDEV='net_memif0,role=client,socket=/%s-%s' % (tag, sock))
+			return e
+
+		port_file = os.path.join(tmp, 'port')
+		server_out = os.path.join(tmp, 'server.out')
+		sproc = subprocess.Popen([perf, '-p', '0', '--port-file', port_file, '--counters'],
+					 env=env('198.18.0.1/24', 'b', '0'),
+					 stdout=open(server_out, 'w'), stderr=subprocess.STDOUT)
+		procs.append(sproc)
+		end = time.monotonic() + 15
+		while not (os.path.exists(port_file) and os.path.getsize(port_file) > 0):
+			if time.monotonic() > end or sproc.poll() is not None:
+				print('server never wrote its port:\n' + open(server_out).read())
+				return 1
+			time.sleep(0.1)
+		port = open(port_file).read().strip()
+		cmd = [perf, '-p', port] + copts + ['--verify', '-Q', '-J', '--counters', '127.0.0.1']
+		print('client: ' + ' '.join(cmd[1:]))
+		t0 = time.monotonic()
+		try:
+			c = subprocess.run(cmd, env=env('198.18.0.2/24', 'a', '1'), capture_output=True,
+					   text=True, timeout=BOUND)
+			crc, cout, cerr = c.returncode, c.stdout, c.stderr
+		except subprocess.TimeoutExpired as e:
+			crc, cout, cerr = 'timeout', e.stdout or '', e.stderr or ''
+			cout = cout.decode() if isinstance(cout, bytes) else cout
+			cerr = cerr.decode() if isinstance(cerr, bytes) else cerr
+		try:
+			src = sproc.wait(timeout=30)
+		except subprocess.TimeoutExpired:
+			src = 'timeout'
+		secs = time.monotonic() - t0
+		nproc.send_signal(signal.SIGTERM)
+		try:
+			nproc.wait(timeout=10)
+		except subprocess.TimeoutExpired:
+			pass
+		sout = open(server_out, errors='replace').read()
+		nout = open(netem_out, errors='replace').read()
+		print('--- client stdout\n' + cout + '--- client stderr (non-zero counters)')
+		print('\n'.join(l for l in cerr.splitlines() if ' dev.' in l or 'droce-perf' in l))
+		print('--- server\n' + '\n'.join(l for l in sout.splitlines()
+						if ' dev.' in l or not l.startswith('server ')))
+		print('--- netem\n' + '\n'.join(l for l in nout.splitlines() if 'droce-netem' in l))
+		print('--- %.1f s\n' % secs)
+
+		check('client exit 0', crc == 0, crc)
+		check('server exit 0', src == 0, src)
+		try:
+			res = json.loads(cout.strip().splitlines()[-1])['results']
+		except (ValueError, IndexError, KeyError):
+			res = []
+		n = int(copts[copts.index('-n') + 1])
+		want = 1 if '--sizes' not in copts else len(SIZES.split(','))
+		check('a result per size', len(res) == want, '%d of %d' % (len(res), want))
+		for r in res:
+			check('%d B: %d iterations, verified, no bad byte' % (r['size'], n),
+			      r['iters'] == n and r['verified'] is True and r['bad'] == 0,
+			      'iters=%s verified=%s bad=%s' % (r['iters'], r['verified'], r['bad']))
+		served = re.findall(r'^server: .* (\d+) B: (\d+) served, verify ok$', sout, re.M)
+		check('server: every size served and verified', len(served) == want and
+		      all(int(s[1]) == n for s in served), served)
+
+		cc, sc = counters(cerr, 'client'), counters(sout, 'server')
+		retrans = sum(r.get('retrans', 0) for r in res)
+		# JSON retrans is dev.roce_adp_retrans within each round; the counter holds them all
+		check('client retransmitted (JSON retrans, dev.roce_adp_retrans)',
+		      retrans > 0 and retrans <= cc.get('dev.roce_adp_retrans', 0),
+		      'json %d, counter %d' % (retrans, cc.get('dev.roce_adp_retrans', 0)))
+		# which events drove the retransmissions: a sequence NAK or a local ACK timeout
+		cause = cc.get('dev.rcvd_seq_err', 0) + cc.get('dev.local_ack_timeout_err', 0) + \
+			cc.get('dev.implied_nak_seq_err', 0)
+		check('client saw the losses (seq NAK, ACK timeout or implied NAK)', cause > 0,
+		      'rcvd_seq_err %d local_ack_timeout_err %d implied_nak_seq_err %d' % (
+			      cc.get('dev.rcvd_seq_err', 0), cc.get('dev.local_ack_timeout_err', 0),
+			      cc.get('dev.implied_nak_seq_err', 0)))
+		got = {k: sc.get('dev.' + k, 0) for k in resp_counters}
+		check('server (responder) handled the damage', any(v > 0 for v in got.values()), got)
+		for k in ('retry_exceeded_err', 'req_cqe_error', 'resp_cqe_error'):
+			check('no %s on either side' % k,
+			      cc.get('dev.' + k, 0) == 0 and sc.get('dev.' + k, 0) == 0)
+
+		nc = netem_counters(nout)
+		check('netem printed both directions', 'ab' in nc and 'ba' in nc)
+		if 'ab' in nc and 'ba' in nc:
+			tot = {k: nc['ab'].get(k, 0) + nc['ba'].get(k, 0)
+			       for k in ('rx', 'drop_loss', 'duplicated', 'reordered')}
+			check('netem dropped frames', tot['drop_loss'] > 0, tot)
+			check('netem duplicated frames', tot['duplicated'] > 0)
+			check('netem reordered frames', tot['reordered'] > 0)
+			# 5 %: the total over both directions, 3.5 sigma either side from a few hundred
+			# frames up
+			check('netem loss rate near 5 %',
+			      0.02 * tot['rx'] <= tot['drop_loss'] <= 0.09 * tot['rx'],
+			      '%d of %d' % (tot['drop_loss'], tot['rx']))
+	finally:
+		for p in procs:
+			stop(p)
+		shutil.rmtree(tmp, ignore_errors=True)
+	print('%s: %d failure(s)' % (scenario, fails))
+	return 1 if fails else 0
+
+
+if __name__ == '__main__':
+	sys.exit(main())
