@@ -142,6 +142,58 @@ expect_no_out "^DROCE_VDEV=" "config file: its vdev stays the file's"
 DROCE_IPV6=2001:2::9/64 drun -n -q --vdev net_null0 -- true
 expect_rc 0 "address from DROCE_IPV6"
 
+# A kernel interface (--iface, --pmd): the checks that name the fix, then the port built.
+drun --iface lo --pmd xdp --ip 198.18.0.1/24 -- true
+expect_rc 2 "bad --pmd"
+expect_err "^droce-run: --pmd 'xdp': expected af_packet or af_xdp\$" "bad --pmd"
+drun --pmd af_xdp --ip 198.18.0.1/24 -- true
+expect_err "^droce-run: --pmd and --xdp-prog go with --iface IFACE" "--pmd without --iface"
+drun --iface lo --memif server --ip 198.18.0.1/24 -- true
+expect_err "^droce-run: --iface and --memif/--vdev both name a port: keep one\$" "--iface + --memif"
+drun --iface droce_none0 --ip 198.18.0.1/24 -- touch "$TMP/ran"
+expect_rc 2 "interface absent"
+expect_err "^droce-run: interface 'droce_none0' not found in this network namespace \(here: .*lo.*\): fix --iface, or run droce-run in the interface's namespace \(ip netns exec NS" \
+	"interface absent"
+[ ! -e "$TMP/ran" ] || fail "interface absent: the program ran"
+if ip -o link show dev lo | grep -q '[<,]UP[,>]'; then
+	# without CAP_NET_RAW (nobody, when we may become it) / as root
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+			"$DR" -n --iface lo --ip 198.18.0.1/24 -- true >"$OUT" 2>"$ERR"
+		RC=$?
+	else
+		drun -n --iface lo --ip 198.18.0.1/24 -- true
+	fi
+	if [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null; then
+		expect_rc 2 "af_packet, not root"
+		expect_err "^droce-run: not allowed: net_af_packet needs CAP_NET_RAW \(a packet socket on lo\): run droce-run as root" \
+			"af_packet, not root"
+	fi
+	if [ "$(id -u)" = 0 ]; then
+		drun -n -q --iface lo --ip 198.18.0.1/24 -- true
+		expect_rc 0 "af_packet dry run"
+		expect_out "^DROCE_VDEV=net_af_packet0,iface=lo\$" "af_packet dry run"
+		expect_out "^DROCE_EAL=.*--no-pci" "af_packet dry run"
+		drun -n --iface lo --ip 127.0.0.1/8 -- true
+		expect_rc 2 "the kernel's address"
+		expect_err "^droce-run: 127\.0\.0\.1 is the kernel's address too \(on lo\): give droce an address of its own" \
+			"the kernel's address"
+		drun -n --iface lo --pmd af_xdp --xdp-prog "$TMP/none.o" --ip 198.18.0.1/24 -- true
+		expect_err "^droce-run: --xdp-prog '$TMP/none\.o': no such file\$" "--xdp-prog missing"
+		: >"$TMP/x.o"
+		drun -n -q --iface lo --pmd af_xdp --xdp-prog "$TMP/x.o" --ip 198.18.0.1/24 \
+			--ip6 2001:2::1/64 -- true
+		if grep -q "droce-xdp-addrs is not built" "$ERR"; then
+			expect_rc 2 "af_xdp, no droce-xdp-addrs"
+		else
+			expect_rc 0 "af_xdp dry run"
+			expect_out "^DROCE_VDEV=net_af_xdp0,iface=lo,xdp_prog=$TMP/x\.o\$" "af_xdp dry run"
+			expect_out "^# once the port is open: .*droce-xdp-addrs lo 198\.18\.0\.1 2001:2::1\$" \
+				"af_xdp dry run"
+		fi
+	fi
+fi
+
 # The program's exit status and environment, through exec.
 drun -q --ip 198.18.0.1/24 --vdev net_null0 -- sh -c 'echo "$LD_LIBRARY_PATH|$DROCE_VDEV"; exit 7'
 expect_rc 7 "exit status passed through"
