@@ -8,6 +8,7 @@
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_random.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -69,10 +70,11 @@ make_neigh(struct droce_rt *rt, const struct droce_neigh_ops *ops)
 }
 
 static int
-make_dev(struct droce_rt *rt, const struct droce_io *io, char *err, size_t errlen)
+make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen)
 {
 	const struct droce_rt_config *c = &rt->cfg;
 	struct droce_dev_attr a;
+	struct droce_io io;
 	int e = 0;
 
 	memset(&a, 0, sizeof(a));
@@ -86,8 +88,11 @@ make_dev(struct droce_rt *rt, const struct droce_io *io, char *err, size_t errle
 	a.max_srq = c->max_srq;
 	a.max_ah = c->max_ah;
 	a.max_pd = c->max_pd;
-	rt->dev = droce_dev_create(&a, io, &e);
-	if (rt->dev == NULL) {
+	a.shard = (uint8_t)s->idx;
+	a.shard_bits = (uint8_t)rt->shard_bits;
+	droce_rt_io_init(s, &io);
+	s->dev = droce_dev_create(&a, &io, &e);
+	if (s->dev == NULL) {
 		fail(err, errlen, "cannot create the engine device (%s): lower DROCE_MAX_QP and "
 		     "the other max_* keys", strerror(e ? e : ENOMEM));
 		return -(e ? e : ENOMEM);
@@ -99,19 +104,38 @@ static int
 make_rings(struct droce_rt *rt, char *err, size_t errlen)
 {
 	char name[RTE_RING_NAMESIZE];
+	struct droce_rt_shard *s;
+	unsigned int i;
 
-	snprintf(name, sizeof(name), "droce_call%u", rt->port.port_id);
-	/* Many application threads enqueue, the poll lcore alone dequeues. */
-	rt->calls = rte_ring_create(name, DROCE_RT_CALL_RING, (int)rte_socket_id(),
-				    RING_F_SC_DEQ);
-	if (rt->calls == NULL) {
-		fail(err, errlen, "cannot create the call ring: %s", rte_strerror(rte_errno));
-		return -ENOMEM;
+	for (i = 0; i < rt->nb_shards; i++) {
+		s = &rt->sh[i];
+		/* Many application threads enqueue, the shard's poll lcore alone dequeues. */
+		snprintf(name, sizeof(name), "droce_call%u_%u", rt->port.port_id, i);
+		s->calls = rte_ring_create(name, DROCE_RT_CALL_RING, (int)rte_socket_id(),
+					   RING_F_SC_DEQ);
+		if (s->calls == NULL) {
+			fail(err, errlen, "cannot create the call ring: %s",
+			     rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		if (rt->nb_shards == 1)
+			continue;
+		/* The other shards' Rx enqueue, this shard dequeues. */
+		snprintf(name, sizeof(name), "droce_steer%u_%u", rt->port.port_id, i);
+		s->steer = rte_ring_create(name, DROCE_RT_STEER_RING, (int)rte_socket_id(),
+					   RING_F_SC_DEQ);
+		if (s->steer == NULL) {
+			fail(err, errlen, "cannot create the steering ring: %s",
+			     rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
 	}
 	if (rt->cfg.exception != DROCE_RT_EXC_RING)
 		return 0;
 	snprintf(name, sizeof(name), "droce_exc%u", rt->port.port_id);
-	rt->exc = rte_ring_create(name, DROCE_RT_EXC_RING_SIZE, (int)rte_socket_id(), RING_F_SP_ENQ);
+	/* Every shard's Rx may enqueue; any application thread dequeues. */
+	rt->exc = rte_ring_create(name, DROCE_RT_EXC_RING_SIZE, (int)rte_socket_id(),
+				  rt->nb_shards > 1 ? 0 : RING_F_SP_ENQ);
 	if (rt->exc == NULL) {
 		fail(err, errlen, "cannot create the exception ring: %s", rte_strerror(rte_errno));
 		return -ENOMEM;
@@ -124,8 +148,8 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 		     size_t errlen)
 {
 	struct droce_neigh_ops nops;
-	struct droce_io io;
 	struct droce_rt *rt;
+	unsigned int i;
 	int rc;
 
 	rt = calloc(1, sizeof(*rt));
@@ -140,7 +164,14 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 		return NULL;
 	}
 	rt->eal_up = true;
-	rt->poll_lcore = cfg->nb_lcores > 1 ? cfg->lcores[1] : cfg->lcores[0];
+	rt->nb_shards = cfg->shards;
+	rt->shard_bits = droce_rt_config_shard_bits(cfg);
+	for (i = 0; i < rt->nb_shards; i++) {
+		rt->sh[i].rt = rt;
+		rt->sh[i].idx = i;
+		/* Lcore mode: lcores[0] is the application's, shard i polls on lcores[1 + i]. */
+		rt->sh[i].lcore = cfg->nb_lcores > 1 + i ? cfg->lcores[1 + i] : cfg->lcores[0];
+	}
 	rt->tsc_base = rte_rdtsc();
 	rt->ns_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
 	if (cfg->seed != 0)
@@ -150,14 +181,21 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 		rc = make_rings(rt, err, errlen);
 	if (rc == 0) {
 		make_gids(rt);
-		droce_rt_io_init(rt, &io, &nops);
+		nops.tx = droce_rt_tx_copy;	/* ARP/ND leave through shard 0 */
+		nops.ctx = &rt->sh[0];
 		rc = make_neigh(rt, &nops);
 		if (rc != 0)
 			fail(err, errlen, "MAC %02x:... of port %s is not unicast: set DROCE_MAC",
 			     rt->port.mac[0], rt->port.name);
 	}
-	if (rc == 0)
-		rc = make_dev(rt, &io, err, errlen);
+	for (i = 0; rc == 0 && i < rt->nb_shards; i++)
+		rc = make_dev(rt, &rt->sh[i], err, errlen);
+	if (rc == 0 && rt->port.flow_rules == 0)
+		rte_log(rt->nb_shards > 1 ? RTE_LOG_NOTICE : RTE_LOG_INFO, RTE_LOGTYPE_USER1,
+			"droce: port %s: no rte_flow rule "
+			"for UDP 4791 (%s): %s\n", rt->port.name, rt->port.flow_why,
+			rt->port.rss ? "RSS spreads Rx, shards steer by QPN" :
+			"each shard polls its own queue, shards steer by QPN");
 	if (rc == 0)
 		rc = droce_rt_capture_open(rt, err, errlen);
 	if (rc == 0 && droce_rt_telemetry_attach(rt) != 0) {
@@ -168,7 +206,8 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 		droce_rt_close(rt);
 		return NULL;
 	}
-	rt->now = droce_rt_clock(rt);
+	for (i = 0; i < rt->nb_shards; i++)
+		rt->sh[i].now = droce_rt_clock(rt);
 	rt->neigh_deadline = UINT64_MAX;
 	rt->next_link_check = 0;	/* the first iteration announces us once the link is up */
 	return rt;
@@ -187,7 +226,9 @@ droce_rt_open(const char *config_path, const char *argv0, char *err, size_t errl
 void
 droce_rt_close(struct droce_rt *rt)
 {
+	struct droce_rt_shard *s;
 	struct rte_mbuf *m;
+	unsigned int i;
 	void *p;
 
 	if (rt == NULL)
@@ -195,14 +236,25 @@ droce_rt_close(struct droce_rt *rt)
 	/* Telemetry first: a read in progress finishes before the loop stops. */
 	droce_rt_telemetry_detach(rt);
 	droce_rt_stop(rt);
-	if (rt->dev != NULL) {
-		droce_dev_destroy(rt->dev);
-		rt->dev = NULL;
+	for (i = 0; i < rt->nb_shards; i++) {
+		s = &rt->sh[i];
+		if (s->dev != NULL) {
+			droce_dev_destroy(s->dev);
+			s->dev = NULL;
+		}
+		if (rt->port.started)
+			droce_rt_flush(s);
+		rte_pktmbuf_free_bulk(s->txb, s->ntx);
+		s->ntx = 0;
+		if (s->steer != NULL) {
+			while (rte_ring_dequeue(s->steer, &p) == 0) {
+				m = p;
+				rte_pktmbuf_free(m);
+			}
+			rte_ring_free(s->steer);
+		}
+		rte_ring_free(s->calls);
 	}
-	if (rt->port.started)
-		droce_rt_flush(rt);
-	rte_pktmbuf_free_bulk(rt->txb, rt->ntx);
-	rt->ntx = 0;
 	droce_rt_capture_close(rt);
 	if (rt->exc != NULL) {
 		while (rte_ring_dequeue(rt->exc, &p) == 0) {
@@ -211,7 +263,6 @@ droce_rt_close(struct droce_rt *rt)
 		}
 		rte_ring_free(rt->exc);
 	}
-	rte_ring_free(rt->calls);
 	droce_rt_port_close(&rt->port);
 	if (rt->eal_up)
 		droce_rt_eal_cleanup(&rt->cfg);
@@ -221,7 +272,7 @@ droce_rt_close(struct droce_rt *rt)
 struct droce_dev *
 droce_rt_dev(struct droce_rt *rt)
 {
-	return rt->dev;
+	return rt->sh[0].dev;
 }
 
 const struct droce_rt_config *

@@ -3,17 +3,24 @@
 #define DROCE_RT_H
 
 /*
- * The droce runtime: one engine device on one DPDK port, with ARP/ND, a poll loop and counters.
+ * The droce runtime: engine devices on one DPDK port, with ARP/ND, a poll loop and counters.
  *
- * Threading (the engine is single-threaded; the runtime keeps it so):
- * - Lcore mode: droce_rt_start() runs the poll loop on the configured poll lcore (the second in
- *   `lcores`). From then on every engine call (droce_post_send, droce_cq_poll, droce_qp_modify
- *   ...) must go through droce_rt_call(): the closure is handed over a multi-producer,
- *   single-consumer ring and runs on the poll lcore between loop iterations; the caller waits
- *   for its result. Any number of application threads may call droce_rt_call() at once.
- * - Inline mode: without droce_rt_start() the application's one thread drives the loop itself
- *   with droce_rt_poll() and may call the engine directly (droce_rt_call() then runs the
- *   closure at once). Only that thread may touch the runtime.
+ * Shards (`shards` = N, default 1): N engine devices, each with its own queue pair, and in lcore
+ * mode its own poll lcore. A QPN names its shard in its top bits; a frame received on another
+ * shard's queue is handed over to the owner. Objects of one shard (PD, MR, CQ, QP, SRQ, AH) are
+ * never mixed with another's. Shard 0 also runs ARP/ND, the exception path and telemetry, and
+ * is the device of droce_rt_dev() / droce_rt_call().
+ *
+ * Threading (each engine device is single-threaded; the runtime keeps it so):
+ * - Lcore mode: droce_rt_start() runs shard i's poll loop on lcore 1 + i of `lcores`. From
+ *   then on every engine call (droce_post_send, droce_cq_poll, droce_qp_modify ...) on shard
+ *   i's objects must go through droce_rt_call_shard(rt, i, ...) (droce_rt_call for shard 0):
+ *   the closure is handed over a multi-producer, single-consumer ring and runs on that shard's
+ *   lcore between loop iterations; the caller waits for its result. Any number of application
+ *   threads may call at once.
+ * - Inline mode: without droce_rt_start() the application's one thread drives every shard with
+ *   droce_rt_poll() and may call any shard's engine directly (the calls then run the closure at
+ *   once). Only that thread may touch the runtime.
  * Everything else below may be called from any thread in both modes.
  */
 #include <stdbool.h>
@@ -36,7 +43,11 @@ struct droce_rt *droce_rt_open_config(const struct droce_rt_config *cfg, const c
 /* Stop the loop, destroy the device, stop the port, clean EAL up. */
 void droce_rt_close(struct droce_rt *rt);
 
+/* Shard 0's engine device. */
 struct droce_dev *droce_rt_dev(struct droce_rt *rt);
+/* Number of shards, and shard i's device (NULL beyond). */
+unsigned int droce_rt_nb_shards(const struct droce_rt *rt);
+struct droce_dev *droce_rt_shard_dev(struct droce_rt *rt, unsigned int shard);
 const struct droce_rt_config *droce_rt_config(const struct droce_rt *rt);
 void droce_rt_mac(const struct droce_rt *rt, uint8_t mac[6]);
 uint16_t droce_rt_port_id(const struct droce_rt *rt);
@@ -59,6 +70,10 @@ int droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg,
  * closure runs inside the loop: it must not wait for the loop (droce_rt_resolve,
  * droce_rt_run_until) in lcore mode. */
 int droce_rt_call(struct droce_rt *rt, int (*fn)(struct droce_rt *rt, void *arg), void *arg);
+/* The same on shard's thread (-EINVAL for no such shard). A closure on one shard must not call
+ * into another's (only shard 0 waits on the others, for counters). */
+int droce_rt_call_shard(struct droce_rt *rt, unsigned int shard,
+			int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 
 /* Whether the loop last saw the port's link up (it announces us on each rising edge). */
 bool droce_rt_link_up(const struct droce_rt *rt);
@@ -77,7 +92,8 @@ int droce_rt_resolve_av(struct droce_rt *rt, struct droce_av *av, uint32_t timeo
 const char *droce_rt_strerror(const struct droce_rt *rt);
 
 /* Counters as name/value pairs: "rt.*" (loop, classification drops), "port.*" (ethdev), "neigh.*"
- * and "dev.*" (engine). Fills up to n; returns how many exist (n = 0 to size). */
+ * and "dev.*" (engine). Fills up to n; returns how many exist (n = 0 to size). rt.* and dev.*
+ * are totals over the shards; with several, rt.shard<i>_* and dev.shard<i>_* follow. */
 struct droce_rt_counter {
 	char name[48];
 	uint64_t value;

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_spinlock.h>
+
 #include "droce_rt_priv.h"
 
 enum {
@@ -27,6 +29,7 @@ enum {
 static const uint32_t cap_magic_ns = 0xa1b23c4d;
 
 struct droce_rt_capture {
+	rte_spinlock_t lock;	/* taken when several poll lcores capture */
 	int fd;
 	bool failed;		/* a write failed: stop writing, count the rest as skipped */
 	uint32_t used;		/* bytes in buf */
@@ -112,6 +115,7 @@ droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	memset(c->buf, 0, sizeof(c->buf));
+	rte_spinlock_init(&c->lock);
 	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (c->fd < 0) {
 		snprintf(err, errlen, "capture file %s: %s: fix DROCE_CAPTURE (capture = ...)", path,
@@ -136,22 +140,29 @@ droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen)
 }
 
 void
-droce_rt_capture_frame(struct droce_rt *rt, const uint8_t *frame, uint32_t caplen, uint32_t len)
+droce_rt_capture_frame(struct droce_rt_shard *s, const uint8_t *frame, uint32_t caplen,
+		       uint32_t len)
 {
-	struct droce_rt_capture *c = rt->cap;
+	struct droce_rt_capture *c = s->rt->cap;
+	bool lock = s->rt->started && s->rt->nb_shards > 1;
 	uint64_t ns;
 	uint8_t *r;
 
 	if (caplen > CAP_SNAPLEN)
 		caplen = CAP_SNAPLEN;
+	/* Several poll lcores share the file: a debugging aid may take a lock. */
+	if (lock)
+		rte_spinlock_lock(&c->lock);
 	if (c->failed || c->bytes + CAP_RECORD_HDR + caplen > c->max_bytes) {
-		rt->st.capture_skipped++;
+		s->st.capture_skipped++;
+		if (lock)
+			rte_spinlock_unlock(&c->lock);
 		return;
 	}
 	if (c->used + CAP_RECORD_HDR + caplen > CAP_BUF)
 		cap_write(c);
 	/* The iteration's clock: one TSC read per loop pass, the time the engine saw. */
-	ns = c->wall_base_ns + rt->now;
+	ns = c->wall_base_ns + s->now;
 	r = c->buf + c->used;
 	put32(r, (uint32_t)(ns / 1000000000u));
 	put32(r + 4, (uint32_t)(ns % 1000000000u));
@@ -160,7 +171,9 @@ droce_rt_capture_frame(struct droce_rt *rt, const uint8_t *frame, uint32_t caple
 	memcpy(r + CAP_RECORD_HDR, frame, caplen);
 	c->used += CAP_RECORD_HDR + caplen;
 	c->bytes += CAP_RECORD_HDR + caplen;
-	rt->st.capture_pkts++;
+	s->st.capture_pkts++;
+	if (lock)
+		rte_spinlock_unlock(&c->lock);
 }
 
 void

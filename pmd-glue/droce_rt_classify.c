@@ -45,6 +45,15 @@ enum droce_rt_class
 droce_rt_classify(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 		  enum droce_rt_drop *drop)
 {
+	uint32_t dqpn;
+
+	return droce_rt_classify_qpn(frame, len, mac, drop, &dqpn);
+}
+
+enum droce_rt_class
+droce_rt_classify_qpn(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
+		      enum droce_rt_drop *drop, uint32_t *dqpn)
+{
 	uint32_t off = sizeof(struct droce_eth_hdr), l4;
 	uint16_t type;
 	uint8_t proto;
@@ -84,5 +93,9 @@ droce_rt_classify(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 	/* IBTA Annex A17.2: RoCEv2 is UDP destination port 4791. */
 	if (droce_get_be16(frame + l4 + 2) != DROCE_ROCEV2_UDP_PORT)
 		return other(drop, DROCE_RT_DROP_NOT_ROCE_PORT);
+	/* IBTA 9.2: the BTH follows UDP; DestQP is its bytes 5..7. */
+	l4 += sizeof(struct droce_udp_hdr);
+	*dqpn = len >= l4 + 12 ? (uint32_t)frame[l4 + 5] << 16 | (uint32_t)frame[l4 + 6] << 8 |
+				 frame[l4 + 7] : UINT32_MAX;
 	return DROCE_RT_CLS_ROCE;
 }

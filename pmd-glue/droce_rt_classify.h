@@ -19,7 +19,8 @@
 	X(MULTISEG, "multi-segment mbuf that could not be linearised") \
 	X(EXC_FULL, "exception ring full") \
 	X(NEIGH_BAD, "ARP/ND frame the neighbour module rejected") \
-	X(NO_DEVICE, "RoCEv2 frame while no engine device is open")
+	X(NO_DEVICE, "RoCEv2 frame while no engine device is open") \
+	X(STEER_FULL, "the steering ring of the shard owning the frame was full")
 
 enum droce_rt_drop {
 #define DROCE_X_RT_DROP(name, desc) DROCE_RT_DROP_##name,
@@ -36,6 +37,24 @@ enum droce_rt_class {
 
 enum droce_rt_class droce_rt_classify(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 				      enum droce_rt_drop *drop);
+/* As droce_rt_classify(); a RoCE frame also gets *dqpn, the BTH DestQP (IBTA 9.2), or
+ * UINT32_MAX when the frame ends before it (the engine drops it, counted). */
+enum droce_rt_class droce_rt_classify_qpn(const uint8_t *frame, uint32_t len,
+					  const uint8_t mac[6], enum droce_rt_drop *drop,
+					  uint32_t *dqpn);
+
+/* The shard owning a QPN: its top shard_bits bits (droce_dev_attr.shard_bits); a QPN naming no
+ * shard of the nb_shards (or none) belongs to shard 0, whose engine drops it as unknown. */
+static inline unsigned int
+droce_rt_qpn_shard(uint32_t qpn, unsigned int shard_bits, unsigned int nb_shards)
+{
+	unsigned int s;
+
+	if (shard_bits == 0 || qpn > 0xFFFFFF)
+		return 0;
+	s = qpn >> (24 - shard_bits);
+	return s < nb_shards ? s : 0;
+}
 
 /* "not_for_us" style counter name and sentence of a reason. */
 const char *droce_rt_drop_name(enum droce_rt_drop d);

@@ -39,6 +39,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	{ "mac", KT_MAC, 0, 0, 0, 0 },
 	{ "lcores", KT_LCORES, 0, 0, 0, 0 },
 	U32("queues", queues, 1, 16),
+	U32("shards", shards, 1, DROCE_RT_MAX_SHARDS),
 	/* 576: the IPv4 minimum datagram (RFC 791); 9702: the largest jumbo common NICs take. */
 	U32("mtu", mtu, 576, 9702),
 	U32("path_mtu", path_mtu, 256, 4096),
@@ -99,6 +100,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->lcores[0] = 0;
 	cfg->nb_lcores = 1;
 	cfg->queues = 1;
+	cfg->shards = 1;
 	cfg->mtu = 1500;
 	cfg->path_mtu = 1024;
 	cfg->mbufs = 8191;
@@ -413,6 +415,57 @@ droce_rt_config_min_mtu(const struct droce_rt_config *cfg)
 	return cfg->path_mtu + 40 + 8 + 12 + 28 + 4;
 }
 
+uint32_t
+droce_rt_config_nb_queues(const struct droce_rt_config *cfg)
+{
+	return cfg->queues > cfg->shards ? cfg->queues : cfg->shards;
+}
+
+unsigned int
+droce_rt_config_shard_bits(const struct droce_rt_config *cfg)
+{
+	unsigned int b = 0;
+
+	while ((1u << b) < cfg->shards)
+		b++;
+	return b;
+}
+
+/* Slot bits of the engine's QPN (droce_dev_create: max_qp + 2 slots, a power of two). */
+static unsigned int
+qpn_slot_bits(uint32_t max_qp)
+{
+	unsigned int b = 0;
+
+	while ((1ull << b) < (uint64_t)max_qp + 2)
+		b++;
+	return b;
+}
+
+static int
+validate_shards(const struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	uint32_t nq = droce_rt_config_nb_queues(cfg);
+
+	/* Lcore mode: the application's lcore, then one poll lcore per shard. With one lcore the
+	 * application drives every shard inline. */
+	if (cfg->nb_lcores > 1 && cfg->nb_lcores < cfg->shards + 1)
+		return fail(err, errlen, "shards %u need %u lcores (the application's, then one "
+			    "poll lcore per shard), lcores has %u: set DROCE_LCORES=0-%u or lower "
+			    "DROCE_SHARDS", cfg->shards, cfg->shards + 1, cfg->nb_lcores,
+			    cfg->shards);
+	if (qpn_slot_bits(cfg->max_qp) + droce_rt_config_shard_bits(cfg) >= 24)
+		return fail(err, errlen, "max_qp %u leaves no 24-bit QPN room for %u shards: lower "
+			    "DROCE_MAX_QP", cfg->max_qp, cfg->shards);
+	if (cfg->shards > 1 &&
+	    cfg->mbufs < 2 * (cfg->rx_desc * nq + cfg->tx_desc * cfg->shards) + cfg->burst)
+		return fail(err, errlen, "mbufs %u cannot fill %u Rx queue(s) of %u and %u Tx "
+			    "ring(s) of %u descriptors: raise DROCE_MBUFS to >= %u", cfg->mbufs,
+			    nq, cfg->rx_desc, cfg->shards, cfg->tx_desc,
+			    2 * (cfg->rx_desc * nq + cfg->tx_desc * cfg->shards) + cfg->burst);
+	return 0;
+}
+
 int
 droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t errlen)
 {
@@ -428,6 +481,8 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return fail(err, errlen, "MTU %u too small for path MTU %u (needs >= %u: path MTU + "
 			    "92 bytes of RoCEv2 headers): raise DROCE_MTU or lower DROCE_PATH_MTU",
 			    cfg->mtu, p, droce_rt_config_min_mtu(cfg));
+	if (validate_shards(cfg, err, errlen) != 0)
+		return -EINVAL;
 	if (cfg->mbufs < 2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst)
 		return fail(err, errlen, "mbufs %u cannot fill %u Rx queue(s) of %u and a Tx ring "
 			    "of %u descriptors: raise DROCE_MBUFS to >= %u", cfg->mbufs,

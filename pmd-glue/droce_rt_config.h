@@ -14,6 +14,7 @@
 enum {
 	DROCE_RT_STR_MAX = 512,
 	DROCE_RT_MAX_LCORES = 16,
+	DROCE_RT_MAX_SHARDS = 15,	/* one lcore each, plus the application's */
 	DROCE_RT_EAL_ARGV_MAX = 64,
 	DROCE_RT_ERR_MAX = 256,
 };
@@ -42,6 +43,7 @@ struct droce_rt_config {
 	uint16_t lcores[DROCE_RT_MAX_LCORES]; /* poll lcore(s); the first drives the device */
 	unsigned int nb_lcores;
 	uint32_t queues;		/* Rx/Tx queue pairs (RSS spreads Rx over them) */
+	uint32_t shards;		/* engine devices, one queue pair and poll lcore each */
 	uint32_t mtu;			/* Ethernet MTU (IP packet size) */
 	uint32_t path_mtu;		/* RoCE path MTU wanted: 256..4096 */
 	uint32_t mbufs;			/* mempool size */
@@ -81,7 +83,12 @@ int droce_rt_config_load_env(struct droce_rt_config *cfg, char *err, size_t errl
  */
 int droce_rt_config_load(struct droce_rt_config *cfg, const char *path, char *err, size_t errlen);
 
-/* Cross-key checks that need no system access (queues vs lcores, path MTU vs MTU, addresses). */
+/* Queue pairs the port gets: queues, raised to shards. */
+uint32_t droce_rt_config_nb_queues(const struct droce_rt_config *cfg);
+/* QPN top bits that name a shard: ceil(log2(shards)). */
+unsigned int droce_rt_config_shard_bits(const struct droce_rt_config *cfg);
+
+/* Cross-key checks that need no system access (shards vs lcores, path MTU vs MTU, addresses). */
 int droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t errlen);
 
 /* Ethernet MTU the path MTU needs: path MTU + 92 (IPv6, UDP, BTH, longest extension chain,

@@ -33,23 +33,88 @@ put(struct collect *c, const char *prefix, const char *name, uint64_t value)
 	c->count++;
 }
 
-/* Runs on the device's thread: the loop's counters are plain fields written there. */
-static int
-collect_fn(struct droce_rt *rt, void *arg)
-{
-	struct collect *c = arg;
+/* One shard's counters, copied on the shard's own thread (droce_rt_call_shard). */
+struct shard_part {
+	unsigned int idx;
+	struct droce_rt_stats st;
 	struct droce_counter dc[DEV_MAX];
+	unsigned int ndc;
+};
+
+static int
+shard_fn(struct droce_rt *rt, void *arg)
+{
+	struct shard_part *p = arg;
+	struct droce_rt_shard *s = &rt->sh[p->idx];
+
+	p->st = s->st;
+	p->ndc = 0;
+	if (s->dev != NULL) {
+		p->ndc = droce_dev_counters(s->dev, p->dc, DEV_MAX);
+		if (p->ndc > DEV_MAX)
+			p->ndc = DEV_MAX;
+	}
+	return 0;
+}
+
+/* Per shard, with several: the loop's main figures and the engine's packet counts. */
+#define DROCE_RT_SHARD_STATS(X) \
+	X(iterations) X(rx_pkts) X(rx_roce) X(tx_pkts) X(steered) X(steered_in) X(calls)
+
+static void
+put_shard(struct collect *c, const struct shard_part *p)
+{
+	char name[48];
+	unsigned int i;
+
+#define DROCE_X_PUT_SHARD(f) \
+	snprintf(name, sizeof(name), "shard%u_" #f, p->idx); \
+	put(c, "rt.", name, p->st.f);
+	DROCE_RT_SHARD_STATS(DROCE_X_PUT_SHARD)
+#undef DROCE_X_PUT_SHARD
+	snprintf(name, sizeof(name), "shard%u_drop_steer_full", p->idx);
+	put(c, "rt.", name, p->st.drop[DROCE_RT_DROP_STEER_FULL]);
+	for (i = 0; i < p->ndc; i++)
+		if (strcmp(p->dc[i].name, "sent_pkts") == 0 ||
+		    strcmp(p->dc[i].name, "rcvd_pkts") == 0) {
+			snprintf(name, sizeof(name), "shard%u_%s", p->idx, p->dc[i].name);
+			put(c, "dev.", name, p->dc[i].value);
+		}
+}
+
+/*
+ * Totals over the shards under the single-device names, then, with several shards, per-shard
+ * ones. Each shard's part is read on its own thread; the rest (port, neighbours) on shard 0's.
+ */
+static void
+collect_all(struct droce_rt *rt, struct collect *c)
+{
+	struct shard_part parts[DROCE_RT_MAX_SHARDS];
+	struct droce_rt_stats tot;
 	struct rte_eth_stats es;
 	char name[48];
-	unsigned int i, n;
+	unsigned int i, k;
 
-#define DROCE_X_PUT_RT(f) put(c, "rt.", #f, rt->st.f);
+	memset(&tot, 0, sizeof(tot));
+	for (i = 0; i < rt->nb_shards; i++) {
+		parts[i].idx = i;
+		droce_rt_call_shard(rt, i, shard_fn, &parts[i]);
+#define DROCE_X_SUM(f) tot.f += parts[i].st.f;
+		DROCE_RT_STATS(DROCE_X_SUM)
+#undef DROCE_X_SUM
+		for (k = 0; k < DROCE_RT_DROP_MAX; k++)
+			tot.drop[k] += parts[i].st.drop[k];
+	}
+#define DROCE_X_PUT_RT(f) put(c, "rt.", #f, tot.f);
 	DROCE_RT_STATS(DROCE_X_PUT_RT)
 #undef DROCE_X_PUT_RT
 	for (i = 0; i < DROCE_RT_DROP_MAX; i++) {
 		snprintf(name, sizeof(name), "drop_%s", droce_rt_drop_name(i));
-		put(c, "rt.", name, rt->st.drop[i]);
+		put(c, "rt.", name, tot.drop[i]);
 	}
+	put(c, "rt.", "shards", rt->nb_shards);
+	put(c, "rt.", "rss_queues", rt->port.rss ? rt->port.nb_queues : 0);
+	put(c, "rt.", "flow_rules", rt->port.flow_rules);
 	memset(&es, 0, sizeof(es));
 	rte_eth_stats_get(rt->port.port_id, &es);
 	put(c, "port.", "ipackets", es.ipackets);
@@ -63,20 +128,33 @@ collect_fn(struct droce_rt *rt, void *arg)
 #define DROCE_X_PUT_NEIGH(f) put(c, "neigh.", #f, rt->neigh.stats.f);
 	DROCE_NEIGH_STATS(DROCE_X_PUT_NEIGH)
 #undef DROCE_X_PUT_NEIGH
-	if (rt->dev != NULL) {
-		n = droce_dev_counters(rt->dev, dc, DEV_MAX);
-		for (i = 0; i < n && i < DEV_MAX; i++)
-			put(c, "dev.", dc[i].name, dc[i].value);
+	/* The engines list the same names in the same order. */
+	for (k = 0; k < parts[0].ndc; k++) {
+		uint64_t v = 0;
+
+		for (i = 0; i < rt->nb_shards; i++)
+			if (k < parts[i].ndc)
+				v += parts[i].dc[k].value;
+		put(c, "dev.", parts[0].dc[k].name, v);
 	}
+	for (i = 0; rt->nb_shards > 1 && i < rt->nb_shards; i++)
+		put_shard(c, &parts[i]);
+}
+
+static int
+collect_fn(struct droce_rt *rt, void *arg)
+{
+	collect_all(rt, arg);
 	return 0;
 }
 
+/* On shard 0's thread (telemetry): the other shards' parts are asked of their threads. */
 int
 droce_rt_counters_collect(struct droce_rt *rt, struct droce_rt_counter *out, unsigned int n)
 {
 	struct collect c = { .out = out, .n = n };
 
-	collect_fn(rt, &c);
+	collect_all(rt, &c);
 	return (int)c.count;
 }
 

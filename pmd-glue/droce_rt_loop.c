@@ -28,57 +28,57 @@ droce_rt_clock(const struct droce_rt *rt)
 }
 
 unsigned int
-droce_rt_flush(struct droce_rt *rt)
+droce_rt_flush(struct droce_rt_shard *s)
 {
 	unsigned int i;
 	uint16_t sent;
 
-	if (rt->ntx == 0)
+	if (s->ntx == 0)
 		return 0;
-	sent = rte_eth_tx_burst(rt->port.port_id, 0, rt->txb, (uint16_t)rt->ntx);
+	sent = rte_eth_tx_burst(s->rt->port.port_id, (uint16_t)s->idx, s->txb, (uint16_t)s->ntx);
 	for (i = 0; i < sent; i++)
-		rt->st.tx_bytes += rte_pktmbuf_pkt_len(rt->txb[i]);
-	rt->st.tx_pkts += sent;
+		s->st.tx_bytes += rte_pktmbuf_pkt_len(s->txb[i]);
+	s->st.tx_pkts += sent;
 	/* Unsent frames stay queued in order: the next flush retries them; meanwhile tx_alloc
 	 * refuses, which makes the engine hold its work (backpressure, not loss). */
-	if (sent < rt->ntx)
-		memmove(rt->txb, rt->txb + sent, (rt->ntx - sent) * sizeof(rt->txb[0]));
-	rt->ntx -= sent;
+	if (sent < s->ntx)
+		memmove(s->txb, s->txb + sent, (s->ntx - sent) * sizeof(s->txb[0]));
+	s->ntx -= sent;
 	return sent;
 }
 
 /* A batch slot for one more buffer, counting those handed out and not yet sent (the engine
  * may allocate several before sending them). */
 static bool
-tx_room(struct droce_rt *rt)
+tx_room(struct droce_rt_shard *s)
 {
-	if (rt->ntx + rt->tx_out < rt->cfg.burst)
+	if (s->ntx + s->tx_out < s->rt->cfg.burst)
 		return true;
-	droce_rt_flush(rt);
-	if (rt->ntx + rt->tx_out < rt->cfg.burst)
+	droce_rt_flush(s);
+	if (s->ntx + s->tx_out < s->rt->cfg.burst)
 		return true;
-	rt->st.tx_batch_full++;
+	s->st.tx_batch_full++;
 	return false;
 }
 
 static uint8_t *
 rt_tx_alloc(void *ctx, uint32_t len, void **cookie)
 {
-	struct droce_rt *rt = ctx;
+	struct droce_rt_shard *s = ctx;
 	struct rte_mbuf *m;
 
-	if (len > rt->port.max_frame) {
-		rt->st.tx_too_long++;
+	if (len > s->rt->port.max_frame) {
+		s->st.tx_too_long++;
 		return NULL;
 	}
-	if (!tx_room(rt))
+	if (!tx_room(s))
 		return NULL;
-	m = rte_pktmbuf_alloc(rt->port.mp);
+	m = rte_pktmbuf_alloc(s->rt->port.mp);
 	if (m == NULL) {
-		rt->st.tx_alloc_fail++;
+		s->st.tx_alloc_fail++;
 		return NULL;
 	}
-	rt->tx_out++;
+	s->tx_out++;
 	*cookie = m;
 	return rte_pktmbuf_mtod(m, uint8_t *);
 }
@@ -86,18 +86,18 @@ rt_tx_alloc(void *ctx, uint32_t len, void **cookie)
 static void
 rt_tx_send(void *ctx, void *cookie, uint32_t len)
 {
-	struct droce_rt *rt = ctx;
+	struct droce_rt_shard *s = ctx;
 	struct rte_mbuf *m = cookie;
 
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
-	if (rt->cap != NULL)
-		droce_rt_capture_frame(rt, rte_pktmbuf_mtod(m, const uint8_t *), len, len);
+	if (s->rt->cap != NULL)
+		droce_rt_capture_frame(s, rte_pktmbuf_mtod(m, const uint8_t *), len, len);
 	/* tx_alloc reserved this slot. */
-	rt->tx_out--;
-	rt->txb[rt->ntx++] = m;
-	if (rt->ntx == rt->cfg.burst)
-		droce_rt_flush(rt);
+	s->tx_out--;
+	s->txb[s->ntx++] = m;
+	if (s->ntx == s->rt->cfg.burst)
+		droce_rt_flush(s);
 }
 
 static uint64_t
@@ -110,74 +110,116 @@ rt_rand64(void *ctx)
 int
 droce_rt_tx_copy(void *ctx, const uint8_t *frame, uint32_t len)
 {
-	struct droce_rt *rt = ctx;
+	struct droce_rt_shard *s = ctx;
 	void *cookie;
-	uint8_t *buf = rt_tx_alloc(rt, len, &cookie);
+	uint8_t *buf = rt_tx_alloc(s, len, &cookie);
 
 	if (buf == NULL)
 		return -ENOBUFS;
 	memcpy(buf, frame, len);
-	rt_tx_send(rt, cookie, len);
+	rt_tx_send(s, cookie, len);
 	return 0;
 }
 
 void
-droce_rt_io_init(struct droce_rt *rt, struct droce_io *io, struct droce_neigh_ops *nops)
+droce_rt_io_init(struct droce_rt_shard *s, struct droce_io *io)
 {
 	io->tx_alloc = rt_tx_alloc;
 	io->tx_send = rt_tx_send;
 	io->rand64 = rt_rand64;
-	io->ctx = rt;
-	nops->tx = droce_rt_tx_copy;
-	nops->ctx = rt;
+	io->ctx = s;
 }
 
 static void
-exception(struct droce_rt *rt, struct rte_mbuf *m, enum droce_rt_drop why)
+exception(struct droce_rt_shard *s, struct rte_mbuf *m, enum droce_rt_drop why)
 {
+	struct droce_rt *rt = s->rt;
+
 	if (rt->exc != NULL && why != DROCE_RT_DROP_SHORT && why != DROCE_RT_DROP_NOT_FOR_US) {
-		if (rte_ring_sp_enqueue(rt->exc, m) == 0) {
-			rt->st.exception++;
+		if (rte_ring_enqueue(rt->exc, m) == 0) {
+			s->st.exception++;
 			return;
 		}
 		why = DROCE_RT_DROP_EXC_FULL;
 	}
-	rt->st.drop[why]++;
+	s->st.drop[why]++;
 	rte_pktmbuf_free(m);
 }
 
-/* One Rx burst of one queue; RoCE frames go to the engine in one call. */
-static unsigned int
-rx_queue(struct droce_rt *rt, uint16_t q)
+/* Frames for other shards, gathered per shard over one burst and handed over at its end. */
+struct steer_out {
+	struct rte_mbuf *m[DROCE_RT_MAX_SHARDS][DROCE_RT_BURST_MAX];
+	unsigned int n[DROCE_RT_MAX_SHARDS];
+};
+
+static void
+steer_flush(struct droce_rt_shard *s, struct steer_out *o)
 {
-	struct rte_mbuf *pkts[DROCE_RT_BURST_MAX], *roce[DROCE_RT_BURST_MAX];
+	struct droce_rt *rt = s->rt;
+	unsigned int i, done;
+
+	for (i = 0; i < rt->nb_shards; i++) {
+		if (o->n[i] == 0)
+			continue;
+		done = rte_ring_mp_enqueue_burst(rt->sh[i].steer, (void **)o->m[i], o->n[i], NULL);
+		s->st.steered += done;
+		if (done < o->n[i]) {
+			s->st.drop[DROCE_RT_DROP_STEER_FULL] += o->n[i] - done;
+			rte_pktmbuf_free_bulk(o->m[i] + done, o->n[i] - done);
+		}
+		if (done > 0)
+			droce_rt_shard_wake(&rt->sh[i]);
+		o->n[i] = 0;
+	}
+}
+
+/*
+ * Dispatch frames: a RoCE frame to the engine of the shard its DestQP names, ARP/ND to shard 0,
+ * the rest to the exception path or a named drop. Frames that came over the steering ring
+ * (steered_in) are this shard's already and were counted and captured where they arrived.
+ */
+static void
+dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool steered_in)
+{
+	struct droce_rt *rt = s->rt;
+	struct rte_mbuf *roce[DROCE_RT_BURST_MAX];
 	const uint8_t *frames[DROCE_RT_BURST_MAX];
 	uint32_t lens[DROCE_RT_BURST_MAX];
-	unsigned int nroce = 0, i;
+	struct steer_out out;
+	unsigned int nroce = 0, i, to;
+	bool any_out = false;
 	enum droce_rt_drop why;
 	struct rte_mbuf *m;
-	uint16_t n;
+	uint32_t len, dqpn;
 	uint8_t *p;
-	uint32_t len;
 
-	n = rte_eth_rx_burst(rt->port.port_id, q, pkts, (uint16_t)rt->cfg.burst);
+	for (i = 0; i < rt->nb_shards; i++)
+		out.n[i] = 0;
 	for (i = 0; i < n; i++) {
 		m = pkts[i];
-		rt->st.rx_pkts++;
-		rt->st.rx_bytes += rte_pktmbuf_pkt_len(m);
-		if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
-			rt->st.drop[DROCE_RT_DROP_MULTISEG]++;
-			rte_pktmbuf_free(m);
-			continue;
+		if (!steered_in) {
+			s->st.rx_pkts++;
+			s->st.rx_bytes += rte_pktmbuf_pkt_len(m);
+			if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
+				s->st.drop[DROCE_RT_DROP_MULTISEG]++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
 		}
 		p = rte_pktmbuf_mtod(m, uint8_t *);
 		len = rte_pktmbuf_data_len(m);
-		if (rt->cap != NULL)
-			droce_rt_capture_frame(rt, p, len, rte_pktmbuf_pkt_len(m));
-		switch (droce_rt_classify(p, len, rt->port.mac, &why)) {
+		if (!steered_in && rt->cap != NULL)
+			droce_rt_capture_frame(s, p, len, rte_pktmbuf_pkt_len(m));
+		switch (droce_rt_classify_qpn(p, len, rt->port.mac, &why, &dqpn)) {
 		case DROCE_RT_CLS_ROCE:
-			if (rt->dev == NULL) {
-				exception(rt, m, DROCE_RT_DROP_NO_DEVICE);
+			to = droce_rt_qpn_shard(dqpn, rt->shard_bits, rt->nb_shards);
+			if (to != s->idx) {
+				out.m[to][out.n[to]++] = m;
+				any_out = true;
+				break;
+			}
+			if (s->dev == NULL) {
+				exception(s, m, DROCE_RT_DROP_NO_DEVICE);
 				break;
 			}
 			roce[nroce] = m;
@@ -185,101 +227,178 @@ rx_queue(struct droce_rt *rt, uint16_t q)
 			lens[nroce++] = len;
 			break;
 		case DROCE_RT_CLS_NEIGH:
-			rt->st.rx_neigh++;
-			if (droce_neigh_input(&rt->neigh, p, len, rt->now) != 0)
-				rt->st.drop[DROCE_RT_DROP_NEIGH_BAD]++;
+			if (s->idx != 0) {
+				out.m[0][out.n[0]++] = m;
+				any_out = true;
+				break;
+			}
+			s->st.rx_neigh++;
+			if (droce_neigh_input(&rt->neigh, p, len, s->now) != 0)
+				s->st.drop[DROCE_RT_DROP_NEIGH_BAD]++;
 			rt->neigh_deadline = droce_neigh_next_deadline(&rt->neigh);
 			rte_pktmbuf_free(m);
 			break;
 		default:
-			exception(rt, m, why);
+			exception(s, m, why);
 			break;
 		}
 	}
+	if (any_out)
+		steer_flush(s, &out);
 	if (nroce > 0) {
-		rt->st.rx_roce += nroce;
-		droce_dev_rx_burst(rt->dev, frames, lens, nroce, rt->now);
+		s->st.rx_roce += nroce;
+		droce_dev_rx_burst(s->dev, frames, lens, nroce, s->now);
 		rte_pktmbuf_free_bulk(roce, nroce);
+	}
+}
+
+/* One Rx burst of one queue. */
+static unsigned int
+rx_queue(struct droce_rt_shard *s, uint16_t q)
+{
+	struct rte_mbuf *pkts[DROCE_RT_BURST_MAX];
+	uint16_t n;
+
+	n = rte_eth_rx_burst(s->rt->port.port_id, q, pkts, (uint16_t)s->rt->cfg.burst);
+	if (n > 0)
+		dispatch(s, pkts, n, false);
+	return n;
+}
+
+/* Frames the other shards received for this one. */
+static unsigned int
+rx_steered(struct droce_rt_shard *s)
+{
+	struct rte_mbuf *pkts[DROCE_RT_BURST_MAX];
+	unsigned int n;
+
+	n = rte_ring_sc_dequeue_burst(s->steer, (void **)pkts, s->rt->cfg.burst, NULL);
+	if (n > 0) {
+		s->st.steered_in += n;
+		dispatch(s, pkts, n, true);
 	}
 	return n;
 }
 
 static unsigned int
-drain_calls(struct droce_rt *rt)
+drain_calls(struct droce_rt_shard *s)
 {
 	void *reqs[16];
 	struct droce_rt_call_req *r;
 	unsigned int n, i;
 
-	n = rte_ring_sc_dequeue_burst(rt->calls, reqs, 16, NULL);
+	n = rte_ring_sc_dequeue_burst(s->calls, reqs, 16, NULL);
 	for (i = 0; i < n; i++) {
 		r = reqs[i];
-		r->rc = r->fn(rt, r->arg);
+		r->rc = r->fn(s->rt, r->arg);
 		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	}
-	rt->st.calls += n;
+	s->st.calls += n;
 	return n;
 }
 
-unsigned int
-droce_rt_iter(struct droce_rt *rt)
+/* Shard 0's extra duties: telemetry, neighbour timers, the link state. */
+static unsigned int
+shard0_duties(struct droce_rt_shard *s)
 {
+	struct droce_rt *rt = s->rt;
 	unsigned int work = 0;
 	bool up;
-	uint16_t q;
 
-	rt->now = droce_rt_clock(rt);
-	rt->st.iterations++;
-	for (q = 0; q < rt->port.nb_queues; q++)
-		work += rx_queue(rt, q);
-	if (rt->calls != NULL)
-		work += drain_calls(rt);
 	/* A telemetry read waits for a snapshot taken here, on the engine's thread. */
 	if (__atomic_load_n(&rt->tel_req, __ATOMIC_RELAXED) != rt->tel_done) {
 		droce_rt_telemetry_serve(rt);
 		work++;
 	}
-	if (rt->now >= rt->neigh_deadline)
-		rt->neigh_deadline = droce_neigh_timer(&rt->neigh, rt->now);
-	if (rt->now >= rt->next_link_check) {
-		rt->next_link_check = rt->now + DROCE_RT_LINK_CHECK_NS;
+	if (s->now >= rt->neigh_deadline)
+		rt->neigh_deadline = droce_neigh_timer(&rt->neigh, s->now);
+	if (s->now >= rt->next_link_check) {
+		rt->next_link_check = s->now + DROCE_RT_LINK_CHECK_NS;
 		up = droce_rt_port_link_up(&rt->port);
 		if (up && !rt->link_up) {
 			/* A peer (memif) or cable came: tell it who we are. */
-			rt->st.link_up++;
+			s->st.link_up++;
 			droce_neigh_announce(&rt->neigh);
 			work++;
 		}
 		__atomic_store_n(&rt->link_up, up, __ATOMIC_RELAXED);
 	}
-	if (rt->dev != NULL && droce_dev_next_deadline(rt->dev) <= rt->now)
-		work += droce_dev_process(rt->dev, rt->now, rt->cfg.burst);
-	/* Only frames that left count as work: a PMD refusing everything (link down) must not
-	 * keep the loop from backing off. */
-	work += droce_rt_flush(rt);
 	return work;
 }
 
-void
-droce_rt_backoff(struct droce_rt *rt, unsigned int work)
+unsigned int
+droce_rt_shard_iter(struct droce_rt_shard *s)
 {
-	uint64_t deadline, now, wait;
+	struct droce_rt *rt = s->rt;
+	unsigned int work = 0;
+	uint16_t q;
+
+	s->now = droce_rt_clock(rt);
+	s->st.iterations++;
+	for (q = (uint16_t)s->idx; q < rt->port.nb_queues; q = (uint16_t)(q + rt->nb_shards))
+		work += rx_queue(s, q);
+	if (rt->nb_shards > 1)
+		work += rx_steered(s);
+	if (s->calls != NULL)
+		work += drain_calls(s);
+	if (s->idx == 0)
+		work += shard0_duties(s);
+	if (s->dev != NULL && droce_dev_next_deadline(s->dev) <= s->now)
+		work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
+	/* Only frames that left count as work: a PMD refusing everything (link down) must not
+	 * keep the loop from backing off. */
+	work += droce_rt_flush(s);
+	return work;
+}
+
+unsigned int
+droce_rt_iter(struct droce_rt *rt)
+{
+	unsigned int work = 0, i;
+
+	for (i = 0; i < rt->nb_shards; i++)
+		work += droce_rt_shard_iter(&rt->sh[i]);
+	return work;
+}
+
+static uint64_t
+shard_deadline(const struct droce_rt_shard *s, uint64_t deadline)
+{
+	const struct droce_rt *rt = s->rt;
+
+	if (s->idx == 0) {
+		if (rt->next_link_check < deadline)
+			deadline = rt->next_link_check;
+		if (rt->neigh_deadline < deadline)
+			deadline = rt->neigh_deadline;
+	}
+	if (s->dev != NULL && droce_dev_next_deadline(s->dev) < deadline)
+		deadline = droce_dev_next_deadline(s->dev);
+	return deadline;
+}
+
+void
+droce_rt_shard_backoff(struct droce_rt *rt, struct droce_rt_shard *s, unsigned int work)
+{
+	unsigned int *idle = s != NULL ? &s->idle : &rt->idle, i;
+	struct droce_rt_stats *st = s != NULL ? &s->st : &rt->sh[0].st;
+	uint64_t deadline = UINT64_MAX, now, wait;
 	struct timespec ts;
 	uint32_t seq;
 
 	if (work != 0) {
-		rt->idle = 0;
+		*idle = 0;
 		return;
 	}
-	if (++rt->idle < rt->cfg.idle_spins) {
+	if (++*idle < rt->cfg.idle_spins) {
 		rte_pause();
 		return;
 	}
-	deadline = rt->next_link_check;
-	if (rt->neigh_deadline < deadline)
-		deadline = rt->neigh_deadline;
-	if (rt->dev != NULL && droce_dev_next_deadline(rt->dev) < deadline)
-		deadline = droce_dev_next_deadline(rt->dev);
+	if (s != NULL)
+		deadline = shard_deadline(s, deadline);
+	else
+		for (i = 0; i < rt->nb_shards; i++)
+			deadline = shard_deadline(&rt->sh[i], deadline);
 	now = droce_rt_clock(rt);
 	if (deadline <= now)
 		return;
@@ -288,34 +407,48 @@ droce_rt_backoff(struct droce_rt *rt, unsigned int work)
 		wait = (uint64_t)rt->cfg.idle_sleep_us * 1000;
 	/* Below a few microseconds a sleep overshoots the deadline: give the core away once. */
 	if (wait < 5000) {
-		rt->st.idle_yields++;
+		st->idle_yields++;
 		sched_yield();
 		return;
 	}
-	rt->st.idle_sleeps++;
+	st->idle_sleeps++;
 	ts.tv_sec = (time_t)(wait / 1000000000u);
 	ts.tv_nsec = (long)(wait % 1000000000u);
-	if (!rt->on_lcore) {
+	if (s == NULL || !s->on_lcore) {
 		nanosleep(&ts, NULL);
 		return;
 	}
-	/* Lcore mode: sleep on a futex that droce_rt_call() bumps, so a closure does not wait
-	 * for the sleep to end. Announce the sleep, then look at the ring once more: a caller
-	 * that enqueued before seeing `sleeping` is caught here, one after it wakes us. */
-	seq = __atomic_load_n(&rt->wake_seq, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&rt->sleeping, 1, __ATOMIC_SEQ_CST);
+	/* Lcore mode: sleep on a futex that droce_rt_call() (and a shard steering a frame here)
+	 * bumps, so a closure does not wait for the sleep to end. Announce the sleep, then look
+	 * at the rings once more: a producer that enqueued before seeing `sleeping` is caught
+	 * here, one after it wakes us. */
+	seq = __atomic_load_n(&s->wake_seq, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&s->sleeping, 1, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (rte_ring_empty(rt->calls))
-		syscall(SYS_futex, &rt->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
-	__atomic_store_n(&rt->sleeping, 0, __ATOMIC_RELAXED);
+	if (rte_ring_empty(s->calls) && (s->steer == NULL || rte_ring_empty(s->steer)) &&
+	    (s->idx != 0 || __atomic_load_n(&rt->tel_req, __ATOMIC_RELAXED) == rt->tel_done))
+		syscall(SYS_futex, &s->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+	__atomic_store_n(&s->sleeping, 0, __ATOMIC_RELAXED);
+}
+
+void
+droce_rt_backoff(struct droce_rt *rt, unsigned int work)
+{
+	droce_rt_shard_backoff(rt, NULL, work);
+}
+
+void
+droce_rt_shard_wake(struct droce_rt_shard *s)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&s->sleeping, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_fetch_add(&s->wake_seq, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &s->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 void
 droce_rt_wake(struct droce_rt *rt)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&rt->sleeping, __ATOMIC_SEQ_CST))
-		return;
-	__atomic_fetch_add(&rt->wake_seq, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &rt->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	droce_rt_shard_wake(&rt->sh[0]);
 }

@@ -19,13 +19,14 @@ struct resolve_req {
 static int
 resolve_fn(struct droce_rt *rt, void *arg)
 {
+	struct droce_rt_shard *s = &rt->sh[0];	/* droce_rt_call: on shard 0's thread */
 	struct resolve_req *r = arg;
 	int rc;
 
-	rt->now = droce_rt_clock(rt);
-	rc = droce_neigh_resolve(&rt->neigh, r->gid, rt->now, r->mac, NULL, NULL);
+	s->now = droce_rt_clock(rt);
+	rc = droce_neigh_resolve(&rt->neigh, r->gid, s->now, r->mac, NULL, NULL);
 	rt->neigh_deadline = droce_neigh_next_deadline(&rt->neigh);
-	droce_rt_flush(rt);
+	droce_rt_flush(s);
 	if (rc == -EHOSTUNREACH)
 		snprintf(rt->err, sizeof(rt->err), "%s", droce_neigh_strerror(&rt->neigh));
 	return rc;
@@ -111,8 +112,8 @@ exc_send_fn(struct droce_rt *rt, void *arg)
 
 	if (x->len > rt->port.max_frame)
 		return -EMSGSIZE;
-	rc = droce_rt_tx_copy(rt, x->frame, x->len);
-	droce_rt_flush(rt);
+	rc = droce_rt_tx_copy(&rt->sh[0], x->frame, x->len);
+	droce_rt_flush(&rt->sh[0]);
 	return rc;
 }
 

@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_ethdev.h>
+#include <rte_flow.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -87,11 +88,14 @@ setup_queues(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 		socket = (int)rte_socket_id();
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.mtu = cfg->mtu;
-	if (p->nb_queues > 1 && info->flow_type_rss_offloads != 0) {
-		/* Spread flows over the queues by UDP source port (the per-QP entropy). */
+	p->rss = false;
+	if (p->nb_queues > 1 && (info->flow_type_rss_offloads & RTE_ETH_RSS_UDP) != 0) {
+		/* Spread flows over the queues by UDP ports: the source port is the sender's
+		 * per-QP entropy (Annex A17.2.3); the shards steer what lands elsewhere. */
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
 						   info->flow_type_rss_offloads;
+		p->rss = true;
 	}
 	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &conf);
 	if (rc != 0)
@@ -324,7 +328,13 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 	rc = rte_eth_dev_info_get(p->port_id, &info);
 	if (rc != 0)
 		return fail(rc, err, errlen, "cannot query port %s: %s", p->name, rte_strerror(-rc));
-	p->nb_queues = (uint16_t)cfg->queues;
+	p->nb_queues = (uint16_t)droce_rt_config_nb_queues(cfg);
+	p->nb_shards = (uint16_t)cfg->shards;
+	if (cfg->shards > 1 && (cfg->shards > info.max_rx_queues ||
+				cfg->shards > info.max_tx_queues))
+		return fail(-EINVAL, err, errlen, "port %s has at most %u Rx / %u Tx queues, "
+			    "shards %u need one each: lower DROCE_SHARDS", p->name,
+			    info.max_rx_queues, info.max_tx_queues, cfg->shards);
 	if (p->nb_queues > info.max_rx_queues || p->nb_queues > info.max_tx_queues)
 		return fail(-EINVAL, err, errlen, "port %s has at most %u Rx / %u Tx queues: lower "
 			    "DROCE_QUEUES (%u)", p->name, info.max_rx_queues, info.max_tx_queues,
@@ -350,6 +360,7 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 	rc = start(p, cfg, &info, err, errlen);
 	if (rc == 0) {
 		p->started = true;
+		droce_rt_port_flow(p);
 		rc = set_mac(p, cfg);
 		if (rc != 0)
 			fail(rc, err, errlen, "cannot read the MAC of port %s: set DROCE_MAC", p->name);
@@ -364,6 +375,14 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 void
 droce_rt_port_close(struct droce_rt_port *p)
 {
+	struct rte_flow_error fe;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (p->flows[i] != NULL) {
+			rte_flow_destroy(p->port_id, p->flows[i], &fe);
+			p->flows[i] = NULL;
+		}
 	if (p->started) {
 		port_stop(p);
 		p->started = false;
@@ -382,4 +401,58 @@ droce_rt_port_link_up(const struct droce_rt_port *p)
 
 	return rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
 	       link.link_status == RTE_ETH_LINK_UP;
+}
+
+/*
+ * UDP destination 4791 (Annex A17.2) to our queues by rte_flow: on a NIC whose own RoCE engine
+ * would otherwise take those frames (mlx5, see README) this is the rule that wins, and it
+ * spreads them over the shards' queues by UDP ports. Validated first; refused by most virtual
+ * PMDs (memif, af_packet: no flow API), which then rely on RSS or one queue per shard.
+ */
+void
+droce_rt_port_flow(struct droce_rt_port *p)
+{
+	static const struct rte_flow_item_udp udp_spec = { .hdr.dst_port = RTE_BE16(4791) };
+	static const struct rte_flow_item_udp udp_mask = { .hdr.dst_port = RTE_BE16(0xffff) };
+	uint16_t queues[RTE_MAX_QUEUES_PER_PORT];
+	struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &udp_spec, .mask = &udp_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_rss rss = {
+		.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP,
+		.queue_num = p->nb_shards, .queue = queues,
+	};
+	struct rte_flow_action_queue q0 = { .index = 0 };
+	struct rte_flow_action act[] = {
+		{ .type = p->nb_shards > 1 ? RTE_FLOW_ACTION_TYPE_RSS : RTE_FLOW_ACTION_TYPE_QUEUE,
+		  .conf = p->nb_shards > 1 ? (const void *)&rss : (const void *)&q0 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error fe;
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < p->nb_shards; i++)
+		queues[i] = (uint16_t)i;
+	p->flow_rules = 0;
+	p->flow_why[0] = '\0';
+	for (i = 0; i < 2; i++) {
+		pat[1].type = i == 0 ? RTE_FLOW_ITEM_TYPE_IPV4 : RTE_FLOW_ITEM_TYPE_IPV6;
+		memset(&fe, 0, sizeof(fe));
+		rc = rte_flow_validate(p->port_id, &attr, pat, act, &fe);
+		if (rc == 0)
+			p->flows[i] = rte_flow_create(p->port_id, &attr, pat, act, &fe);
+		if (p->flows[i] != NULL) {
+			p->flow_rules++;
+			continue;
+		}
+		if (p->flow_why[0] == '\0')
+			snprintf(p->flow_why, sizeof(p->flow_why), "%s (%s)",
+				 fe.message != NULL ? fe.message : "refused",
+				 rte_strerror(rc != 0 ? -rc : rte_errno));
+	}
 }

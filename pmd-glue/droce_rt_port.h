@@ -12,6 +12,7 @@
 
 #include "droce_rt_config.h"
 
+struct rte_flow;
 struct rte_mempool;
 
 struct droce_rt_port {
@@ -20,6 +21,11 @@ struct droce_rt_port {
 	struct rte_mempool *mp;
 	uint8_t mac[6];
 	uint16_t nb_queues;
+	uint16_t nb_shards;	/* Tx queues in use, and the queues a flow rule spreads over */
+	bool rss;		/* RSS on the UDP ports spreads Rx over the queues */
+	unsigned int flow_rules;	/* rte_flow rules steering UDP 4791 installed (IPv4, IPv6) */
+	struct rte_flow *flows[2];
+	char flow_why[160];	/* why none was, from the PMD */
 	uint32_t mtu;		/* as set on the port */
 	uint32_t max_frame;	/* largest frame a Tx mbuf holds */
 	bool started;
@@ -36,6 +42,10 @@ void droce_rt_eal_cleanup(const struct droce_rt_config *cfg);
 int droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, char *err,
 		       size_t errlen);
 void droce_rt_port_close(struct droce_rt_port *p);
+
+/* Try rte_flow rules ETH / IPV4|IPV6 / UDP dst 4791 -> RSS over the shards' queues (QUEUE 0
+ * with one); a PMD refusing them leaves flow_rules 0 and says why in flow_why. */
+void droce_rt_port_flow(struct droce_rt_port *p);
 
 /* Link state now (no wait). */
 bool droce_rt_port_link_up(const struct droce_rt_port *p);

@@ -18,10 +18,11 @@ enum {
 	DROCE_RT_BURST_MAX = 64,
 	DROCE_RT_CALL_RING = 256,	/* pending droce_rt_call()s; callers wait when it is full */
 	DROCE_RT_EXC_RING_SIZE = 1024,
+	DROCE_RT_STEER_RING = 1024,	/* frames handed to a shard by the others' Rx */
 	DROCE_RT_LINK_CHECK_NS = 100 * 1000 * 1000,
 };
 
-/* A closure handed to the poll lcore; lives on the caller's stack until done. */
+/* A closure handed to a poll lcore; lives on the caller's stack until done. */
 struct droce_rt_call_req {
 	int (*fn)(struct droce_rt *rt, void *arg);
 	void *arg;
@@ -33,7 +34,7 @@ struct droce_rt_call_req {
 	X(iterations) X(idle_sleeps) X(idle_yields) X(rx_pkts) X(rx_bytes) X(tx_pkts) \
 	X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
 	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
-	X(telemetry_reads)
+	X(telemetry_reads) X(steered) X(steered_in)
 
 struct droce_rt_stats {
 #define DROCE_X_RT_FIELD(name) uint64_t name;
@@ -42,45 +43,65 @@ struct droce_rt_stats {
 	uint64_t drop[DROCE_RT_DROP_MAX];
 };
 
+/*
+ * One shard: an engine device with its own Rx queue(s), Tx queue, batch, clock, closure ring
+ * and counters, driven by one thread (its poll lcore, or the inline thread that drives them
+ * all). Shard 0 also runs ARP/ND, the link check, the exception path and telemetry. A frame
+ * received on one shard for a QP of another (QPN top bits) crosses over `steer`.
+ */
+struct droce_rt_shard {
+	struct droce_rt *rt;
+	unsigned int idx;
+	struct droce_dev *dev;
+	struct rte_ring *calls;	/* closures: any thread enqueues, this shard dequeues */
+	struct rte_ring *steer;	/* mbufs from the other shards' Rx: MP enqueue, SC dequeue */
+
+	/* Transmit batch on Tx queue idx, flushed each iteration or when full. */
+	struct rte_mbuf *txb[DROCE_RT_BURST_MAX];
+	unsigned int ntx;
+	unsigned int tx_out;	/* buffers given by tx_alloc, not yet back through tx_send */
+
+	uint64_t now;		/* one TSC read per iteration, converted to ns */
+	unsigned int idle;
+
+	/* Lcore mode */
+	unsigned int lcore;
+	bool launched;
+	bool on_lcore;		/* written by the poll lcore itself: it may sleep on the futex */
+	uint32_t stop;
+	uint32_t sleeping;	/* the poll lcore is (about to be) in its idle futex wait */
+	uint32_t wake_seq;	/* the futex word: a closure or a steered frame bumps it */
+
+	struct droce_rt_stats st;
+} __attribute__((aligned(64)));
+
 struct droce_rt {
 	struct droce_rt_config cfg;
 	struct droce_rt_port port;
-	struct droce_dev *dev;
-	struct droce_neigh neigh;
-	struct rte_ring *calls;
+	struct droce_neigh neigh;	/* shard 0's */
 	struct rte_ring *exc;
 	uint8_t gids[2][16];
 	unsigned int num_gids;
 	bool eal_up;
 
-	/* Transmit batch on queue 0, flushed each iteration or when full. */
-	struct rte_mbuf *txb[DROCE_RT_BURST_MAX];
-	unsigned int ntx;
-	unsigned int tx_out;	/* buffers given by tx_alloc, not yet back through tx_send */
-
-	/* Clock: one TSC read per iteration, converted to ns. */
 	uint64_t tsc_base;
 	uint64_t ns_mult;	/* ns per cycle << 32 */
-	uint64_t now;
 	uint64_t neigh_deadline;
 	uint64_t next_link_check;
 	bool link_up;
-	unsigned int idle;
+	unsigned int idle;	/* inline mode */
 
-	/* Lcore mode */
-	unsigned int poll_lcore;
 	bool started;		/* written by the thread calling start/stop */
-	bool on_lcore;		/* written by the poll lcore itself: it may sleep on the futex */
-	uint32_t stop;
-	uint32_t sleeping;	/* the poll lcore is (about to be) in its idle futex wait */
-	uint32_t wake_seq;	/* the futex word: droce_rt_call() bumps it to wake the loop */
+	unsigned int nb_shards;
+	unsigned int shard_bits;	/* QPN top bits naming the shard */
+	struct droce_rt_shard sh[DROCE_RT_MAX_SHARDS];
 
-	struct droce_rt_stats st;
 	char err[256];
 
-	/* Capture (droce_rt_capture.c), NULL when off; written by the loop's thread only. */
+	/* Capture (droce_rt_capture.c), NULL when off; written by the shards' threads (under a
+	 * lock when there are several). */
 	struct droce_rt_capture *cap;
-	/* Telemetry (droce_rt_telemetry.c): the telemetry thread bumps tel_req, the loop copies
+	/* Telemetry (droce_rt_telemetry.c): the telemetry thread bumps tel_req, shard 0 copies
 	 * the counters into tel_snap under the tel_seq seqlock and stores tel_done = tel_req. */
 	uint32_t tel_req;
 	uint32_t tel_done;
@@ -91,14 +112,19 @@ struct droce_rt {
 
 /* droce_rt_loop.c */
 uint64_t droce_rt_clock(const struct droce_rt *rt);
-void droce_rt_io_init(struct droce_rt *rt, struct droce_io *io, struct droce_neigh_ops *nops);
+void droce_rt_io_init(struct droce_rt_shard *s, struct droce_io *io);
+/* One iteration of one shard; of every shard (inline mode). Both return the work done. */
+unsigned int droce_rt_shard_iter(struct droce_rt_shard *s);
 unsigned int droce_rt_iter(struct droce_rt *rt);
+/* Idle back-off after an iteration of one shard (its poll lcore) or of all (s NULL: inline). */
+void droce_rt_shard_backoff(struct droce_rt *rt, struct droce_rt_shard *s, unsigned int work);
 void droce_rt_backoff(struct droce_rt *rt, unsigned int work);
-/* After enqueueing a closure: wake the poll lcore if it sleeps. */
-void droce_rt_wake(struct droce_rt *rt);
+/* After enqueueing a closure or a frame: wake the shard's poll lcore if it sleeps. */
+void droce_rt_shard_wake(struct droce_rt_shard *s);
+void droce_rt_wake(struct droce_rt *rt);	/* shard 0 */
 /* Send the Tx batch; returns the frames the PMD took (the rest stay queued, in order). */
-unsigned int droce_rt_flush(struct droce_rt *rt);
-/* Queue a copy of a frame on the Tx batch (ctx: the runtime); 0 or -ENOBUFS. */
+unsigned int droce_rt_flush(struct droce_rt_shard *s);
+/* Queue a copy of a frame on the Tx batch (ctx: the shard); 0 or -ENOBUFS. */
 int droce_rt_tx_copy(void *ctx, const uint8_t *frame, uint32_t len);
 
 /* droce_rt_counters.c: the counters, called on the device's thread. */
@@ -106,7 +132,7 @@ int droce_rt_counters_collect(struct droce_rt *rt, struct droce_rt_counter *out,
 
 /* droce_rt_capture.c */
 int droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen);
-void droce_rt_capture_frame(struct droce_rt *rt, const uint8_t *frame, uint32_t caplen,
+void droce_rt_capture_frame(struct droce_rt_shard *s, const uint8_t *frame, uint32_t caplen,
 			    uint32_t len);
 void droce_rt_capture_close(struct droce_rt *rt);
 

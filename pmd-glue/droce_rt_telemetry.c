@@ -42,7 +42,7 @@ droce_rt_telemetry_serve(struct droce_rt *rt)
 	uint32_t seq = rt->tel_seq;
 	int n;
 
-	rt->st.telemetry_reads++;
+	rt->sh[0].st.telemetry_reads++;
 	__atomic_store_n(&rt->tel_seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	n = droce_rt_counters_collect(rt, rt->tel_snap, DROCE_RT_TEL_MAX);

@@ -17,40 +17,63 @@
 static int
 lcore_main(void *arg)
 {
-	struct droce_rt *rt = arg;
+	struct droce_rt_shard *s = arg;
 	unsigned int work;
 
 	/* Idle sleeps are bounded by the next timer: keep the kernel's 50 us slack off them. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	rt->on_lcore = true;
-	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
-		work = droce_rt_iter(rt);
-		droce_rt_backoff(rt, work);
+	s->on_lcore = true;
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		work = droce_rt_shard_iter(s);
+		droce_rt_shard_backoff(s->rt, s, work);
 	}
-	droce_rt_iter(rt);	/* run closures enqueued before the stop */
-	rt->on_lcore = false;
+	droce_rt_shard_iter(s);	/* run closures enqueued before the stop */
+	s->on_lcore = false;
 	return 0;
+}
+
+/* Stop shard 0 first: its telemetry snapshot may wait on the others, never the reverse. */
+static void
+stop_shards(struct droce_rt *rt)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->nb_shards; i++) {
+		if (!rt->sh[i].launched)
+			continue;
+		__atomic_store_n(&rt->sh[i].stop, 1, __ATOMIC_RELEASE);
+		droce_rt_shard_wake(&rt->sh[i]);
+		rte_eal_wait_lcore(rt->sh[i].lcore);
+		rt->sh[i].launched = false;
+	}
 }
 
 int
 droce_rt_start(struct droce_rt *rt)
 {
+	unsigned int i;
 	int rc;
 
 	if (rt->started)
 		return -EALREADY;
-	if (rt->cfg.nb_lcores < 2 || rt->poll_lcore == rte_get_main_lcore()) {
-		snprintf(rt->err, sizeof(rt->err), "no poll lcore: configure two lcores "
-			 "(DROCE_LCORES=0,1) or drive the loop inline with droce_rt_poll()");
+	if (rt->cfg.nb_lcores < rt->nb_shards + 1 || rt->sh[0].lcore == rte_get_main_lcore()) {
+		snprintf(rt->err, sizeof(rt->err), "no poll lcore for each of %u shard(s): configure "
+			 "%u lcores (DROCE_LCORES=0-%u) or drive the loop inline with "
+			 "droce_rt_poll()", rt->nb_shards, rt->nb_shards + 1, rt->nb_shards);
 		return -ENOTSUP;
 	}
-	__atomic_store_n(&rt->stop, 0, __ATOMIC_RELEASE);
-	rc = rte_eal_remote_launch(lcore_main, rt, rt->poll_lcore);
-	if (rc != 0) {
-		snprintf(rt->err, sizeof(rt->err), "cannot launch the poll loop on lcore %u (%s): "
-			 "is it among EAL's lcores (DROCE_LCORES, -l in DROCE_EAL)?",
-			 rt->poll_lcore, strerror(-rc));
-		return rc;
+	/* Closures run inline until every lcore is up: mark started only then. */
+	for (i = 0; i < rt->nb_shards; i++) {
+		__atomic_store_n(&rt->sh[i].stop, 0, __ATOMIC_RELEASE);
+		rc = rte_eal_remote_launch(lcore_main, &rt->sh[i], rt->sh[i].lcore);
+		if (rc != 0) {
+			snprintf(rt->err, sizeof(rt->err), "cannot launch the poll loop of shard %u "
+				 "on lcore %u (%s): is it among EAL's lcores (DROCE_LCORES, -l or "
+				 "--lcores in DROCE_EAL)?", i, rt->sh[i].lcore, strerror(-rc));
+			stop_shards(rt);
+			return rc;
+		}
+		rt->sh[i].launched = true;
 	}
 	rt->started = true;
 	return 0;
@@ -61,8 +84,7 @@ droce_rt_stop(struct droce_rt *rt)
 {
 	if (!rt->started)
 		return 0;
-	__atomic_store_n(&rt->stop, 1, __ATOMIC_RELEASE);
-	rte_eal_wait_lcore(rt->poll_lcore);
+	stop_shards(rt);
 	rt->started = false;
 	return 0;
 }
@@ -75,17 +97,34 @@ droce_rt_poll(struct droce_rt *rt)
 	return droce_rt_iter(rt);
 }
 
+unsigned int
+droce_rt_nb_shards(const struct droce_rt *rt)
+{
+	return rt->nb_shards;
+}
+
+struct droce_dev *
+droce_rt_shard_dev(struct droce_rt *rt, unsigned int shard)
+{
+	return shard < rt->nb_shards ? rt->sh[shard].dev : NULL;
+}
+
 int
-droce_rt_call(struct droce_rt *rt, int (*fn)(struct droce_rt *rt, void *arg), void *arg)
+droce_rt_call_shard(struct droce_rt *rt, unsigned int shard,
+		    int (*fn)(struct droce_rt *rt, void *arg), void *arg)
 {
 	struct droce_rt_call_req req = { .fn = fn, .arg = arg };
+	struct droce_rt_shard *s;
 	unsigned int spins = 0;
 
-	if (!rt->started || rte_lcore_id() == rt->poll_lcore)
+	if (shard >= rt->nb_shards)
+		return -EINVAL;
+	s = &rt->sh[shard];
+	if (!rt->started || rte_lcore_id() == s->lcore)
 		return fn(rt, arg);
-	while (rte_ring_mp_enqueue(rt->calls, &req) != 0)
+	while (rte_ring_mp_enqueue(s->calls, &req) != 0)
 		sched_yield();
-	droce_rt_wake(rt);
+	droce_rt_shard_wake(s);
 	/* Spin briefly (the loop may be busy), then yield: the poll lcore may share our core. */
 	while (!__atomic_load_n(&req.done, __ATOMIC_ACQUIRE)) {
 		if (++spins < 256)
@@ -94,6 +133,12 @@ droce_rt_call(struct droce_rt *rt, int (*fn)(struct droce_rt *rt, void *arg), vo
 			sched_yield();
 	}
 	return req.rc;
+}
+
+int
+droce_rt_call(struct droce_rt *rt, int (*fn)(struct droce_rt *rt, void *arg), void *arg)
+{
+	return droce_rt_call_shard(rt, 0, fn, arg);
 }
 
 int
