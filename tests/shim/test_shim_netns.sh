@@ -1,0 +1,228 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Debian's unmodified verbs binaries on the shim between two network namespaces joined by a
+# veth pair, each side started through droce-run --iface over net_af_packet and over
+# net_af_xdp (pmd-glue/xdp's program, droce's addresses put in its map by droce-run). The
+# programs' TCP exchange goes over the kernel's own addresses on the same interfaces
+# (198.19.0.1, .2); droce has its own (198.18.0.1, .2) and resolves its peer by its own ARP.
+#
+# Asserted, for each PMD: ibv_rc_pingpong (defaults, -s 16384) and perftest ib_write_bw (a
+# 3 s run with the kernel's ping across meanwhile), ib_read_lat and ib_send_lat exit 0 and
+# report their byte counts / result rows; each side's runtime capture holds an ARP frame from
+# the peer's droce address with the peer's MAC, an ARP reply between droce's addresses, and
+# RoCE frames both ways, sent to that MAC; the kernels answer ping both ways after the runs;
+# no ICMP destination unreachable leaves either kernel (nft counter) and none reaches droce.
+# af_packet: the kernels saw RoCE frames too (nft ingress counter > 0: packet sockets share
+# the interface) and, droce's addresses not being theirs and forwarding being off, dropped
+# them silently. af_xdp: the XDP program took every RoCE frame (ingress counter 0) and
+# droce-run said it filled the address map.
+# Root only (namespaces, veth, nftables, XDP): as another user it fails, never skips.
+# Usage: test_shim_netns.sh <build>/verbs-shim <build>/tools/droce-run/droce-run PMD...
+#        PMD: af_packet | af_xdp
+. "$(dirname "$0")/shim_lib.sh"
+DR=$2
+shift 2
+PMDS=("$@")
+[ ${#PMDS[@]} -gt 0 ] || { echo "FAIL: no PMD given (af_packet, af_xdp)"; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "FAIL: needs root (network namespaces, veth, nftables, XDP)"; exit 1; }
+for t in ip nft ping ss timeout tshark ibv_rc_pingpong ib_write_bw ib_read_lat ib_send_lat; do
+	command -v $t >/dev/null || { echo "FAIL: '$t' not found (packages: iproute2 nftables" \
+		"iputils-ping tshark ibverbs-utils perftest)"; exit 1; }
+done
+[ "$(nproc)" -ge 2 ] || { echo "FAIL: needs 2 CPUs (the runtime's progress)"; exit 1; }
+
+# unique per run: parallel runs never share a namespace
+TAG=$$$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+NSA=dsn_a_$TAG NSB=dsn_b_$TAG
+MACA=02:00:00:00:05:01 MACB=02:00:00:00:05:02
+TMP=$(mktemp -d /tmp/droce_shim_netns.XXXXXX)
+PIDS=
+cleanup() {
+	for p in $PIDS; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	rm -rf "$OUT" "$ERR" "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+inns() {
+	local n=$1
+	shift
+	timeout -s KILL 30 ip netns exec "$n" "$@"
+}
+
+# A <-veth-> B; the kernel's addresses for TCP and ping, IPv6 off so it stays quiet; nft
+# counts the kernel's view: UDP 4791 at ingress, ICMP destination unreachable sent.
+netns_up() {
+	local x n d a
+	ip netns add "$NSA" && ip netns add "$NSB" || { echo "FAIL: cannot create namespaces"; exit 1; }
+	ip -n "$NSA" link add va address $MACA type veth peer name vb address $MACB netns "$NSB" ||
+		{ echo "FAIL: no veth pair"; exit 1; }
+	for x in "$NSA va 198.19.0.1" "$NSB vb 198.19.0.2"; do
+		read -r n d a <<<"$x"
+		inns "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+		inns "$n" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+		ip -n "$n" addr add "$a/24" dev "$d" && ip -n "$n" link set "$d" up ||
+			{ echo "FAIL: address on $d"; exit 1; }
+		inns "$n" nft "add table netdev dsn; add chain netdev dsn in { type filter hook ingress device $d priority 0; }; add rule netdev dsn in udp dport 4791 counter; add table inet dsn; add chain inet dsn out { type filter hook output priority 0; }; add rule inet dsn out icmp type destination-unreachable counter" ||
+			{ echo "FAIL: nft counters in $n"; exit 1; }
+	done
+}
+
+netns_down() {
+	ip netns del "$NSA"
+	ip netns del "$NSB"
+}
+
+# nft_count NS WORDS: packets counted by the rule whose text holds WORDS
+nft_count() {
+	inns "$1" nft list ruleset |
+		awk -v w="$2" 'index($0, w) { for (i = 1; i < NF; i++) if ($i == "packets") s += $(i + 1) }
+			END { print s + 0 }'
+}
+
+# side NS IFACE ADDR LOG -- PROGRAM ARGS: one side through droce-run, bounded; its runtime
+# captures what it receives and sends (the first 2 MiB: ARP and the first RoCE frames).
+side() {
+	local ns=$1 dev=$2 ip=$3 log=$4
+	shift 5
+	exec timeout -s KILL 90 ip netns exec "$ns" "$DR" --no-huge --eal --no-telemetry \
+		--iface "$dev" --pmd "$PMD" --ip "$ip/24" \
+		--set capture="$log.pcap" --set capture_max_kb=2048 -- "$@" >"$log.out" 2>"$log.err"
+}
+
+# port_open NS IFACE: droce's port is open there (af_xdp: its program is attached; af_packet:
+# a packet socket exists in the namespace, /proc/net/packet having a line after its header)
+port_open() {
+	if [ "$PMD" = af_xdp ]; then
+		ip -n "$1" link show dev "$2" | grep -q "prog/xdp"
+	else
+		[ "$(inns "$1" cat /proc/net/packet | wc -l)" -gt 1 ]
+	fi
+}
+
+# kping NS DST WHAT: five pings answered, all of them
+kping() {
+	inns "$1" ping -q -c 5 -i 0.05 -W 2 "$2" >"$OUT" 2>"$ERR"
+	grep -q " 5 received" "$OUT" || fail "$PMD: kernel ping $3"
+}
+
+# arp_check LOG OWN PEER PEER_MAC WHAT: the runtime's capture on one side shows it heard the
+# peer's droce by ARP, sent its RoCE frames to the MAC learnt, and received the peer's.
+arp_check() {
+	local log=$1 own=$2 peer=$3 pmac=$4 what=$5
+	# one row per frame: arp opcode, sender IP, sender MAC, target IP | ip src, dst, UDP port,
+	# Ethernet destination | ICMP type
+	tshark -r "$log.pcap" -T fields -E separator='|' -e arp.opcode -e arp.src.proto_ipv4 \
+		-e arp.src.hw_mac -e arp.dst.proto_ipv4 -e ip.src -e ip.dst -e udp.dstport -e eth.dst \
+		-e icmp.type >"$log.fields" 2>"$log.tshark" || {
+		cat "$log.tshark"
+		fail "$what: tshark cannot read $log.pcap"
+		return
+	}
+	read -r ARP_FROM_PEER ARP_REPLY ROCE_OUT ROCE_IN ICMP_UNREACH < <(awk -F'|' \
+		-v o="$own" -v p="$peer" -v m="$pmac" '
+		$2 == p && $3 == m { arp++ }
+		$1 == 2 && $2 == p && $4 == o { rep++ }
+		$5 == o && $6 == p && $7 == 4791 && $8 == m { out++ }
+		$5 == p && $6 == o && $7 == 4791 { in_++ }
+		$9 == 3 { icmp++ }
+		END { print arp + 0, rep + 0, out + 0, in_ + 0, icmp + 0 }' "$log.fields")
+	[ "$ARP_FROM_PEER" -gt 0 ] ||
+		fail "$what: no ARP from droce's $peer at $pmac in the capture"
+	[ "$ROCE_OUT" -gt 0 ] || fail "$what: no RoCE frame sent to $peer at $pmac"
+	[ "$ROCE_IN" -gt 0 ] || fail "$what: no RoCE frame received from $peer"
+	[ "$ICMP_UNREACH" = 0 ] || fail "$what: $ICMP_UNREACH ICMP unreachable reached droce"
+	REPLIES=$((REPLIES + ARP_REPLY))
+}
+
+# pair NAME SERVER_REGEX CLIENT_REGEX TOOL ARGS...: TOOL ARGS -p PORT in A, the same with
+# 198.19.0.1 in B; both exit 0 with their line; DURING=1: the kernels ping each other while
+# both runtimes hold their ports, and both programs still run once the pings are answered.
+pair() {
+	local name=$1 sre=$2 cre=$3 tool=$4 i pa pb ra rb fails=$FAILS
+	shift 4
+	local a=$TMP/$PMD.$name.a b=$TMP/$PMD.$name.b
+	PORT=$((PORT + 1))
+	side "$NSA" va 198.18.0.1 "$a" -- "$tool" -p $PORT "$@" &
+	pa=$!
+	PIDS="$PIDS $pa"
+	for i in $(seq 100); do
+		inns "$NSA" ss -Hltn "sport = :$PORT" | grep -q . && break
+		kill -0 $pa 2>/dev/null || break
+		sleep 0.1
+	done
+	side "$NSB" vb 198.18.0.2 "$b" -- "$tool" -p $PORT "$@" 198.19.0.1 &
+	pb=$!
+	PIDS="$PIDS $pb"
+	if [ "${DURING:-0}" = 1 ]; then
+		for i in $(seq 100); do
+			port_open "$NSA" va && port_open "$NSB" vb && break
+			sleep 0.1
+		done
+		port_open "$NSA" va && port_open "$NSB" vb ||
+			fail "$PMD $name: droce's ports not open in both namespaces within 10 s"
+		kping "$NSA" 198.19.0.2 "A -> B during $name"
+		kping "$NSB" 198.19.0.1 "B -> A during $name"
+		kill -0 $pa 2>/dev/null && kill -0 $pb 2>/dev/null ||
+			fail "$PMD $name: a side ended before the pings did (not during the run)"
+	fi
+	wait $pb
+	rb=$?
+	wait $pa
+	ra=$?
+	cp "$b.out" "$OUT"
+	cp "$b.err" "$ERR"
+	RC=$rb
+	expect_rc 0 "$PMD $name client"
+	expect_out "$cre" "$PMD $name client"
+	[ "$PMD" != af_xdp ] || expect_err "^droce-run: 198\.18\.0\.2 listed in vb's XDP map" \
+		"$PMD $name client"
+	cp "$a.out" "$OUT"
+	cp "$a.err" "$ERR"
+	RC=$ra
+	expect_rc 0 "$PMD $name server"
+	expect_out "$sre" "$PMD $name server"
+	[ "$PMD" != af_xdp ] || expect_err "^droce-run: 198\.18\.0\.1 listed in va's XDP map" \
+		"$PMD $name server"
+	REPLIES=0
+	arp_check "$a" 198.18.0.1 198.18.0.2 $MACB "$PMD $name server capture"
+	arp_check "$b" 198.18.0.2 198.18.0.1 $MACA "$PMD $name client capture"
+	[ "$REPLIES" -gt 0 ] || fail "$PMD $name: no ARP reply between droce's addresses"
+	[ "$FAILS" != "$fails" ] ||
+		echo "$PMD $name: ok (exit 0 both sides; ARP from the peer's droce in both captures)"
+}
+
+PORT=20100
+for PMD in "${PMDS[@]}"; do
+	netns_up
+	pair rc "^8192000 bytes in " "^1000 iters in " ibv_rc_pingpong -g 0 -c
+	expect_out "^1000 iters in " "$PMD rc server"
+	expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "$PMD rc server"
+	pair rc_s16384 "^6553600 bytes in " "^6553600 bytes in " \
+		ibv_rc_pingpong -g 0 -c -n 200 -s 16384
+	# a 3 s run (duration mode): the pings fall inside it
+	DURING=1 pair write_bw "^ +65536 +[1-9][0-9]* +[0-9.]+ +[0-9.]+" \
+		"^ +65536 +[1-9][0-9]* +[0-9.]+ +[0-9.]+" ib_write_bw -x 0 -D 3
+	expect_out "Device +: droce0" "$PMD write_bw"
+	# ib_read_lat's server is passive: its remote address line only
+	pair read_lat "^ remote address: LID" "^ +2 +500 +[0-9.]+" ib_read_lat -x 0 -n 500
+	pair send_lat "^ +2 +500 +[0-9.]+" "^ +2 +500 +[0-9.]+" ib_send_lat -x 0 -n 500
+	kping "$NSA" 198.19.0.2 "A -> B after the runs"
+	kping "$NSB" 198.19.0.1 "B -> A after the runs"
+	for n in "$NSA" "$NSB"; do
+		u=$(nft_count "$n" "destination-unreachable")
+		[ "$u" = 0 ] || fail "$PMD: the kernel in $n sent $u ICMP destination unreachable"
+		k=$(nft_count "$n" "dport 4791")
+		if [ "$PMD" = af_packet ]; then
+			# packet sockets and the kernel both get every frame
+			[ "$k" -gt 0 ] || fail "$PMD: the kernel in $n saw no RoCE frame (nft ingress)"
+		else
+			[ "$k" = 0 ] || fail "$PMD: $k RoCE frames reached the kernel in $n, not droce"
+		fi
+		echo "$PMD: kernel in $n saw $k RoCE frames, sent $u ICMP unreachable"
+	done
+	netns_down
+done
+finish
