@@ -79,3 +79,74 @@ droce_icrc_ref(const uint8_t *l3, uint32_t len)
 	crc = droce_crc32_bitwise(crc, hdr, n);
 	return droce_crc32_bitwise(crc, l3 + n, len - n);
 }
+
+/* Masked bytes of the IPv4 (IHL 5) prefix: ToS, TTL, header checksum, UDP checksum, BTH byte 4
+ * (IBTA A17.3.3). */
+static const uint8_t v4_masked[] = { 1, 8, 10, 11, 20 + 6, 20 + 7, 28 + DROCE_BTH_ICRC_MASK_OFF };
+/* Bytes that change from packet to packet of one connection (see droce_icrc.h). */
+static const uint8_t v4_variable[] = { 2, 3, 20 + 4, 20 + 5, 28, 29, 28 + 8, 28 + 9, 28 + 10,
+				       28 + 11 };
+#define V4_NVAR (sizeof(v4_variable) / sizeof(v4_variable[0]))
+
+/* v4_tab[k][v]: the CRC register (raw, not inverted) after the 8 + 40 prefix bytes when all are
+ * zero but byte v4_variable[k], which is v; register zero at the start. */
+static uint32_t v4_tab[V4_NVAR][256];
+
+static void __attribute__((constructor(102)))
+icrc_v4_tab_init(void)
+{
+	uint8_t blk[8 + DROCE_ICRC_V4_HDR];
+	uint32_t basis[8];
+	unsigned int k, b, v;
+
+	for (k = 0; k < V4_NVAR; k++) {
+		for (b = 0; b < 8; b++) {
+			memset(blk, 0, sizeof(blk));
+			blk[8 + v4_variable[k]] = (uint8_t)(1u << b);
+			/* droce_crc32_bitwise(~0) starts from register 0 and returns ~register */
+			basis[b] = ~droce_crc32_bitwise(0xFFFFFFFFu, blk, sizeof(blk));
+		}
+		v4_tab[k][0] = 0;
+		for (v = 1; v < 256; v++)
+			v4_tab[k][v] = v4_tab[k][v & (v - 1)] ^ basis[__builtin_ctz(v)];
+	}
+}
+
+uint32_t
+droce_icrc_v4(const uint8_t *l3, uint32_t len)
+{
+	uint8_t hdr[DROCE_ICRC_V4_HDR];
+	unsigned int i;
+
+	memcpy(hdr, l3, sizeof(hdr));
+	for (i = 0; i < sizeof(v4_masked); i++)
+		hdr[v4_masked[i]] = 0xFF;
+	return droce_crc32(droce_crc32(DROCE_ICRC_SEED, hdr, sizeof(hdr)), l3 + sizeof(hdr),
+			   len - sizeof(hdr));
+}
+
+uint32_t
+droce_icrc_v4_base(const uint8_t *l3)
+{
+	uint8_t blk[8 + DROCE_ICRC_V4_HDR];
+	unsigned int i;
+
+	memset(blk, 0xFF, 8);
+	memcpy(blk + 8, l3, DROCE_ICRC_V4_HDR);
+	for (i = 0; i < sizeof(v4_masked); i++)
+		blk[8 + v4_masked[i]] = 0xFF;
+	for (i = 0; i < V4_NVAR; i++)
+		blk[8 + v4_variable[i]] = 0;
+	return ~droce_crc32(0, blk, sizeof(blk));	/* register, from all ones at the start */
+}
+
+uint32_t
+droce_icrc_v4_fast(uint32_t base, const uint8_t *l3, uint32_t len)
+{
+	uint32_t reg = base ^ v4_tab[0][l3[2]] ^ v4_tab[1][l3[3]] ^ v4_tab[2][l3[24]] ^
+		       v4_tab[3][l3[25]] ^ v4_tab[4][l3[28]] ^ v4_tab[5][l3[29]] ^
+		       v4_tab[6][l3[36]] ^ v4_tab[7][l3[37]] ^ v4_tab[8][l3[38]] ^
+		       v4_tab[9][l3[39]];
+
+	return droce_crc32(~reg, l3 + DROCE_ICRC_V4_HDR, len - DROCE_ICRC_V4_HDR);
+}

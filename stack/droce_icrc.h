@@ -33,6 +33,27 @@ uint32_t droce_icrc(const uint8_t *l3, uint32_t len);
 /* The same, computed by the bitwise reference over a masked copy: slow, for tests. */
 uint32_t droce_icrc_ref(const uint8_t *l3, uint32_t len);
 
+/*
+ * IPv4 without options (IHL 5), as droce sends and as nearly every peer does: the masked prefix
+ * is the 40 bytes of IPv4 (20), UDP (8) and BTH (12) headers at fixed places.
+ */
+#define DROCE_ICRC_V4_HDR 40
+
+/* droce_icrc() for an IPv4 header of IHL 5 (the caller checked it and len >= 40), masking by
+ * constant offsets instead of parsing the header. */
+uint32_t droce_icrc_v4(const uint8_t *l3, uint32_t len);
+
+/*
+ * Per-connection ICRC state (sender side). Every byte of the masked IPv4/UDP/BTH prefix is fixed
+ * for a connected QP except the IPv4 total length, the UDP length, BTH bytes 0-1 (opcode, SE,
+ * PadCnt, TVer) and 8-11 (AckReq, PSN). CRC-32 is linear, so the register after the prefix is a
+ * per-QP base over the prefix with those bytes zero, XOR one table entry per variable byte.
+ * droce_icrc_v4_base() takes a prefix whose variable bytes may hold anything; droce_icrc_v4_fast()
+ * then equals droce_icrc_v4() on any packet whose fixed prefix bytes match it.
+ */
+uint32_t droce_icrc_v4_base(const uint8_t *l3);
+uint32_t droce_icrc_v4_fast(uint32_t base, const uint8_t *l3, uint32_t len);
+
 static inline uint32_t
 droce_icrc_get(const uint8_t *p)
 {

@@ -29,6 +29,10 @@
 #define DROCE_PORT_NUM		1
 #define DROCE_CNP_INTERVAL_NS	4000	/* mlx5 min_time_between_cnps default (4 us) */
 
+/* Branch layout hints for the per-packet paths. */
+#define droce_likely(x)		__builtin_expect(!!(x), 1)
+#define droce_unlikely(x)	__builtin_expect(!!(x), 0)
+
 struct droce_dev;
 
 struct droce_pd {
@@ -108,6 +112,8 @@ struct droce_hdr_tmpl {
 	uint8_t b[64];
 	uint16_t l3_off, l4_off, bth_off;
 	uint32_t csum_base;	/* IPv4 header sum with total length and checksum zero */
+	uint32_t icrc_base;	/* droce_icrc_v4_base() of these headers and the QP's BTH */
+	uint32_t dqpn;		/* the BTH DestQP icrc_base holds */
 	bool valid;
 };
 
@@ -367,6 +373,21 @@ void droce_resp_ack(struct droce_qp *qp, uint32_t psn);
 /* droce_np.c: congestion notification point (CNP generation) */
 void droce_np_rx(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now);
 int droce_np_tx(struct droce_qp *qp, uint64_t now);
+
+/* droce_tx.c: frame output. A connected QP over IPv4 writes its frames from the byte template,
+ * reading only the BTH and extension fields of the packet description: those start cleared and
+ * the rest of qp->tmpl is not copied. Others (UD, IPv6) build from the whole description. */
+static inline void
+droce_tx_pkt_init(const struct droce_qp *qp, struct droce_pkt *p)
+{
+	if (droce_likely(qp->htmpl.valid && qp->type != DROCE_QPT_UD)) {
+		p->dqpn = qp->tmpl.dqpn;
+		p->se = false;
+		p->ackreq = false;
+	} else {
+		*p = qp->tmpl;
+	}
+}
 
 /* droce_tx.c: frame output */
 uint8_t *droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len,

@@ -105,7 +105,7 @@ fill_hdr(struct droce_qp *qp, const struct droce_swqe *w, struct droce_pkt *p)
 		p->deth_qkey = (w->remote_qkey & 0x80000000u) ? qp->attr.qkey : w->remote_qkey;
 		p->deth_sqpn = qp->qpn;
 	} else {
-		*p = qp->tmpl;
+		droce_tx_pkt_init(qp, p);
 	}
 }
 
@@ -233,7 +233,7 @@ send_read(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	uint8_t *buf, *data;
 	void *cookie;
 
-	*(&p) = qp->tmpl;
+	droce_tx_pkt_init(qp, &p);
 	p.opcode = DROCE_OP_RC_RDMA_READ_REQUEST;
 	p.psn = r->psn;
 	p.ackreq = true;
@@ -258,7 +258,7 @@ send_atomic(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	uint8_t *buf, *data;
 	void *cookie;
 
-	p = qp->tmpl;
+	droce_tx_pkt_init(qp, &p);
 	p.opcode = w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ? DROCE_OP_RC_COMPARE_SWAP :
 							      DROCE_OP_RC_FETCH_ADD;
 	p.psn = qp->req.psn;

@@ -56,10 +56,11 @@ droce_resp_ack(struct droce_qp *qp, uint32_t psn)
 static int
 send_ack(struct droce_qp *qp, const struct droce_resp_item *it)
 {
-	struct droce_pkt p = qp->tmpl;
+	struct droce_pkt p;
 	uint8_t *buf, *data;
 	void *cookie;
 
+	droce_tx_pkt_init(qp, &p);
 	p.opcode = it->kind == DROCE_RESP_ATOMIC ? DROCE_OP_RC_ATOMIC_ACKNOWLEDGE :
 						   DROCE_OP_RC_ACKNOWLEDGE;
 	p.psn = it->psn;
@@ -79,7 +80,7 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 {
 	uint32_t pay = it->left < qp->mtu ? it->left : qp->mtu;
 	bool last = it->left <= qp->mtu;
-	struct droce_pkt p = qp->tmpl;
+	struct droce_pkt p;
 	uint8_t *buf, *data;
 	void *cookie;
 	uint64_t t = qp->cc_ops->next_send_time(&qp->cc);
@@ -90,6 +91,7 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 		droce_sched_deadline(qp);
 		return -EBUSY;
 	}
+	droce_tx_pkt_init(qp, &p);
 	if (it->first)
 		p.opcode = last ? DROCE_OP_RC_RDMA_READ_RESPONSE_ONLY :
 				  DROCE_OP_RC_RDMA_READ_RESPONSE_FIRST;

@@ -53,7 +53,8 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 	struct droce_hdr_tmpl *t = &qp->htmpl;
 	struct droce_pkt p;
 	uint8_t buf[DROCE_HDR_ROOM_MAX + 4];
-	uint8_t *ip;
+	uint8_t pre[DROCE_ICRC_V4_HDR];
+	uint8_t *ip, *bth;
 
 	droce_qp_tmpl_from_av(qp, &qp->attr.ah_attr, &qp->tmpl);
 	qp->tmpl.dqpn = qp->attr.dest_qp_num;
@@ -62,7 +63,8 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 		return;
 	p = qp->tmpl;
 	p.opcode = DROCE_OP_RC_ACKNOWLEDGE;
-	if (droce_build_hdrs(buf, sizeof(buf), &p, 0) < 0 || p.bth_off > sizeof(t->b))
+	if (droce_build_hdrs(buf, sizeof(buf), &p, 0) < 0 || p.bth_off > sizeof(t->b) ||
+	    p.bth_off - p.l3_off + sizeof(struct droce_bth) != DROCE_ICRC_V4_HDR)
 		return;
 	memcpy(t->b, buf, p.bth_off);
 	t->l3_off = p.l3_off;
@@ -72,6 +74,14 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 	droce_put_be16(ip + 2, 0);
 	droce_put_be16(ip + 10, 0);
 	t->csum_base = sum16(ip, sizeof(struct droce_ipv4_hdr));
+	/* The ICRC's fixed part: these headers and the BTH's P_Key and DestQP (A17.3.3). */
+	memcpy(pre, ip, t->bth_off - t->l3_off);
+	bth = pre + (t->bth_off - t->l3_off);
+	memset(bth, 0, sizeof(struct droce_bth));
+	droce_put_be16(bth + 2, DROCE_PKEY_DEFAULT);
+	droce_put_be32(bth + 4, qp->tmpl.dqpn & DROCE_BTH_QPN_MASK);
+	t->dqpn = qp->tmpl.dqpn & DROCE_BTH_QPN_MASK;
+	t->icrc_base = droce_icrc_v4_base(pre);
 	t->valid = true;
 }
 
@@ -152,10 +162,18 @@ droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cooki
 	if (qp->htmpl.valid && qp->type != DROCE_QPT_UD) {
 		uint8_t *end = buf + p->pay_off + p->pay_len;
 
+		const struct droce_hdr_tmpl *t = &qp->htmpl;
+		uint8_t *l3 = buf + t->l3_off;
+		uint32_t l3_len;
+
 		len = p->frame_len;
+		l3_len = len - DROCE_ICRC_LEN - t->l3_off;
 		memset(end, 0, p->padcnt);
-		droce_icrc_put(end + p->padcnt,
-			       droce_icrc(buf + p->l3_off, len - DROCE_ICRC_LEN - p->l3_off));
+		/* Per packet only the variable prefix bytes and what follows the BTH are folded;
+		 * a DestQP other than the template's (none today) takes the full computation. */
+		droce_icrc_put(end + p->padcnt, droce_likely(p->dqpn == t->dqpn) ?
+			       droce_icrc_v4_fast(t->icrc_base, l3, l3_len) :
+			       droce_icrc_v4(l3, l3_len));
 	} else {
 		len = droce_build_finish(buf, p);
 	}
