@@ -362,17 +362,25 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 	struct droce_pkt p;
 	struct droce_qp *qp;
 	enum droce_drop d;
+	bool lean;
 
-	d = droce_parse(frame, len, &p, dev->rx_parse_flags);
-	if (d != DROCE_DROP_NONE) {
-		droce_dev_drop(dev, d);
-		return;
+	/* The common frame takes the fast parser; anything else, and every drop, the full one. */
+	lean = droce_parse_fast(frame, len, &p, dev->rx_parse_flags);
+	if (droce_unlikely(!lean)) {
+		d = droce_parse(frame, len, &p, dev->rx_parse_flags);
+		if (d != DROCE_DROP_NONE) {
+			droce_dev_drop(dev, d);
+			return;
+		}
 	}
 	qp = droce_dev_qp(dev, p.dqpn);
-	if (qp == NULL) {
+	if (droce_unlikely(qp == NULL)) {
 		droce_dev_drop(dev, DROCE_DROP_BAD_QPN);
 		return;
 	}
+	/* UD reads the sender's addresses (GRH, CNP destination); connected QPs do not. */
+	if (lean && qp->type == DROCE_QPT_UD)
+		droce_parse_fast_addrs(frame, &p);
 	op = droce_opcode_info(p.opcode);
 	if (op->flags & DROCE_OPF_CNP) {
 		/* Annex A17.9.3: the reaction point's rate limiter hears of congestion. */

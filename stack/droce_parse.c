@@ -124,8 +124,8 @@ parse_ipv6(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end
 }
 
 /* Extension headers named by the opcode table, in host order. */
-static void
-parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, struct droce_pkt *p)
+void
+droce_parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, struct droce_pkt *p)
 {
 	const uint8_t *h;
 
@@ -209,7 +209,7 @@ parse_transport(const uint8_t *f, uint32_t end, struct droce_pkt *p, unsigned in
 		return DROCE_DROP_PAYLOAD_LEN;
 	p->pay_off = (uint16_t)(p->bth_off + op->hdr_len);
 	p->pay_len = avail - p->padcnt;
-	parse_ext(bth, op, p);
+	droce_parse_ext(bth, op, p);
 	/* IBTA A17.3.3 / 7.8.1: the ICRC covers the packet from the IP header on. */
 	if (!(flags & DROCE_PARSE_NO_ICRC) &&
 	    droce_icrc(f + p->l3_off, end - DROCE_ICRC_LEN - p->l3_off) != p->icrc)

@@ -90,6 +90,19 @@ enum droce_parse_flags {
 enum droce_drop droce_parse(const uint8_t *frame, uint32_t len, struct droce_pkt *pkt,
 			    unsigned int flags);
 
+/* The extension headers op names, read from their table offsets after the BTH at bth. */
+void droce_parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, struct droce_pkt *p);
+
+/*
+ * The receive fast path (droce_rx.c): Ethernet without 802.1Q, IPv4 without options. True when
+ * the frame passes every check droce_parse() makes; *pkt is then filled as droce_parse() fills
+ * it except the MAC addresses and GIDs (droce_parse_fast_addrs() adds them). False for any other
+ * frame, valid or not: droce_parse() then decides, and names the drop reason.
+ */
+bool droce_parse_fast(const uint8_t *frame, uint32_t len, struct droce_pkt *pkt,
+		      unsigned int flags);
+void droce_parse_fast_addrs(const uint8_t *frame, struct droce_pkt *pkt);
+
 /* Headers the builder writes for p, up to and including the extension headers. */
 uint32_t droce_build_hdr_len(const struct droce_pkt *p);
 

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The receive fast path (droce_parse_fast) against the full parser: on every opcode and payload
+ * length it accepts what droce_parse() accepts (IPv4 without options or VLAN) and describes it
+ * identically; on damaged frames it never accepts what droce_parse() drops, so every drop keeps
+ * its named reason; anything else (VLAN, IPv6, IPv4 options) it leaves to droce_parse().
+ */
+#include <string.h>
+
+#include "droce_icrc.h"
+#include "droce_opcode.h"
+#include "droce_pkt.h"
+#include "droce_test.h"
+
+static uint8_t f[9000];
+
+static uint32_t rng = 12345;
+
+static uint32_t
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 17;
+	rng ^= rng << 5;
+	return rng;
+}
+
+/* A valid frame of opcode op with random fields; 0 when the codec cannot build it. */
+static int
+build(uint8_t op, uint32_t pay, bool vlan, int ip_ver)
+{
+	const struct droce_opcode_info *oi = droce_opcode_info(op);
+	uint8_t payload[4200];
+	struct droce_pkt p;
+	uint32_t i;
+
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < 6; i++) {
+		p.dmac[i] = (uint8_t)rnd();
+		p.smac[i] = (uint8_t)rnd();
+	}
+	p.has_vlan = vlan;
+	p.vlan_tci = (uint16_t)rnd();
+	p.ip_ver = (uint8_t)ip_ver;
+	p.tclass = (uint8_t)rnd();
+	p.hop_limit = (uint8_t)rnd();
+	p.ip_id = (uint16_t)rnd();
+	droce_gid_from_v4(p.sgid, rnd());
+	droce_gid_from_v4(p.dgid, rnd());
+	p.udp_sport = (uint16_t)rnd();
+	p.opcode = op;
+	p.se = rnd() & 1;
+	p.mig = rnd() & 1;
+	p.pkey = (uint16_t)rnd();
+	p.fecn = rnd() & 1;
+	p.becn = rnd() & 1;
+	p.dqpn = rnd() & 0xFFFFFF;
+	p.ackreq = rnd() & 1;
+	p.psn = rnd() & 0xFFFFFF;
+	p.reth_va = (uint64_t)rnd() << 32 | rnd();
+	p.reth_rkey = rnd();
+	p.reth_len = rnd();
+	p.aeth_syn = (uint8_t)rnd();
+	p.aeth_msn = rnd() & 0xFFFFFF;
+	p.atomic_va = (uint64_t)rnd() << 32 | rnd();
+	p.atomic_rkey = rnd();
+	p.atomic_swap_add = (uint64_t)rnd() << 32 | rnd();
+	p.atomic_compare = (uint64_t)rnd() << 32 | rnd();
+	p.atomic_orig = (uint64_t)rnd() << 32 | rnd();
+	p.imm = rnd();
+	p.ieth_rkey = rnd();
+	p.deth_qkey = rnd();
+	p.deth_sqpn = rnd() & 0xFFFFFF;
+	if (!(oi->flags & DROCE_OPF_PAYLOAD))
+		pay = 0;
+	else if (!(oi->flags & DROCE_OPF_LAST))
+		pay &= ~3u;
+	for (i = 0; i < pay; i++)
+		payload[i] = (uint8_t)rnd();
+	return droce_build(f, sizeof(f), &p, payload, pay);
+}
+
+/* Fast and full parse of f[0..len): returns true when the fast path took it; asserts that it
+ * then agrees with droce_parse() on every field. */
+static bool
+compare(uint32_t len, unsigned int flags, unsigned int *bad)
+{
+	struct droce_pkt a, b;
+	enum droce_drop d;
+	bool fast;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	fast = droce_parse_fast(f, len, &a, flags);
+	d = droce_parse(f, len, &b, flags);
+	if (!fast)
+		return false;
+	droce_parse_fast_addrs(f, &a);
+	if (d != DROCE_DROP_NONE || memcmp(&a, &b, sizeof(a)) != 0)
+		(*bad)++;
+	return true;
+}
+
+static void
+test_every_opcode(void)
+{
+	static const uint32_t pays[] = { 0, 1, 3, 4, 61, 64, 256, 1024, 1025, 4096 };
+	unsigned int op, k, n = 0, bad = 0, missed = 0;
+
+	for (op = 0; op < 256; op++) {
+		if (droce_opcode_info((uint8_t)op)->name == NULL)
+			continue;
+		for (k = 0; k < sizeof(pays) / sizeof(pays[0]); k++) {
+			int len = build((uint8_t)op, pays[k], false, 4);
+
+			CU_ASSERT_TRUE_FATAL(len > 0);
+			n++;
+			if (!compare((uint32_t)len, 0, &bad))
+				missed++;
+			/* Ethernet padding after the datagram */
+			memset(f + len, 0xA5, 40);
+			if (!compare((uint32_t)len + 40, 0, &bad))
+				missed++;
+		}
+	}
+	CU_ASSERT(n > 300);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(missed, 0);
+}
+
+/* VLAN, IPv6 and IPv4 options are valid but not the fast path's: it declines them. */
+static void
+test_declines_others(void)
+{
+	struct droce_pkt a;
+	int len;
+
+	len = build(DROCE_OP_RC_SEND_ONLY, 64, true, 4);
+	CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &a, 0), DROCE_DROP_NONE);
+	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0));
+	len = build(DROCE_OP_RC_SEND_ONLY, 64, false, 6);
+	CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &a, 0), DROCE_DROP_NONE);
+	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0));
+	/* IHL 6: droce_parse accepts it only with a right checksum and ICRC; the fast path
+	 * never looks further than the version/IHL byte */
+	len = build(DROCE_OP_RC_SEND_ONLY, 64, false, 4);
+	f[14] = 0x46;
+	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0));
+}
+
+/* Damaged frames: one to three random bytes changed, or a wrong length handed in, with and
+ * without the offload flags. The fast path must never take a frame droce_parse() drops, and
+ * must take every frame droce_parse() accepts that is IPv4 (IHL 5) without VLAN. */
+static void
+test_damaged(void)
+{
+	static const unsigned int flag_sets[] = { 0, DROCE_PARSE_NO_ICRC, DROCE_PARSE_NO_IPCSUM,
+						  DROCE_PARSE_NO_ICRC | DROCE_PARSE_NO_IPCSUM };
+	unsigned int i, k, bad = 0, fast = 0, missed = 0, dropped = 0;
+	struct droce_pkt b;
+
+	for (i = 0; i < 60000; i++) {
+		uint8_t op = (uint8_t)rnd();
+		unsigned int flags = flag_sets[i & 3];
+		uint32_t len;
+		int r;
+
+		if (droce_opcode_info(op)->name == NULL)
+			op = DROCE_OP_RC_RDMA_WRITE_ONLY;
+		r = build(op, rnd() % 300, false, 4);
+		CU_ASSERT_TRUE_FATAL(r > 0);
+		len = (uint32_t)r;
+		switch (rnd() % 4) {
+		case 0:
+			len = rnd() % (len + 8);
+			break;
+		default:
+			for (k = rnd() % 3 + 1; k > 0; k--)
+				f[rnd() % 60] ^= (uint8_t)(1u << (rnd() % 8));
+			break;
+		}
+		if (compare(len, flags, &bad)) {
+			fast++;
+		} else if (droce_parse(f, len, &b, flags) == DROCE_DROP_NONE) {
+			if (len >= 14 && f[12] == 0x08 && f[13] == 0x00 && f[14] == 0x45)
+				missed++;
+		} else {
+			dropped++;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(missed, 0);
+	/* both sides of the comparison really happened */
+	CU_ASSERT(fast > 1000);
+	CU_ASSERT(dropped > 10000);
+}
+
+DROCE_TEST_MAIN("rx_fast",
+	DROCE_TEST(test_every_opcode),
+	DROCE_TEST(test_declines_others),
+	DROCE_TEST(test_damaged))
