@@ -10,6 +10,7 @@
  *
  *   replay-resp --params --peer-ip A --peer-mac M --peer-qpn Q --rq-psn P --dump FILE
  *   replay-resp --peer-ip A --peer-mac M --peer-qpn Q --rq-psn P --dump FILE [--idle-ms N]
+ *   [--qps N] [--no-recv J]: N QPs (QP j answers peer QPN Q + j), QP j with no receive posted
  * Configuration (EAL, vdev, address, seed): the DROCE_* variables, pmd-glue/README.md.
  */
 #define _GNU_SOURCE
@@ -31,7 +32,7 @@
 #define REPLAY_MEM (64u * 1024)		/* remote-accessible: WRITE, READ, atomics */
 #define REPLAY_RECV_SLOT 4096u		/* one receive buffer per posted receive */
 #define REPLAY_RECVS 4u			/* per QP */
-#define REPLAY_MAX_QPS 4u
+#define REPLAY_MAX_QPS 6u
 #define REPLAY_RECV_AREA (REPLAY_MAX_QPS * REPLAY_RECVS * REPLAY_RECV_SLOT)
 #define REPLAY_ATOMIC_OFF 0x8000u	/* two 8-byte atomic targets */
 
@@ -41,6 +42,7 @@ struct opts {
 	uint8_t peer_mac[6];
 	uint32_t peer_qpn;	/* QP i talks to peer_qpn + i */
 	unsigned int qps;
+	int no_recv;		/* the QP given no receive (an RNR NAK target), -1: none */
 	uint32_t rq_psn;
 	const char *dump;
 	unsigned int idle_ms;
@@ -50,7 +52,8 @@ static int
 usage(const char *why)
 {
 	fprintf(stderr, "replay-resp: %s\nusage: replay-resp [--params] --peer-ip A --peer-mac M "
-		"--peer-qpn Q --rq-psn P --dump FILE [--qps N] [--idle-ms N]\n", why);
+		"--peer-qpn Q --rq-psn P --dump FILE [--qps N] [--no-recv J] [--idle-ms N]\n",
+		why);
 	return 2;
 }
 
@@ -63,6 +66,7 @@ parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->idle_ms = 300;
 	o->qps = 1;
+	o->no_recv = -1;
 	for (i = 1; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -92,7 +96,9 @@ parse(int argc, char **argv, struct opts *o)
 		} else if (strcmp(k, "--qps") == 0) {
 			o->qps = (unsigned int)strtoul(v, NULL, 0);
 			if (o->qps < 1 || o->qps > REPLAY_MAX_QPS)
-				return usage("--qps: 1 to 4");
+				return usage("--qps: 1 to 6");
+		} else if (strcmp(k, "--no-recv") == 0) {
+			o->no_recv = atoi(v);
 		} else if (strcmp(k, "--dump") == 0) {
 			o->dump = v;
 		} else if (strcmp(k, "--idle-ms") == 0) {
@@ -275,7 +281,7 @@ main(int argc, char **argv)
 	 * INIT on (IBTA 10.3.1), so after the connection. */
 	for (j = 0; rc == 0 && j < o.qps; j++) {
 		rc = connect_qp(qp[j], &o, (o.peer_qpn + j) & 0xffffff);
-		for (i = 0; rc == 0 && i < REPLAY_RECVS; i++) {
+		for (i = 0; rc == 0 && (int)j != o.no_recv && i < REPLAY_RECVS; i++) {
 			uint8_t *b = recv + (j * REPLAY_RECVS + i) * REPLAY_RECV_SLOT;
 			struct droce_sge sge = { (uintptr_t)b, REPLAY_RECV_SLOT,
 						 droce_mr_lkey(rmr) };
