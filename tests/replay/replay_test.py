@@ -46,7 +46,8 @@ P0 = 0xfffffa		# the PSNs of the stream wrap through 0xffffff
 MTU = 1024
 M24 = 0xffffff
 
-OP = dict(SEND_FIRST=0x00, SEND_MIDDLE=0x01, SEND_LAST=0x02, SEND_ONLY=0x04, WRITE_FIRST=0x06, WRITE_MIDDLE=0x07, WRITE_LAST=0x08,
+OP = dict(SEND_FIRST=0x00, SEND_MIDDLE=0x01, SEND_LAST=0x02, SEND_ONLY=0x04,
+	  WRITE_FIRST=0x06, WRITE_MIDDLE=0x07, WRITE_LAST=0x08,
 	  WRITE_ONLY=0x0A, READ_REQ=0x0C, READ_FIRST=0x0D, READ_MIDDLE=0x0E, READ_LAST=0x0F,
 	  READ_ONLY=0x10, ACK=0x11, ATOMIC_ACK=0x12, CMP_SWAP=0x13, FETCH_ADD=0x14)
 # AETH syndromes (IBTA 9.7.5.2, table 43): NAK 011 + code, RNR NAK 001 + timer
@@ -242,8 +243,8 @@ def build(st, mem0, mode):
 		st.qp = 2
 		st.req('SEND_ONLY', 0, pattern(16, 40), ackreq=True)
 		st.nak(0, RNR_NAK | 1, 0)
-		# 17. QP 3: a WRITE MIDDLE with no FIRST before it: opcode sequence error, NAK invalid
-		# request (IBTA 9.7.5.1.3, 9.7.5.2.5), the QP goes to the error state
+		# 17. QP 3: a WRITE MIDDLE with no FIRST before it: opcode sequence error, NAK
+		# invalid request (IBTA 9.7.5.1.3, 9.7.5.2.5), the QP goes to the error state
 		st.qp = 3
 		st.req('WRITE_MIDDLE', 0, pattern(17, 1024), ackreq=True)
 		st.nak(0, NAK_INV_REQ, 0)
@@ -419,9 +420,9 @@ def main():
 			      'got %s, want %s' % (got.get(q, []), want))
 		cnt = dict(kv.split('=')
 			   for kv in re.findall(r'^replay counter: (\S+)$', out, re.M))
-		want_cnt = [('duplicate_request', 3), ('atomic_replayed', 1), ('read_reexecuted', 1),
-			    ('send_seq_err', 1), ('out_of_seq_request', 2), ('rdma_recvs', 2),
-			    ('rx_atomic_requests', 3), ('rx_read_requests', 1),
+		want_cnt = [('duplicate_request', 3), ('atomic_replayed', 1),
+			    ('read_reexecuted', 1), ('send_seq_err', 1), ('out_of_seq_request', 2),
+			    ('rdma_recvs', 2), ('rx_atomic_requests', 3), ('rx_read_requests', 1),
 			    ('resp_remote_access_errors', 1)]
 		if mode == 'main':	# QPs 2, 3 and 4: RNR, opcode sequence, length
 			want_cnt += [('send_rnr_err', 1), ('resp_remote_invalid_request', 2),
