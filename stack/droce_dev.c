@@ -365,7 +365,8 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 	bool lean;
 
 	/* The common frame takes the fast parser; anything else, and every drop, the full one. */
-	lean = droce_parse_fast(frame, len, &p, dev->rx_parse_flags);
+	lean = droce_parse_fast(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx,
+				DROCE_ICRC_RX_CACHE - 1);
 	if (droce_unlikely(!lean)) {
 		d = droce_parse(frame, len, &p, dev->rx_parse_flags);
 		if (d != DROCE_DROP_NONE) {

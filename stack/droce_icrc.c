@@ -84,20 +84,36 @@ droce_icrc_ref(const uint8_t *l3, uint32_t len)
  * (IBTA A17.3.3). */
 static const uint8_t v4_masked[] = { 1, 8, 10, 11, 20 + 6, 20 + 7, 28 + DROCE_BTH_ICRC_MASK_OFF };
 /* Bytes that change from packet to packet of one connection (see droce_icrc.h). */
-static const uint8_t v4_variable[] = { 2, 3, 20 + 4, 20 + 5, 28, 29, 28 + 8, 28 + 9, 28 + 10,
-				       28 + 11 };
+static const uint8_t v4_variable[] = { 2, 3, 4, 5, 20 + 4, 20 + 5, 28, 29, 28 + 8, 28 + 9,
+				       28 + 10, 28 + 11 };
 #define V4_NVAR (sizeof(v4_variable) / sizeof(v4_variable[0]))
 
 /* v4_tab[k][v]: the CRC register (raw, not inverted) after the 8 + 40 prefix bytes when all are
  * zero but byte v4_variable[k], which is v; register zero at the start. */
 static uint32_t v4_tab[V4_NVAR][256];
 
+/* As 64-bit words over the 40 prefix bytes: v4_keep zeroes the variable and masked bytes,
+ * v4_ones sets the masked ones (built from byte arrays, so any host byte order works). */
+static uint64_t v4_keep[DROCE_ICRC_V4_HDR / 8], v4_ones[DROCE_ICRC_V4_HDR / 8];
+
 static void __attribute__((constructor(102)))
 icrc_v4_tab_init(void)
 {
 	uint8_t blk[8 + DROCE_ICRC_V4_HDR];
+	uint8_t keep[DROCE_ICRC_V4_HDR], ones[DROCE_ICRC_V4_HDR];
 	uint32_t basis[8];
 	unsigned int k, b, v;
+
+	memset(keep, 0xFF, sizeof(keep));
+	memset(ones, 0, sizeof(ones));
+	for (k = 0; k < sizeof(v4_masked); k++) {
+		keep[v4_masked[k]] = 0;
+		ones[v4_masked[k]] = 0xFF;
+	}
+	for (k = 0; k < V4_NVAR; k++)
+		keep[v4_variable[k]] = 0;
+	memcpy(v4_keep, keep, sizeof(keep));
+	memcpy(v4_ones, ones, sizeof(ones));
 
 	for (k = 0; k < V4_NVAR; k++) {
 		for (b = 0; b < 8; b++) {
@@ -143,10 +159,31 @@ droce_icrc_v4_base(const uint8_t *l3)
 uint32_t
 droce_icrc_v4_fast(uint32_t base, const uint8_t *l3, uint32_t len)
 {
-	uint32_t reg = base ^ v4_tab[0][l3[2]] ^ v4_tab[1][l3[3]] ^ v4_tab[2][l3[24]] ^
-		       v4_tab[3][l3[25]] ^ v4_tab[4][l3[28]] ^ v4_tab[5][l3[29]] ^
-		       v4_tab[6][l3[36]] ^ v4_tab[7][l3[37]] ^ v4_tab[8][l3[38]] ^
-		       v4_tab[9][l3[39]];
+	uint32_t reg = base ^ v4_tab[0][l3[2]] ^ v4_tab[1][l3[3]] ^ v4_tab[2][l3[4]] ^
+		       v4_tab[3][l3[5]] ^ v4_tab[4][l3[24]] ^ v4_tab[5][l3[25]] ^
+		       v4_tab[6][l3[28]] ^ v4_tab[7][l3[29]] ^ v4_tab[8][l3[36]] ^
+		       v4_tab[9][l3[37]] ^ v4_tab[10][l3[38]] ^ v4_tab[11][l3[39]];
 
 	return droce_crc32(~reg, l3 + DROCE_ICRC_V4_HDR, len - DROCE_ICRC_V4_HDR);
+}
+
+uint32_t
+droce_icrc_v4_cached(struct droce_icrc_v4_cache *c, const uint8_t *l3, uint32_t len)
+{
+	uint64_t w[DROCE_ICRC_V4_HDR / 8];
+	unsigned int i;
+	uint64_t diff = 0;
+
+	memcpy(w, l3, sizeof(w));
+	for (i = 0; i < DROCE_ICRC_V4_HDR / 8; i++) {
+		w[i] = (w[i] & v4_keep[i]) | v4_ones[i];
+		diff |= w[i] ^ c->hdr[i];
+	}
+	if (__builtin_expect(diff != 0 || !c->valid, 0)) {
+		/* another peer address, port, DestQP...: the base of this prefix */
+		memcpy(c->hdr, w, sizeof(w));
+		c->base = ~droce_crc32(DROCE_ICRC_SEED, w, sizeof(w));
+		c->valid = true;
+	}
+	return droce_icrc_v4_fast(c->base, l3, len);
 }

@@ -8,6 +8,7 @@
  * fields set to ones, the UDP header with the checksum set to ones, the BTH with byte 4 set to
  * ones, then the rest of the packet up to the ICRC. It goes on the wire least-significant byte first.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,14 +46,27 @@ uint32_t droce_icrc_v4(const uint8_t *l3, uint32_t len);
 
 /*
  * Per-connection ICRC state (sender side). Every byte of the masked IPv4/UDP/BTH prefix is fixed
- * for a connected QP except the IPv4 total length, the UDP length, BTH bytes 0-1 (opcode, SE,
- * PadCnt, TVer) and 8-11 (AckReq, PSN). CRC-32 is linear, so the register after the prefix is a
- * per-QP base over the prefix with those bytes zero, XOR one table entry per variable byte.
+ * for a connected QP except the IPv4 total length and identification (droce's is fixed, Linux
+ * changes it per packet), the UDP length, BTH bytes 0-1 (opcode, SE, PadCnt, TVer) and 8-11
+ * (AckReq, PSN). CRC-32 is linear, so the register after the prefix is a per-QP base over the
+ * prefix with those bytes zero, XOR one table entry per variable byte.
  * droce_icrc_v4_base() takes a prefix whose variable bytes may hold anything; droce_icrc_v4_fast()
  * then equals droce_icrc_v4() on any packet whose fixed prefix bytes match it.
  */
 uint32_t droce_icrc_v4_base(const uint8_t *l3);
 uint32_t droce_icrc_v4_fast(uint32_t base, const uint8_t *l3, uint32_t len);
+
+/* Receiver side: the fixed prefix bytes of the last frame seen (masked bytes set, variable ones
+ * zero) and their base. A frame with the same fixed bytes (every frame of one connection) costs
+ * a 40-byte compare instead of a CRC over the prefix; any other is computed in full and cached.
+ * The result always equals droce_icrc_v4(l3, len). */
+struct droce_icrc_v4_cache {
+	uint64_t hdr[DROCE_ICRC_V4_HDR / 8];
+	uint32_t base;
+	bool valid;
+};
+
+uint32_t droce_icrc_v4_cached(struct droce_icrc_v4_cache *c, const uint8_t *l3, uint32_t len);
 
 static inline uint32_t
 droce_icrc_get(const uint8_t *p)

@@ -13,6 +13,7 @@
 #include "droce_cc.h"
 #include "droce_counters.h"
 #include "droce_drop.h"
+#include "droce_icrc.h"
 #include "droce_pkt.h"
 #include "droce_verbs.h"
 
@@ -28,6 +29,7 @@
 #define DROCE_UD_GRH		40
 #define DROCE_PORT_NUM		1
 #define DROCE_CNP_INTERVAL_NS	4000	/* mlx5 min_time_between_cnps default (4 us) */
+#define DROCE_ICRC_RX_CACHE	64	/* DestQP slots of received ICRC prefix states (power of 2) */
 
 /* Branch layout hints for the per-packet paths. */
 #define droce_likely(x)		__builtin_expect(!!(x), 1)
@@ -291,6 +293,8 @@ struct droce_dev {
 	uint64_t now;		/* the latest now_ns the caller gave */
 	uint64_t cnt_gone[DROCE_CNT_MAX];	/* counters of destroyed QPs */
 	struct droce_drop_stats drops;
+	/* Received frames' ICRC prefix state, by DestQP (droce_rx.c) */
+	struct droce_icrc_v4_cache icrc_rx[DROCE_ICRC_RX_CACHE];
 };
 
 static inline uint32_t

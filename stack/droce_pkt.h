@@ -97,10 +97,12 @@ void droce_parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, str
  * The receive fast path (droce_rx.c): Ethernet without 802.1Q, IPv4 without options. True when
  * the frame passes every check droce_parse() makes; *pkt is then filled as droce_parse() fills
  * it except the MAC addresses and GIDs (droce_parse_fast_addrs() adds them). False for any other
- * frame, valid or not: droce_parse() then decides, and names the drop reason.
+ * frame, valid or not: droce_parse() then decides, and names the drop reason. cache (NULL: none)
+ * holds cache_mask + 1 ICRC prefix states, indexed by DestQP.
  */
+struct droce_icrc_v4_cache;
 bool droce_parse_fast(const uint8_t *frame, uint32_t len, struct droce_pkt *pkt,
-		      unsigned int flags);
+		      unsigned int flags, struct droce_icrc_v4_cache *cache, uint32_t cache_mask);
 void droce_parse_fast_addrs(const uint8_t *frame, struct droce_pkt *pkt);
 
 /* Headers the builder writes for p, up to and including the extension headers. */

@@ -23,7 +23,8 @@ enum {
 };
 
 bool
-droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int flags)
+droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int flags,
+		 struct droce_icrc_v4_cache *cache, uint32_t cache_mask)
 {
 	const uint8_t *ip = f + RX_L3, *udp = f + RX_L4, *bth = f + RX_BTH;
 	const struct droce_opcode_info *op;
@@ -65,10 +66,17 @@ droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned i
 	if ((avail & 3) != 0 || avail < pad || (pad != 0 && !(op->flags & DROCE_OPF_LAST)) ||
 	    (avail != 0 && !(op->flags & DROCE_OPF_PAYLOAD)))
 		return false;
-	/* IBTA A17.3.3: the ICRC from the IP header on */
+	/* IBTA A17.3.3: the ICRC from the IP header on; the prefix of a connection's frames is
+	 * folded once per DestQP slot (droce_icrc_v4_cached gives the same value) */
 	p->icrc = droce_icrc_get(ip + tot - DROCE_ICRC_LEN);
-	if (!(flags & DROCE_PARSE_NO_ICRC) && droce_icrc_v4(ip, tot - DROCE_ICRC_LEN) != p->icrc)
-		return false;
+	if (!(flags & DROCE_PARSE_NO_ICRC)) {
+		uint32_t icrc = cache == NULL ? droce_icrc_v4(ip, tot - DROCE_ICRC_LEN) :
+			droce_icrc_v4_cached(&cache[droce_get_be32(bth + 4) & cache_mask], ip,
+					     tot - DROCE_ICRC_LEN);
+
+		if (icrc != p->icrc)
+			return false;
+	}
 
 	p->l3_off = RX_L3;
 	p->l4_off = RX_L4;

@@ -549,12 +549,12 @@ test_icrc_v4(void)
 }
 
 /* The per-connection base: one base, then packets that differ from its prefix only in the
- * variable bytes (lengths, BTH 0-1 and 8-11) get the right ICRC; a change in any fixed, unmasked
- * byte gives a different one (the base really covers it). */
+ * variable bytes (lengths, IP ID, BTH 0-1 and 8-11) get the right ICRC; a change in any fixed,
+ * unmasked byte gives a different one (the base really covers it). */
 static void
 test_icrc_v4_fast(void)
 {
-	static const uint8_t var[] = { 2, 3, 24, 25, 28, 29, 36, 37, 38, 39 };
+	static const uint8_t var[] = { 2, 3, 4, 5, 24, 25, 28, 29, 36, 37, 38, 39 };
 	static const uint8_t masked[] = { 1, 8, 10, 11, 26, 27, 32 };
 	uint8_t *f = abuf, tmpl[DROCE_ICRC_V4_HDR];
 	unsigned int i, k, bad = 0, caught = 0, fixed = 0;

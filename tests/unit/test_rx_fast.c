@@ -3,7 +3,8 @@
  * The receive fast path (droce_parse_fast) against the full parser: on every opcode and payload
  * length it accepts what droce_parse() accepts (IPv4 without options or VLAN) and describes it
  * identically; on damaged frames it never accepts what droce_parse() drops, so every drop keeps
- * its named reason; anything else (VLAN, IPv6, IPv4 options) it leaves to droce_parse().
+ * its named reason; anything else (VLAN, IPv6, IPv4 options) it leaves to droce_parse(). With
+ * and without the per-DestQP ICRC prefix cache.
  */
 #include <string.h>
 
@@ -13,6 +14,11 @@
 #include "droce_test.h"
 
 static uint8_t f[9000];
+
+/* ICRC prefix states for the fast path, when use_cache; fixed_conn keeps the fields of one
+ * connection (addresses, UDP source port, P_Key, DestQP) from frame to frame. */
+static struct droce_icrc_v4_cache cache[4];
+static bool use_cache, fixed_conn;
 
 static uint32_t rng = 12345;
 
@@ -45,16 +51,16 @@ build(uint8_t op, uint32_t pay, bool vlan, int ip_ver)
 	p.tclass = (uint8_t)rnd();
 	p.hop_limit = (uint8_t)rnd();
 	p.ip_id = (uint16_t)rnd();
-	droce_gid_from_v4(p.sgid, rnd());
-	droce_gid_from_v4(p.dgid, rnd());
-	p.udp_sport = (uint16_t)rnd();
+	droce_gid_from_v4(p.sgid, fixed_conn ? 0xC6120001 : rnd());
+	droce_gid_from_v4(p.dgid, fixed_conn ? 0xC6120002 : rnd());
+	p.udp_sport = fixed_conn ? 0xC123 : (uint16_t)rnd();
 	p.opcode = op;
 	p.se = rnd() & 1;
 	p.mig = rnd() & 1;
-	p.pkey = (uint16_t)rnd();
+	p.pkey = fixed_conn ? 0xFFFF : (uint16_t)rnd();
 	p.fecn = rnd() & 1;
 	p.becn = rnd() & 1;
-	p.dqpn = rnd() & 0xFFFFFF;
+	p.dqpn = fixed_conn ? 0x11 : rnd() & 0xFFFFFF;
 	p.ackreq = rnd() & 1;
 	p.psn = rnd() & 0xFFFFFF;
 	p.reth_va = (uint64_t)rnd() << 32 | rnd();
@@ -91,7 +97,7 @@ compare(uint32_t len, unsigned int flags, unsigned int *bad)
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	fast = droce_parse_fast(f, len, &a, flags);
+	fast = droce_parse_fast(f, len, &a, flags, use_cache ? cache : NULL, 3);
 	d = droce_parse(f, len, &b, flags);
 	if (!fast)
 		return false;
@@ -102,7 +108,7 @@ compare(uint32_t len, unsigned int flags, unsigned int *bad)
 }
 
 static void
-test_every_opcode(void)
+every_opcode(void)
 {
 	static const uint32_t pays[] = { 0, 1, 3, 4, 61, 64, 256, 1024, 1025, 4096 };
 	unsigned int op, k, n = 0, bad = 0, missed = 0;
@@ -128,6 +134,57 @@ test_every_opcode(void)
 	CU_ASSERT_EQUAL(missed, 0);
 }
 
+static void
+test_every_opcode(void)
+{
+	use_cache = false;
+	every_opcode();
+	use_cache = true;
+	every_opcode();
+	fixed_conn = true;
+	every_opcode();
+	fixed_conn = false;
+}
+
+/* One connection's frames hit the cached prefix state: they still agree with droce_parse()
+ * (lengths, IP ID, opcode, PSN vary), the cached base is really what is used (spoiling it makes
+ * a valid frame fail the fast path), a damaged fixed byte is caught, and the state recovers. */
+static void
+test_icrc_cache(void)
+{
+	struct droce_icrc_v4_cache *c = &cache[0x11 & 3];
+	struct droce_pkt a;
+	unsigned int i, bad = 0, taken = 0;
+	int len;
+
+	use_cache = true;
+	fixed_conn = true;
+	memset(cache, 0, sizeof(cache));
+	for (i = 0; i < 2000; i++) {
+		len = build((uint8_t)(i & 1 ? DROCE_OP_RC_ACKNOWLEDGE : DROCE_OP_RC_RDMA_WRITE_ONLY),
+			    rnd() % 2000, false, 4);
+		CU_ASSERT_TRUE_FATAL(len > 0);
+		if (compare((uint32_t)len, 0, &bad))
+			taken++;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(taken, 2000);
+	CU_ASSERT_TRUE(c->valid);
+
+	len = build(DROCE_OP_RC_SEND_ONLY, 100, false, 4);
+	c->base ^= 1;
+	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0, cache, 3));
+	c->base ^= 1;
+	CU_ASSERT_TRUE(droce_parse_fast(f, (uint32_t)len, &a, 0, cache, 3));
+	/* the destination address, a fixed byte, damaged in flight */
+	f[14 + 19] ^= 0x40;
+	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0, cache, 3));
+	CU_ASSERT_NOT_EQUAL(droce_parse(f, (uint32_t)len, &a, 0), DROCE_DROP_NONE);
+	f[14 + 19] ^= 0x40;
+	CU_ASSERT_TRUE(droce_parse_fast(f, (uint32_t)len, &a, 0, cache, 3));
+	fixed_conn = false;
+}
+
 /* VLAN, IPv6 and IPv4 options are valid but not the fast path's: it declines them. */
 static void
 test_declines_others(void)
@@ -137,15 +194,15 @@ test_declines_others(void)
 
 	len = build(DROCE_OP_RC_SEND_ONLY, 64, true, 4);
 	CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &a, 0), DROCE_DROP_NONE);
-	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0));
+	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0, NULL, 0));
 	len = build(DROCE_OP_RC_SEND_ONLY, 64, false, 6);
 	CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &a, 0), DROCE_DROP_NONE);
-	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0));
+	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0, NULL, 0));
 	/* IHL 6: droce_parse accepts it only with a right checksum and ICRC; the fast path
 	 * never looks further than the version/IHL byte */
 	len = build(DROCE_OP_RC_SEND_ONLY, 64, false, 4);
 	f[14] = 0x46;
-	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0));
+	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0, NULL, 0));
 }
 
 /* Damaged frames: one to three random bytes changed, or a wrong length handed in, with and
@@ -179,6 +236,8 @@ test_damaged(void)
 				f[rnd() % 60] ^= (uint8_t)(1u << (rnd() % 8));
 			break;
 		}
+		use_cache = (i & 4) != 0;
+		fixed_conn = (i & 8) != 0;
 		if (compare(len, flags, &bad)) {
 			fast++;
 		} else if (droce_parse(f, len, &b, flags) == DROCE_DROP_NONE) {
@@ -188,6 +247,7 @@ test_damaged(void)
 			dropped++;
 		}
 	}
+	fixed_conn = false;
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT_EQUAL(missed, 0);
 	/* both sides of the comparison really happened */
@@ -197,5 +257,6 @@ test_damaged(void)
 
 DROCE_TEST_MAIN("rx_fast",
 	DROCE_TEST(test_every_opcode),
+	DROCE_TEST(test_icrc_cache),
 	DROCE_TEST(test_declines_others),
 	DROCE_TEST(test_damaged))
