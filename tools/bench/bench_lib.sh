@@ -126,15 +126,21 @@ pair_try() {
 }
 
 # perftest_col FILE COLUMN: the value under COLUMN (e.g. 't_typical[usec]', 'BW average[Gb/sec]',
-# '99% percentile[usec]') in perftest's result table: the header's names are separated by two
-# or more blanks, the row's values by blanks.
+# '99% percentile[usec]') in perftest's result table. A header name is one word ending in its
+# unit ('t_min[usec]'), a '#' word, or words up to the one with the unit ('BW average[Gb/sec]');
+# the row's values are separated by blanks.
 perftest_col() {
 	/usr/bin/python3 - "$1" "$2" <<'EOF'
-import re, sys
+import sys
 lines = open(sys.argv[1], errors="replace").read().splitlines()
 for i, l in enumerate(lines):
     if l.lstrip().startswith("#bytes") and i + 1 < len(lines):
-        names = re.split(r"\s{2,}|\t", l.strip())
+        names, part = [], []
+        for w in l.split():
+            part.append(w)
+            if "[" in w or w.startswith("#"):
+                names.append(" ".join(part))
+                part = []
         vals = lines[i + 1].split()
         if sys.argv[2] in names and len(vals) == len(names):
             print(vals[names.index(sys.argv[2])])

@@ -64,7 +64,7 @@ get() {	# get KEY: a key=value figure of the scripts, or ""
 # goal VALUE OP LIMIT: "met" / "missed" / "" (no value)
 goal() {
 	awk -v v="${1:-}" -v op="$2" -v l="$3" 'BEGIN {
-		if (v == "" || v == "-") exit
+		if (v == "" || v == "-") { print "n/a"; exit }
 		ok = op == "<=" ? v + 0 <= l + 0 : v + 0 >= l + 0
 		print ok ? "met" : "missed" }'
 }

@@ -77,7 +77,7 @@ ibbw=$(median "${IB_BW[@]}")
 pfbw=$(median "${PF_BW[@]}")
 printf '%s (perftest %s through droce-run vs droce-perf, memif, --no-huge, lcores %s each side,' \
 	"$ME" "$(dpkg-query -W -f '${Version}' perftest 2>/dev/null || echo '?')" \
-	"$("$DR" -n --memif server --ip 198.18.0.1 -- true | sed -n 's/^DROCE_LCORES=//p')"
+	"$("$DR" -q -n --memif server --ip 198.18.0.1 -- true | sed -n 's/^DROCE_LCORES=//p')"
 printf ' %s CPUs; median of %s interleaved runs)\n' "$(nproc)" "$REPS"
 printf '%-46s %10s %10s\n' "latency (round trip)" "p50 us" "p99 us"
 printf '%-46s %10.2f %10.2f\n' "ib_write_lat 8 B (2 x t_typical, 2 x 99%)" "$ib50" "$ib99"
