@@ -110,7 +110,10 @@ progress(struct droce_qp *qp, uint32_t una, uint64_t now)
 	} else {
 		droce_comp_arm_rto(qp, now);
 	}
-	droce_sched_ready(qp);
+	/* The window moved: a WQE it held may go now. With none queued, probing would only cost
+	 * process() a pass (responses schedule themselves when queued). */
+	if (droce_req_has_work(qp))
+		droce_sched_ready(qp);
 }
 
 /* Everything up to and including psn is acknowledged (IBTA 9.7.5.1.x: ACKs are cumulative). */

@@ -61,22 +61,38 @@ droce_cq_destroy(struct droce_cq *cq)
 	return 0;
 }
 
-void
-droce_cq_push(struct droce_cq *cq, const struct droce_wc *wc, bool solicited)
+struct droce_wc *
+droce_cq_slot(struct droce_cq *cq)
 {
 	uint32_t slot;
 
 	if (cq->overflow)
-		return;
+		return NULL;
 	if (cq->count == cq->cap) {
 		cq->overflow = true;
 		droce_dev_event(cq->dev, DROCE_EVENT_CQ_ERR, cq);
-		return;
+		return NULL;
 	}
 	slot = cq->head + cq->count;
 	if (slot >= cq->cap)
 		slot -= cq->cap;
-	cq->ring[slot] = *wc;
+	return &cq->ring[slot];
+}
+
+void
+droce_cq_push(struct droce_cq *cq, const struct droce_wc *wc, bool solicited)
+{
+	struct droce_wc *slot = droce_cq_slot(cq);
+
+	if (slot == NULL)
+		return;
+	*slot = *wc;
+	droce_cq_commit(cq, slot, solicited);
+}
+
+void
+droce_cq_commit(struct droce_cq *cq, const struct droce_wc *wc, bool solicited)
+{
 	cq->count++;
 	/* IBTA 11.4.2.2: an armed CQ signals the next completion (solicited-only: the next
 	 * solicited one or one in error). */
@@ -91,6 +107,8 @@ droce_cq_poll(struct droce_cq *cq, unsigned int n, struct droce_wc *wc)
 {
 	unsigned int i;
 
+	if (cq->count == 0 && !cq->overflow)
+		return 0;
 	if (cq->overflow)
 		return -EOVERFLOW;
 	for (i = 0; i < n && cq->count > 0; i++) {

@@ -303,6 +303,14 @@ droce_mtu_bytes(uint32_t mtu_enum)
 	return 128u << mtu_enum;
 }
 
+/* Packets a message of len bytes spans at the QP's path MTU (a power of two: a shift, not a
+ * division); a zero-length message still takes one. */
+static inline uint32_t
+droce_qp_npkts(const struct droce_qp *qp, uint64_t len)
+{
+	return len == 0 ? 1 : (uint32_t)((len + qp->mtu - 1) >> __builtin_ctz(qp->mtu));
+}
+
 static inline void
 droce_qp_cnt(struct droce_qp *qp, enum droce_cnt c)
 {
@@ -323,8 +331,10 @@ int droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsig
 struct droce_mr *droce_mr_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va,
 				       uint64_t len, unsigned int access);
 
-/* droce_cq.c */
+/* droce_cq.c: push = slot (NULL when the CQ overran: the completion is lost), fill, commit */
 void droce_cq_push(struct droce_cq *cq, const struct droce_wc *wc, bool solicited);
+struct droce_wc *droce_cq_slot(struct droce_cq *cq);
+void droce_cq_commit(struct droce_cq *cq, const struct droce_wc *wc, bool solicited);
 
 /* droce_srq.c / droce_qp.c: receive WQEs */
 bool droce_rq_pop(struct droce_qp *qp, struct droce_rwqe *out);
@@ -340,6 +350,7 @@ void droce_qp_flush(struct droce_qp *qp);
 void droce_qp_reset(struct droce_qp *qp);
 void droce_qp_send_cqe(struct droce_qp *qp, const struct droce_swqe *w, enum droce_wc_status st);
 void droce_qp_recv_cqe(struct droce_qp *qp, struct droce_wc *wc, bool solicited);
+void droce_qp_recv_count(struct droce_qp *qp, enum droce_wc_status st);
 void droce_qp_set_mtu(struct droce_qp *qp, enum droce_mtu mtu);
 void droce_qp_build_tmpl(struct droce_qp *qp);
 void droce_qp_tmpl_from_av(const struct droce_qp *qp, const struct droce_av *av,

@@ -113,12 +113,7 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 		for (i = 0; i < wr->num_sge; i++)
 			w->sge[i] = wr->sg_list[i];
 	}
-	if (wr->opcode == DROCE_WR_RDMA_READ)
-		w->npkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
-	else if (is_atomic(wr->opcode))
-		w->npkts = 1;
-	else
-		w->npkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
+	w->npkts = is_atomic(wr->opcode) ? 1 : droce_qp_npkts(qp, len);
 }
 
 int

@@ -264,33 +264,44 @@ wc_opcode(enum droce_wr_opcode op)
 void
 droce_qp_send_cqe(struct droce_qp *qp, const struct droce_swqe *w, enum droce_wc_status st)
 {
-	struct droce_wc wc;
+	struct droce_wc *wc;
 
 	if (st == DROCE_WC_SUCCESS && !qp->sq_sig_all && !(w->flags & DROCE_SEND_SIGNALED))
 		return;
-	memset(&wc, 0, sizeof(wc));
-	wc.wr_id = w->wr_id;
-	wc.status = st;
-	wc.opcode = wc_opcode(w->opcode);
-	wc.byte_len = w->length;
-	wc.qp_num = qp->qpn;
 	if (st == DROCE_WC_WR_FLUSH_ERR)
 		droce_qp_cnt(qp, DROCE_CNT_REQ_CQE_FLUSH_ERROR);
 	else if (st != DROCE_WC_SUCCESS)
 		droce_qp_cnt(qp, DROCE_CNT_REQ_CQE_ERROR);
-	droce_cq_push(qp->scq, &wc, false);
+	/* Written in its ring slot: no copy through the stack. */
+	wc = droce_cq_slot(qp->scq);
+	if (wc == NULL)
+		return;
+	*wc = (struct droce_wc){
+		.wr_id = w->wr_id,
+		.status = st,
+		.opcode = wc_opcode(w->opcode),
+		.byte_len = w->length,
+		.qp_num = qp->qpn,
+	};
+	droce_cq_commit(qp->scq, wc, false);
+}
+
+void
+droce_qp_recv_count(struct droce_qp *qp, enum droce_wc_status st)
+{
+	if (st == DROCE_WC_WR_FLUSH_ERR)
+		droce_qp_cnt(qp, DROCE_CNT_RESP_CQE_FLUSH_ERROR);
+	else if (st != DROCE_WC_SUCCESS)
+		droce_qp_cnt(qp, DROCE_CNT_RESP_CQE_ERROR);
+	else
+		droce_qp_cnt(qp, DROCE_CNT_RDMA_RECVS);
 }
 
 void
 droce_qp_recv_cqe(struct droce_qp *qp, struct droce_wc *wc, bool solicited)
 {
 	wc->qp_num = qp->qpn;
-	if (wc->status == DROCE_WC_WR_FLUSH_ERR)
-		droce_qp_cnt(qp, DROCE_CNT_RESP_CQE_FLUSH_ERROR);
-	else if (wc->status != DROCE_WC_SUCCESS)
-		droce_qp_cnt(qp, DROCE_CNT_RESP_CQE_ERROR);
-	else
-		droce_qp_cnt(qp, DROCE_CNT_RDMA_RECVS);
+	droce_qp_recv_count(qp, wc->status);
 	droce_cq_push(qp->rcq, wc, solicited);
 }
 

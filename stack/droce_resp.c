@@ -28,31 +28,43 @@ void
 droce_resp_complete(struct droce_qp *qp, enum droce_wc_status st, const struct droce_pkt *p,
 	      uint32_t byte_len, enum droce_wc_opcode opc)
 {
-	struct droce_wc wc;
+	unsigned int flags = 0;
+	uint32_t imm = 0, src_qp = 0;
+	struct droce_wc *wc;
 
-	memset(&wc, 0, sizeof(wc));
-	wc.wr_id = qp->resp.rwqe.wr_id;
-	wc.status = st;
-	wc.opcode = opc;
-	wc.byte_len = byte_len;
 	if (p != NULL) {
 		const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
 
 		if (op->flags & DROCE_OPF_IMM) {
-			wc.wc_flags |= DROCE_WC_WITH_IMM;
-			wc.imm_data = droce_cpu_to_be32(p->imm);
+			flags |= DROCE_WC_WITH_IMM;
+			imm = droce_cpu_to_be32(p->imm);
 		} else if (op->flags & DROCE_OPF_INV) {
 			/* verbs reports the invalidated R_Key where the immediate goes */
-			wc.wc_flags |= DROCE_WC_WITH_INV;
-			wc.imm_data = p->ieth_rkey;
+			flags |= DROCE_WC_WITH_INV;
+			imm = p->ieth_rkey;
 		}
 		if (qp->type == DROCE_QPT_UD) {
-			wc.wc_flags |= DROCE_WC_GRH;
-			wc.src_qp = p->deth_sqpn;
+			flags |= DROCE_WC_GRH;
+			src_qp = p->deth_sqpn;
 		}
 	}
 	qp->resp.have_rwqe = false;
-	droce_qp_recv_cqe(qp, &wc, p != NULL && p->se);
+	droce_qp_recv_count(qp, st);
+	/* Written in its ring slot: no copy through the stack. */
+	wc = droce_cq_slot(qp->rcq);
+	if (wc == NULL)
+		return;
+	*wc = (struct droce_wc){
+		.wr_id = qp->resp.rwqe.wr_id,
+		.status = st,
+		.opcode = opc,
+		.byte_len = byte_len,
+		.imm_data = imm,
+		.qp_num = qp->qpn,
+		.src_qp = src_qp,
+		.wc_flags = flags,
+	};
+	droce_cq_commit(qp->rcq, wc, p != NULL && p->se);
 }
 
 /* A fatal responder error: the receive WQE in use (if any) completes in error, the QP goes to

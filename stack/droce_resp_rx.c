@@ -16,8 +16,7 @@ static uint32_t
 req_span(const struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op)
 {
 	if (op->flags & DROCE_OPF_READ)
-		return p->reth_len == 0 ? 1 :
-		       (uint32_t)(((uint64_t)p->reth_len + qp->mtu - 1) / qp->mtu);
+		return droce_qp_npkts(qp, p->reth_len);
 	return 1;
 }
 
