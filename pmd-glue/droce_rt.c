@@ -228,7 +228,7 @@ droce_rt_close(struct droce_rt *rt)
 {
 	struct droce_rt_shard *s;
 	struct rte_mbuf *m;
-	unsigned int i;
+	unsigned int i, k;
 	void *p;
 
 	if (rt == NULL)
@@ -246,6 +246,8 @@ droce_rt_close(struct droce_rt *rt)
 			droce_rt_flush(s);
 		rte_pktmbuf_free_bulk(s->txb, s->ntx);
 		s->ntx = 0;
+		for (k = 0; k < rt->nb_shards; k++)
+			rte_pktmbuf_free_bulk(s->out[k], s->nout[k]);
 		if (s->steer != NULL) {
 			while (rte_ring_dequeue(s->steer, &p) == 0) {
 				m = p;

@@ -19,8 +19,7 @@
 	X(MULTISEG, "multi-segment mbuf that could not be linearised") \
 	X(EXC_FULL, "exception ring full") \
 	X(NEIGH_BAD, "ARP/ND frame the neighbour module rejected") \
-	X(NO_DEVICE, "RoCEv2 frame while no engine device is open") \
-	X(STEER_FULL, "the steering ring of the shard owning the frame was full")
+	X(NO_DEVICE, "RoCEv2 frame while no engine device is open")
 
 enum droce_rt_drop {
 #define DROCE_X_RT_DROP(name, desc) DROCE_RT_DROP_##name,

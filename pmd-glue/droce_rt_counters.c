@@ -72,8 +72,8 @@ put_shard(struct collect *c, const struct shard_part *p)
 	put(c, "rt.", name, p->st.f);
 	DROCE_RT_SHARD_STATS(DROCE_X_PUT_SHARD)
 #undef DROCE_X_PUT_SHARD
-	snprintf(name, sizeof(name), "shard%u_drop_steer_full", p->idx);
-	put(c, "rt.", name, p->st.drop[DROCE_RT_DROP_STEER_FULL]);
+	snprintf(name, sizeof(name), "shard%u_steer_held", p->idx);
+	put(c, "rt.", name, p->st.steer_held);
 	for (i = 0; i < p->ndc; i++)
 		if (strcmp(p->dc[i].name, "sent_pkts") == 0 ||
 		    strcmp(p->dc[i].name, "rcvd_pkts") == 0) {

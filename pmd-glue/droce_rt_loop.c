@@ -146,31 +146,32 @@ exception(struct droce_rt_shard *s, struct rte_mbuf *m, enum droce_rt_drop why)
 	rte_pktmbuf_free(m);
 }
 
-/* Frames for other shards, gathered per shard over one burst and handed over at its end. */
-struct steer_out {
-	struct rte_mbuf *m[DROCE_RT_MAX_SHARDS][DROCE_RT_BURST_MAX];
-	unsigned int n[DROCE_RT_MAX_SHARDS];
-};
-
-static void
-steer_flush(struct droce_rt_shard *s, struct steer_out *o)
+/* Hand the frames gathered for other shards over; what a full ring refuses stays, in order,
+ * for the next iteration. Returns the frames handed over. */
+static unsigned int
+steer_flush(struct droce_rt_shard *s)
 {
 	struct droce_rt *rt = s->rt;
-	unsigned int i, done;
+	unsigned int i, done, work = 0;
 
+	s->out_pending = false;
 	for (i = 0; i < rt->nb_shards; i++) {
-		if (o->n[i] == 0)
+		if (s->nout[i] == 0)
 			continue;
-		done = rte_ring_mp_enqueue_burst(rt->sh[i].steer, (void **)o->m[i], o->n[i], NULL);
+		done = rte_ring_mp_enqueue_burst(rt->sh[i].steer, (void **)s->out[i], s->nout[i],
+						 NULL);
 		s->st.steered += done;
-		if (done < o->n[i]) {
-			s->st.drop[DROCE_RT_DROP_STEER_FULL] += o->n[i] - done;
-			rte_pktmbuf_free_bulk(o->m[i] + done, o->n[i] - done);
-		}
+		work += done;
 		if (done > 0)
 			droce_rt_shard_wake(&rt->sh[i]);
-		o->n[i] = 0;
+		if (done < s->nout[i]) {
+			memmove(s->out[i], s->out[i] + done,
+				(s->nout[i] - done) * sizeof(s->out[i][0]));
+			s->out_pending = true;
+		}
+		s->nout[i] -= done;
 	}
+	return work;
 }
 
 /*
@@ -185,7 +186,6 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 	struct rte_mbuf *roce[DROCE_RT_BURST_MAX];
 	const uint8_t *frames[DROCE_RT_BURST_MAX];
 	uint32_t lens[DROCE_RT_BURST_MAX];
-	struct steer_out out;
 	unsigned int nroce = 0, i, to;
 	bool any_out = false;
 	enum droce_rt_drop why;
@@ -193,8 +193,6 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 	uint32_t len, dqpn;
 	uint8_t *p;
 
-	for (i = 0; i < rt->nb_shards; i++)
-		out.n[i] = 0;
 	for (i = 0; i < n; i++) {
 		m = pkts[i];
 		if (!steered_in) {
@@ -214,7 +212,7 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 		case DROCE_RT_CLS_ROCE:
 			to = droce_rt_qpn_shard(dqpn, rt->shard_bits, rt->nb_shards);
 			if (to != s->idx) {
-				out.m[to][out.n[to]++] = m;
+				s->out[to][s->nout[to]++] = m;
 				any_out = true;
 				break;
 			}
@@ -228,7 +226,7 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 			break;
 		case DROCE_RT_CLS_NEIGH:
 			if (s->idx != 0) {
-				out.m[0][out.n[0]++] = m;
+				s->out[0][s->nout[0]++] = m;
 				any_out = true;
 				break;
 			}
@@ -244,7 +242,7 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 		}
 	}
 	if (any_out)
-		steer_flush(s, &out);
+		steer_flush(s);
 	if (nroce > 0) {
 		s->st.rx_roce += nroce;
 		droce_dev_rx_burst(s->dev, frames, lens, nroce, s->now);
@@ -265,19 +263,23 @@ rx_queue(struct droce_rt_shard *s, uint16_t q)
 	return n;
 }
 
-/* Frames the other shards received for this one. */
+/* Frames the other shards received for this one: as many bursts as there are producers, so
+ * the ring drains as fast as the other shards' queues fill it. */
 static unsigned int
 rx_steered(struct droce_rt_shard *s)
 {
 	struct rte_mbuf *pkts[DROCE_RT_BURST_MAX];
-	unsigned int n;
+	unsigned int n, i, work = 0;
 
-	n = rte_ring_sc_dequeue_burst(s->steer, (void **)pkts, s->rt->cfg.burst, NULL);
-	if (n > 0) {
+	for (i = 1; i < s->rt->nb_shards + 1; i++) {
+		n = rte_ring_sc_dequeue_burst(s->steer, (void **)pkts, s->rt->cfg.burst, NULL);
+		if (n == 0)
+			break;
 		s->st.steered_in += n;
 		dispatch(s, pkts, n, true);
+		work += n;
 	}
-	return n;
+	return work;
 }
 
 static unsigned int
@@ -335,8 +337,15 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 
 	s->now = droce_rt_clock(rt);
 	s->st.iterations++;
-	for (q = (uint16_t)s->idx; q < rt->port.nb_queues; q = (uint16_t)(q + rt->nb_shards))
-		work += rx_queue(s, q);
+	/* Room for a whole burst per target (Rx is polled only with nothing held back). */
+	if (s->out_pending)
+		work += steer_flush(s);
+	if (s->out_pending)
+		s->st.steer_held++;
+	else
+		for (q = (uint16_t)s->idx; q < rt->port.nb_queues && !s->out_pending;
+		     q = (uint16_t)(q + rt->nb_shards))
+			work += rx_queue(s, q);
 	if (rt->nb_shards > 1)
 		work += rx_steered(s);
 	if (s->calls != NULL)

@@ -451,8 +451,8 @@ droce_rt_port_flow(struct droce_rt_port *p)
 			continue;
 		}
 		if (p->flow_why[0] == '\0')
-			snprintf(p->flow_why, sizeof(p->flow_why), "%s (%s)",
-				 fe.message != NULL ? fe.message : "refused",
+			snprintf(p->flow_why, sizeof(p->flow_why), "%s",
+				 fe.message != NULL ? fe.message :
 				 rte_strerror(rc != 0 ? -rc : rte_errno));
 	}
 }

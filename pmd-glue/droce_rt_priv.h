@@ -34,7 +34,7 @@ struct droce_rt_call_req {
 	X(iterations) X(idle_sleeps) X(idle_yields) X(rx_pkts) X(rx_bytes) X(tx_pkts) \
 	X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
 	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
-	X(telemetry_reads) X(steered) X(steered_in)
+	X(telemetry_reads) X(steered) X(steered_in) X(steer_held)
 
 struct droce_rt_stats {
 #define DROCE_X_RT_FIELD(name) uint64_t name;
@@ -60,6 +60,12 @@ struct droce_rt_shard {
 	struct rte_mbuf *txb[DROCE_RT_BURST_MAX];
 	unsigned int ntx;
 	unsigned int tx_out;	/* buffers given by tx_alloc, not yet back through tx_send */
+
+	/* Frames for other shards not yet in their steering rings (full): until they are, this
+	 * shard polls no Rx queue, so the port's queue fills and the peer is held back. */
+	struct rte_mbuf *out[DROCE_RT_MAX_SHARDS][DROCE_RT_BURST_MAX];
+	unsigned int nout[DROCE_RT_MAX_SHARDS];
+	bool out_pending;
 
 	uint64_t now;		/* one TSC read per iteration, converted to ns */
 	unsigned int idle;
