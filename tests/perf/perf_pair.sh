@@ -4,7 +4,9 @@
 # 198.18.0.0/15, a socket name and TCP port of their own) and exit with the client's status;
 # the server must succeed too unless EXPECT_SERVER_FAIL=1.
 #   perf_pair.sh DROCE_PERF [client options...]
-# Env: PERF_SERVER_ARGS (extra server options), PERF_TIMEOUT (seconds, default 60).
+# Env: PERF_SERVER_ARGS (extra server options), PERF_TIMEOUT (seconds, default 60),
+# PERF_SERVER_LCORES / PERF_CLIENT_LCORES (DROCE_LCORES), PERF_SERVER_EAL / PERF_CLIENT_EAL
+# (EAL words added, e.g. --lcores=0@(0,1),1@(0,1),2@(0,1) for more lcores than CPUs).
 set -u
 perf=$1
 shift
@@ -14,7 +16,7 @@ trap 'rm -rf "$dir"' EXIT
 bound=${PERF_TIMEOUT:-60}
 eal="--no-huge -m 256 --no-pci"
 
-DROCE_EAL=$eal DROCE_LCORES=${PERF_SERVER_LCORES:-0} DROCE_IPV4=198.18.0.1/24 \
+DROCE_EAL="$eal ${PERF_SERVER_EAL:-}" DROCE_LCORES=${PERF_SERVER_LCORES:-0} DROCE_IPV4=198.18.0.1/24 \
 DROCE_VDEV="net_memif0,role=server,socket=/$tag.sock" \
 	timeout "$bound" "$perf" -p 0 --port-file "$dir/port" ${PERF_SERVER_ARGS:-} \
 	>"$dir/server.out" 2>&1 &
@@ -31,7 +33,7 @@ if [ ! -s "$dir/port" ]; then
 	exit 1
 fi
 port=$(cat "$dir/port")
-DROCE_EAL=$eal DROCE_LCORES=${PERF_CLIENT_LCORES:-1} DROCE_IPV4=198.18.0.2/24 \
+DROCE_EAL="$eal ${PERF_CLIENT_EAL:-}" DROCE_LCORES=${PERF_CLIENT_LCORES:-1} DROCE_IPV4=198.18.0.2/24 \
 DROCE_VDEV="net_memif0,role=client,socket=/$tag.sock" \
 	timeout "$bound" "$perf" -p "$port" "$@" 127.0.0.1
 crc=$?

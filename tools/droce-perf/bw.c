@@ -155,9 +155,11 @@ perf_bw_client_step(struct perf_ctx *c)
 	int rc;
 
 	for (i = 0; i < c->plan.qps; i++) {
-		rc = poll_cq(c, i, now);
-		if (rc != 0)
-			return rc;
+		if (perf_mine(c, i)) {
+			rc = poll_cq(c, i, now);
+			if (rc != 0)
+				return rc;
+		}
 		posted += c->q[i].posted;
 	}
 	if (!c->stop && (posted >= c->plan.iters || (c->plan.duration_ms != 0 &&
@@ -166,6 +168,8 @@ perf_bw_client_step(struct perf_ctx *c)
 	for (i = 0; i < c->plan.qps; i++) {
 		struct perf_qp *q = &c->q[i];
 
+		if (!perf_mine(c, i))
+			continue;
 		while (!c->stop && q->posted - q->done < window(c, q) && posted < c->plan.iters) {
 			if (c->plan.mode == PERF_MODE_LAT)
 				c->t_post = perf_now(c);
@@ -211,15 +215,21 @@ perf_server_poll_tcp(struct perf_ctx *c)
 	return 0;
 }
 
-/* Progress on a passive server is the engine receiving packets. */
+/* Progress on a passive server is the engines receiving packets (each read on its thread). */
 static void
 rx_progress(struct perf_ctx *c)
 {
-	uint64_t rx = droce_dev_counter(droce_rt_dev(c->rt), DROCE_CNT_RCVD_PKTS);
+	unsigned int s;
+	uint64_t rx;
 
-	if (rx != c->last_rx) {
-		c->last_rx = rx;
-		c->t_last = perf_now(c);
+	for (s = 0; s < c->nshards; s++) {
+		if (c->cur_shard >= 0 && (unsigned int)c->cur_shard != s)
+			continue;
+		rx = droce_dev_counter(droce_rt_shard_dev(c->rt, s), DROCE_CNT_RCVD_PKTS);
+		if (rx != c->last_rx[s]) {
+			c->last_rx[s] = rx;
+			c->t_last = perf_now(c);
+		}
 	}
 }
 
@@ -272,6 +282,8 @@ perf_bw_server_step(struct perf_ctx *c)
 
 	rx_progress(c);
 	for (i = 0; c->plan.op == PERF_OP_SEND && i < c->plan.qps; i++) {
+		if (!perf_mine(c, i))
+			continue;
 		rc = server_recv(c, i);
 		if (rc != 0)
 			return rc;

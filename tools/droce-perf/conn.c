@@ -51,10 +51,29 @@ int
 perf_call(struct perf_ctx *c, int (*fn)(struct perf_ctx *c))
 {
 	struct call k = { c, fn };
+	unsigned int s;
+	int rc, res = 1;
 
+	c->cur_shard = -1;
 	if (!c->lcore)
 		return fn(c);
-	return droce_rt_call(c->rt, call_tramp, &k);
+	if (c->nshards == 1 || c->one_call)
+		return droce_rt_call(c->rt, call_tramp, &k);
+	/* The caller waits for each run: fn's runs never overlap, each on its shard's lcore. */
+	for (s = 0; s < c->nshards; s++) {
+		if (!(c->used & (1u << s)))
+			continue;
+		c->cur_shard = (int)s;
+		rc = droce_rt_call_shard(c->rt, s, call_tramp, &k);
+		if (rc < 0) {
+			res = rc;
+			break;
+		}
+		if (rc == 0)
+			res = 0;
+	}
+	c->cur_shard = -1;
+	return res;
 }
 
 static bool
@@ -67,6 +86,7 @@ int
 perf_open(struct perf_ctx *c, const char *argv0)
 {
 	char err[256] = "";
+	unsigned int i;
 	int rc;
 
 	c->rt = droce_rt_open(c->o->config, argv0, err, sizeof(err));
@@ -74,6 +94,10 @@ perf_open(struct perf_ctx *c, const char *argv0)
 		fprintf(stderr, "droce-perf: runtime: %s\n", err);
 		return -EIO;
 	}
+	c->nshards = droce_rt_nb_shards(c->rt);
+	c->cur_shard = -1;
+	for (i = 0; i < PERF_MAX_QPS; i++)
+		c->q[i].shard = (i + c->o->shard_base) % c->nshards;
 	if (droce_rt_config(c->rt)->nb_lcores >= 2) {
 		rc = droce_rt_start(c->rt);
 		if (rc != 0) {
@@ -109,9 +133,8 @@ perf_slots(const struct perf_plan *p, uint32_t size)
 static int
 alloc_fn(struct perf_ctx *c)
 {
-	struct droce_dev *dev = droce_rt_dev(c->rt);
 	uint64_t len = 0, l;
-	unsigned int i;
+	unsigned int i, s;
 	int e = 0;
 
 	for (i = 0; i < c->plan.nsizes; i++) {
@@ -120,18 +143,24 @@ alloc_fn(struct perf_ctx *c)
 			len = l;
 	}
 	len = (len + 4095) & ~4095ull;
-	c->pd = droce_pd_alloc(dev, &e);
-	if (c->pd == NULL)
-		return -e;
 	for (i = 0; i < c->plan.qps; i++) {
 		struct perf_qp *q = &c->q[i];
 
+		if (!perf_mine(c, i))
+			continue;
+		s = q->shard;
+		if (c->pd[s] == NULL) {
+			/* one PD per shard: a device's objects never mix with another's */
+			c->pd[s] = droce_pd_alloc(droce_rt_shard_dev(c->rt, s), &e);
+			if (c->pd[s] == NULL)
+				return -e;
+		}
 		q->buf = aligned_alloc(4096, len);
 		if (q->buf == NULL)
 			return -ENOMEM;
 		memset(q->buf, 0, len);	/* pre-faulted: no first-touch cost in the run */
 		q->len = len;
-		q->mr = droce_mr_reg(c->pd, q->buf, len, DROCE_ACCESS_LOCAL_WRITE |
+		q->mr = droce_mr_reg(c->pd[s], q->buf, len, DROCE_ACCESS_LOCAL_WRITE |
 				     DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
 				     DROCE_ACCESS_REMOTE_ATOMIC, &e);
 		if (q->mr == NULL)
@@ -144,13 +173,18 @@ alloc_fn(struct perf_ctx *c)
 int
 perf_setup_qps(struct perf_ctx *c)
 {
+	unsigned int i;
+
+	c->used = 0;
+	for (i = 0; i < c->plan.qps; i++)
+		c->used |= 1u << c->q[i].shard;
 	return perf_call(c, alloc_fn);
 }
 
 static int
 qp_create_fn(struct perf_ctx *c)
 {
-	struct droce_dev *dev = droce_rt_dev(c->rt);
+	struct droce_dev *dev;
 	uint32_t depth = c->plan.depth < 16 ? 16 : c->plan.depth;
 	struct droce_qp_init_attr ia = {
 		.qp_type = DROCE_QPT_RC,
@@ -164,12 +198,15 @@ qp_create_fn(struct perf_ctx *c)
 	for (i = 0; i < c->plan.qps; i++) {
 		struct perf_qp *q = &c->q[i];
 
+		if (!perf_mine(c, i))
+			continue;
+		dev = droce_rt_shard_dev(c->rt, q->shard);
 		q->cq = droce_cq_create(dev, 2 * depth + 16, NULL, &e);
 		if (q->cq == NULL)
 			return -e;
 		ia.send_cq = q->cq;
 		ia.recv_cq = q->cq;
-		q->qp = droce_qp_create(c->pd, &ia, &e);
+		q->qp = droce_qp_create(c->pd[q->shard], &ia, &e);
 		if (q->qp == NULL)
 			return -e;
 		a.qp_state = DROCE_QPS_INIT;
@@ -216,6 +253,8 @@ connect_fn(struct perf_ctx *c)
 	for (i = 0; i < c->plan.qps; i++) {
 		struct perf_qp *q = &c->q[i];
 
+		if (!perf_mine(c, i))
+			continue;
 		memset(&a, 0, sizeof(a));
 		a.qp_state = DROCE_QPS_RTR;
 		a.path_mtu = mtu_enum(mtu);
@@ -295,6 +334,8 @@ qp_destroy_fn(struct perf_ctx *c)
 	unsigned int i;
 
 	for (i = 0; i < c->plan.qps; i++) {
+		if (!perf_mine(c, i))
+			continue;
 		if (c->q[i].qp != NULL)
 			droce_qp_destroy(c->q[i].qp);
 		if (c->q[i].cq != NULL)
@@ -318,13 +359,18 @@ free_fn(struct perf_ctx *c)
 
 	qp_destroy_fn(c);
 	for (i = 0; i < c->plan.qps; i++) {
+		if (!perf_mine(c, i))
+			continue;
 		if (c->q[i].mr != NULL)
 			droce_mr_dereg(c->q[i].mr);
 		c->q[i].mr = NULL;
 	}
-	if (c->pd != NULL)
-		droce_pd_dealloc(c->pd);
-	c->pd = NULL;
+	for (i = 0; i < DROCE_RT_MAX_SHARDS; i++) {
+		if (c->pd[i] == NULL || (c->cur_shard >= 0 && (unsigned int)c->cur_shard != i))
+			continue;
+		droce_pd_dealloc(c->pd[i]);
+		c->pd[i] = NULL;
+	}
 	return 0;
 }
 

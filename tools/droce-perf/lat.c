@@ -113,6 +113,8 @@ perf_lat_client_step(struct perf_ctx *c)
 	uint64_t now = perf_now(c);
 	int rc;
 
+	if (!perf_mine(c, 0))
+		return 1;	/* latency runs on the first QP alone: its shard's run decides */
 	if (c->awaiting) {
 		rc = arrival(c, now);
 		if (rc < 0)
@@ -149,6 +151,8 @@ perf_lat_server_step(struct perf_ctx *c)
 	uint64_t now = perf_now(c);
 	int rc;
 
+	if (!perf_mine(c, 0))
+		return 1;	/* latency runs on the first QP alone: its shard's run decides */
 	rc = arrival(c, now);
 	if (rc < 0)
 		return rc;

@@ -65,6 +65,7 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 			     c->plan.op != PERF_OP_READ ? c->q[i].rdone : c->q[i].posted;
 		iters += m.count[i];
 	}
+	perf_report_shards(c, m.count);
 	perf_result_fill(c, r, iters, c->t_end > c->t0 ? c->t_end - c->t0 : 0);
 	r->retrans = retrans(c) - rt0;
 	rc = perf_oob_send(c->sock, &m, sizeof(m), c->plan.timeout_ms);
@@ -72,7 +73,9 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 		return rc;
 	memset(&m, 0, sizeof(m));
 	c->verdict_msg = &m;
+	c->one_call = true;	/* TCP only: one run per pass, not one per shard */
 	rc = perf_drive(c, verdict_step, "verdict");
+	c->one_call = false;
 	c->verdict_msg = NULL;
 	if (rc != 0)
 		return rc;
@@ -106,6 +109,7 @@ server_round(struct perf_ctx *c)
 		perf_round_final_check(c);
 	for (i = 0; i < c->plan.qps; i++)
 		n += c->expect[i];
+	perf_report_shards(c, c->expect);
 	memset(&m, 0, sizeof(m));
 	m.magic = PERF_MAGIC;
 	m.kind = PERF_MSG_VERDICT;

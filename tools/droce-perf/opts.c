@@ -48,6 +48,8 @@ perf_usage(FILE *f)
 "      --corrupt-for-test  the checking side flips one byte first (verification must fail)\n"
 "      --timeout-ms N no progress for N ms means the peer is gone (default 10000)\n"
 "  -x, --gid-index N  0: IPv4 GID (default), 1: IPv6 GID\n"
+"      --shard-base K QP i lives on shard (i + K) %% shards (default 0); with the peer on\n"
+"                     another K its frames arrive on a queue whose shard must hand them over\n"
 "  -c, --config F     runtime config file (else $DROCE_CONFIG), then DROCE_* variables\n"
 "  -J, --json         one JSON object on stdout instead of the table\n"
 "  -Q, --quiet        no progress line on stderr\n"
@@ -176,7 +178,8 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 		    !is(a, "-D", "--duration") && !is(a, "-q", "--qps") &&
 		    !is(a, "-t", "--depth") && !is(a, NULL, "--mtu") && !is(a, "-p", "--port") &&
 		    !is(a, NULL, "--port-file") && !is(a, NULL, "--timeout-ms") &&
-		    !is(a, "-x", "--gid-index") && !is(a, "-c", "--config"))
+		    !is(a, "-x", "--gid-index") && !is(a, "-c", "--config") &&
+		    !is(a, NULL, "--shard-base"))
 			BAD("unknown option '%s' (see --help)", a);
 		v = value(argc, argv, &i, err, errlen);
 		if (v == NULL)
@@ -238,6 +241,10 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 			if (num(v, 0, 1, &x) != 0)
 				BAD("--gid-index '%s': 0 or 1", v);
 			o->gid_index = (unsigned int)x;
+		} else if (is(a, NULL, "--shard-base")) {
+			if (num(v, 0, PERF_MAX_QPS - 1, &x) != 0)
+				BAD("--shard-base '%s': 0..%u", v, PERF_MAX_QPS - 1);
+			o->shard_base = (unsigned int)x;
 		} else {
 			o->config = v;
 		}

@@ -56,6 +56,7 @@ struct perf_opts {
 	bool quiet;		/* no progress line */
 	bool counters;		/* print the runtime's non-zero counters at the end */
 	unsigned int gid_index;
+	unsigned int shard_base;	/* QP i on shard (i + shard_base) % shards */
 };
 
 /* One QP's endpoint as exchanged out of band (perftest: LID/QPN/PSN/RKEY/VADDR/GID). */
@@ -66,6 +67,7 @@ struct perf_ep {
 };
 
 struct perf_qp {
+	unsigned int shard;	/* the runtime shard whose device holds qp, cq, mr */
 	struct droce_qp *qp;
 	struct droce_cq *cq;
 	struct droce_mr *mr;
@@ -96,8 +98,13 @@ struct perf_ctx {
 	const struct perf_opts *o;
 	struct perf_plan plan;
 	struct droce_rt *rt;
-	bool lcore;		/* the loop runs on a poll lcore: engine calls via droce_rt_call */
-	struct droce_pd *pd;
+	bool lcore;		/* the loop runs on poll lcores: engine calls via droce_rt_call */
+	unsigned int nshards;
+	unsigned int used;	/* bit s: shard s holds a QP */
+	int cur_shard;		/* the shard a fanned-out perf_call runs on; -1: every shard */
+	bool one_call;		/* perf_call runs fn once (no engine inside, e.g. TCP only) */
+	struct droce_pd *pd[DROCE_RT_MAX_SHARDS];	/* one per shard holding QPs */
+	uint64_t shard_msgs[DROCE_RT_MAX_SHARDS];	/* per round: messages per shard */
 	struct perf_qp q[PERF_MAX_QPS];
 	int sock;		/* the TCP connection to the peer */
 	uint8_t peer_mac[6];
@@ -116,7 +123,7 @@ struct perf_ctx {
 	uint64_t t_post;	/* lat: when the outstanding operation was posted */
 	uint64_t t_end;		/* time of the last completion */
 	bool awaiting;		/* lat ping-pong: a request is out */
-	uint64_t last_rx;	/* server: engine's rcvd_pkts at the last look */
+	uint64_t last_rx[DROCE_RT_MAX_SHARDS];	/* server: engines' rcvd_pkts at the last look */
 	uint64_t t_tcp;		/* server: last look for the client's message */
 	bool got_done;		/* server: the client's DONE arrived */
 	uint64_t expect[PERF_MAX_QPS];	/* server: what the client posted per QP */
@@ -168,7 +175,16 @@ int perf_setup_qps(struct perf_ctx *c);
 int perf_connect_qps(struct perf_ctx *c);
 void perf_teardown_qps(struct perf_ctx *c);
 void perf_close(struct perf_ctx *c);
+/* Run fn where the engines live. Lcore mode with several shards: once on each shard holding
+ * QPs (c->cur_shard set; fn touches only those QPs, perf_mine), one after the other; the
+ * results combine as: the first error, else 1 when every run returned 1, else 0. */
 int perf_call(struct perf_ctx *c, int (*fn)(struct perf_ctx *c));
+/* Whether this perf_call run may touch QP qi's engine objects. */
+static inline bool
+perf_mine(const struct perf_ctx *c, unsigned int qi)
+{
+	return c->cur_shard < 0 || c->q[qi].shard == (unsigned int)c->cur_shard;
+}
 /* Drive the loop until step returns non-zero (1 done, <0 error); prints progress. */
 int perf_drive(struct perf_ctx *c, int (*step)(struct perf_ctx *c), const char *what);
 uint64_t perf_now(const struct perf_ctx *c);
@@ -198,5 +214,7 @@ void perf_report_row(const struct perf_ctx *c, const struct perf_result *r);
 void perf_report_json(const struct perf_ctx *c, const struct perf_result *r, unsigned int n);
 void perf_percentiles(uint64_t *v, uint64_t n, struct perf_result *r);
 void perf_report_counters(struct perf_ctx *c);
+/* With several shards: the round's messages per shard (count[i]: QP i's), one line. */
+void perf_report_shards(struct perf_ctx *c, const uint64_t *count);
 
 #endif /* DROCE_PERF_H */

@@ -2,6 +2,7 @@
 /* droce-perf: figures of a round (bandwidth, message rate, latency percentiles), table or JSON. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "perf.h"
 
@@ -146,4 +147,25 @@ perf_report_counters(struct perf_ctx *c)
 		if (cs[i].value != 0)
 			fprintf(stderr, "%s %s = %llu\n", c->o->server ? "server" : "client",
 				cs[i].name, (unsigned long long)cs[i].value);
+}
+
+void
+perf_report_shards(struct perf_ctx *c, const uint64_t *count)
+{
+	char line[256];
+	size_t off = 0;
+	unsigned int i, s;
+
+	if (c->nshards < 2)
+		return;
+	memset(c->shard_msgs, 0, sizeof(c->shard_msgs));
+	for (i = 0; i < c->plan.qps; i++)
+		c->shard_msgs[c->q[i].shard] += count[i];
+	for (s = 0; s < c->nshards && off < sizeof(line); s++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, " %u=%llu", s,
+					(unsigned long long)c->shard_msgs[s]);
+	/* stderr with -J: stdout holds one JSON object */
+	fprintf(c->o->json ? stderr : stdout, "%s: %u B: messages per shard:%s\n",
+		c->o->server ? "server" : "client", c->size, line);
+	fflush(stdout);
 }

@@ -25,6 +25,8 @@ prepare_fn(struct perf_ctx *c)
 	for (i = 0; i < c->plan.qps; i++) {
 		struct perf_qp *q = &c->q[i];
 
+		if (!perf_mine(c, i))
+			continue;
 		memset(q->buf, 0, (uint64_t)q->slots * len);
 		if (c->o->server && c->plan.op == PERF_OP_READ)
 			for (s = 0; s < q->slots; s++)
