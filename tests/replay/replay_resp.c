@@ -43,6 +43,7 @@ struct opts {
 	uint32_t peer_qpn;	/* QP i talks to peer_qpn + i */
 	unsigned int qps;
 	int no_recv;		/* the QP given no receive (an RNR NAK target), -1: none */
+	bool have_peer;
 	uint32_t rq_psn;
 	const char *dump;
 	unsigned int idle_ms;
@@ -78,11 +79,14 @@ parse(int argc, char **argv, struct opts *o)
 			return usage("option without a value");
 		i++;
 		if (strcmp(k, "--peer-ip") == 0) {
-			if (inet_pton(AF_INET, v, &a4) != 1)
-				return usage("--peer-ip: not an IPv4 address");
 			memset(o->peer_gid, 0, 16);
-			o->peer_gid[10] = o->peer_gid[11] = 0xff;	/* ::ffff:a.b.c.d */
-			memcpy(o->peer_gid + 12, &a4, 4);
+			if (inet_pton(AF_INET, v, &a4) == 1) {
+				o->peer_gid[10] = o->peer_gid[11] = 0xff;	/* ::ffff:a.b.c.d */
+				memcpy(o->peer_gid + 12, &a4, 4);
+			} else if (inet_pton(AF_INET6, v, o->peer_gid) != 1) {
+				return usage("--peer-ip: not an IPv4 or IPv6 address");
+			}
+			o->have_peer = true;
 		} else if (strcmp(k, "--peer-mac") == 0) {
 			uint8_t *m = o->peer_mac;
 
@@ -107,7 +111,7 @@ parse(int argc, char **argv, struct opts *o)
 			return usage("unknown option");
 		}
 	}
-	if (o->dump == NULL || o->peer_gid[10] != 0xff)
+	if (o->dump == NULL || !o->have_peer)
 		return usage("--dump and --peer-ip are required");
 	return 0;
 }
@@ -166,7 +170,7 @@ connect_qp(struct droce_qp *qp, const struct opts *o, uint32_t peer_qpn)
 	memcpy(a.ah_attr.dgid, o->peer_gid, 16);
 	/* A static neighbour: nothing answers ARP inside a capture file. */
 	memcpy(a.ah_attr.dmac, o->peer_mac, 6);
-	a.ah_attr.sgid_index = 0;
+	a.ah_attr.sgid_index = 0;	/* the runtime's first address: configure one */
 	a.ah_attr.hop_limit = 64;
 	rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
 			     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |

@@ -15,11 +15,12 @@
    `droce-pcap verify`); then the receive completions, the counters and the responder's memory
    afterwards, byte for byte.
 
+Mode ipv6: the same over IPv6 (2001:2::/48; Scapy's IPv6 ICRC from tests/golden/roce_layers.py).
 Mode fatal-burst: QP 0 only, the bad R_Key WRITE right behind the others in the same Rx burst
 (a known engine bug drops the responses still queued: expected to fail, exit 1; any other
 failure exits 99).
 
-    replay_test.py REPLAY_RESP DROCE_PCAP [main|fatal-burst]   (/usr/bin/python3: Debian's Scapy)
+    replay_test.py REPLAY_RESP DROCE_PCAP [main|ipv6|fatal-burst]  (/usr/bin/python3: Scapy)
 """
 import os
 import re
@@ -34,12 +35,16 @@ import roce_layers as rl  # noqa: E402
 from scapy.compat import raw  # noqa: E402
 from scapy.contrib.roce import AETH, BTH  # noqa: E402
 from scapy.layers.inet import IP, UDP  # noqa: E402
+from scapy.layers.inet6 import IPv6  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 from scapy.utils import rdpcap, wrpcap  # noqa: E402
 
 SEED = 4242
-RESP_IP, PEER_IP = '198.18.0.1', '198.18.0.2'
+# addresses per IP version: 198.18.0.0/15 and 2001:2::/48 (RFC 2544 / RFC 5180 benchmarking)
+ADDR = {4: ('198.18.0.1', '198.18.0.2', '/24', 'DROCE_IPV4'),
+	6: ('2001:2::1', '2001:2::2', '/64', 'DROCE_IPV6')}
+IPVER = 4	# set by main() from the mode
 PEER_MAC = '02:00:00:00:00:02'
 PEER_QPN = 0x0abcde
 P0 = 0xfffffa		# the PSNs of the stream wrap through 0xffffff
@@ -75,11 +80,15 @@ def pattern(seed, n):
 
 
 def run_resp(exe, tmp, rx, tx, extra):
+	resp_ip, peer_ip, plen, var = ADDR[IPVER]
 	env = dict(os.environ)
+	for k in ('DROCE_IPV4', 'DROCE_IPV6', 'DROCE_CONFIG'):
+		env.pop(k, None)
 	env.update(DROCE_EAL='--no-huge -m 128 --no-pci --no-telemetry --log-level=3',
 		   DROCE_VDEV='net_pcap0,rx_pcap=%s,tx_pcap=%s' % (rx, tx),
-		   DROCE_IPV4=RESP_IP + '/24', DROCE_SEED=str(SEED), DROCE_LCORES='0')
-	cmd = [exe, '--peer-ip', PEER_IP, '--peer-mac', PEER_MAC, '--peer-qpn', hex(PEER_QPN),
+		   DROCE_SEED=str(SEED), DROCE_LCORES='0')
+	env[var] = resp_ip + plen	# the only address: GID index 0
+	cmd = [exe, '--peer-ip', peer_ip, '--peer-mac', PEER_MAC, '--peer-qpn', hex(PEER_QPN),
 	       '--rq-psn', hex(P0)] + extra
 	r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=40)
 	print('$ ' + ' '.join(cmd[1:]) + '  -> exit %d' % r.returncode)
@@ -107,9 +116,14 @@ class Stream:
 
 	def req(self, op, k, payload=b'', ackreq=False, exts=()):
 		pad = (4 - len(payload) % 4) % 4
-		pkt = Ether(dst=self.prm['mac'], src=PEER_MAC) / \
-			IP(src=PEER_IP, dst=RESP_IP, flags='DF', ttl=64) / \
-			UDP(sport=0xc123, dport=4791, chksum=0) / \
+		resp_ip, peer_ip = ADDR[IPVER][:2]
+		if IPVER == 4:
+			l3 = IP(src=peer_ip, dst=resp_ip, flags='DF', ttl=64)
+			udp = UDP(sport=0xc123, dport=4791, chksum=0)
+		else:	# Scapy fills in the UDP checksum; the ICRC masks it (IBTA A17.3.3)
+			l3 = IPv6(src=peer_ip, dst=resp_ip, hlim=64)
+			udp = UDP(sport=0xc123, dport=4791)
+		pkt = Ether(dst=self.prm['mac'], src=PEER_MAC) / l3 / udp / \
 			BTH(opcode=OP[op], padcount=pad, pkey=0xffff, dqpn=self.qpns[self.qp],
 			    ackreq=int(ackreq), psn=psn(k))
 		for e in exts:
@@ -224,7 +238,7 @@ def build(st, mem0, mode):
 	# fatal-burst: on the first QP right after 13, in the same Rx burst as the requests before
 	# it (PSN 13, MSN 8): their responses must still go out first, in order.
 	k, msn = 13, 8
-	if mode == 'main':
+	if mode != 'fatal-burst':
 		st.qp, k, msn = 1, 0, 0
 	bad = rkey ^ 0x00010000
 	st.req('WRITE_ONLY', k, pattern(14, 16), ackreq=True,
@@ -237,7 +251,7 @@ def build(st, mem0, mode):
 	slot = int(st.prm['recv_slot'])
 	base = int(st.prm['len'])
 	dont_care = []		# receive buffer bytes an error leaves undefined
-	if mode == 'main':
+	if mode != 'fatal-burst':
 		# 16. QP 2 has no receive posted: a SEND gets an RNR NAK carrying the QP's
 		# min_rnr_timer (1) at its PSN (IBTA 9.7.5.2.8); the QP stays usable
 		st.qp = 2
@@ -265,6 +279,10 @@ def build(st, mem0, mode):
 	for i, d in enumerate(recv_ok):
 		mem[base + i * slot:base + i * slot + len(d)] = d
 	return bytes(mem), wcs, dont_care
+
+
+def l3of(p):
+	return p[IP] if IPVER == 4 else p[IPv6]
 
 
 def aeth_of(p):
@@ -355,8 +373,10 @@ def check_responses(qp, expect, got):
 
 def main():
 	exe, droce_pcap = sys.argv[1:3]
+	global IPVER
 	mode = sys.argv[3] if len(sys.argv) > 3 else 'main'
-	qps = ['--qps', '5', '--no-recv', '2'] if mode == 'main' else ['--qps', '1']
+	IPVER = 6 if mode == 'ipv6' else 4
+	qps = ['--qps', '5', '--no-recv', '2'] if mode != 'fatal-burst' else ['--qps', '1']
 	tmp = tempfile.mkdtemp(prefix='droce-replay.')
 	try:
 		empty = os.path.join(tmp, 'empty.pcap')
@@ -384,12 +404,14 @@ def main():
 		print('tx_pcap: %d frames, %d RoCE' % (len(pkts), len(roce)))
 		for p in roce:
 			print('  dqpn 0x%06x %s' % (p[BTH].dqpn, describe(p)))
-		check('non-RoCE output is ARP only (the announcement)',
-		      all(p.type == 0x0806 for p in other), [p.summary() for p in other])
+		# the announcement: gratuitous ARP, or for IPv6 an unsolicited neighbour advertisement
+		check('non-RoCE output is the announcement only (ARP or ICMPv6)',
+		      all(p.type == 0x0806 or (IPv6 in p and p[IPv6].nh == 58) for p in other),
+		      [p.summary() for p in other])
 		peers = [(PEER_QPN + q) & M24 for q in range(len(st.qpns))]
 		for n, p in enumerate(roce):
 			ok = (p[Ether].src == prm['mac'] and p[Ether].dst == PEER_MAC and
-			      p[IP].src == RESP_IP and p[IP].dst == PEER_IP and
+			      l3of(p).src == ADDR[IPVER][0] and l3of(p).dst == ADDR[IPVER][1] and
 			      p[BTH].dqpn in peers and p[BTH].pkey == 0xffff)
 			check('response %d addressed to the peer (MACs, IPs, DestQP, P_Key)' %
 			      (n + 1), ok)
@@ -424,7 +446,7 @@ def main():
 			    ('read_reexecuted', 1), ('send_seq_err', 1), ('out_of_seq_request', 2),
 			    ('rdma_recvs', 2), ('rx_atomic_requests', 3), ('rx_read_requests', 1),
 			    ('resp_remote_access_errors', 1)]
-		if mode == 'main':	# QPs 2, 3 and 4: RNR, opcode sequence, length
+		if mode != 'fatal-burst':	# QPs 2, 3 and 4: RNR, opcode sequence, length
 			want_cnt += [('send_rnr_err', 1), ('resp_remote_invalid_request', 2),
 				     ('resp_local_length_error', 1), ('resp_cqe_error', 1),
 				     ('resp_cqe_flush_error', 11), ('nak_sent', 5)]
