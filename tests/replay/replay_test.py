@@ -404,7 +404,7 @@ def main():
 		print('tx_pcap: %d frames, %d RoCE' % (len(pkts), len(roce)))
 		for p in roce:
 			print('  dqpn 0x%06x %s' % (p[BTH].dqpn, describe(p)))
-		# the announcement: gratuitous ARP, or for IPv6 an unsolicited neighbour advertisement
+		# the announcement: gratuitous ARP, or (IPv6) an unsolicited neighbour advert
 		check('non-RoCE output is the announcement only (ARP or ICMPv6)',
 		      all(p.type == 0x0806 or (IPv6 in p and p[IPv6].nh == 58) for p in other),
 		      [p.summary() for p in other])
