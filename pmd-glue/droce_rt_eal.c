@@ -151,6 +151,23 @@ own_prefix(const struct droce_rt_config *cfg)
 	       !droce_rt_config_eal_has(cfg, "--in-memory");
 }
 
+/* "--lcores=0@(0-1),1@(0-1),2@(0-1)": each configured lcore a thread free to run on any CPU. */
+static const char *
+float_lcores(const struct droce_rt_config *cfg, char *buf, size_t len)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t off;
+	unsigned int i;
+
+	if (ncpu < 1)
+		ncpu = 1;
+	off = (size_t)snprintf(buf, len, "--lcores=");
+	for (i = 0; i < cfg->nb_lcores && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u@(0-%ld)", i ? "," : "",
+					cfg->lcores[i], ncpu - 1);
+	return buf;
+}
+
 int
 droce_rt_eal_init(const struct droce_rt_config *cfg, const char *argv0, char *err, size_t errlen)
 {
@@ -186,6 +203,10 @@ droce_rt_eal_init(const struct droce_rt_config *cfg, const char *argv0, char *er
 		return fail(-EALREADY, err, errlen, "EAL is already initialised in this process: "
 			    "open one runtime per process");
 	first_reason(text, why, sizeof(why));
+	if (strstr(why, "lcore") != NULL && strstr(why, "unavailable") != NULL)
+		return fail(-e, err, errlen, "EAL initialisation failed: %s: more lcores than "
+			    "CPUs? let them float over the CPUs: DROCE_EAL='%s %s'", why, cfg->eal,
+			    float_lcores(cfg, buf, sizeof(buf)));
 	return fail(-e, err, errlen, "EAL initialisation failed: %s: fix DROCE_EAL '%s'%s",
 		    why[0] ? why : rte_strerror(e), cfg->eal,
 		    e == EACCES ? " or run as root" : "");

@@ -333,8 +333,10 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 	if (cfg->shards > 1 && (cfg->shards > info.max_rx_queues ||
 				cfg->shards > info.max_tx_queues))
 		return fail(-EINVAL, err, errlen, "port %s has at most %u Rx / %u Tx queues, "
-			    "shards %u need one each: lower DROCE_SHARDS", p->name,
-			    info.max_rx_queues, info.max_tx_queues, cfg->shards);
+			    "shards %u need one each: lower DROCE_SHARDS%s", p->name,
+			    info.max_rx_queues, info.max_tx_queues, cfg->shards,
+			    strncmp(p->name, "net_af_packet", 13) == 0 ?
+			    " or add qpairs=N to the af_packet vdev" : "");
 	if (p->nb_queues > info.max_rx_queues || p->nb_queues > info.max_tx_queues)
 		return fail(-EINVAL, err, errlen, "port %s has at most %u Rx / %u Tx queues: lower "
 			    "DROCE_QUEUES (%u)", p->name, info.max_rx_queues, info.max_tx_queues,
