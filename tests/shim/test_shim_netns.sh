@@ -17,6 +17,7 @@
 # them silently. af_xdp: the XDP program took every RoCE frame (ingress counter 0) and
 # droce-run said it filled the address map.
 # Root only (namespaces, veth, nftables, XDP): as another user it fails, never skips.
+# SHIM_NETNS_KEEP=1 keeps each side's output and capture ($TMP/PMD.NAME.a|b.*).
 # Usage: test_shim_netns.sh <build>/verbs-shim <build>/tools/droce-run/droce-run PMD...
 #        PMD: af_packet | af_xdp
 . "$(dirname "$0")/shim_lib.sh"
@@ -42,7 +43,8 @@ cleanup() {
 	wait 2>/dev/null
 	ip netns del "$NSA" 2>/dev/null
 	ip netns del "$NSB" 2>/dev/null
-	rm -rf "$OUT" "$ERR" "$TMP"
+	rm -f "$OUT" "$ERR"
+	[ -n "${SHIM_NETNS_KEEP:-}" ] && echo "logs and captures kept in $TMP" || rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
