@@ -27,8 +27,9 @@
 #include "droce_rt.h"
 #include "droce_verbs.h"
 
-/* Far above EAL's reservations (from 4 GiB up) and below the kernel's mmap base. */
-#define REPLAY_VA 0x600000000000ull
+/* Far above EAL's reservations (from 4 GiB up), below the kernel's mmap base, outside ASan's
+ * allocator (0x600000000000..). */
+#define REPLAY_VA 0x3e0000000000ull
 #define REPLAY_MEM (64u * 1024)		/* remote-accessible: WRITE, READ, atomics */
 #define REPLAY_RECV_SLOT 4096u		/* one receive buffer per posted receive */
 #define REPLAY_RECVS 4u			/* per QP */
