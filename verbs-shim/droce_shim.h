@@ -157,14 +157,17 @@ int droce_shim_post_async(struct ibv_context *context, const struct ibv_async_ev
 /* shim_engine.c: the pmd-glue runtime behind the verbs, opened on first use */
 struct droce_rt;
 struct droce_rt *droce_shim_rt(const struct droce_shim_dev *d);
+/* Run fn where the engine lives (any thread); _send also moves the loop once at once, for
+ * verbs that queue work (posts). progress: one loop iteration for a poller (shared model). */
 int droce_shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg);
+int droce_shim_call_send(int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 void droce_shim_progress(void);
 int droce_shim_resolve(struct droce_av *av);
 
 /* shim_ah.c: an ibv_ah_attr's GRH as an engine address vector (0 or -EINVAL) */
 int droce_shim_av(struct droce_av *av, const struct ibv_ah_attr *a);
 
-/* shim_events.c: completion-channel and async event delivery (lcore mode) */
+/* shim_events.c: completion-channel and async event delivery */
 int droce_shim_events_start(void);
 void droce_shim_events_stop(void);
 int droce_shim_cq_arm(struct droce_shim_cq *cq, bool solicited_only);

@@ -206,8 +206,8 @@ droce_shim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	struct shim_req r = { .cq = ((struct droce_shim_cq *)cq)->ecq, .n = solicited_only != 0 };
 
-	/* On a channel the watcher must see the event (lcore mode only: in inline mode nothing
-	 * would wake ibv_get_cq_event(), so that fails with EOPNOTSUPP). */
+	/* On a channel the watcher must see the event (without a watcher thread nothing would
+	 * wake ibv_get_cq_event(), so that fails with EOPNOTSUPP). */
 	if (cq->channel != NULL)
 		return -droce_shim_cq_arm((struct droce_shim_cq *)cq, solicited_only != 0);
 	return -droce_shim_call(shim_cq_notify_fn, &r);

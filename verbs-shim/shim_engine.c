@@ -2,32 +2,237 @@
 /*
  * The engine behind the verbs: one pmd-glue runtime per process, opened on the first verb that
  * needs it (so ibv_devices / ibv_devinfo never start EAL), from the same configuration as the
- * device list. With two lcores configured the runtime's poll loop runs on the second one and
- * every engine call goes through droce_rt_call(); with one, the application's thread drives
- * the loop from ibv_poll_cq (inline mode: single-threaded applications only).
+ * device list. Two progress models (DROCE_SHIM_PROGRESS):
+ *
+ * - shared (default): the runtime runs inline and an engine lock says who drives it. A verb
+ *   takes the lock, does its work and runs one loop iteration, so an application that posts
+ *   and polls moves its own packets with no hand-over to another thread (the figures of an
+ *   inline droce-perf). A progress thread drives the loop whenever no verb does: while the
+ *   application spins on memory (ib_write_lat), sleeps in ibv_get_cq_event or computes. It
+ *   steps aside while the application is driving, which matters when both share a core.
+ *   The lock is uncontended while only one of them is active; verbs providers lock these
+ *   paths too (the verbs contract lets any thread post and poll).
+ * - lcore: the runtime's loop runs on the second configured lcore and every verb is a
+ *   closure handed to it (droce_rt_call): a thread hand-over per verb, kept for comparison.
  */
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <rte_pause.h>
 
 #include "droce_rt.h"
 #include "droce_shim.h"
 
+enum {
+	/* A verb drove the loop this recently: the application is in a poll loop and the
+	 * progress thread keeps away, for twice as long each time it finds it still there
+	 * (every wake-up takes the CPU from the application when they share it). */
+	SHIM_APP_ACTIVE_NS = 5 * 1000,
+	SHIM_APP_NAP_MAX_NS = 1000 * 1000,
+	/* An idle progress thread naps this long (the application may spin on memory and
+	 * wait for us: short naps, each a cheap wake-up that preempts it)... */
+	SHIM_NAP_NS = 3 * 1000,
+	/* After work it keeps polling this long: traffic comes in bursts. */
+	SHIM_SPIN_NS = 50 * 1000,
+	/* ...and after this many empty rounds, longer ones (nothing moves: save the CPU). */
+	SHIM_IDLE_ROUNDS = 20000,
+	SHIM_LONG_NAP_NS = 50 * 1000,
+	/* At exit the loop runs until it has been idle a while (at most SHIM_DRAIN_NS), then
+	 * the port stays up, unpolled, for SHIM_LINGER_NS: a memif peer loses what it has not
+	 * read yet (the ACK of its last message) when we leave, and polling while the peer
+	 * itself leaves races with the PMD's disconnect handling. */
+	SHIM_DRAIN_NS = 100 * 1000 * 1000,
+	SHIM_LINGER_NS = 20 * 1000 * 1000,
+	SHIM_DRAIN_QUIET = 64,
+};
+
 static pthread_mutex_t shim_rt_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct droce_rt *shim_rt;
 static bool shim_rt_failed;	/* said once; later verbs fail with ENODEV at once */
-static bool shim_rt_lcore;	/* the loop runs on its own lcore */
+static bool shim_rt_lcore;	/* lcore model: the loop runs on its own lcore */
 static pid_t shim_rt_pid;	/* the process that opened it (a forked child must not close it) */
+
+/* Shared model */
+static uint32_t eng_lock;	/* 1 while a thread drives the runtime */
+static uint32_t eng_waiting;	/* verbs spinning for the lock: the progress thread yields */
+static uint64_t eng_app_ns;	/* when a verb last drove the loop (runtime clock) */
+static bool prog_running;
+static uint32_t prog_stop;
+static pthread_t prog_tid;
+
+static void
+eng_enter(void)
+{
+	unsigned int spins = 0;
+
+	if (!__atomic_exchange_n(&eng_lock, 1, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_fetch_add(&eng_waiting, 1, __ATOMIC_RELAXED);
+	do {
+		while (__atomic_load_n(&eng_lock, __ATOMIC_RELAXED)) {
+			/* the holder may be descheduled on our core: give it the CPU */
+			if (++spins < 256)
+				rte_pause();
+			else
+				sched_yield();
+		}
+	} while (__atomic_exchange_n(&eng_lock, 1, __ATOMIC_ACQUIRE));
+	__atomic_fetch_sub(&eng_waiting, 1, __ATOMIC_RELAXED);
+}
+
+static void
+eng_leave(void)
+{
+	__atomic_store_n(&eng_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* One loop iteration on behalf of the application (engine lock held). */
+static void
+eng_app_poll(void)
+{
+	droce_rt_poll(shim_rt);
+	__atomic_store_n(&eng_app_ns, droce_rt_now(shim_rt), __ATOMIC_RELAXED);
+}
+
+static void
+prog_nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *
+prog_thread(void *arg)
+{
+	unsigned int idle = 0, work;
+	uint64_t now, last_work = 0;
+	long app_nap = SHIM_APP_ACTIVE_NS;
+
+	(void)arg;
+	/* naps are a few microseconds: keep the kernel's 50 us timer slack off them */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	while (!__atomic_load_n(&prog_stop, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&eng_waiting, __ATOMIC_RELAXED) != 0) {
+			sched_yield();
+			continue;
+		}
+		now = droce_rt_now(shim_rt);
+		if (now - __atomic_load_n(&eng_app_ns, __ATOMIC_RELAXED) < SHIM_APP_ACTIVE_NS) {
+			idle = 0;
+			prog_nap(app_nap);
+			if (app_nap < SHIM_APP_NAP_MAX_NS)
+				app_nap *= 2;
+			continue;
+		}
+		app_nap = SHIM_APP_ACTIVE_NS;
+		work = 0;
+		if (!__atomic_exchange_n(&eng_lock, 1, __ATOMIC_ACQUIRE)) {
+			work = droce_rt_poll(shim_rt);
+			eng_leave();
+		}
+		if (work != 0) {
+			idle = 0;
+			last_work = now;
+			continue;
+		}
+		if (now - last_work < SHIM_SPIN_NS) {
+			rte_pause();
+			continue;
+		}
+		prog_nap(++idle < SHIM_IDLE_ROUNDS ? SHIM_NAP_NS : SHIM_LONG_NAP_NS);
+	}
+	return NULL;
+}
+
+static int
+prog_start(void)
+{
+	int rc;
+
+	__atomic_store_n(&prog_stop, 0, __ATOMIC_RELEASE);
+	rc = pthread_create(&prog_tid, NULL, prog_thread, NULL);
+	if (rc != 0)
+		return -rc;
+	pthread_setname_np(prog_tid, "droce-progress");
+	prog_running = true;
+	return 0;
+}
+
+static void
+prog_stop_join(void)
+{
+	if (!prog_running)
+		return;
+	__atomic_store_n(&prog_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(prog_tid, NULL);
+	prog_running = false;
+}
+
+/* DROCE_SHIM_PROGRESS: "shared" (default) or "lcore"; anything else is refused by name. */
+static int
+shim_progress_model(bool *lcore)
+{
+	const char *m = getenv("DROCE_SHIM_PROGRESS");
+
+	*lcore = false;
+	if (m == NULL || *m == '\0' || strcmp(m, "shared") == 0)
+		return 0;
+	if (strcmp(m, "lcore") == 0) {
+		*lcore = true;
+		return 0;
+	}
+	fprintf(stderr, "droce: DROCE_SHIM_PROGRESS=%s is not a progress model: use shared "
+		"(default) or lcore\n", m);
+	return -EINVAL;
+}
+
+static int
+shim_rt_go(const struct droce_shim_dev *d)
+{
+	bool lcore;
+	int rc = shim_progress_model(&lcore);
+
+	if (rc != 0)
+		return rc;
+	if (lcore) {
+		if (d->cfg.nb_lcores < 2) {
+			fprintf(stderr, "droce: DROCE_SHIM_PROGRESS=lcore needs two lcores "
+				"(DROCE_LCORES=0,1)\n");
+			return -EINVAL;
+		}
+		rc = droce_rt_start(shim_rt);
+		if (rc != 0) {
+			fprintf(stderr, "droce: cannot start the poll lcore: %s\n",
+				droce_rt_strerror(shim_rt));
+			return rc;
+		}
+		shim_rt_lcore = true;
+	} else {
+		rc = prog_start();
+		if (rc != 0) {
+			fprintf(stderr, "droce: cannot start the progress thread: %s\n",
+				strerror(-rc));
+			return rc;
+		}
+	}
+	if (droce_shim_events_start() != 0)
+		fprintf(stderr, "droce: no event thread: completion channels will not wake up\n");
+	return 0;
+}
 
 struct droce_rt *
 droce_shim_rt(const struct droce_shim_dev *d)
 {
 	char err[DROCE_RT_ERR_MAX];
 	struct droce_rt *rt;
-	int rc;
 
 	pthread_mutex_lock(&shim_rt_lock);
 	if (shim_rt == NULL && !shim_rt_failed) {
@@ -38,26 +243,17 @@ droce_shim_rt(const struct droce_shim_dev *d)
 		 * ours to pin, so it gets its CPU set back (the poll loop keeps its lcore). */
 		have_cpus = pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus) == 0;
 		shim_rt = droce_rt_open_config(&d->cfg, "droce-verbs", err, sizeof(err));
+		shim_rt_pid = getpid();
+		/* before our threads start: they inherit the set (the progress thread floats) */
 		if (have_cpus)
 			pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
-		shim_rt_pid = getpid();
 		if (shim_rt == NULL) {
 			fprintf(stderr, "droce: cannot start the runtime: %s\n", err);
 			shim_rt_failed = true;
-		} else if (d->cfg.nb_lcores > 1) {
-			rc = droce_rt_start(shim_rt);
-			if (rc != 0) {
-				fprintf(stderr, "droce: cannot start the poll lcore: %s\n",
-					droce_rt_strerror(shim_rt));
-				droce_rt_close(shim_rt);
-				shim_rt = NULL;
-				shim_rt_failed = true;
-			} else {
-				shim_rt_lcore = true;
-				if (droce_shim_events_start() != 0)
-					fprintf(stderr, "droce: no event thread: completion "
-						"channels will not wake up\n");
-			}
+		} else if (shim_rt_go(d) != 0) {
+			droce_rt_close(shim_rt);
+			shim_rt = NULL;
+			shim_rt_failed = true;
 		}
 	}
 	rt = shim_rt;
@@ -65,6 +261,23 @@ droce_shim_rt(const struct droce_shim_dev *d)
 	if (rt == NULL)
 		errno = ENODEV;
 	return rt;
+}
+
+static void shim_debug_counters(void);
+
+/* The application is leaving: what it queued last (an ACK the peer waits for) must still
+ * leave. Bounded. */
+static void
+eng_drain(void)
+{
+	uint64_t start = droce_rt_now(shim_rt);
+	unsigned int quiet = 0;
+
+	while (quiet < SHIM_DRAIN_QUIET && droce_rt_now(shim_rt) - start < SHIM_DRAIN_NS) {
+		eng_enter();
+		quiet = droce_rt_poll(shim_rt) != 0 ? 0 : quiet + 1;
+		eng_leave();
+	}
 }
 
 /* Stop the loop and release the port when the application exits. */
@@ -75,6 +288,15 @@ shim_rt_fini(void)
 	if (shim_rt == NULL || getpid() != shim_rt_pid)
 		return;
 	droce_shim_events_stop();
+	prog_stop_join();
+	if (shim_rt_lcore)
+		droce_rt_stop(shim_rt);
+	else
+		eng_drain();
+	prog_nap(SHIM_LINGER_NS);
+	if (getenv("DROCE_SHIM_DEBUG") != NULL)
+		fprintf(stderr, "droce: counters at exit (pid %d):\n", (int)getpid());
+	shim_debug_counters();
 	if (shim_rt != NULL)
 		droce_rt_close(shim_rt);
 	shim_rt = NULL;
@@ -83,16 +305,42 @@ shim_rt_fini(void)
 int
 droce_shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
 {
+	int rc;
+
 	if (shim_rt == NULL)
 		return -ENODEV;
-	return droce_rt_call(shim_rt, fn, arg);
+	if (shim_rt_lcore)
+		return droce_rt_call(shim_rt, fn, arg);
+	eng_enter();
+	rc = fn(shim_rt, arg);
+	eng_leave();
+	return rc;
+}
+
+int
+droce_shim_call_send(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
+{
+	int rc;
+
+	if (shim_rt == NULL)
+		return -ENODEV;
+	if (shim_rt_lcore)
+		return droce_rt_call(shim_rt, fn, arg);
+	eng_enter();
+	rc = fn(shim_rt, arg);
+	eng_app_poll();		/* the new work leaves now, from this thread */
+	eng_leave();
+	return rc;
 }
 
 void
 droce_shim_progress(void)
 {
-	if (shim_rt != NULL && !shim_rt_lcore)
-		droce_rt_poll(shim_rt);
+	if (shim_rt == NULL || shim_rt_lcore)
+		return;
+	eng_enter();
+	eng_app_poll();
+	eng_leave();
 }
 
 /* DROCE_SHIM_DEBUG: the runtime's non-zero counters, to tell a dead link from a lost reply. */
@@ -105,7 +353,11 @@ shim_debug_counters(void)
 
 	if (dbg == NULL || *dbg == '\0' || *dbg == '0')
 		return;
+	if (!shim_rt_lcore)
+		eng_enter();
 	n = droce_rt_counters(shim_rt, c, sizeof(c) / sizeof(c[0]));
+	if (!shim_rt_lcore)
+		eng_leave();
 	for (i = 0; i < n && i < (int)(sizeof(c) / sizeof(c[0])); i++)
 		if (c[i].value != 0)
 			fprintf(stderr, "droce:   %s = %" PRIu64 "\n", c[i].name, c[i].value);
@@ -118,8 +370,13 @@ droce_shim_resolve(struct droce_av *av)
 
 	if (shim_rt == NULL)
 		return -ENODEV;
-	/* a few ARP/ND rounds (arp_retry_ms x arp_tries) fit in 5 s */
+	/* a few ARP/ND rounds (arp_retry_ms x arp_tries) fit in 5 s; in the shared model the
+	 * resolution drives the loop itself, so it holds the engine (a slow path) */
+	if (!shim_rt_lcore)
+		eng_enter();
 	rc = droce_rt_resolve_av(shim_rt, av, 5000);
+	if (!shim_rt_lcore)
+		eng_leave();
 	if (rc != 0) {
 		fprintf(stderr, "droce: %s\n", droce_rt_strerror(shim_rt));
 		shim_debug_counters();

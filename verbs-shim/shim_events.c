@@ -2,13 +2,11 @@
 /*
  * Completion and asynchronous events. The engine counts a CQ's events (droce_cq_events) and
  * queues asynchronous ones (droce_dev_get_async_event) but calls nobody back, so a watcher
- * thread asks it, through droce_rt_call(), about the CQs armed on a completion channel and
+ * thread asks it, through droce_shim_call(), about the CQs armed on a completion channel and
  * for queued events: every 20 us while a CQ is armed, every millisecond otherwise. A fired CQ
  * goes down its channel's pipe (ibv_get_cq_event); a QP, CQ or SRQ event down its owner's
  * context's async pipe, a port event down every context's.
- * Lcore mode only: in inline mode no thread but the application's may touch the runtime.
- * Until the engine offers a hook (/work/notes/api-changes.md) this costs up to ~20 us of
- * latency per event.
+ * Until the engine offers a hook this costs up to ~20 us of latency per event.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -344,7 +342,7 @@ droce_shim_cq_arm(struct droce_shim_cq *cq, bool solicited_only)
 	struct shim_arm_req r = { .cq = cq->ecq, .solicited = solicited_only };
 	int rc;
 
-	if (!ev_running)	/* inline mode: nobody could wake the channel */
+	if (!ev_running)	/* no watcher thread: nobody could wake the channel */
 		return -EOPNOTSUPP;
 	rc = droce_shim_call(shim_arm_fn, &r);
 	if (rc != 0)

@@ -150,8 +150,10 @@ ibv_destroy_qp(struct ibv_qp *qp)
 {
 	struct droce_shim_qp *q = (struct droce_shim_qp *)qp;
 	struct shim_qp_req r = { .qp = q->eqp };
-	int rc = droce_shim_call(shim_qp_destroy_fn, &r);
+	int rc;
 
+	droce_shim_progress();	/* what the QP owes the peer (its last ACK) leaves first */
+	rc = droce_shim_call(shim_qp_destroy_fn, &r);
 	if (rc != 0)
 		return droce_shim_fail(-rc);
 	droce_shim_track_qp(q, false);
@@ -335,7 +337,7 @@ droce_shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_
 {
 	struct shim_qp_req r = { .qp = ((struct droce_shim_qp *)qp)->eqp, .swr = wr,
 				 .type = qp->qp_type };
-	int rc = droce_shim_call(shim_post_send_fn, &r);
+	int rc = droce_shim_call_send(shim_post_send_fn, &r);
 
 	if (rc != 0)
 		*bad_wr = r.bad;
@@ -372,7 +374,7 @@ int
 droce_shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	struct shim_qp_req r = { .qp = ((struct droce_shim_qp *)qp)->eqp, .rwr = wr };
-	int rc = droce_shim_call(shim_post_recv_fn, &r);
+	int rc = droce_shim_call_send(shim_post_recv_fn, &r);
 
 	if (rc != 0)
 		*bad_wr = r.bad;

@@ -162,7 +162,7 @@ droce_shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr)
 {
 	struct shim_srq_req r = { .srq = ((struct droce_shim_srq *)srq)->esrq, .wr = wr };
-	int rc = droce_shim_call(shim_post_srq_recv_fn, &r);
+	int rc = droce_shim_call_send(shim_post_srq_recv_fn, &r);
 
 	if (rc != 0)
 		*bad_wr = r.bad;

@@ -91,7 +91,7 @@ shim_wr_complete(struct ibv_qp_ex *qpx)
 	if (err == 0 && q->wr.n > 0) {
 		for (i = 0; i + 1 < q->wr.n; i++)
 			q->wr.batch[i].next = &q->wr.batch[i + 1];
-		err = -droce_shim_call(shim_wr_post_fn, &p);
+		err = -droce_shim_call_send(shim_wr_post_fn, &p);
 	}
 	shim_wr_start(qpx);	/* the batch is gone either way */
 	return err;

@@ -3,9 +3,9 @@
 # Debian's ibv_{rc,uc,ud,srq}_pingpong and perftest, unmodified, between two processes on the
 # shim over net_memif (--no-huge, loopback only, 198.18.0.0/15 and 2001:2::/48), each started
 # through tools/droce-run: each side's runtime starts on its first PD, in any order (the memif
-# client retries, pmd-glue start_wait_ms). rdma-core's -c checks every received buffer. Lcore
-# mode (poll loop on a second lcore): in inline mode nobody answers ARP while the application
-# blocks in its TCP exchange. Asserts completion, exit status and sizes, never timing.
+# client retries, pmd-glue start_wait_ms). rdma-core's -c checks every received buffer. The
+# shim's shared progress model by default (DROCE_SHIM_PROGRESS), the lcore one at the end.
+# Asserts completion, exit status and sizes, never timing.
 # Usage: test_pingpong.sh <build>/verbs-shim <build>/tools/droce-run/droce-run [valgrind.supp]
 . "$(dirname "$0")/shim_lib.sh"
 DR=$2
@@ -13,12 +13,12 @@ SUPP=${3:-$(dirname "$0")/valgrind-dpdk.supp}
 TMP=$(mktemp -d)
 trap 'rm -rf "$OUT" "$ERR" "$TMP"' EXIT
 ITERS=50
-[ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs for the runtime's poll lcore"; exit 1; }
+[ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs for the lcore model's poll lcore"; exit 1; }
 
 # droce-run, quiet, plain memory (hugepage detection is test_droce_run.sh's), no PCI scan;
 # SHIM_PRELOAD=1: the LD_PRELOAD variant.
 drun_args() {
-	echo -q --no-huge --eal --no-telemetry
+	echo -q --no-huge --eal --no-telemetry ${LCORES_ARG:-}
 	[ "${SHIM_PRELOAD:-0}" = 0 ] || echo --preload
 }
 
@@ -121,11 +121,17 @@ else
 	fail "valgrind is not installed (Debian package valgrind)"
 fi
 
-# Inline mode (one lcore): nothing could wake a completion channel, so -e stops at once with
-# the tool's message instead of sleeping forever.
-"$DR" -q --no-huge --eal --no-telemetry --lcores 0 --memif server --socket "$TMP/e.sock" \
-	--ip 198.18.0.1/24 -- timeout -s KILL 30 ibv_rc_pingpong -e -g 0 -p 19999 >"$OUT" 2>"$ERR"
+# One lcore: the shared model needs none of its own (the progress thread floats), so a
+# completion channel still wakes up.
+LCORES_ARG="--lcores 0" pair rce1 "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -e
+# The lcore model (every verb a closure to the poll lcore) stays usable.
+DROCE_SHIM_PROGRESS=lcore pair rcl "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -e
+DROCE_SHIM_PROGRESS=lcore perf write_lat_lcore 2 ib_write_lat
+# An unknown model is refused by name, with the choices.
+DROCE_SHIM_PROGRESS=spin "$DR" -q --no-huge --eal --no-telemetry --memif server \
+	--socket "$TMP/e.sock" --ip 198.18.0.1/24 -- timeout -s KILL 30 \
+	ibv_rc_pingpong -g 0 -p 19999 >"$OUT" 2>"$ERR"
 RC=$?
-expect_rc 1 "ibv_rc_pingpong -e, inline mode"
-expect_err "^Couldn't request CQ notification\$" "ibv_rc_pingpong -e, inline mode"
+expect_rc 1 "DROCE_SHIM_PROGRESS=spin"
+expect_err "DROCE_SHIM_PROGRESS=spin is not a progress model: use shared" "DROCE_SHIM_PROGRESS=spin"
 finish
