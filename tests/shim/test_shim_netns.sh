@@ -4,13 +4,15 @@
 # veth pair, each side started through droce-run --iface over net_af_packet and over
 # net_af_xdp (pmd-glue/xdp's program, droce's addresses put in its map by droce-run). The
 # programs' TCP exchange goes over the kernel's own addresses on the same interfaces
-# (198.19.0.1, .2); droce has its own (198.18.0.1, .2) and resolves its peer by its own ARP.
+# (198.19.0.1, .2; kernel IPv6 off); droce has its own (198.18.0.1, .2 and 2001:2::1, ::2) and
+# resolves its peer by its own ARP / neighbour discovery.
 #
-# Asserted, for each PMD: ibv_rc_pingpong (defaults, -s 16384) and perftest ib_write_bw (a
-# 3 s run with the kernel's ping across meanwhile), ib_read_lat and ib_send_lat exit 0 and
-# report their byte counts / result rows; each side's runtime capture holds an ARP frame from
-# the peer's droce address with the peer's MAC, an ARP reply between droce's addresses, and
-# RoCE frames both ways, sent to that MAC; the kernels answer ping both ways after the runs;
+# Asserted, for each PMD: ibv_rc_pingpong (defaults, -s 16384, and over the IPv6 GIDs) and
+# perftest ib_write_bw (a 3 s run with the kernel's ping across meanwhile), ib_read_lat and
+# ib_send_lat exit 0 and report their byte counts / result rows; each side's runtime capture
+# holds an ARP (ND) frame from the peer's droce address with the peer's MAC, an ARP reply (NA)
+# between droce's addresses, and RoCE frames both ways, sent to that MAC; the kernels answer
+# ping both ways after the runs;
 # no ICMP destination unreachable leaves either kernel (nft counter) and none reaches droce.
 # af_packet: the kernels saw RoCE frames too (nft ingress counter > 0: packet sockets share
 # the interface) and, droce's addresses not being theirs and forwarding being off, dropped
@@ -84,13 +86,13 @@ nft_count() {
 			END { print s + 0 }'
 }
 
-# side NS IFACE ADDR LOG -- PROGRAM ARGS: one side through droce-run, bounded; its runtime
+# side NS IFACE ADDR ADDR6 LOG -- PROGRAM ARGS: one side through droce-run, bounded; its runtime
 # captures what it receives and sends (the first 2 MiB: ARP and the first RoCE frames).
 side() {
-	local ns=$1 dev=$2 ip=$3 log=$4
-	shift 5
+	local ns=$1 dev=$2 ip=$3 ip6=$4 log=$5
+	shift 6
 	exec timeout -s KILL 90 ip netns exec "$ns" "$DR" --no-huge --eal --no-telemetry \
-		--iface "$dev" --pmd "$PMD" --ip "$ip/24" \
+		--iface "$dev" --pmd "$PMD" --ip "$ip/24" --ip6 "$ip6/64" \
 		--set capture="$log.pcap" --set capture_max_kb=2048 -- "$@" >"$log.out" 2>"$log.err"
 }
 
@@ -111,14 +113,17 @@ kping() {
 }
 
 # arp_check LOG OWN PEER PEER_MAC WHAT: the runtime's capture on one side shows it heard the
-# peer's droce by ARP, sent its RoCE frames to the MAC learnt, and received the peer's.
+# peer's droce by ARP (IPv6 addresses: neighbour solicitations / advertisements), sent its
+# RoCE frames to the MAC learnt, and received the peer's.
 arp_check() {
-	local log=$1 own=$2 peer=$3 pmac=$4 what=$5
-	# one row per frame: arp opcode, sender IP, sender MAC, target IP | ip src, dst, UDP port,
-	# Ethernet destination | ICMP type
+	local log=$1 own=$2 peer=$3 pmac=$4 what=$5 how=ARP
+	[[ $own != *:* ]] || how="ND"
+	# one row per frame: ARP opcode, sender IP, sender MAC, target IP | IPv4 src, dst, UDP
+	# port, Ethernet destination | ICMP type | ICMPv6 type, IPv6 src, dst | Ethernet source
 	tshark -r "$log.pcap" -T fields -E separator='|' -e arp.opcode -e arp.src.proto_ipv4 \
 		-e arp.src.hw_mac -e arp.dst.proto_ipv4 -e ip.src -e ip.dst -e udp.dstport -e eth.dst \
-		-e icmp.type >"$log.fields" 2>"$log.tshark" || {
+		-e icmp.type -e icmpv6.type -e ipv6.src -e ipv6.dst -e eth.src \
+		>"$log.fields" 2>"$log.tshark" || {
 		cat "$log.tshark"
 		fail "$what: tshark cannot read $log.pcap"
 		return
@@ -127,12 +132,14 @@ arp_check() {
 		-v o="$own" -v p="$peer" -v m="$pmac" '
 		$2 == p && $3 == m { arp++ }
 		$1 == 2 && $2 == p && $4 == o { rep++ }
-		$5 == o && $6 == p && $7 == 4791 && $8 == m { out++ }
-		$5 == p && $6 == o && $7 == 4791 { in_++ }
-		$9 == 3 { icmp++ }
+		($10 == 135 || $10 == 136) && $11 == p && $13 == m { arp++ }
+		$10 == 136 && $11 == p && $12 == o { rep++ }
+		($5 == o && $6 == p || $11 == o && $12 == p) && $7 == 4791 && $8 == m { out++ }
+		($5 == p && $6 == o || $11 == p && $12 == o) && $7 == 4791 { in_++ }
+		$9 == 3 || $10 == 1 { icmp++ }
 		END { print arp + 0, rep + 0, out + 0, in_ + 0, icmp + 0 }' "$log.fields")
 	[ "$ARP_FROM_PEER" -gt 0 ] ||
-		fail "$what: no ARP from droce's $peer at $pmac in the capture"
+		fail "$what: no $how from droce's $peer at $pmac in the capture"
 	[ "$ROCE_OUT" -gt 0 ] || fail "$what: no RoCE frame sent to $peer at $pmac"
 	[ "$ROCE_IN" -gt 0 ] || fail "$what: no RoCE frame received from $peer"
 	[ "$ICMP_UNREACH" = 0 ] || fail "$what: $ICMP_UNREACH ICMP unreachable reached droce"
@@ -147,7 +154,7 @@ pair() {
 	shift 4
 	local a=$TMP/$PMD.$name.a b=$TMP/$PMD.$name.b
 	PORT=$((PORT + 1))
-	side "$NSA" va 198.18.0.1 "$a" -- "$tool" -p $PORT "$@" &
+	side "$NSA" va 198.18.0.1 2001:2::1 "$a" -- "$tool" -p $PORT "$@" &
 	pa=$!
 	PIDS="$PIDS $pa"
 	for i in $(seq 100); do
@@ -155,7 +162,7 @@ pair() {
 		kill -0 $pa 2>/dev/null || break
 		sleep 0.1
 	done
-	side "$NSB" vb 198.18.0.2 "$b" -- "$tool" -p $PORT "$@" 198.19.0.1 &
+	side "$NSB" vb 198.18.0.2 2001:2::2 "$b" -- "$tool" -p $PORT "$@" 198.19.0.1 &
 	pb=$!
 	PIDS="$PIDS $pb"
 	if [ "${DURING:-0}" = 1 ]; then
@@ -179,21 +186,24 @@ pair() {
 	RC=$rb
 	expect_rc 0 "$PMD $name client"
 	expect_out "$cre" "$PMD $name client"
-	[ "$PMD" != af_xdp ] || expect_err "^droce-run: 198\.18\.0\.2 listed in vb's XDP map" \
+	[ "$PMD" != af_xdp ] || expect_err "^droce-run: 198\.18\.0\.2 2001:2::2 listed in vb's XDP map" \
 		"$PMD $name client"
 	cp "$a.out" "$OUT"
 	cp "$a.err" "$ERR"
 	RC=$ra
 	expect_rc 0 "$PMD $name server"
 	expect_out "$sre" "$PMD $name server"
-	[ "$PMD" != af_xdp ] || expect_err "^droce-run: 198\.18\.0\.1 listed in va's XDP map" \
+	[ "$PMD" != af_xdp ] || expect_err "^droce-run: 198\.18\.0\.1 2001:2::1 listed in va's XDP map" \
 		"$PMD $name server"
+	# the family of the GID used: -g 1 / -x 1 is the IPv6 one
+	local a1=198.18.0.1 a2=198.18.0.2
+	[[ " $* " != *" -g 1 "* && " $* " != *" -x 1 "* ]] || { a1=2001:2::1 a2=2001:2::2; }
 	REPLIES=0
-	arp_check "$a" 198.18.0.1 198.18.0.2 $MACB "$PMD $name server capture"
-	arp_check "$b" 198.18.0.2 198.18.0.1 $MACA "$PMD $name client capture"
-	[ "$REPLIES" -gt 0 ] || fail "$PMD $name: no ARP reply between droce's addresses"
+	arp_check "$a" $a1 $a2 $MACB "$PMD $name server capture"
+	arp_check "$b" $a2 $a1 $MACA "$PMD $name client capture"
+	[ "$REPLIES" -gt 0 ] || fail "$PMD $name: no ARP reply / NA between droce's addresses"
 	[ "$FAILS" != "$fails" ] ||
-		echo "$PMD $name: ok (exit 0 both sides; ARP from the peer's droce in both captures)"
+		echo "$PMD $name: ok (exit 0 both sides; ARP/ND from the peer's droce in both captures)"
 }
 
 PORT=20100
@@ -204,6 +214,9 @@ for PMD in "${PMDS[@]}"; do
 	expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "$PMD rc server"
 	pair rc_s16384 "^6553600 bytes in " "^6553600 bytes in " \
 		ibv_rc_pingpong -g 0 -c -n 200 -s 16384
+	# IPv6 GIDs: droce's neighbour discovery, the XDP map's IPv6 key (kernel IPv6 off)
+	pair rc6 "^200 iters in " "^200 iters in " ibv_rc_pingpong -g 1 -c -n 200
+	expect_out "remote address: .*GID 2001:2::2\$" "$PMD rc6 server"
 	# a 3 s run (duration mode): the pings fall inside it
 	DURING=1 pair write_bw "^ +65536 +[1-9][0-9]* +[0-9.]+ +[0-9.]+" \
 		"^ +65536 +[1-9][0-9]* +[0-9.]+ +[0-9.]+" ib_write_bw -x 0 -D 3
