@@ -73,7 +73,8 @@ def netem_counters(text):
 	"""'droce-netem ab: rx=1 ...' -> {'ab': {'rx': 1.0, ...}, 'ba': {...}}."""
 	out = {}
 	for m in re.finditer(r'^droce-netem (ab|ba): (.*)$', text, re.M):
-		out[m.group(1)] = {k: float(v) for k, v in re.findall(r'(\w+)=([0-9.]+)', m.group(2))}
+		pairs = re.findall(r'(\w+)=([0-9.]+)', m.group(2))
+		out[m.group(1)] = {k: float(v) for k, v in pairs}
 	return out
 
 
@@ -133,12 +134,13 @@ def main():
 				return 1
 			time.sleep(0.1)
 		port = open(port_file).read().strip()
-		cmd = [perf, '-p', port] + copts + ['--verify', '-Q', '-J', '--counters', '127.0.0.1']
+		cmd = [perf, '-p', port] + copts + ['--verify', '-Q', '-J', '--counters',
+						    '127.0.0.1']
 		print('client: ' + ' '.join(cmd[1:]))
 		t0 = time.monotonic()
 		try:
-			c = subprocess.run(cmd, env=env('198.18.0.2/24', 'a', '1'), capture_output=True,
-					   text=True, timeout=BOUND)
+			c = subprocess.run(cmd, env=env('198.18.0.2/24', 'a', '1'),
+					   capture_output=True, text=True, timeout=BOUND)
 			crc, cout, cerr = c.returncode, c.stdout, c.stderr
 		except subprocess.TimeoutExpired as e:
 			crc, cout, cerr = 'timeout', e.stdout or '', e.stderr or ''
@@ -194,7 +196,8 @@ def main():
 			      cc.get('dev.rcvd_seq_err', 0), cc.get('dev.local_ack_timeout_err', 0),
 			      cc.get('dev.implied_nak_seq_err', 0)))
 		got = {k: sc.get('dev.' + k, 0) for k in resp_counters}
-		check('server (responder) handled the damage', any(v > 0 for v in got.values()), got)
+		check('server (responder) handled the damage', any(v > 0 for v in got.values()),
+		      got)
 		for k in ('retry_exceeded_err', 'req_cqe_error', 'resp_cqe_error'):
 			check('no %s on either side' % k,
 			      cc.get('dev.' + k, 0) == 0 and sc.get('dev.' + k, 0) == 0)
@@ -207,8 +210,8 @@ def main():
 			check('netem dropped frames', tot['drop_loss'] > 0, tot)
 			check('netem duplicated frames', tot['duplicated'] > 0)
 			check('netem reordered frames', tot['reordered'] > 0)
-			# 5 %: the total over both directions, 3.5 sigma either side from a few hundred
-			# frames up
+			# 5 %: the total over both directions, 3.5 sigma either side from a few
+			# hundred frames up
 			check('netem loss rate near 5 %',
 			      0.02 * tot['rx'] <= tot['drop_loss'] <= 0.09 * tot['rx'],
 			      '%d of %d' % (tot['drop_loss'], tot['rx']))
