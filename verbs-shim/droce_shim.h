@@ -170,6 +170,7 @@ int droce_shim_av(struct droce_av *av, const struct ibv_ah_attr *a);
 /* shim_events.c: completion-channel and async event delivery */
 int droce_shim_events_start(void);
 void droce_shim_events_stop(void);
+void droce_shim_events_kick(void);
 int droce_shim_cq_arm(struct droce_shim_cq *cq, bool solicited_only);
 void droce_shim_cq_disarm(struct droce_shim_cq *cq);
 /*

@@ -141,6 +141,7 @@ prog_thread(void *arg)
 		if (work != 0) {
 			idle = 0;
 			last_work = now;
+			droce_shim_events_kick();
 			continue;
 		}
 		if (now - last_work < SHIM_SPIN_NS) {

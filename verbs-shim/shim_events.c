@@ -8,9 +8,12 @@
  * context's async pipe, a port event down every context's.
  * Until the engine offers a hook this costs up to ~20 us of latency per event.
  */
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "droce_ext.h"
 #include "droce_rt.h"
@@ -25,6 +28,8 @@ static bool ev_running;			/* the watcher exists */
 static bool ev_stop;			/* the runtime is closing: the watcher must leave */
 static pthread_t ev_tid;
 static bool ev_busy;			/* the watcher is using CQs it took from the list */
+static uint32_t ev_kick;		/* futex word: bumped when the loop did work */
+static uint32_t ev_napping;		/* the watcher waits on ev_kick */
 
 struct shim_ev_round {
 	struct droce_shim_cq *cq[SHIM_EV_BATCH];
@@ -245,6 +250,7 @@ shim_ev_thread(void *arg)
 	static struct shim_ev_round r;	/* one watcher: no need for stack space */
 	struct timespec nap;
 	struct droce_shim_cq *cq, **pp;
+	uint32_t kick, seen = 0;
 	unsigned int i;
 
 	(void)arg;
@@ -281,11 +287,29 @@ shim_ev_thread(void *arg)
 		pthread_cond_broadcast(&ev_cond);
 		pthread_mutex_unlock(&ev_lock);
 
+		/* Until the loop did some work (droce_shim_events_kick) or the period passed. */
 		nap.tv_sec = 0;
 		nap.tv_nsec = ev_armed != NULL ? 20000 : 1000000;
-		nanosleep(&nap, NULL);
+		kick = __atomic_load_n(&ev_kick, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&ev_napping, 1, __ATOMIC_SEQ_CST);
+		if (kick == seen)
+			syscall(SYS_futex, &ev_kick, FUTEX_WAIT_PRIVATE, kick, &nap, NULL, 0);
+		__atomic_store_n(&ev_napping, 0, __ATOMIC_RELAXED);
+		seen = kick;
 	}
 	return NULL;
+}
+
+/* The loop did work: a CQ armed on a channel may have fired, look now rather than at the
+ * next period. Cheap when nothing is armed or the watcher is busy. */
+void
+droce_shim_events_kick(void)
+{
+	if (__atomic_load_n(&ev_armed, __ATOMIC_RELAXED) == NULL)
+		return;
+	__atomic_fetch_add(&ev_kick, 1, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&ev_napping, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &ev_kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 struct shim_arm_req {
