@@ -79,9 +79,9 @@ goal() {
 num() {	# num VALUE [FORMAT]
 	awk -v v="${1:-}" -v f="${2:-%.2f}" 'BEGIN { if (v == "") print "-"; else printf f "\n", v }'
 }
-W='%-46s %9s %9s  %-26s %s\n'
+W='%-48s %9s %9s  %-26s %s\n'
 row() {	# row LABEL FIG1 FIG2 COMPARISON GOAL
-	printf "$W" "$1" "$2" "$3" "$4" "$5"
+	printf "$W" "$1" "$2" "$3" "$4" "$5" | sed 's/ *$//'
 }
 
 raw50=$(perf_row "rawpp ping-pong 64 B" 1)
@@ -143,10 +143,14 @@ row "verbs shim (droce-run, lcores 0,1 both sides)" "p50 us" "p99 us" "" ""
 row "  ib_write_lat 8 B (2 x t_typical, 2 x 99%)" "$(num "$s50")" "$(num "$s99")" \
 	"x$r_shim_lat droce-perf" "<= 1.1x: $(goal "$r_shim_lat" "<=" 1.1)"
 row "  droce-perf write lat 8 B, same link" "$(num "$sp50")" "$(num "$sp99")" "" ""
+row "  droce-perf write lat 8 B, inline (above)" "$(num "$lat50")" "$(num "$lat99")" \
+	"shim x$(ratio "$s50" "$lat50")" ""
 row "" "Gbit/s" "" "" ""
 row "  ib_write_bw 64 KiB (BW average)" "$(num "$sbw" %.3f)" "" "$r_shim_bw % of droce-perf" \
 	">= 90 %: $(goal "$r_shim_bw" ">=" 90)"
 row "  droce-perf write bw 64 KiB, same link" "$(num "$spbw" %.3f)" "" "" ""
+row "  droce-perf write bw 64 KiB, inline (above)" "$(num "$mbw" %.3f)" "" \
+	"shim $(pct "$sbw" "$mbw") %" ""
 RETRIED=$(sed -n 's/^retries=//p' "$KV" | awk '{ n += $1 } END { print n + 0 }')
 [ "$RETRIED" = 0 ] || echo "$ME: $RETRIED run(s) failed once and were run again (see above)"
 if [ -n "$FAILED" ]; then
