@@ -8,8 +8,9 @@
 # resolves its peer by its own ARP / neighbour discovery.
 #
 # Asserted, for each PMD: ibv_rc_pingpong (defaults, -s 16384, and over the IPv6 GIDs) and
-# perftest ib_write_bw (a 3 s run with the kernel's ping across meanwhile), ib_read_lat and
-# ib_send_lat exit 0 and report their byte counts / result rows; each side's runtime capture
+# perftest ib_write_bw (a 3 s run with the kernel's ping across meanwhile, and droce-stat
+# reading both runtimes' neighbour counters: each learnt its peer, an ARP request and a reply
+# were received, no peer unreachable), ib_read_lat and ib_send_lat exit 0 and report their byte counts / result rows; each side's runtime capture
 # holds an ARP (ND) frame from the peer's droce address with the peer's MAC, an ARP reply (NA)
 # between droce's addresses, and RoCE frames both ways, sent to that MAC; the kernels answer
 # ping both ways after the runs;
@@ -20,11 +21,12 @@
 # droce-run said it filled the address map.
 # Root only (namespaces, veth, nftables, XDP): as another user it fails, never skips.
 # SHIM_NETNS_KEEP=1 keeps each side's output and capture ($TMP/PMD.NAME.a|b.*).
-# Usage: test_shim_netns.sh <build>/verbs-shim <build>/tools/droce-run/droce-run PMD...
-#        PMD: af_packet | af_xdp
+# Usage: test_shim_netns.sh <build>/verbs-shim <build>/tools/droce-run/droce-run \
+#        tools/droce-stat/droce-stat PMD...     (PMD: af_packet | af_xdp)
 . "$(dirname "$0")/shim_lib.sh"
 DR=$2
-shift 2
+STAT=$3
+shift 3
 PMDS=("$@")
 [ ${#PMDS[@]} -gt 0 ] || { echo "FAIL: no PMD given (af_packet, af_xdp)"; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "FAIL: needs root (network namespaces, veth, nftables, XDP)"; exit 1; }
@@ -91,7 +93,7 @@ nft_count() {
 side() {
 	local ns=$1 dev=$2 ip=$3 ip6=$4 log=$5
 	shift 6
-	exec timeout -s KILL 90 ip netns exec "$ns" "$DR" --no-huge --eal --no-telemetry \
+	exec timeout -s KILL 90 ip netns exec "$ns" "$DR" --no-huge \
 		--iface "$dev" --pmd "$PMD" --ip "$ip/24" --ip6 "$ip6/64" \
 		--set capture="$log.pcap" --set capture_max_kb=2048 -- "$@" >"$log.out" 2>"$log.err"
 }
@@ -146,6 +148,29 @@ arp_check() {
 	REPLIES=$((REPLIES + ARP_REPLY))
 }
 
+# neigh_counters PID_A PID_B WHAT: the runtimes' neighbour counters over telemetry while
+# they run (the program is the child of each side's timeout): each side learnt its peer, an
+# ARP request and a reply were received between them, no peer was found unreachable.
+neigh_counters() {
+	local p c req=0 rep=0 learned unreach rq rp
+	for p in "$1" "$2"; do
+		c=$(pgrep -P "$p" | head -n 1)
+		timeout 10 "$STAT" -p "${c:-0}" -g neigh --json >"$OUT" 2>"$ERR" ||
+			{ fail "$3: droce-stat -p ${c:-?} -g neigh"; return; }
+		read -r learned unreach rq rp < <(/usr/bin/python3 -c '
+import json, sys
+n = json.load(sys.stdin)["counters"]["neigh"]
+print(n["learned"], n["unreachable"], n["arp_req_rx"], n["arp_rep_rx"])' <"$OUT")
+		[ "${learned:-0}" -ge 1 ] || fail "$3: pid $c: neigh.learned ${learned:-?}"
+		[ "${unreach:-1}" = 0 ] || fail "$3: pid $c: neigh.unreachable ${unreach:-?}"
+		req=$((req + ${rq:-0}))
+		rep=$((rep + ${rp:-0}))
+	done
+	[ "$req" -ge 1 ] && [ "$rep" -ge 1 ] ||
+		fail "$3: ARP requests received $req, replies received $rep (droce-stat)"
+	echo "$3: droce-stat: both runtimes learnt their peer; ARP requests received $req, replies $rep"
+}
+
 # pair NAME SERVER_REGEX CLIENT_REGEX TOOL ARGS...: TOOL ARGS -p PORT in A, the same with
 # 198.19.0.1 in B; both exit 0 with their line; DURING=1: the kernels ping each other while
 # both runtimes hold their ports, and both programs still run once the pings are answered.
@@ -176,6 +201,7 @@ pair() {
 		kping "$NSB" 198.19.0.1 "B -> A during $name"
 		kill -0 $pa 2>/dev/null && kill -0 $pb 2>/dev/null ||
 			fail "$PMD $name: a side ended before the pings did (not during the run)"
+		neigh_counters $pa $pb "$PMD $name"
 	fi
 	wait $pb
 	rb=$?
