@@ -164,6 +164,8 @@ tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "port_id", tel_rt->port.port_id);
 	rte_tel_data_add_dict_u64(d, "link_up", droce_rt_link_up(tel_rt));
 	rte_tel_data_add_dict_u64(d, "lcore_mode", tel_rt->started);
+	rte_tel_data_add_dict_u64(d, "shards", tel_rt->nb_shards);
+	rte_tel_data_add_dict_u64(d, "flow_rules", tel_rt->port.flow_rules);
 	if (c->has_ipv4 && inet_ntop(AF_INET, c->ipv4, a, sizeof(a)) != NULL)
 		rte_tel_data_add_dict_string(d, "ipv4", a);
 	if (c->has_ipv6 && inet_ntop(AF_INET6, c->ipv6, a, sizeof(a)) != NULL)
