@@ -39,6 +39,10 @@ droce_comp_arm_rto(struct droce_qp *qp, uint64_t now)
 		qp->req.rto_at = UINT64_MAX;
 	else
 		qp->req.rto_at = now + (4096ull << qp->attr.timeout);
+	/* A later timeout needs no heap move: the QP's entry pops at its earlier deadline, finds
+	 * nothing due and is re-keyed then (run_timers), once per timeout instead of per ACK. */
+	if (qp->heap_idx != UINT32_MAX && qp->deadline <= qp->req.rto_at)
+		return;
 	droce_sched_deadline(qp);
 }
 
@@ -105,8 +109,10 @@ progress(struct droce_qp *qp, uint32_t una, uint64_t now)
 	if (droce_psn_lt(r->psn, una))
 		droce_req_go_back(qp, una);
 	if (r->una == r->max_psn_sent) {
+		/* all acknowledged: the timer's heap entry is dropped lazily (droce_comp_arm_rto) */
 		r->rto_at = UINT64_MAX;
-		droce_sched_deadline(qp);
+		if (qp->heap_idx == UINT32_MAX)
+			droce_sched_deadline(qp);
 	} else {
 		droce_comp_arm_rto(qp, now);
 	}

@@ -109,22 +109,6 @@ droce_dev_destroy(struct droce_dev *dev)
 	free(dev);
 }
 
-struct droce_qp *
-droce_dev_qp(struct droce_dev *dev, uint32_t qpn)
-{
-	struct droce_qp *qp = &dev->qps[qpn & dev->qp_mask];
-
-	return qp->used && qp->qpn == qpn ? qp : NULL;
-}
-
-struct droce_mr *
-droce_dev_mr(struct droce_dev *dev, uint32_t key)
-{
-	struct droce_mr *mr = &dev->mrs[key & dev->mr_mask];
-
-	return mr->used ? mr : NULL;
-}
-
 void
 droce_dev_drop(struct droce_dev *dev, enum droce_drop reason)
 {
@@ -332,6 +316,11 @@ droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 			continue;
 		}
 		sent++;
+		if (!qp->np_pending && !droce_resp_has_work(qp) && !droce_req_has_work(qp)) {
+			/* that was its last frame: no probe pass to find out */
+			droce_sched_unready(qp);
+			continue;
+		}
 		if (qp->rnext != NULL) {
 			/* round robin: to the tail, past the others */
 			droce_sched_unready(qp);

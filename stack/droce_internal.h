@@ -323,8 +323,23 @@ void droce_sched_ready(struct droce_qp *qp);
 void droce_sched_unready(struct droce_qp *qp);
 void droce_sched_deadline(struct droce_qp *qp);
 void droce_dev_drop(struct droce_dev *dev, enum droce_drop reason);
-struct droce_qp *droce_dev_qp(struct droce_dev *dev, uint32_t qpn);
-struct droce_mr *droce_dev_mr(struct droce_dev *dev, uint32_t key);
+
+/* O(1) lookups, inline: one per received frame (QP), one per SGE or R_Key check (MR). */
+static inline struct droce_qp *
+droce_dev_qp(struct droce_dev *dev, uint32_t qpn)
+{
+	struct droce_qp *qp = &dev->qps[qpn & dev->qp_mask];
+
+	return qp->used && qp->qpn == qpn ? qp : NULL;
+}
+
+static inline struct droce_mr *
+droce_dev_mr(struct droce_dev *dev, uint32_t key)
+{
+	struct droce_mr *mr = &dev->mrs[key & dev->mr_mask];
+
+	return mr->used ? mr : NULL;
+}
 
 /* droce_pd_mr.c: memory checks (IBTA 10.6.3.x, 9.7.4.1.x). */
 int droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsigned int access);
