@@ -8,7 +8,8 @@ droce-perf client. Per scenario it asserts that every size of the run completes 
 (the requester's dev.roce_adp_retrans and the responder's out-of-sequence / duplicate / replay
 counters), and that netem itself dropped, duplicated and reordered frames. No timing bound.
 
-    netem_perf.py NETEM PERF SCENARIO    (write, read, send, fadd, cswap, write_bw, send_bw)
+    netem_perf.py NETEM PERF SCENARIO
+    (write, read, send, fadd, cswap, write_bw, send_bw, read_bw_2qp_v6)
 """
 import json
 import os
@@ -28,7 +29,8 @@ NETEM_IMPAIR = ['--delay', '100us', '--jitter', '20us', '--keep-order', '--reord
 		'--reorder-delay', '50us', '--duplicate', '3%', '--loss', '5%', '--seed', '7']
 SIZES = '1,4096,65536'	# one packet, four, and 64 at path MTU 1024
 
-# scenario: (client options, responder counters of which at least one must be > 0)
+# scenario: (client options, responder counters of which at least one must be > 0[, server
+# options])
 SCENARIOS = {
 	# lat write and send are ping-pongs: both sides are requester and responder
 	'write': (['-o', 'write', '-m', 'lat', '--sizes', SIZES, '-n', '40'],
@@ -44,6 +46,11 @@ SCENARIOS = {
 		     ['out_of_seq_request', 'duplicate_request']),
 	'send_bw': (['-o', 'send', '-m', 'bw', '-t', '4', '--sizes', SIZES, '-n', '60'],
 		    ['out_of_seq_request', 'duplicate_request']),
+	# two QPs round robin, each recovering on its own; over IPv6 (GID index 1)
+	# (-x is not part of the plan the server adopts: it is given to both sides)
+	'read_bw_2qp_v6': (['-o', 'read', '-m', 'bw', '-q', '2', '-t', '2', '--sizes', '4096,65536',
+			    '-n', '40', '-x', '1'], ['read_reexecuted', 'duplicate_request'],
+			   ['-x', '1']),
 }
 
 EAL_NETEM = ['--no-huge', '-m', '128', '--no-pci', '--no-shconf', '--lcores=0@(0,1)',
@@ -99,7 +106,8 @@ def stop(proc):
 
 def main():
 	netem, perf, scenario = sys.argv[1:4]
-	copts, resp_counters = SCENARIOS[scenario]
+	copts, resp_counters = SCENARIOS[scenario][:2]
+	sopts = SCENARIOS[scenario][2] if len(SCENARIOS[scenario]) > 2 else []
 	tag = 'droce-np-%d-%d' % (os.getpid(), random.randrange(1 << 30))
 	tmp = tempfile.mkdtemp(prefix='droce-netem-perf.')
 	procs = []
@@ -119,11 +127,14 @@ def main():
 			e = dict(os.environ)
 			e.update(DROCE_EAL=EAL_PERF, DROCE_LCORES=lcore, DROCE_IPV4=addr,
 				 DROCE_VDEV='net_memif0,role=client,socket=/%s-%s' % (tag, sock))
+			# both sides: IPv4 is GID 0, IPv6 GID 1 (-x 1)
+			e['DROCE_IPV6'] = '2001:2::%s/64' % addr.split('/')[0].split('.')[-1]
 			return e
 
 		port_file = os.path.join(tmp, 'port')
 		server_out = os.path.join(tmp, 'server.out')
-		sproc = subprocess.Popen([perf, '-p', '0', '--port-file', port_file, '--counters'],
+		sproc = subprocess.Popen([perf, '-p', '0', '--port-file', port_file, '--counters'] +
+					 sopts,
 					 env=env('198.18.0.1/24', 'b', '0'),
 					 stdout=open(server_out, 'w'), stderr=subprocess.STDOUT)
 		procs.append(sproc)
@@ -172,7 +183,8 @@ def main():
 		except (ValueError, IndexError, KeyError):
 			res = []
 		n = int(copts[copts.index('-n') + 1])
-		want = 1 if '--sizes' not in copts else len(SIZES.split(','))
+		want = 1 if '--sizes' not in copts else \
+			len(copts[copts.index('--sizes') + 1].split(','))
 		check('a result per size', len(res) == want, '%d of %d' % (len(res), want))
 		for r in res:
 			check('%d B: %d iterations, verified, no bad byte' % (r['size'], n),
