@@ -5,6 +5,8 @@
  *   latency   rawpp 64 B ping-pong p50/p99  vs  droce-perf write lat 8 B p50/p99
  *             (client inline, and the client's loop on a poll lcore)
  *   bandwidth rawpp 1518 B frames Gbit/s    vs  droce-perf write bw 64 KiB Gbit/s (goodput)
+ *   shards    droce-perf write bw 64 B, 4 QPs, message rate: 1 shard vs 2 shards a side (both
+ *             inline), and 2 shards with the client's on poll lcores floating over CPUs 0-1
  * three times interleaved, and prints the medians and ratios. A measurement, not a test: it
  * fails only when a run does.
  */
@@ -189,7 +191,7 @@ median(double *v, int n)
 }
 
 enum { REPS = 3, M_RAW_P50, M_RAW_P99, M_RAW_GBPS, M_LAT_P50, M_LAT_P99, M_LCORE_P50,
-       M_LCORE_P99, M_BW, M_N };
+       M_LCORE_P99, M_BW, M_SH1, M_SH2, M_SH2_LCORE, M_N };
 
 int
 main(void)
@@ -247,6 +249,21 @@ main(void)
 				return 1;
 			m[M_BW][r] = find(co, "\"gbps\":");
 		}
+		/* message rate by shards: 1, 2 (inline), 2 with the client's on poll lcores */
+		for (k = 0; k < 3; k++) {
+			const char *ca[] = { "-p", "PORT", "-o", "write", "-q", "4", "-s", "64",
+					     "-D", "2", "-J", "-Q", "127.0.0.1", NULL };
+
+			perf_side(&s, true, sock, "0", so, srv_args);
+			perf_side(&c, false, sock, k == 2 ? "0,1,2" : "1", co, ca);
+			s.env[4] = c.env[4] = k == 0 ? "DROCE_SHARDS=1" : "DROCE_SHARDS=2";
+			if (k == 2)
+				c.env[0] = "DROCE_EAL=--no-huge -m 512 --no-pci "
+					   "--lcores=0@(0-1),1@(0-1),2@(0-1)";
+			if (pair(&s, &c, pf) != 0)
+				return 1;
+			m[M_SH1 + k][r] = find(co, "\"mmsg_per_s\":");
+		}
 	}
 	for (i = M_RAW_P50; i < M_N; i++)
 		v[i] = median(m[i], REPS);
@@ -262,6 +279,12 @@ main(void)
 	printf("%-46s %10.3f\n", "rawpp 1518 B frames (with FCS)", v[M_RAW_GBPS]);
 	printf("%-46s %10.3f  %.0f %% of raw\n", "droce-perf write bw 64 KiB (goodput)", v[M_BW],
 	       100 * v[M_BW] / v[M_RAW_GBPS]);
+	printf("%-46s %10s\n", "message rate, write bw 64 B, 4 QPs", "Mmsg/s");
+	printf("%-46s %10.3f\n", "1 shard a side, inline", v[M_SH1]);
+	printf("%-46s %10.3f  x%.2f 1 shard\n", "2 shards a side, inline", v[M_SH2],
+	       v[M_SH2] / v[M_SH1]);
+	printf("%-46s %10.3f  x%.2f 1 shard\n", "2 shards a side, client on 2 poll lcores",
+	       v[M_SH2_LCORE], v[M_SH2_LCORE] / v[M_SH1]);
 	unlink(so);
 	unlink(co);
 	unlink(pf);
