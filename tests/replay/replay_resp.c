@@ -318,9 +318,9 @@ main(int argc, char **argv)
 		while ((n = droce_cq_poll(cq, 16, wc)) > 0)
 			for (i = 0; i < (unsigned int)n; i++)
 				printf("replay wc: qpn=0x%06x wr_id=%llu status=%d opcode=%d "
-				       "byte_len=%u\n", wc[i].qp_num,
+				       "byte_len=%u flags=%u imm=0x%08x\n", wc[i].qp_num,
 				       (unsigned long long)wc[i].wr_id, wc[i].status, wc[i].opcode,
-				       wc[i].byte_len);
+				       wc[i].byte_len, wc[i].wc_flags, ntohl(wc[i].imm_data));
 		print_counters(rt);
 	}
 	rc = dump(o.dump, mem, REPLAY_MEM + REPLAY_RECV_AREA);

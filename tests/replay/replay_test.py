@@ -6,7 +6,8 @@
    and MAC for DROCE_SEED and dumps its initial memory;
 2. Scapy writes the requests to rx_pcap. QP 0: SEND, RDMA WRITE single and multi-packet, RDMA
    READ multi-packet, FETCH_ADD, CMP_SWAP hit and miss, duplicates of an atomic, a WRITE and a
-   READ, a PSN gap and a packet inside it, the gap's SEND; its PSNs wrap through 0xffffff.
+   READ, a PSN gap and a packet inside it, the gap's SEND, SEND and RDMA WRITE with immediate;
+   its PSNs wrap through 0xffffff.
    QP 1: a WRITE with a bad R_Key, a SEND after it. QP 2 (no receive posted): a SEND (RNR NAK).
    QP 3: a WRITE MIDDLE out of sequence. QP 4: a SEND longer than its receive buffer;
 3. replay-resp (same seed) reads them from rx_pcap and writes its answers to tx_pcap;
@@ -52,11 +53,13 @@ MTU = 1024
 M24 = 0xffffff
 
 OP = dict(SEND_FIRST=0x00, SEND_MIDDLE=0x01, SEND_LAST=0x02, SEND_ONLY=0x04,
-	  WRITE_FIRST=0x06, WRITE_MIDDLE=0x07, WRITE_LAST=0x08,
-	  WRITE_ONLY=0x0A, READ_REQ=0x0C, READ_FIRST=0x0D, READ_MIDDLE=0x0E, READ_LAST=0x0F,
-	  READ_ONLY=0x10, ACK=0x11, ATOMIC_ACK=0x12, CMP_SWAP=0x13, FETCH_ADD=0x14)
+	  SEND_ONLY_IMM=0x05, WRITE_FIRST=0x06, WRITE_MIDDLE=0x07, WRITE_LAST=0x08,
+	  WRITE_ONLY=0x0A, WRITE_ONLY_IMM=0x0B, READ_REQ=0x0C, READ_FIRST=0x0D, READ_MIDDLE=0x0E,
+	  READ_LAST=0x0F, READ_ONLY=0x10, ACK=0x11, ATOMIC_ACK=0x12, CMP_SWAP=0x13, FETCH_ADD=0x14)
 # AETH syndromes (IBTA 9.7.5.2, table 43): NAK 011 + code, RNR NAK 001 + timer
 NAK_PSN_SEQ, NAK_INV_REQ, NAK_REM_ACCESS, RNR_NAK = 0x60, 0x61, 0x62, 0x20
+WC_RECV, WC_RECV_RDMA_IMM = 128, 129	# enum droce_wc_opcode (= ibv_wc_opcode)
+WC_WITH_IMM = 2				# enum droce_wc_flags
 
 failed = []	# descriptions of the failed checks
 # exit status for a failure other than the known one of fatal-burst (meson: ERROR even with
@@ -167,7 +170,7 @@ def build(st, mem0, mode):
 	va, rkey = st.va, st.rkey
 	aoff = int(st.prm['atomic_off'], 16)
 	mem = bytearray(mem0)
-	recv_ok = []		# (byte_len, data) per receive WQE consumed, in order
+	recv_ok = []		# the SENDs' data, per receive WQE consumed, in order
 
 	# 1. SEND only, 100 B -> ACK, MSN 1, into the first receive
 	a = pattern(1, 100)
@@ -230,22 +233,38 @@ def build(st, mem0, mode):
 	st.req('SEND_ONLY', 12, e, ackreq=True)
 	st.ack(12, 8)
 	recv_ok.append(e)
+	# QP 0's receive completions: (wr_id, status, byte_len, opcode, imm), None: not checked
+	wcs = {0: [(100 + i, 0, len(d), WC_RECV, None) for i, d in enumerate(recv_ok)]}
+	# 13b. SEND only with immediate, 20 B -> ACK 13, MSN 9; the third receive completes with
+	# the immediate (IBTA 9.4.1: ImmDt is delivered in the completion)
+	g = pattern(131, 20)
+	st.req('SEND_ONLY_IMM', 13, g, ackreq=True, exts=[rl.ImmDt(imm=0x11223344)])
+	st.ack(13, 9)
+	recv_ok.append(g)
+	wcs[0].append((102, 0, len(g), WC_RECV, 0x11223344))
+	# 13c. RDMA WRITE only with immediate, 24 B at +0x5000 -> ACK 14, MSN 10; it consumes the
+	# fourth receive (IBTA 9.4.4), which gets the immediate and the length, not the data
+	h = pattern(132, 24)
+	st.req('WRITE_ONLY_IMM', 14, h, ackreq=True,
+	       exts=[rl.RETH(va=va + 0x5000, rkey=rkey, dlen=len(h)), rl.ImmDt(imm=0x55667788)])
+	st.ack(14, 10)
+	mem[0x5000:0x5000 + len(h)] = h
+	wcs[0].append((103, 0, len(h), WC_RECV_RDMA_IMM, 0x55667788))
 	nrecv = int(st.prm['recvs'])
-	wcs = {0: [(100 + i, 0, len(d)) for i, d in enumerate(recv_ok)]}
 	# 14. a WRITE with a wrong R_Key -> NAK remote access error, the QP goes to the error
 	# state (IBTA 9.7.5.2.4 / 10.3.1) and nothing is written; its posted receives are flushed.
 	# main: on a second QP of its own, as its first request (PSN P0, MSN 0).
-	# fatal-burst: on the first QP right after 13, in the same Rx burst as the requests before
-	# it (PSN 13, MSN 8): their responses must still go out first, in order.
-	k, msn = 13, 8
+	# fatal-burst: on the first QP right after 13c, in the same Rx burst as the requests
+	# before it (PSN 15, MSN 10): their responses must still go out first, in order.
+	k, msn = 15, 10
 	if mode != 'fatal-burst':
 		st.qp, k, msn = 1, 0, 0
 	bad = rkey ^ 0x00010000
 	st.req('WRITE_ONLY', k, pattern(14, 16), ackreq=True,
 	       exts=[rl.RETH(va=va + 0x4000, rkey=bad, dlen=16)])
 	st.nak(k, NAK_REM_ACCESS, msn)
-	wcs.setdefault(st.qp, []).extend(
-		(100 * (st.qp + 1) + i, 5, None) for i in range(len(wcs.get(st.qp, [])), nrecv))
+	wcs.setdefault(st.qp, []).extend((100 * (st.qp + 1) + i, 5, None, None, None)
+					 for i in range(len(wcs.get(st.qp, [])), nrecv))
 	# 15. a SEND after the error: no response, no receive consumed
 	st.req('SEND_ONLY', k + 1, pattern(15, 8), ackreq=True)
 	slot = int(st.prm['recv_slot'])
@@ -262,7 +281,7 @@ def build(st, mem0, mode):
 		st.qp = 3
 		st.req('WRITE_MIDDLE', 0, pattern(17, 1024), ackreq=True)
 		st.nak(0, NAK_INV_REQ, 0)
-		wcs[3] = [(400 + i, 5, None) for i in range(nrecv)]
+		wcs[3] = [(400 + i, 5, None, None, None) for i in range(nrecv)]
 		# 18. QP 4: a 5000-byte SEND into a 4096-byte receive: the LAST packet overflows it,
 		# NAK invalid request at that PSN, the receive completes with a local length error
 		# (IBTA 9.7.5.2.5, 10.8.3.1), the others are flushed
@@ -273,7 +292,8 @@ def build(st, mem0, mode):
 			st.req('SEND_MIDDLE', i, f[i * 1024:(i + 1) * 1024])
 		st.req('SEND_LAST', 4, f[4096:], ackreq=True)
 		st.nak(4, NAK_INV_REQ, 0)
-		wcs[4] = [(500, 1, None)] + [(500 + i, 5, None) for i in range(1, nrecv)]
+		wcs[4] = [(500, 1, None, WC_RECV, None)] + \
+			[(500 + i, 5, None, None, None) for i in range(1, nrecv)]
 		dont_care.append((base + 4 * nrecv * slot, base + (4 * nrecv + 1) * slot))
 	# receive buffers: the two SENDs' data, the rest untouched
 	for i, d in enumerate(recv_ok):
@@ -431,12 +451,14 @@ def main():
 		for m in re.findall(r'^replay wc: (.*)$', out, re.M):
 			w = dict(kv.split('=') for kv in m.split())
 			q = st.qpns.index(int(w['qpn'], 16))
+			imm = int(w['imm'], 16) if int(w['flags']) & WC_WITH_IMM else None
 			got.setdefault(q, []).append((int(w['wr_id']), int(w['status']),
-						      int(w['byte_len'])))
+						      int(w['byte_len']), int(w['opcode']), imm))
 		for q in range(len(st.qpns)):
 			want = want_wc.get(q, [])
-			have = [(a, b, c if n is not None else None)
-				for (a, b, c), (_, _, n) in zip(got.get(q, []), want)]
+			# a None in the expectation: that field is not checked
+			have = [tuple(g if x is not None else None for g, x in zip(gw, ww))
+				for gw, ww in zip(got.get(q, []), want)]
 			check('QP %d receive completions' % q,
 			      len(got.get(q, [])) == len(want) and have == want,
 			      'got %s, want %s' % (got.get(q, []), want))
@@ -444,7 +466,7 @@ def main():
 			   for kv in re.findall(r'^replay counter: (\S+)$', out, re.M))
 		want_cnt = [('duplicate_request', 3), ('atomic_replayed', 1),
 			    ('read_reexecuted', 1), ('send_seq_err', 1), ('out_of_seq_request', 2),
-			    ('rdma_recvs', 2), ('rx_atomic_requests', 3), ('rx_read_requests', 1),
+			    ('rdma_recvs', 4), ('rx_atomic_requests', 3), ('rx_read_requests', 1),
 			    ('resp_remote_access_errors', 1)]
 		if mode != 'fatal-burst':	# QPs 2, 3 and 4: RNR, opcode sequence, length
 			want_cnt += [('send_rnr_err', 1), ('resp_remote_invalid_request', 2),
