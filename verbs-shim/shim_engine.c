@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_pause.h>
 
 #include "droce_rt.h"
@@ -93,10 +95,29 @@ eng_leave(void)
 	__atomic_store_n(&eng_lock, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Whether this thread may run the loop: DPDK's data path expects an lcore id (net_af_xdp stops
+ * receiving for good when its queues are polled from a thread without one), so a thread that
+ * has none registers as a non-EAL lcore on first use; if none is left it leaves the loop to
+ * the progress thread.
+ */
+static __thread int eng_thread_ok;	/* 0 not known yet, 1 yes, -1 no */
+
+static bool
+eng_thread_can_poll(void)
+{
+	if (eng_thread_ok == 0)
+		eng_thread_ok = rte_lcore_id() != LCORE_ID_ANY || rte_thread_register() == 0 ?
+				1 : -1;
+	return eng_thread_ok > 0;
+}
+
 /* One loop iteration on behalf of the application (engine lock held). */
 static void
 eng_app_poll(void)
 {
+	if (!eng_thread_can_poll())
+		return;
 	droce_rt_poll(shim_rt);
 	__atomic_store_n(&eng_app_ns, droce_rt_now(shim_rt), __ATOMIC_RELAXED);
 }
@@ -117,6 +138,10 @@ prog_thread(void *arg)
 	long app_nap = SHIM_APP_ACTIVE_NS;
 
 	(void)arg;
+	if (!eng_thread_can_poll())
+		fprintf(stderr, "droce: the progress thread has no DPDK lcore id (%s): some PMDs "
+			"(net_af_xdp) may stop receiving; lower the number of threads using verbs\n",
+			rte_strerror(rte_errno));
 	/* naps are a few microseconds: keep the kernel's 50 us timer slack off them */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	while (!__atomic_load_n(&prog_stop, __ATOMIC_ACQUIRE)) {
@@ -274,6 +299,9 @@ eng_drain(void)
 	uint64_t start = droce_rt_now(shim_rt);
 	unsigned int quiet = 0;
 
+	if (!eng_thread_can_poll())
+		return;
+
 	while (quiet < SHIM_DRAIN_QUIET && droce_rt_now(shim_rt) - start < SHIM_DRAIN_NS) {
 		eng_enter();
 		quiet = droce_rt_poll(shim_rt) != 0 ? 0 : quiet + 1;
@@ -295,8 +323,6 @@ shim_rt_fini(void)
 	else
 		eng_drain();
 	prog_nap(SHIM_LINGER_NS);
-	if (getenv("DROCE_SHIM_DEBUG") != NULL)
-		fprintf(stderr, "droce: counters at exit (pid %d):\n", (int)getpid());
 	shim_debug_counters();
 	if (shim_rt != NULL)
 		droce_rt_close(shim_rt);
@@ -354,6 +380,7 @@ shim_debug_counters(void)
 
 	if (dbg == NULL || *dbg == '\0' || *dbg == '0')
 		return;
+	fprintf(stderr, "droce: counters (pid %d):\n", (int)getpid());
 	if (!shim_rt_lcore)
 		eng_enter();
 	n = droce_rt_counters(shim_rt, c, sizeof(c) / sizeof(c[0]));
