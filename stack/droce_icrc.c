@@ -168,6 +168,26 @@ droce_icrc_v4_fast(uint32_t base, const uint8_t *l3, uint32_t len)
 }
 
 uint32_t
+droce_icrc_v4_reg_nopsn(const uint8_t *l3)
+{
+	uint8_t hdr[DROCE_ICRC_V4_HDR];
+	unsigned int i;
+
+	memcpy(hdr, l3, sizeof(hdr));
+	for (i = 0; i < sizeof(v4_masked); i++)
+		hdr[v4_masked[i]] = 0xFF;
+	memset(hdr + 28 + 8, 0, 4);
+	return ~droce_crc32(DROCE_ICRC_SEED, hdr, sizeof(hdr));
+}
+
+uint32_t
+droce_icrc_v4_psn(uint32_t reg_nopsn, const uint8_t *bth8)
+{
+	return reg_nopsn ^ v4_tab[8][bth8[0]] ^ v4_tab[9][bth8[1]] ^ v4_tab[10][bth8[2]] ^
+	       v4_tab[11][bth8[3]];
+}
+
+uint32_t
 droce_icrc_v4_cached(struct droce_icrc_v4_cache *c, const uint8_t *l3, uint32_t len)
 {
 	uint64_t w[DROCE_ICRC_V4_HDR / 8];

@@ -56,6 +56,11 @@ uint32_t droce_icrc_v4(const uint8_t *l3, uint32_t len);
 uint32_t droce_icrc_v4_base(const uint8_t *l3);
 uint32_t droce_icrc_v4_fast(uint32_t base, const uint8_t *l3, uint32_t len);
 
+/* For frames whose prefix changes only in the BTH's last word (AckReq, PSN), e.g. ACKs: the
+ * register after the prefix with that word zero, then with the word at bth8 folded in. */
+uint32_t droce_icrc_v4_reg_nopsn(const uint8_t *l3);
+uint32_t droce_icrc_v4_psn(uint32_t reg_nopsn, const uint8_t *bth8);
+
 /* Receiver side: the fixed prefix bytes of the last frame seen (masked bytes set, variable ones
  * zero) and their base. A frame with the same fixed bytes (every frame of one connection) costs
  * a 40-byte compare instead of a CRC over the prefix; any other is computed in full and cached.

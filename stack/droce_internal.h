@@ -116,6 +116,11 @@ struct droce_hdr_tmpl {
 	uint32_t csum_base;	/* IPv4 header sum with total length and checksum zero */
 	uint32_t icrc_base;	/* droce_icrc_v4_base() of these headers and the QP's BTH */
 	uint32_t dqpn;		/* the BTH DestQP icrc_base holds */
+	/* The whole ACK frame (opcode 0x11, PSN 0, AETH 0) up to the ICRC, and the ICRC register
+	 * after its prefix with the PSN word zero: an ACK/NAK writes PSN and AETH only. */
+	uint8_t ack[64];
+	uint16_t ack_len;	/* frame length, ICRC included */
+	uint32_t ack_reg;
 	bool valid;
 };
 
@@ -422,6 +427,9 @@ droce_tx_pkt_init(const struct droce_qp *qp, struct droce_pkt *p)
 /* droce_tx.c: frame output */
 uint8_t *droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len,
 			void **cookie, uint8_t **payload);
+/* An ACK or NAK (AETH syndrome syn) from the ACK template; only when qp->htmpl.valid.
+ * 1 sent, -EAGAIN no buffer. */
+int droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn);
 void droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie);
 
 #endif /* DROCE_INTERNAL_H */

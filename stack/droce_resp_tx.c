@@ -59,7 +59,15 @@ send_ack(struct droce_qp *qp, const struct droce_resp_item *it)
 	struct droce_pkt p;
 	uint8_t *buf, *data;
 	void *cookie;
+	int r;
 
+	if (it->kind != DROCE_RESP_ATOMIC && droce_likely(qp->htmpl.valid)) {
+		r = droce_tx_ack(qp, it->psn, it->syn, it->msn);
+		if (r == 1)
+			droce_qp_cnt(qp, it->kind == DROCE_RESP_NAK ? DROCE_CNT_NAKS_SENT :
+								      DROCE_CNT_ACKS_SENT);
+		return r;
+	}
 	droce_tx_pkt_init(qp, &p);
 	p.opcode = it->kind == DROCE_RESP_ATOMIC ? DROCE_OP_RC_ATOMIC_ACKNOWLEDGE :
 						   DROCE_OP_RC_ACKNOWLEDGE;

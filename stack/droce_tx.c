@@ -4,6 +4,7 @@
  * the codec's builder) and writes only what changes per packet; UD and IPv6 (whose UDP checksum
  * covers the payload) go through droce_build_hdrs()/droce_build_finish().
  */
+#include <errno.h>
 #include <string.h>
 
 #include "droce_icrc.h"
@@ -15,6 +16,9 @@
 
 /* Template bytes copied into every frame: Ethernet (with or without 802.1Q) + IPv4 + UDP fit. */
 #define DROCE_TMPL_COPY 48
+/* Bytes of the ACK template copied as one constant-size block: past it only the PSN word and
+ * the AETH follow, and both are written (ACK frames are 62 bytes, 66 with 802.1Q). */
+#define DROCE_ACK_COPY 56
 
 /* Addressing fields of an address vector (IBTA A17.4: the GRH maps to IP). ECT(0) is set so that
  * switches can mark CE instead of dropping (A17.9.1). */
@@ -68,6 +72,8 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 	p.opcode = DROCE_OP_RC_ACKNOWLEDGE;
 	if (droce_build_hdrs(buf, sizeof(buf), &p, 0) < 0 || p.bth_off > DROCE_TMPL_COPY ||
 	    p.bth_off + sizeof(struct droce_bth) < DROCE_TMPL_COPY ||
+	    p.pay_off > sizeof(t->ack) || p.pay_off < DROCE_ACK_COPY ||
+	    p.bth_off + 8 > DROCE_ACK_COPY ||
 	    p.bth_off - p.l3_off + sizeof(struct droce_bth) != DROCE_ICRC_V4_HDR)
 		return;
 	memcpy(t->b, buf, p.bth_off);
@@ -86,7 +92,37 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 	droce_put_be32(bth + 4, qp->tmpl.dqpn & DROCE_BTH_QPN_MASK);
 	t->dqpn = qp->tmpl.dqpn & DROCE_BTH_QPN_MASK;
 	t->icrc_base = droce_icrc_v4_base(pre);
+	/* buf holds the ACK frame build_hdrs wrote for p: keep it whole for droce_tx_ack() */
+	memcpy(t->ack, buf, p.pay_off);
+	t->ack_len = (uint16_t)p.frame_len;
+	t->ack_reg = droce_icrc_v4_reg_nopsn(buf + p.l3_off);
 	t->valid = true;
+}
+
+
+int
+droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn)
+{
+	const struct droce_hdr_tmpl *t = &qp->htmpl;
+	uint8_t *buf, *bth;
+	void *cookie;
+	uint32_t reg;
+
+	buf = qp->dev->io.tx_alloc(qp->dev->io.ctx, t->ack_len, &cookie);
+	if (buf == NULL)
+		return -EAGAIN;
+	memcpy(buf, t->ack, DROCE_ACK_COPY);
+	bth = buf + t->bth_off;
+	droce_put_be32(bth + 8, psn & DROCE_BTH_PSN_MASK);
+	droce_put_be32(bth + 12, ((uint32_t)syn << DROCE_AETH_SYN_SHIFT) |
+				 (msn & DROCE_AETH_MSN_MASK));
+	/* ICRC (A17.3.3): the prefix register, the PSN word, then the AETH */
+	reg = droce_icrc_v4_psn(t->ack_reg, bth + 8);
+	droce_icrc_put(bth + 16, droce_crc32(~reg, bth + 12, 4));
+	qp->dev->io.tx_send(qp->dev->io.ctx, cookie, t->ack_len);
+	qp->cnt[DROCE_CNT_SENT_PKTS]++;
+	qp->cnt[DROCE_CNT_SENT_BYTES] += t->ack_len;
+	return 1;
 }
 
 static uint8_t *
