@@ -152,11 +152,16 @@ arp_check() {
 # they run (the program is the child of each side's timeout): each side learnt its peer, an
 # ARP request and a reply were received between them, no peer was found unreachable.
 neigh_counters() {
-	local p c req=0 rep=0 learned unreach rq rp
+	local p c i req=0 rep=0 learned unreach rq rp
 	for p in "$1" "$2"; do
 		c=$(pgrep -P "$p" | head -n 1)
-		timeout 10 "$STAT" -p "${c:-0}" -g neigh --json >"$OUT" 2>"$ERR" ||
-			{ fail "$3: droce-stat -p ${c:-?} -g neigh"; return; }
+		# by its file prefix (the runtime's droce<pid>): -p asks every droce process under
+		# /var/run/dpdk first, and a busy one there can make it miss ours (notes/bugs.md)
+		for i in $(seq 10); do
+			timeout 10 "$STAT" -f "droce${c:-0}" -g neigh --json >"$OUT" 2>"$ERR" && break
+			sleep 0.1
+		done
+		[ -s "$OUT" ] || { fail "$3: droce-stat -f droce${c:-?} -g neigh"; return; }
 		read -r learned unreach rq rp < <(/usr/bin/python3 -c '
 import json, sys
 n = json.load(sys.stdin)["counters"]["neigh"]
