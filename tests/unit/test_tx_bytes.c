@@ -4,7 +4,7 @@
  * from its own description and payload, it is the same byte for byte (headers, pad, ICRC, IPv6
  * UDP checksum). This holds the transmit fast paths (header template, per-QP ICRC base, ACK
  * template) to the codec the golden vectors check, over every opcode the engine sends: RC (with
- * loss, so NAKs and retransmissions too), UC and UD, over IPv4 and IPv6.
+ * loss, so NAKs and retransmissions too; with 802.1Q too), UC and UD, over IPv4 and IPv6.
  */
 #include "droce_internal.h"
 #include "droce_test.h"
@@ -14,7 +14,7 @@ static uint8_t bufa[1 << 18], bufb[1 << 18];
 static uint8_t rebuilt[EH_FRAME_MAX];
 
 struct tally {
-	unsigned int frames, bad, unparsed;
+	unsigned int frames, bad, unparsed, tagged;
 	unsigned int seen[256];
 };
 
@@ -34,6 +34,8 @@ check_frame(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 		return true;
 	}
 	t->seen[p.opcode]++;
+	if (p.has_vlan)
+		t->tagged++;
 	q = p;
 	n = droce_build(rebuilt, sizeof(rebuilt), &q, frame + p.pay_off, p.pay_len);
 	if (n != (int)p.frame_len || memcmp(rebuilt, frame, p.frame_len) != 0) {
@@ -125,14 +127,37 @@ post(struct setup *s, enum droce_wr_opcode op, uint32_t len, unsigned int flags)
 		droce_ah_destroy(ah);
 }
 
+/* Move both QPs to SQD and back with an 802.1Q address vector (SQD -> SQD may change the AV):
+ * every later frame, the header and ACK templates included, carries the tag. */
 static void
-rc_all(bool ipv6, unsigned int loss)
+add_vlan(struct setup *s)
+{
+	struct droce_qp_attr a;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = DROCE_QPS_SQD;
+		CU_ASSERT_EQUAL(droce_qp_modify(s->qp[i], &a, DROCE_QP_STATE), 0);
+		eh_av(&s->w.n[1 - i], &a.ah_attr);
+		a.ah_attr.has_vlan = true;
+		a.ah_attr.vlan_tci = 0x6005;
+		CU_ASSERT_EQUAL(droce_qp_modify(s->qp[i], &a, DROCE_QP_STATE | DROCE_QP_AV), 0);
+		a.qp_state = DROCE_QPS_RTS;
+		CU_ASSERT_EQUAL(droce_qp_modify(s->qp[i], &a, DROCE_QP_STATE), 0);
+	}
+}
+
+static void
+rc_all(bool ipv6, unsigned int loss, bool vlan)
 {
 	static const uint32_t sizes[] = { 0, 1, 3, 64, 1023, 1025, 5000 };
 	struct setup s;
 	unsigned int i;
 
 	setup(&s, DROCE_QPT_RC, ipv6);
+	if (vlan)
+		add_vlan(&s);
 	s.w.n[0].loss = loss;
 	s.w.n[1].loss = loss;
 	post_recvs(&s, 64);
@@ -159,25 +184,33 @@ rc_all(bool ipv6, unsigned int loss)
 	CU_ASSERT(s.t.seen[DROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE] > 0);
 	CU_ASSERT(s.t.seen[DROCE_OP_RC_SEND_LAST_WITH_INVALIDATE] > 0);
 	CU_ASSERT(s.t.seen[DROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE] > 0);
+	CU_ASSERT_EQUAL(s.t.tagged, vlan ? s.t.frames : 0);
 	eh_fini(&s.w);
 }
 
 static void
 test_rc_ipv4(void)
 {
-	rc_all(false, 0);
+	rc_all(false, 0, false);
 }
 
 static void
 test_rc_ipv4_loss(void)
 {
-	rc_all(false, 50);
+	rc_all(false, 50, false);
 }
 
 static void
 test_rc_ipv6(void)
 {
-	rc_all(true, 0);
+	rc_all(true, 0, false);
+}
+
+static void
+test_rc_vlan(void)
+{
+	rc_all(false, 0, true);
+	rc_all(true, 20, true);
 }
 
 static void
@@ -214,4 +247,5 @@ DROCE_TEST_MAIN("tx_bytes",
 	DROCE_TEST(test_rc_ipv4),
 	DROCE_TEST(test_rc_ipv4_loss),
 	DROCE_TEST(test_rc_ipv6),
+	DROCE_TEST(test_rc_vlan),
 	DROCE_TEST(test_uc_ud))
