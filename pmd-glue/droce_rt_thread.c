@@ -44,7 +44,7 @@ stop_shards(struct droce_rt *rt)
 		__atomic_store_n(&rt->sh[i].stop, 1, __ATOMIC_RELEASE);
 		droce_rt_shard_wake(&rt->sh[i]);
 		rte_eal_wait_lcore(rt->sh[i].lcore);
-		rt->sh[i].launched = false;
+		__atomic_store_n(&rt->sh[i].launched, false, __ATOMIC_RELEASE);
 	}
 }
 
@@ -62,18 +62,20 @@ droce_rt_start(struct droce_rt *rt)
 			 "droce_rt_poll()", rt->nb_shards, rt->nb_shards + 1, rt->nb_shards);
 		return -ENOTSUP;
 	}
-	/* Closures run inline until every lcore is up: mark started only then. */
-	for (i = 0; i < rt->nb_shards; i++) {
+	/* Shard 0 last: its telemetry snapshots call into the others, which must be running (a
+	 * call goes to a shard's ring once it is marked launched). */
+	for (i = rt->nb_shards; i-- > 0;) {
 		__atomic_store_n(&rt->sh[i].stop, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&rt->sh[i].launched, true, __ATOMIC_RELEASE);
 		rc = rte_eal_remote_launch(lcore_main, &rt->sh[i], rt->sh[i].lcore);
 		if (rc != 0) {
+			__atomic_store_n(&rt->sh[i].launched, false, __ATOMIC_RELEASE);
 			snprintf(rt->err, sizeof(rt->err), "cannot launch the poll loop of shard %u "
 				 "on lcore %u (%s): is it among EAL's lcores (DROCE_LCORES, -l or "
 				 "--lcores in DROCE_EAL)?", i, rt->sh[i].lcore, strerror(-rc));
 			stop_shards(rt);
 			return rc;
 		}
-		rt->sh[i].launched = true;
 	}
 	rt->started = true;
 	return 0;
@@ -120,7 +122,7 @@ droce_rt_call_shard(struct droce_rt *rt, unsigned int shard,
 	if (shard >= rt->nb_shards)
 		return -EINVAL;
 	s = &rt->sh[shard];
-	if (!rt->started || rte_lcore_id() == s->lcore)
+	if (!__atomic_load_n(&s->launched, __ATOMIC_ACQUIRE) || rte_lcore_id() == s->lcore)
 		return fn(rt, arg);
 	while (rte_ring_mp_enqueue(s->calls, &req) != 0)
 		sched_yield();
