@@ -19,6 +19,8 @@
 # the interface) and, droce's addresses not being theirs and forwarding being off, dropped
 # them silently. af_xdp: the XDP program took every RoCE frame (ingress counter 0) and
 # droce-run said it filled the address map.
+# droce-run's own refusals in a namespace are checked too (absent or down interface, the
+# kernel's address, an XDP program already attached).
 # Root only (namespaces, veth, nftables, XDP): as another user it fails, never skips.
 # SHIM_NETNS_KEEP=1 keeps each side's output and capture ($TMP/PMD.NAME.a|b.*).
 # Usage: test_shim_netns.sh <build>/verbs-shim <build>/tools/droce-run/droce-run \
@@ -237,9 +239,44 @@ pair() {
 		echo "$PMD $name: ok (exit 0 both sides; ARP/ND from the peer's droce in both captures)"
 }
 
+# setup_errors: droce-run's one-line refusals inside a namespace (dry runs, exit 2, the program
+# not run): an absent interface (those present listed), one down, droce's address the
+# kernel's, and for af_xdp an XDP program already on the interface.
+setup_errors() {
+	local x
+	# dr WHAT REGEX ARGS...: droce-run ARGS in A refuses with REGEX
+	dr() {
+		local what=$1 re=$2
+		shift 2
+		inns "$NSA" "$DR" -n "$@" -- touch "$TMP/ran" >"$OUT" 2>"$ERR"
+		RC=$?
+		expect_rc 2 "$PMD $what"
+		expect_err "$re" "$PMD $what"
+		[ ! -e "$TMP/ran" ] || fail "$PMD $what: the program ran"
+	}
+	dr "interface absent" "^droce-run: interface 'vz' not found in this network namespace \(here: lo va\)" \
+		--iface vz --pmd "$PMD" --ip 198.18.0.1/24
+	ip -n "$NSA" link add dz type veth peer name dz2 || fail "no second veth pair"
+	dr "interface down" "^droce-run: interface dz is down: run 'ip link set dev dz up' first\$" \
+		--iface dz --pmd "$PMD" --ip 198.18.0.1/24
+	dr "the kernel's address" "^droce-run: 198\.19\.0\.1 is the kernel's address too \(on va\)" \
+		--iface va --pmd "$PMD" --ip 198.19.0.1/24
+	if [ "$PMD" = af_xdp ]; then
+		inns "$NSA" "$DR" -n -q --iface va --pmd af_xdp --ip 198.18.0.1/24 -- true >"$OUT"
+		x=$(sed -n 's/^DROCE_VDEV=.*xdp_prog=//p' "$OUT")
+		ip -n "$NSA" link set dev dz up &&
+			ip -n "$NSA" link set dev dz xdpgeneric obj "$x" sec xdp ||
+			fail "cannot attach $x to dz"
+		dr "XDP program present" "^droce-run: interface dz already has an XDP program \(id [0-9]+: another droce or XDP user on it\): .*'ip link set dev dz xdp off'\$" \
+			--iface dz --pmd af_xdp --ip 198.18.0.1/24
+	fi
+	ip -n "$NSA" link del dz
+}
+
 PORT=20100
 for PMD in "${PMDS[@]}"; do
 	netns_up
+	setup_errors
 	pair rc "^8192000 bytes in " "^1000 iters in " ibv_rc_pingpong -g 0 -c
 	expect_out "^1000 iters in " "$PMD rc server"
 	expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "$PMD rc server"
