@@ -11,6 +11,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +82,7 @@ shim_ev_async(struct shim_ev_round *r)
 	unsigned int i;
 
 	for (i = 0; i < r->nasync; i++) {
+		memset(&ev, 0, sizeof(ev));	/* all of it goes down a pipe: no stale union bytes */
 		ev.event_type = (enum ibv_event_type)r->async[i].type;	/* values equal */
 		switch (r->async[i].type) {
 		case DROCE_EVENT_CQ_ERR:

@@ -7,9 +7,11 @@
 # shim's shared progress model by default (DROCE_SHIM_PROGRESS), the lcore one at the end.
 # Asserts completion, exit status and sizes, never timing.
 # Usage: test_pingpong.sh <build>/verbs-shim <build>/tools/droce-run/droce-run [valgrind.supp]
+#        [all|memcheck]   (memcheck: the same programs under valgrind, a few iterations each)
 . "$(dirname "$0")/shim_lib.sh"
 DR=$2
 SUPP=${3:-$(dirname "$0")/valgrind-dpdk.supp}
+MODE=${4:-all}
 TMP=$(mktemp -d)
 trap 'rm -rf "$OUT" "$ERR" "$TMP"' EXIT
 ITERS=50
@@ -60,6 +62,49 @@ pair() {
 	expect_out "${SRV_REGEX:-$regex}" "$name server"
 }
 
+# perftest 4.5 (neutral vendor: "ibv_wr* API : OFF", ops.post_send): its result line, with the
+# message size and the iteration count. It creates its resources right after its TCP
+# handshake, so both runtimes start at the same moment (the memif client retries until up).
+# perf NAME SIZE TOOL ARGS...
+perf() {
+	local name=$1 size=$2 tool=$3
+	shift 3
+	pair "$name" "^ +$size +$ITERS +[0-9.]+" "$tool" -x 0 -n $ITERS "$@"
+	expect_out "Device +: droce0" "$name"
+}
+
+# Memcheck mode: every program above, few iterations, under valgrind on both sides: no invalid
+# access, no uninitialised value used, no leak but DPDK's own unjoined threads (the suppression
+# file says why).
+memcheck() {
+	local name=$1
+	shift
+	WRAP="valgrind -q --error-exitcode=99 --leak-check=full --track-origins=yes
+		--errors-for-leak-kinds=definite,possible --suppressions=$SUPP ${VG_EXTRA:-}" \
+		"$@"
+	! grep -q '^==[0-9]*==' "$TMP/srv.out" || fail "valgrind $name: report on the server side"
+	! grep -q '^==[0-9]*==' "$TMP/cli.err" ||
+		{ cp "$TMP/cli.err" "$ERR"; fail "valgrind $name: report on the client side"; }
+}
+if [ "${MODE:-all}" = memcheck ]; then
+	command -v valgrind >/dev/null || { fail "valgrind is not installed (Debian package valgrind)"; finish; }
+	memcheck rc pair vg_rc "^20 iters in " ibv_rc_pingpong -g 0 -n 20 -c -s 5000
+	memcheck rce pair vg_rce "^20 iters in " ibv_rc_pingpong -g 1 -n 20 -c -e
+	memcheck uc pair vg_uc "^20 iters in " ibv_uc_pingpong -g 0 -n 20 -c -s 2048
+	memcheck ud pair vg_ud "^20 iters in " ibv_ud_pingpong -g 0 -n 20 -c
+	memcheck srq pair vg_srq "^20 iters in " ibv_srq_pingpong -g 0 -n 20 -c -q 4
+	ITERS=20
+	# perftest's own leaks (not the shim's): see the file
+	VG_EXTRA="--suppressions=$(dirname "$SUPP")/valgrind-perftest.supp"
+	memcheck write_bw perf vg_write_bw 65536 ib_write_bw
+	memcheck write_lat perf vg_write_lat 2 ib_write_lat
+	memcheck read_bw perf vg_read_bw 65536 ib_read_bw
+	memcheck send_bw perf vg_send_bw 65536 ib_send_bw
+	memcheck send_lat perf vg_send_lat 2 ib_send_lat
+	memcheck atomic perf vg_atomic 8 ib_atomic_bw -A FETCH_AND_ADD
+	finish
+fi
+
 # rdma-core's examples. RoCE needs a GID index (-g): without one the AV has no GRH and RTR
 # fails with EINVAL, as on a kernel RoCE device; it must fail cleanly, not hang.
 PAIR_RC=1 pair rc_nogid "" ibv_rc_pingpong -n $ITERS
@@ -85,16 +130,6 @@ pair srq "^$ITERS iters in " ibv_srq_pingpong -g 0 -n $ITERS -c	# 16 QPs on one 
 pair srq6 "^$ITERS iters in " ibv_srq_pingpong -g 1 -n $ITERS -c -e -q 4
 SHIM_PRELOAD=1 pair rcp "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c	# LD_PRELOAD
 
-# perftest 4.5 (neutral vendor: "ibv_wr* API : OFF", ops.post_send): its result line, with the
-# message size and the iteration count. It creates its resources right after its TCP
-# handshake, so both runtimes start at the same moment (the memif client retries until up).
-# perf NAME SIZE TOOL ARGS...
-perf() {
-	local name=$1 size=$2 tool=$3
-	shift 3
-	pair "$name" "^ +$size +$ITERS +[0-9.]+" "$tool" -x 0 -n $ITERS "$@"
-	expect_out "Device +: droce0" "$name"
-}
 perf write_bw 65536 ib_write_bw
 perf write_lat 2 ib_write_lat
 perf read_bw 65536 ib_read_bw
@@ -108,18 +143,6 @@ SRV_REGEX="^ remote address: LID" perf atomic_lat 8 ib_atomic_lat	# passive serv
 pair write_bw_q4 "^ +65536 +$((4 * ITERS)) +[0-9.]+" ib_write_bw -x 0 -n $ITERS -q 4	# 4 QPs
 perf write_bw6 1024 ib_write_bw -s 1024 -x 1	# IPv6 GID (the last -x wins)
 expect_out "GID index +: 1\$" "write_bw6"
-
-# memcheck on both sides of ibv_rc_pingpong: no invalid access, no uninitialised value used,
-# no leak but DPDK's own unjoined threads (the suppression file says why).
-if command -v valgrind >/dev/null; then
-	WRAP="valgrind -q --error-exitcode=99 --leak-check=full --track-origins=yes
-		--errors-for-leak-kinds=definite,possible --suppressions=$SUPP" \
-		pair valgrind "^20 iters in " ibv_rc_pingpong -g 0 -n 20 -c -s 5000
-	! grep -q '^==[0-9]*==' "$TMP/srv.out" || fail "valgrind: report on the server side"
-	! grep -q '^==[0-9]*==' "$TMP/cli.err" || { cp "$TMP/cli.err" "$ERR"; fail "valgrind: report on the client side"; }
-else
-	fail "valgrind is not installed (Debian package valgrind)"
-fi
 
 # One lcore: the shared model needs none of its own (the progress thread floats), so a
 # completion channel still wakes up.
