@@ -92,6 +92,9 @@ lc50=$(perf_row "droce-perf write lat 8 B, client lcore 0,1" 1)
 lc99=$(perf_row "droce-perf write lat 8 B, client lcore 0,1" 2)
 raw1518=$(perf_row "rawpp 1518 B frames (with FCS)" 1)
 pbw=$(perf_row "droce-perf write bw 64 KiB (goodput)" 1)
+sh1=$(perf_row "1 shard a side, inline" 1)	# rows droce-bench-perf has had since 702ca37
+sh2=$(perf_row "2 shards a side, inline" 1)
+sh2l=$(perf_row "2 shards a side, client on 2 poll lcores" 1)
 tcp50=$(get tcp_rtt_p50)
 tcp99=$(get tcp_rtt_p99)
 sock50=$(get tcp_sockperf_p50)
@@ -143,6 +146,11 @@ row "message rate, 64 B" "M/s" "" "" ""
 row "  raw memif 64 B frames" "$(num "$rmpps" %.3f)" "" "" ""
 row "  droce-perf write 64 B, client on one core" "$(num "$mr" %.3f)" "" \
 	"$(pct "$mr" "$rmpps") % of raw" ">= 5 M/s: $(goal "$mr" ">=" 5)"
+row "  4 QPs, 1 shard a side, inline (bench-perf)" "$(num "$sh1" %.3f)" "" "" \
+	">= 5 M/s: $(goal "$sh1" ">=" 5)"
+row "    2 shards a side, inline" "$(num "$sh2" %.3f)" "" "x$(ratio "$sh2" "$sh1") 1 shard" ""
+row "    2 shards a side, client on 2 poll lcores" "$(num "$sh2l" %.3f)" "" \
+	"x$(ratio "$sh2l" "$sh1") 1 shard" ""
 row "verbs shim (droce-run, lcores 0,1 both sides)" "p50 us" "p99 us" "" ""
 row "  ib_write_lat 8 B (2 x t_typical, 2 x 99%)" "$(num "$s50")" "$(num "$s99")" \
 	"x$r_shim_lat droce-perf" "<= 1.1x: $(goal "$r_shim_lat" "<=" 1.1)"
