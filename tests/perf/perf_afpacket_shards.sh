@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# droce-perf with 2 shards a side over net_af_packet (qpairs=2: two packet sockets joined in a
+# PACKET_FANOUT group, the kernel's flow hash picking the socket) on a veth pair in a private
+# network namespace; perf_shards.sh's checks (both shards carried traffic, steering happened).
+# Needs root (netns, veth); otherwise reported as skipped (77), never as passed.
+#   perf_afpacket_shards.sh PERF_SHARDS_SH DROCE_PERF [client options...]
+set -u
+check=$1
+perf=$2
+shift 2
+ns=droce_perfsh_$$
+[ "$(id -u)" = 0 ] || { echo "not root: skipped"; exit 77; }
+ip netns add "$ns" 2>/dev/null || { echo "cannot create a network namespace: skipped"; exit 77; }
+trap 'ip netns del "$ns" 2>/dev/null' EXIT
+trap 'exit 1' INT TERM
+# distant ifindexes: DPDK 22.11 derives the fan-out group from pid ^ ifindex
+ip -n "$ns" link add dpa index 300 address 02:00:00:00:01:01 type veth \
+	peer name dpb index 400 address 02:00:00:00:01:02 || { echo "no veth: skipped"; exit 77; }
+for d in dpa dpb; do
+	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$d.disable_ipv6=1"
+	ip -n "$ns" link set "$d" up
+done
+ip -n "$ns" link set lo up
+dir=$(mktemp -d /tmp/droce-perfsh.XXXXXX)
+# perf_pair.sh's roles with af_packet ports instead of memif
+cat >"$dir/pair.sh" <<PAIR
+#!/bin/sh
+perf=\$1
+shift
+eal="--no-huge -m 256 --no-pci --no-telemetry"
+DROCE_EAL="\$eal" DROCE_LCORES=0 DROCE_IPV4=198.18.0.1/24 \\
+DROCE_VDEV=net_af_packet0,iface=dpa,qpairs=2 timeout 60 "\$perf" -p 0 --port-file "$dir/port" \\
+	\${PERF_SERVER_ARGS:-} >"$dir/server.out" 2>&1 &
+spid=\$!
+i=0
+while [ ! -s "$dir/port" ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+DROCE_EAL="\$eal \${PERF_CLIENT_EAL:-}" DROCE_LCORES=\${PERF_CLIENT_LCORES:-1} \\
+DROCE_IPV4=198.18.0.2/24 DROCE_VDEV=net_af_packet0,iface=dpb,qpairs=2 \\
+	timeout 60 "\$perf" -p "\$(cat $dir/port)" "\$@" 127.0.0.1
+crc=\$?
+wait \$spid
+src=\$?
+echo "--- server (exit \$src)"
+cat "$dir/server.out"
+echo "--- client exit \$crc"
+[ \$src -eq 0 ] || exit 1
+exit \$crc
+PAIR
+chmod +x "$dir/pair.sh"
+ip netns exec "$ns" sh "$check" "$dir/pair.sh" "$perf" "$@"
+rc=$?
+rm -rf "$dir"
+exit $rc
