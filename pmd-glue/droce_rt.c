@@ -152,11 +152,13 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	unsigned int i;
 	int rc;
 
-	rt = calloc(1, sizeof(*rt));
+	/* The shards are cache-line aligned (each is written by its own lcore). */
+	rt = aligned_alloc(_Alignof(struct droce_rt), sizeof(*rt));
 	if (rt == NULL) {
 		fail(err, errlen, "out of memory");
 		return NULL;
 	}
+	memset(rt, 0, sizeof(*rt));
 	rt->cfg = *cfg;
 	rc = droce_rt_eal_init(cfg, argv0, err, errlen);
 	if (rc != 0) {
