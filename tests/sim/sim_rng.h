@@ -9,58 +9,30 @@
  */
 #include <stdint.h>
 
+#include "droce_rng.h"
+
 struct sim_rng {
-	uint64_t s[4];
+	struct droce_rng g;
 };
-
-static inline uint64_t
-sim_splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
 
 /* Stream `stream` of run seed `seed`. */
 static inline void
 sim_rng_seed(struct sim_rng *r, uint64_t seed, uint64_t stream)
 {
-	uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull);
-	int i;
-
-	for (i = 0; i < 4; i++)
-		r->s[i] = sim_splitmix64(&x);
-}
-
-static inline uint64_t
-sim_rng_rotl(uint64_t v, int k)
-{
-	return (v << k) | (v >> (64 - k));
+	droce_rng_seed(&r->g, seed ^ (stream * 0xD1B54A32D192ED03ull));
 }
 
 static inline uint64_t
 sim_rng_next(struct sim_rng *r)
 {
-	uint64_t *s = r->s;
-	uint64_t result = sim_rng_rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = sim_rng_rotl(s[3], 45);
-	return result;
+	return droce_rng_next(&r->g);
 }
 
 /* Uniform in [0, 1). */
 static inline double
 sim_rng_unit(struct sim_rng *r)
 {
-	return (double)(sim_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+	return droce_rng_unit(&r->g);
 }
 
 /* True with probability p (never draws when p <= 0, so a zero knob does not shift the stream). */
