@@ -414,8 +414,9 @@ droce_rt_shard_backoff(struct droce_rt *rt, struct droce_rt_shard *s, unsigned i
 	wait = deadline - now;
 	if (wait > (uint64_t)rt->cfg.idle_sleep_us * 1000)
 		wait = (uint64_t)rt->cfg.idle_sleep_us * 1000;
-	/* Below a few microseconds a sleep overshoots the deadline: give the core away once. */
-	if (wait < 5000) {
+	/* Below a few microseconds a sleep overshoots the deadline: give the core away once.
+	 * So too while frames wait for another shard's ring: its lcore may need this core. */
+	if (wait < 5000 || (s != NULL && s->out_pending)) {
 		st->idle_yields++;
 		sched_yield();
 		return;
