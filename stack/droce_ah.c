@@ -4,13 +4,21 @@
 
 #include "droce_internal.h"
 
+bool
+droce_av_same_family(const struct droce_dev *dev, const struct droce_av *av)
+{
+	return droce_gid_is_v4(dev->attr.gids[av->sgid_index]) == droce_gid_is_v4(av->dgid);
+}
+
 struct droce_ah *
 droce_ah_create(struct droce_pd *pd, const struct droce_av *av, int *err)
 {
 	struct droce_dev *dev;
 	uint32_t i;
 
-	if (pd == NULL || !pd->used || av == NULL || av->sgid_index >= pd->dev->attr.num_gids) {
+	/* Annex A17: source and destination GIDs are addresses of one IP family. */
+	if (pd == NULL || !pd->used || av == NULL || av->sgid_index >= pd->dev->attr.num_gids ||
+	    !droce_av_same_family(pd->dev, av)) {
 		if (err)
 			*err = EINVAL;
 		return NULL;

@@ -346,6 +346,9 @@ droce_dev_mr(struct droce_dev *dev, uint32_t key)
 	return mr->used ? mr : NULL;
 }
 
+/* droce_ah.c: whether the AV's source GID (index already checked) and dgid share an IP family */
+bool droce_av_same_family(const struct droce_dev *dev, const struct droce_av *av);
+
 /* droce_pd_mr.c: memory checks (IBTA 10.6.3.x, 9.7.4.1.x). */
 int droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsigned int access);
 struct droce_mr *droce_mr_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va,

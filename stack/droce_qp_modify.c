@@ -132,6 +132,10 @@ check_values(const struct droce_qp *qp, const struct droce_qp_attr *a, uint32_t 
 		return -EINVAL;
 	if ((mask & S_AV) && a->ah_attr.sgid_index >= qp->dev->attr.num_gids)
 		return -EINVAL;
+	/* RoCEv2 (Annex A17): a GID is an IP address, so source and destination must be of one
+	 * family: an IPv4 source GID cannot reach an IPv6 destination (nor the reverse). */
+	if ((mask & S_AV) && !droce_av_same_family(qp->dev, &a->ah_attr))
+		return -EINVAL;
 	if ((mask & S_MTU) &&
 	    (a->path_mtu < DROCE_MTU_256 || (uint32_t)a->path_mtu > qp->dev->active_mtu))
 		return -EINVAL;

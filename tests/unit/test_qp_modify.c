@@ -272,6 +272,12 @@ test_values(void)
 	a.ah_attr.sgid_index = 1;	/* one GID only */
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
 	a.ah_attr.sgid_index = 0;
+	/* Annex A17: an IPv4 source GID towards an IPv6 destination makes no packet */
+	a.ah_attr.dgid[10] = 0x12;
+	a.ah_attr.dgid[0] = 0x20;
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
+	CU_ASSERT_PTR_NULL(droce_ah_create(w.n[0].pd, &a.ah_attr, NULL));
+	fill_attr(&a, &w.n[1], DROCE_QPS_RTR);
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), 0);
 
 	fill_attr(&a, &w.n[1], DROCE_QPS_RTS);
