@@ -203,7 +203,8 @@ struct droce_responder {
 	struct droce_atomic_res *atomics;
 	uint32_t n_atomics, atomic_next;
 	uint32_t rd_pending;	/* READ/atomic items in ring */
-	/* The NAK that ends the QP: sent after the flush that empties the ring (IBTA 9.7.5.2.x). */
+	/* The NAK that ends the QP: sent once the ring (earlier requests' responses) is empty,
+	 * then the QP enters ERR (IBTA 9.5, 9.7.5.1, 10.3.1); requests are dropped meanwhile. */
 	struct droce_resp_item final_nak;
 	bool final_nak_pending;
 	bool comm_est;		/* COMM_EST raised */

@@ -337,6 +337,7 @@ droce_qp_flush(struct droce_qp *qp)
 	}
 	qp->resp.ring_head = qp->resp.ring_tail = 0;
 	qp->resp.rd_pending = 0;
+	qp->resp.final_nak_pending = false;	/* ERR another way first: nothing more goes out */
 	r->rto_at = r->rnr_at = qp->cc_at = UINT64_MAX;
 	droce_sched_deadline(qp);
 	droce_sched_unready(qp);

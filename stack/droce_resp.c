@@ -68,7 +68,11 @@ droce_resp_complete(struct droce_qp *qp, enum droce_wc_status st, const struct d
 }
 
 /* A fatal responder error: the receive WQE in use (if any) completes in error, the QP goes to
- * ERR (IBTA 10.3.1, "responder class C/D"), and for RC one NAK tells the requester. */
+ * ERR (IBTA 10.3.1, "responder class C/D"), and for RC one NAK tells the requester. RC first
+ * sends what it queued for the earlier requests: responses go out in request order (IBTA 9.5
+ * ordering, 9.7.5.1), and those requests were executed (atomics changed memory), so the NAK
+ * and the ERR transition wait behind them (droce_resp_tx -> droce_resp_fatal_end); the
+ * responder takes no further request meanwhile (droce_resp_rx). */
 void
 droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt *p)
 {
@@ -90,16 +94,31 @@ droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt 
 			droce_qp_cnt(qp, DROCE_CNT_RESP_LOCAL_LENGTH_ERROR);
 		droce_resp_complete(qp, ws, NULL, s->cur.pos, DROCE_WC_RECV);
 	}
-	droce_qp_error(qp);
-	droce_dev_event(qp->dev, rst_err[st].ev, qp);
-	if (qp->type == DROCE_QPT_RC) {
-		s->final_nak.kind = DROCE_RESP_NAK;
-		s->final_nak.syn = DROCE_AETH_TYPE_NAK | rst_err[st].nak;
-		s->final_nak.psn = p->psn;
-		s->final_nak.msn = s->msn;
-		s->final_nak_pending = true;
-		droce_sched_ready(qp);
+	if (qp->type != DROCE_QPT_RC) {
+		droce_qp_error(qp);
+		droce_dev_event(qp->dev, rst_err[st].ev, qp);
+		return;
 	}
+	s->final_nak.kind = DROCE_RESP_NAK;
+	s->final_nak.syn = DROCE_AETH_TYPE_NAK | rst_err[st].nak;
+	s->final_nak.psn = p->psn;
+	s->final_nak.msn = s->msn;
+	s->final_nak_pending = true;
+	droce_sched_ready(qp);
+}
+
+/* The fatal NAK went out after every earlier response: now the QP enters ERR and flushes
+ * (IBTA 10.3.1), with the event of the error the NAK named (its code maps back one-to-one). */
+void
+droce_resp_fatal_end(struct droce_qp *qp)
+{
+	uint8_t nak = qp->resp.final_nak.syn & DROCE_AETH_VALUE_MASK;
+
+	qp->resp.final_nak_pending = false;
+	droce_qp_error(qp);
+	droce_dev_event(qp->dev, nak == DROCE_NAK_REM_ACCESS_ERR ? DROCE_EVENT_QP_ACCESS_ERR :
+				 nak == DROCE_NAK_INVALID_REQ ? DROCE_EVENT_QP_REQ_ERR :
+								DROCE_EVENT_QP_FATAL, qp);
 }
 
 void

@@ -24,6 +24,7 @@ enum droce_rst {
 void droce_resp_complete(struct droce_qp *qp, enum droce_wc_status st, const struct droce_pkt *p,
 			 uint32_t byte_len, enum droce_wc_opcode opc);
 void droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt *p);
+void droce_resp_fatal_end(struct droce_qp *qp);
 void droce_resp_nak(struct droce_qp *qp, uint8_t syn, uint32_t psn);
 enum droce_rst droce_resp_take_rwqe(struct droce_qp *qp);
 enum droce_rst droce_resp_read(struct droce_qp *qp, const struct droce_pkt *p, bool dup);

@@ -203,7 +203,8 @@ droce_resp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 {
 	(void)now;
 	/* IBTA 10.3.1: the receive side works from RTR on; RESET, INIT and ERR drop. */
-	if (qp->state < DROCE_QPS_RTR || qp->state == DROCE_QPS_ERR) {
+	if (qp->state < DROCE_QPS_RTR || qp->state == DROCE_QPS_ERR ||
+	    qp->resp.final_nak_pending) {	/* a fatal error: ERR once its NAK is out */
 		droce_dev_drop(qp->dev, DROCE_DROP_QP_STATE);
 		return;
 	}

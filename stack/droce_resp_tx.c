@@ -9,6 +9,7 @@
 
 #include "droce_internal.h"
 #include "droce_psn.h"
+#include "droce_resp.h"
 #include "wire/droce_aeth.h"
 
 bool
@@ -135,14 +136,15 @@ droce_resp_tx(struct droce_qp *qp, uint64_t now)
 	struct droce_resp_item *it;
 	int r;
 
-	if (s->final_nak_pending) {
+	if (s->ring_head == s->ring_tail) {
+		if (!s->final_nak_pending)
+			return 0;
+		/* The fatal NAK follows every earlier response (IBTA 9.5, 9.7.5.1); then ERR. */
 		r = send_ack(qp, &s->final_nak);
 		if (r == 1)
-			s->final_nak_pending = false;
+			droce_resp_fatal_end(qp);
 		return r;
 	}
-	if (s->ring_head == s->ring_tail)
-		return 0;
 	it = &s->ring[s->ring_tail % DROCE_RESP_RING];
 	if (it->kind == DROCE_RESP_READ)
 		return send_read(qp, it, now);
