@@ -6,11 +6,14 @@ perf=$1
 fail=0
 eal="--no-huge -m 256 --no-pci"
 tag="sherr$$"
+# droce-perf writes its port file by rename: never point it at /dev/null (it would replace it)
+portf=$(mktemp /tmp/droce-sherr.XXXXXX)
+trap 'rm -f "$portf"' EXIT
 # check PATTERN ENV... : one stderr line, exit 1, the line matches PATTERN
 check() {
 	pat=$1
 	shift
-	err=$(env DROCE_IPV4=198.18.0.1/24 "$@" timeout 30 "$perf" -p 0 --port-file /dev/null 2>&1 >/dev/null)
+	err=$(env DROCE_IPV4=198.18.0.1/24 "$@" timeout 30 "$perf" -p 0 --port-file "$portf" 2>&1 >/dev/null)
 	rc=$?
 	lines=$(printf '%s\n' "$err" | wc -l)
 	if [ $rc -ne 1 ] || [ "$lines" -ne 1 ] || ! printf '%s' "$err" | grep -q -- "$pat"; then
@@ -35,7 +38,7 @@ check "let them float.*--lcores=0@(0-$((n - 1))),1@(0-$((n - 1)))" DROCE_EAL="$e
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	err=$(unshare -n sh -c "ip link set lo up; DROCE_IPV4=198.18.0.1/24 DROCE_EAL='$eal' \
 		DROCE_SHARDS=2 DROCE_VDEV=net_af_packet0,iface=lo timeout 30 '$perf' -p 0 \
-		--port-file /dev/null" 2>&1 >/dev/null)
+		--port-file $portf" 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc -ne 1 ] || ! printf '%s' "$err" | grep -q "at most 1 Rx / 1 Tx queues, shards 2 need one each: lower DROCE_SHARDS or add qpairs=N"; then
 		echo "FAIL: af_packet with 2 shards: exit $rc: $err"
