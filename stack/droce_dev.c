@@ -151,43 +151,6 @@ droce_dev_get_async_event(struct droce_dev *dev, struct droce_async_event *ev)
 	return 0;
 }
 
-/* ---- Ready list: QPs that may have something to transmit now ---- */
-void
-droce_sched_ready(struct droce_qp *qp)
-{
-	struct droce_dev *dev = qp->dev;
-
-	if (qp->ready)
-		return;
-	qp->ready = true;
-	qp->rnext = NULL;
-	qp->rprev = dev->ready_tail;
-	if (dev->ready_tail)
-		dev->ready_tail->rnext = qp;
-	else
-		dev->ready_head = qp;
-	dev->ready_tail = qp;
-}
-
-void
-droce_sched_unready(struct droce_qp *qp)
-{
-	struct droce_dev *dev = qp->dev;
-
-	if (!qp->ready)
-		return;
-	if (qp->rprev)
-		qp->rprev->rnext = qp->rnext;
-	else
-		dev->ready_head = qp->rnext;
-	if (qp->rnext)
-		qp->rnext->rprev = qp->rprev;
-	else
-		dev->ready_tail = qp->rprev;
-	qp->ready = false;
-	qp->rnext = qp->rprev = NULL;
-}
-
 /* ---- Timer heap: one entry per QP, keyed by its earliest deadline ---- */
 static void
 heap_swap(struct droce_dev *dev, uint32_t a, uint32_t b)

@@ -325,8 +325,44 @@ droce_qp_cnt(struct droce_qp *qp, enum droce_cnt c)
 
 /* droce_dev.c: scheduling, timers, events, drops */
 void droce_dev_event(struct droce_dev *dev, enum droce_event_type type, void *elem);
-void droce_sched_ready(struct droce_qp *qp);
-void droce_sched_unready(struct droce_qp *qp);
+
+/* Ready list: QPs that may have something to transmit now (inline: several times per frame). */
+static inline void
+droce_sched_ready(struct droce_qp *qp)
+{
+	struct droce_dev *dev = qp->dev;
+
+	if (qp->ready)
+		return;
+	qp->ready = true;
+	qp->rnext = NULL;
+	qp->rprev = dev->ready_tail;
+	if (dev->ready_tail)
+		dev->ready_tail->rnext = qp;
+	else
+		dev->ready_head = qp;
+	dev->ready_tail = qp;
+}
+
+static inline void
+droce_sched_unready(struct droce_qp *qp)
+{
+	struct droce_dev *dev = qp->dev;
+
+	if (!qp->ready)
+		return;
+	if (qp->rprev)
+		qp->rprev->rnext = qp->rnext;
+	else
+		dev->ready_head = qp->rnext;
+	if (qp->rnext)
+		qp->rnext->rprev = qp->rprev;
+	else
+		dev->ready_tail = qp->rprev;
+	qp->ready = false;
+	qp->rnext = qp->rprev = NULL;
+}
+
 void droce_sched_deadline(struct droce_qp *qp);
 void droce_dev_drop(struct droce_dev *dev, enum droce_drop reason);
 
@@ -392,7 +428,13 @@ void droce_copy_in(const struct droce_sge *sge, struct droce_cursor *c, const ui
  * -EBUSY blocked until qp->deadline. */
 int droce_req_tx(struct droce_qp *qp, uint64_t now);
 void droce_req_go_back(struct droce_qp *qp, uint32_t psn);
-bool droce_req_has_work(const struct droce_qp *qp);
+
+/* A WQE waits to be (re)sent and no RNR wait holds it (inline: asked per frame and per ACK). */
+static inline bool
+droce_req_has_work(const struct droce_qp *qp)
+{
+	return qp->req.next != qp->req.head && qp->req.rnr_at == UINT64_MAX;
+}
 
 /* droce_comp.c: completer */
 void droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame,
@@ -405,7 +447,13 @@ void droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st);
 void droce_resp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame,
 		   uint64_t now);
 int droce_resp_tx(struct droce_qp *qp, uint64_t now);
-bool droce_resp_has_work(const struct droce_qp *qp);
+
+static inline bool
+droce_resp_has_work(const struct droce_qp *qp)
+{
+	return qp->resp.final_nak_pending || qp->resp.ring_head != qp->resp.ring_tail;
+}
+
 struct droce_resp_item *droce_resp_push(struct droce_qp *qp);
 void droce_resp_ack(struct droce_qp *qp, uint32_t psn);
 

@@ -53,12 +53,6 @@ is_rd_atomic(enum droce_wr_opcode op)
 	       op == DROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-bool
-droce_req_has_work(const struct droce_qp *qp)
-{
-	return qp->req.next != qp->req.head && qp->req.rnr_at == UINT64_MAX;
-}
-
 /* Rewind transmission to psn (go-back-N, IBTA 9.7.5.2.x): the WQE holding it and every later one
  * are sent again with their original PSNs; a READ resumes at the first missing response. */
 void

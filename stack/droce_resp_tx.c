@@ -12,12 +12,6 @@
 #include "droce_resp.h"
 #include "wire/droce_aeth.h"
 
-bool
-droce_resp_has_work(const struct droce_qp *qp)
-{
-	return qp->resp.final_nak_pending || qp->resp.ring_head != qp->resp.ring_tail;
-}
-
 struct droce_resp_item *
 droce_resp_push(struct droce_qp *qp)
 {
