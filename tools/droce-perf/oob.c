@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,12 +62,16 @@ perf_oob_listen(const struct perf_opts *o, char *err, size_t errlen)
 	}
 	if (o->port_file != NULL) {
 		char tmp[300];
+		struct stat st;
+		bool direct;
 
-		/* written then renamed: a reader never sees half a number */
-		snprintf(tmp, sizeof(tmp), "%s.tmp", o->port_file);
+		/* Written then renamed: a reader never sees half a number. Never renamed over
+		 * something that is not a regular file (/dev/null, a FIFO): written into it. */
+		direct = stat(o->port_file, &st) == 0 && !S_ISREG(st.st_mode);
+		snprintf(tmp, sizeof(tmp), "%s%s", o->port_file, direct ? "" : ".tmp");
 		f = fopen(tmp, "w");
 		if (f == NULL || fprintf(f, "%u\n", ntohs(sa.sin_port)) < 0 || fclose(f) != 0 ||
-		    rename(tmp, o->port_file) != 0) {
+		    (!direct && rename(tmp, o->port_file) != 0)) {
 			snprintf(err, errlen, "--port-file %s: %s", o->port_file, strerror(errno));
 			close(fd);
 			return -1;
