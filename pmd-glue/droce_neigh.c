@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "droce_neigh.h"
+#include "wire/droce_eth.h"
 
 static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -44,7 +45,9 @@ int
 droce_neigh_init(struct droce_neigh *n, const struct droce_neigh_conf *conf,
 		 const struct droce_neigh_ops *ops)
 {
-	if (conf->mac[0] & 1 || ops->tx == NULL || conf->tries == 0 || conf->retry_ns == 0)
+	/* IEEE 802.1Q Table 9-2: VID 4095 is reserved; PCP is 3 bits. */
+	if (conf->mac[0] & 1 || ops->tx == NULL || conf->tries == 0 || conf->retry_ns == 0 ||
+	    conf->vlan > 4094 || conf->vlan_pcp > 7)
 		return -EINVAL;
 	memset(n, 0, sizeof(*n));
 	n->conf = *conf;
@@ -52,9 +55,14 @@ droce_neigh_init(struct droce_neigh *n, const struct droce_neigh_conf *conf,
 	return 0;
 }
 
+/* Send a built frame (buffer of DROCE_NEIGH_FRAME_MAX), tagged with our VLAN when we have one:
+ * requests, answers and announcements stay on the VLAN RoCE runs on. */
 static void
-tx(struct droce_neigh *n, const uint8_t *frame, uint32_t len, uint64_t *counter)
+tx(struct droce_neigh *n, uint8_t *frame, uint32_t len, uint64_t *counter)
 {
+	if (n->conf.vlan != 0)
+		len = droce_neigh_vlan_insert(frame, len, (uint16_t)(n->conf.vlan_pcp <<
+								  DROCE_VLAN_PCP_SHIFT | n->conf.vlan));
 	if (n->ops.tx(n->ops.ctx, frame, len) != 0)
 		n->stats.tx_fail++;
 	else
@@ -339,6 +347,12 @@ droce_neigh_input(struct droce_neigh *n, const uint8_t *frame, uint32_t len, uin
 	if (rc != 0) {
 		n->stats.malformed++;
 		return rc;
+	}
+	/* Only our VLAN's neighbours are ours; a priority tag (VID 0, IEEE 802.1Q 9.6) is the
+	 * untagged VLAN. */
+	if ((m.has_vlan ? m.vlan_tci & DROCE_VLAN_VID_MASK : 0) != n->conf.vlan) {
+		n->stats.vlan_other++;
+		return -EXDEV;
 	}
 	if (m.is_arp)
 		input_arp(n, &m, now);

@@ -16,7 +16,7 @@
 enum {
 	DROCE_NEIGH_ENTRIES = 64,	/* scanned linearly: resolution is not on the data path */
 	DROCE_NEIGH_WAITERS = 32,
-	DROCE_NEIGH_FRAME_MAX = 86,	/* NS/NA with one link-layer option */
+	DROCE_NEIGH_FRAME_MAX = 90,	/* 802.1Q-tagged NS/NA with one link-layer option */
 	DROCE_NEIGH_ERR_MAX = 160,
 };
 
@@ -35,6 +35,8 @@ struct droce_neigh_conf {
 	uint64_t timeout_ns;	/* lifetime of a learned entry */
 	uint64_t retry_ns;	/* between requests for an unresolved address */
 	uint32_t tries;		/* requests before the address is declared unreachable */
+	uint16_t vlan;		/* 802.1Q VLAN id 1..4094 of every frame in and out; 0: untagged */
+	uint8_t vlan_pcp;	/* priority code point of our tagged frames */
 };
 
 /* Frame output: the callee copies the frame; returns 0 or -errno (counted as tx_fail). */
@@ -69,7 +71,8 @@ struct droce_neigh_entry {
 #define DROCE_NEIGH_STATS(X) \
 	X(arp_req_rx) X(arp_req_tx) X(arp_rep_rx) X(arp_rep_tx) X(garp_tx) \
 	X(ns_rx) X(ns_tx) X(na_rx) X(na_tx) X(learned) X(expired) X(unreachable) \
-	X(malformed) X(csum_bad) X(ignored) X(conflict) X(table_full) X(waiters_full) X(tx_fail)
+	X(malformed) X(csum_bad) X(ignored) X(conflict) X(table_full) X(waiters_full) X(tx_fail) \
+	X(vlan_other)
 
 struct droce_neigh_stats {
 #define DROCE_X_NEIGH_FIELD(name) uint64_t name;
@@ -89,11 +92,13 @@ struct droce_neigh {
 int droce_neigh_init(struct droce_neigh *n, const struct droce_neigh_conf *conf,
 		     const struct droce_neigh_ops *ops);
 
-/* Whether a frame belongs here: ARP, or ICMPv6 Neighbor Solicitation/Advertisement. */
+/* Whether a frame belongs here: ARP, or ICMPv6 Neighbor Solicitation/Advertisement, untagged
+ * or behind one 802.1Q tag (of any VLAN: droce_neigh_input() checks which). */
 bool droce_neigh_match(const uint8_t *frame, uint32_t len);
 
 /* Consume a matched frame: answer requests for our addresses, learn answers. 0, or -EINVAL
- * (malformed, counted) / -EBADMSG (ICMPv6 checksum, counted). */
+ * (malformed, counted) / -EBADMSG (ICMPv6 checksum, counted) / -EXDEV (a VLAN other than
+ * conf.vlan, counted as vlan_other; untagged and priority-tagged frames are VLAN 0). */
 int droce_neigh_input(struct droce_neigh *n, const uint8_t *frame, uint32_t len, uint64_t now);
 
 /*
@@ -130,6 +135,8 @@ enum droce_nd_flags { DROCE_NA_ROUTER = 0x80, DROCE_NA_SOLICITED = 0x40, DROCE_N
 
 struct droce_neigh_msg {
 	bool is_arp;
+	bool has_vlan;		/* an 802.1Q tag preceded the EtherType */
+	uint16_t vlan_tci;	/* PCP(3) DEI(1) VID(12), when has_vlan */
 	uint16_t op;		/* enum droce_arp_op or enum droce_nd_type */
 	uint8_t na_flags;
 	uint8_t eth_src[6];
@@ -151,6 +158,9 @@ uint32_t droce_arp_build(uint8_t *buf, enum droce_arp_op op, const uint8_t eth_d
 uint32_t droce_nd_build(uint8_t *buf, enum droce_nd_type type, uint8_t na_flags,
 			const uint8_t eth_dst[6], const uint8_t smac[6], const uint8_t src[16],
 			const uint8_t dst[16], const uint8_t target[16]);
+/* Insert an 802.1Q tag (tci) after the MACs of the len-byte frame, in place: buf holds len + 4
+ * bytes. Returns the new length. */
+uint32_t droce_neigh_vlan_insert(uint8_t *frame, uint32_t len, uint16_t tci);
 /* ICMPv6 checksum (RFC 4443 2.3) over the pseudo-header and msg (checksum field included). */
 uint16_t droce_icmp6_csum(const uint8_t src[16], const uint8_t dst[16], const uint8_t *msg,
 			  uint32_t len);

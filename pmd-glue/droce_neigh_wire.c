@@ -160,35 +160,67 @@ parse_nd(const uint8_t *ip, uint32_t len, struct droce_neigh_msg *m)
 	return 0;
 }
 
+/* The EtherType and its payload offset, past one 802.1Q tag (IEEE 802.1Q 9.5); tci filled when
+ * tagged. Returns 0 when the frame ends inside its headers. */
+static uint32_t
+ether_type(const uint8_t *frame, uint32_t len, uint16_t *type, bool *tagged, uint16_t *tci)
+{
+	*tagged = false;
+	if (len < sizeof(struct droce_eth_hdr))
+		return 0;
+	*type = droce_get_be16(frame + 12);
+	if (*type != DROCE_ETHERTYPE_VLAN)
+		return sizeof(struct droce_eth_hdr);
+	if (len < sizeof(struct droce_eth_hdr) + sizeof(struct droce_vlan_hdr))
+		return 0;
+	*tagged = true;
+	*tci = droce_get_be16(frame + 14);
+	*type = droce_get_be16(frame + 16);
+	return sizeof(struct droce_eth_hdr) + sizeof(struct droce_vlan_hdr);
+}
+
 int
 droce_neigh_parse(const uint8_t *frame, uint32_t len, struct droce_neigh_msg *m)
 {
-	uint16_t type;
+	uint16_t type = 0;
+	uint32_t off;
 
 	memset(m, 0, sizeof(*m));
-	if (len < sizeof(struct droce_eth_hdr))
+	off = ether_type(frame, len, &type, &m->has_vlan, &m->vlan_tci);
+	if (off == 0)
 		return -EINVAL;
 	memcpy(m->eth_dst, frame, 6);
 	memcpy(m->eth_src, frame + 6, 6);
-	type = droce_get_be16(frame + 12);
 	if (type == DROCE_ETHERTYPE_ARP)
-		return parse_arp(frame + 14, len - 14, m);
+		return parse_arp(frame + off, len - off, m);
 	if (type == DROCE_ETHERTYPE_IPV6)
-		return parse_nd(frame + 14, len - 14, m);
+		return parse_nd(frame + off, len - off, m);
 	return -ENOENT;
 }
 
 bool
 droce_neigh_match(const uint8_t *frame, uint32_t len)
 {
-	const uint8_t *ip = frame + 14;
-	uint16_t type;
+	uint16_t type = 0, tci;
+	const uint8_t *ip;
+	uint32_t off;
+	bool tagged;
 
-	if (len < 14)
+	off = ether_type(frame, len, &type, &tagged, &tci);
+	if (off == 0)
 		return false;
-	type = droce_get_be16(frame + 12);
 	if (type == DROCE_ETHERTYPE_ARP)
 		return true;
-	return type == DROCE_ETHERTYPE_IPV6 && len >= 14 + 40 + 1 && ip[6] == ICMP6_PROTO &&
+	ip = frame + off;
+	return type == DROCE_ETHERTYPE_IPV6 && len >= off + 40 + 1 && ip[6] == ICMP6_PROTO &&
 	       (ip[40] == DROCE_ND_NS || ip[40] == DROCE_ND_NA);
+}
+
+uint32_t
+droce_neigh_vlan_insert(uint8_t *frame, uint32_t len, uint16_t tci)
+{
+	memmove(frame + 16, frame + 12, len - 12);
+	droce_put_be16(frame + 12, DROCE_ETHERTYPE_VLAN);
+	droce_put_be16(frame + 14, tci);
+	return len + 4;
 }

@@ -66,6 +66,8 @@ make_neigh(struct droce_rt *rt, const struct droce_neigh_ops *ops)
 	nc.timeout_ns = (uint64_t)c->arp_timeout_ms * 1000000u;
 	nc.retry_ns = (uint64_t)c->arp_retry_ms * 1000000u;
 	nc.tries = c->arp_tries;
+	nc.vlan = (uint16_t)c->vlan;
+	nc.vlan_pcp = (uint8_t)c->vlan_pcp;
 	return droce_neigh_init(&rt->neigh, &nc, ops);
 }
 

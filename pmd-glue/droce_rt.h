@@ -86,7 +86,8 @@ uint64_t droce_rt_now(const struct droce_rt *rt);
  * after N tries)"), -ENETUNREACH, -ETIMEDOUT. */
 int droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
 		     uint32_t timeout_ms);
-/* Fill av->dmac for av->dgid (for droce_ah_create / a QP's DROCE_QP_AV). */
+/* Fill av->dmac for av->dgid (for droce_ah_create / a QP's DROCE_QP_AV), and av->has_vlan /
+ * vlan_tci with the configured VLAN and priority (none: untagged). */
 int droce_rt_resolve_av(struct droce_rt *rt, struct droce_av *av, uint32_t timeout_ms);
 /* The last failure's one-line text ("" when none). */
 const char *droce_rt_strerror(const struct droce_rt *rt);

@@ -54,8 +54,15 @@ enum droce_rt_class
 droce_rt_classify_qpn(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 		      enum droce_rt_drop *drop, uint32_t *dqpn)
 {
+	return droce_rt_classify_vlan(frame, len, mac, 0, drop, dqpn);
+}
+
+enum droce_rt_class
+droce_rt_classify_vlan(const uint8_t *frame, uint32_t len, const uint8_t mac[6], uint16_t vlan,
+		       enum droce_rt_drop *drop, uint32_t *dqpn)
+{
 	uint32_t off = sizeof(struct droce_eth_hdr), l4;
-	uint16_t type;
+	uint16_t type, vid = 0;
 	uint8_t proto;
 
 	if (len < off)
@@ -67,11 +74,16 @@ droce_rt_classify_qpn(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 	if (type == DROCE_ETHERTYPE_VLAN) {
 		if (len < off + sizeof(struct droce_vlan_hdr))
 			return other(drop, DROCE_RT_DROP_SHORT);
+		vid = droce_get_be16(frame + 14) & DROCE_VLAN_VID_MASK;
 		type = droce_get_be16(frame + 16);
 		off += sizeof(struct droce_vlan_hdr);
 	}
-	/* The neighbour module reads untagged frames only (VLAN neighbours: not yet). */
-	if (off == sizeof(struct droce_eth_hdr) && droce_neigh_match(frame, len))
+	/* One VLAN is ours (untagged when none is set). VID 0 is a priority tag, which belongs
+	 * to the untagged VLAN (IEEE 802.1Q 9.6). */
+	if (vid != vlan)
+		return other(drop, vlan == 0 ? DROCE_RT_DROP_VLAN_TAGGED :
+			     vid == 0 ? DROCE_RT_DROP_VLAN_UNTAGGED : DROCE_RT_DROP_VLAN_OTHER);
+	if (droce_neigh_match(frame, len))
 		return DROCE_RT_CLS_NEIGH;
 	if (type == DROCE_ETHERTYPE_IPV4) {
 		if (len < off + sizeof(struct droce_ipv4_hdr))

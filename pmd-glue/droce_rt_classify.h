@@ -7,6 +7,7 @@
  * ICMPv6 NS/NA), or the exception path / a named drop. Looks at headers only; the engine and
  * the neighbour module validate the rest. Pure C, no EAL.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 /* X(name, description): the runtime's own reasons for not passing a frame on. */
@@ -19,7 +20,10 @@
 	X(MULTISEG, "multi-segment mbuf that could not be linearised") \
 	X(EXC_FULL, "exception ring full") \
 	X(NEIGH_BAD, "ARP/ND frame the neighbour module rejected") \
-	X(NO_DEVICE, "RoCEv2 frame while no engine device is open")
+	X(NO_DEVICE, "RoCEv2 frame while no engine device is open") \
+	X(VLAN_OTHER, "802.1Q tag of a VLAN other than DROCE_VLAN") \
+	X(VLAN_UNTAGGED, "untagged or priority-tagged frame while DROCE_VLAN is set") \
+	X(VLAN_TAGGED, "802.1Q-tagged frame (VID not 0) while no DROCE_VLAN is set")
 
 enum droce_rt_drop {
 #define DROCE_X_RT_DROP(name, desc) DROCE_RT_DROP_##name,
@@ -34,6 +38,7 @@ enum droce_rt_class {
 	DROCE_RT_CLS_OTHER,	/* *drop says why: exception path or drop */
 };
 
+/* Without a VLAN: untagged and priority-tagged (VID 0) frames only. */
 enum droce_rt_class droce_rt_classify(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 				      enum droce_rt_drop *drop);
 /* As droce_rt_classify(); a RoCE frame also gets *dqpn, the BTH DestQP (IBTA 9.2), or
@@ -41,6 +46,20 @@ enum droce_rt_class droce_rt_classify(const uint8_t *frame, uint32_t len, const 
 enum droce_rt_class droce_rt_classify_qpn(const uint8_t *frame, uint32_t len,
 					  const uint8_t mac[6], enum droce_rt_drop *drop,
 					  uint32_t *dqpn);
+/* As droce_rt_classify_qpn() on VLAN vlan (1..4094; 0: none): frames of any other VLAN, or
+ * untagged when one is set, are dropped (DROCE_RT_DROP_VLAN_*), whatever they carry. */
+enum droce_rt_class droce_rt_classify_vlan(const uint8_t *frame, uint32_t len,
+					   const uint8_t mac[6], uint16_t vlan,
+					   enum droce_rt_drop *drop, uint32_t *dqpn);
+
+/* Reasons that drop a frame outright: it is not ours, so it never goes to the exception ring. */
+static inline bool
+droce_rt_drop_final(enum droce_rt_drop d)
+{
+	return d == DROCE_RT_DROP_SHORT || d == DROCE_RT_DROP_NOT_FOR_US ||
+	       d == DROCE_RT_DROP_VLAN_OTHER || d == DROCE_RT_DROP_VLAN_UNTAGGED ||
+	       d == DROCE_RT_DROP_VLAN_TAGGED;
+}
 
 /* The shard owning a QPN: its top shard_bits bits (droce_dev_attr.shard_bits); a QPN naming no
  * shard of the nb_shards (or none) belongs to shard 0, whose engine drops it as unknown. */

@@ -64,6 +64,9 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("max_pd", max_pd, 1, 1u << 20),
 	STR("capture", capture),
 	U32("capture_max_kb", capture_max_kb, 1, 1u << 30),
+	/* IEEE 802.1Q Table 9-2: VID 4095 is reserved (0 here: no tag); PCP is 3 bits. */
+	U32("vlan", vlan, 0, 4094),
+	U32("vlan_pcp", vlan_pcp, 0, 7),
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
@@ -122,6 +125,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->max_ah = 256;
 	cfg->max_pd = 64;
 	cfg->capture_max_kb = 65536;
+	cfg->vlan_pcp = 3;	/* the priority RoCE commonly gets PFC on (lossless class) */
 }
 
 static int

@@ -20,6 +20,7 @@
 #include <rte_ring.h>
 
 #include "droce_rt_priv.h"
+#include "droce_rt_vlan.h"
 
 uint64_t
 droce_rt_clock(const struct droce_rt *rt)
@@ -91,6 +92,8 @@ rt_tx_send(void *ctx, void *cookie, uint32_t len)
 
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
+	if (s->rt->cfg.vlan != 0)
+		len = droce_rt_vlan_tx(m, &s->rt->cfg);
 	if (s->rt->cap != NULL)
 		droce_rt_capture_frame(s, rte_pktmbuf_mtod(m, const uint8_t *), len, len);
 	/* tx_alloc reserved this slot. */
@@ -135,7 +138,7 @@ exception(struct droce_rt_shard *s, struct rte_mbuf *m, enum droce_rt_drop why)
 {
 	struct droce_rt *rt = s->rt;
 
-	if (rt->exc != NULL && why != DROCE_RT_DROP_SHORT && why != DROCE_RT_DROP_NOT_FOR_US) {
+	if (rt->exc != NULL && !droce_rt_drop_final(why)) {
 		if (rte_ring_enqueue(rt->exc, m) == 0) {
 			s->st.exception++;
 			return;
@@ -208,7 +211,8 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 		len = rte_pktmbuf_data_len(m);
 		if (!steered_in && rt->cap != NULL)
 			droce_rt_capture_frame(s, p, len, rte_pktmbuf_pkt_len(m));
-		switch (droce_rt_classify_qpn(p, len, rt->port.mac, &why, &dqpn)) {
+		switch (droce_rt_classify_vlan(p, len, rt->port.mac, (uint16_t)rt->cfg.vlan, &why,
+					       &dqpn)) {
 		case DROCE_RT_CLS_ROCE:
 			to = droce_rt_qpn_shard(dqpn, rt->shard_bits, rt->nb_shards);
 			if (to != s->idx) {

@@ -10,6 +10,7 @@
 #include <rte_ring.h>
 
 #include "droce_rt_priv.h"
+#include "droce_rt_vlan.h"
 
 struct resolve_req {
 	const uint8_t *gid;
@@ -73,6 +74,10 @@ droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
 int
 droce_rt_resolve_av(struct droce_rt *rt, struct droce_av *av, uint32_t timeout_ms)
 {
+	/* The peer answers on our VLAN only, so every frame to it goes out on that VLAN, with
+	 * its priority (the engine builds the tag, droce_build). */
+	av->has_vlan = rt->cfg.vlan != 0;
+	av->vlan_tci = av->has_vlan ? droce_rt_vlan_tci(&rt->cfg) : 0;
 	return droce_rt_resolve(rt, av->dgid, av->dmac, timeout_ms);
 }
 

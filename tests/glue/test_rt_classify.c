@@ -63,6 +63,7 @@ test_roce(void)
 	len = v4(f, me, 17, 4791, 6, false);	/* options: the port is read past them */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
 	len = v4(f, me, 17, 4791, 5, true);
+	droce_put_be16(f + 14, 3 << 13);	/* priority tag: VID 0 is the untagged VLAN */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
 	len = v6(f, 17, 4791);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
@@ -142,8 +143,56 @@ test_neighbours(void)
 	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_FOR_US);
 }
 
+/* IEEE 802.1Q: one VLAN is ours, untagged (and VID 0) when none is configured. */
+static void
+test_vlan(void)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, zmac[6];
+	static const uint8_t a[4] = { 198, 18, 0, 2 }, b[4] = { 198, 18, 0, 1 };
+	uint8_t f[128];
+	enum droce_rt_drop why;
+	uint32_t len, qpn;
+
+	len = v4(f, me, 17, 4791, 5, true);	/* VID 5, PCP 0 */
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_TAGGED);
+	CU_ASSERT_FALSE(droce_rt_drop_final(DROCE_RT_DROP_NOT_UDP));
+	CU_ASSERT_TRUE(droce_rt_drop_final(why));
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_ROCE);
+	droce_put_be16(f + 14, 5 << 13 | 5);	/* PCP does not matter */
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_ROCE);
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 6, &why, &qpn), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_OTHER);
+	CU_ASSERT_TRUE(droce_rt_drop_final(why));
+	droce_put_be16(f + 14, 5 << 13);	/* priority-tagged: not VLAN 5 */
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_UNTAGGED);
+	len = v4(f, me, 17, 4791, 5, false);
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_UNTAGGED);
+	CU_ASSERT_TRUE(droce_rt_drop_final(why));
+	/* Not ours by MAC first, whatever the VLAN */
+	len = v4(f, other_mac, 17, 4791, 5, true);
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 9, &why, &qpn), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_FOR_US);
+	/* Tagged ARP: ours on our VLAN, dropped on another or untagged */
+	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, other_mac, a, zmac, b);
+	len = droce_neigh_vlan_insert(f, len, 3 << 13 | 100);
+	CU_ASSERT_EQUAL(len, 64);
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 100, &why, &qpn), DROCE_RT_CLS_NEIGH);
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 200, &why, &qpn), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_OTHER);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_TAGGED);
+	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, other_mac, a, zmac, b);
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 100, &why, &qpn), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_UNTAGGED);
+	CU_ASSERT_STRING_EQUAL(droce_rt_drop_name(DROCE_RT_DROP_VLAN_OTHER), "VLAN_OTHER");
+}
+
 DROCE_TEST_MAIN("rt_classify",
 	DROCE_TEST(test_roce),
 	DROCE_TEST(test_others),
 	DROCE_TEST(test_short),
-	DROCE_TEST(test_neighbours))
+	DROCE_TEST(test_neighbours),
+	DROCE_TEST(test_vlan))
