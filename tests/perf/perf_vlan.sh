@@ -6,6 +6,7 @@
 #  2. server on VLAN 100, client on VLAN 200: the client fails with "peer unreachable", and the
 #     server's capture shows the client's VLAN 200 ARP requests heard and left unanswered.
 #   perf_vlan.sh DROCE_PERF VLAN_CHECK_PY
+# Env: VLAN_SERVER_VDEV / VLAN_CLIENT_VDEV replace the memif ports (perf_vlan_afpacket.sh).
 set -u
 perf=$1
 check=$2
@@ -25,7 +26,7 @@ run() {
 	rm -f "$dir/port"
 	DROCE_EAL="$eal" DROCE_LCORES=0 DROCE_IPV4=198.18.0.1/24 DROCE_MAC=$smac \
 	DROCE_VLAN=$svlan DROCE_VLAN_PCP=$pcp DROCE_CAPTURE="$dir/$name.server.pcap" \
-	DROCE_VDEV="net_memif0,role=server,socket=/$tag.sock" \
+	DROCE_VDEV="${VLAN_SERVER_VDEV:-net_memif0,role=server,socket=/$tag.sock}" \
 		timeout 60 "$perf" -p 0 --port-file "$dir/port" --counters \
 		>"$dir/$name.server.out" 2>&1 &
 	spid=$!
@@ -42,7 +43,7 @@ run() {
 	fi
 	DROCE_EAL="$eal" DROCE_LCORES=1 DROCE_IPV4=198.18.0.2/24 DROCE_MAC=$cmac \
 	DROCE_VLAN=$cvlan DROCE_VLAN_PCP=$pcp DROCE_CAPTURE="$dir/$name.client.pcap" \
-	DROCE_VDEV="net_memif0,role=client,socket=/$tag.sock" \
+	DROCE_VDEV="${VLAN_CLIENT_VDEV:-net_memif0,role=client,socket=/$tag.sock}" \
 		timeout 60 "$perf" -p "$(cat "$dir/port")" --counters "$@" 127.0.0.1 \
 		>"$dir/$name.client.out" 2>&1
 	crc=$?
