@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helper for neigh_scapy.py: "build" prints the neighbour module's frames as "name hex" lines
- * (for Scapy to dissect); "parse" reads hex frames from stdin and prints what the module parsed.
+ * (for Scapy to dissect), "build-vlan" the same on VLAN 100 with PCP 3 (its inputs tagged
+ * too); "parse" reads hex frames from stdin and prints what the module parsed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,9 +33,9 @@ cap_tx(void *ctx, const uint8_t *frame, uint32_t len)
 	return 0;
 }
 
-/* Every frame the module emits, produced through its public paths. */
+/* Every frame the module emits, produced through its public paths; on VLAN vlan (0: none). */
 static int
-build(void)
+build(uint16_t vlan)
 {
 	struct droce_neigh_conf conf = {
 		.has_ipv4 = true, .ipv4_prefix = 24, .has_ipv6 = true, .ipv6_prefix = 64,
@@ -48,7 +49,10 @@ build(void)
 	static const uint8_t zmac[6], bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t peer4[4] = { 198, 18, 0, 2 };
 	uint32_t len;
+	uint16_t tci = (uint16_t)(3 << 13 | vlan);
 
+	conf.vlan = vlan;
+	conf.vlan_pcp = 3;
 	memcpy(conf.mac, my_mac, 6);
 	memcpy(conf.ipv4, my4, 4);
 	memcpy(conf.ipv6, my6, 16);
@@ -62,9 +66,13 @@ build(void)
 	droce_neigh_announce(&n);
 	n.ops.ctx = (void *)"arp_reply";
 	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, peer_mac, peer4, zmac, my4);
+	if (vlan != 0)
+		len = droce_neigh_vlan_insert(f, len, tci);
 	droce_neigh_input(&n, f, len, 0);
 	n.ops.ctx = (void *)"na_solicited";
 	len = droce_nd_build(f, DROCE_ND_NS, 0, bcast, peer_mac, a6, my6, my6);
+	if (vlan != 0)
+		len = droce_neigh_vlan_insert(f, len, tci);
 	droce_neigh_input(&n, f, len, 0);
 	return 0;
 }
@@ -85,9 +93,12 @@ parse(void)
 		droce_neigh_addr_str(m.sender_ip, ipbuf[0], sizeof(ipbuf[0]));
 		droce_neigh_addr_str(m.target_ip, ipbuf[1], sizeof(ipbuf[1]));
 		printf("rc=%d match=%d op=%u sender=%s target=%s lladdr=%d mac=%02x:%02x:%02x:%02x:"
-		       "%02x:%02x\n", rc, droce_neigh_match(f, len), m.op, ipbuf[0], ipbuf[1],
+		       "%02x:%02x", rc, droce_neigh_match(f, len), m.op, ipbuf[0], ipbuf[1],
 		       m.has_lladdr, m.sender_mac[0], m.sender_mac[1], m.sender_mac[2],
 		       m.sender_mac[3], m.sender_mac[4], m.sender_mac[5]);
+		if (m.has_vlan)
+			printf(" vlan=%#06x", m.vlan_tci);
+		printf("\n");
 	}
 	return 0;
 }
@@ -96,9 +107,11 @@ int
 main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "build") == 0)
-		return build();
+		return build(0);
+	if (argc == 2 && strcmp(argv[1], "build-vlan") == 0)
+		return build(100);
 	if (argc == 2 && strcmp(argv[1], "parse") == 0)
 		return parse();
-	fprintf(stderr, "usage: %s build|parse\n", argv[0]);
+	fprintf(stderr, "usage: %s build|build-vlan|parse\n", argv[0]);
 	return 2;
 }

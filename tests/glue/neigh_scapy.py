@@ -3,7 +3,8 @@
 """Cross-check the neighbour module's frames with Scapy, both ways.
 
 Scapy dissects what droce builds (ARP fields, ND fields, hop limit, ICMPv6 checksum recomputed
-by Scapy) and droce parses what Scapy builds (including a frame with a broken checksum).
+by Scapy), untagged and on VLAN 100 (every frame tagged VID 100, PCP 3), and droce parses what
+Scapy builds (including a frame with a broken checksum, and 802.1Q-tagged ones).
 Run with /usr/bin/python3 (Debian's python3-scapy): neigh_scapy.py path/to/neigh_frames
 """
 import subprocess
@@ -11,7 +12,7 @@ import sys
 
 from scapy.layers.inet6 import (ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr,
                                 ICMPv6NDOptSrcLLAddr, IPv6)
-from scapy.layers.l2 import ARP, Ether
+from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.packet import raw
 
 MY_MAC, PEER_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
@@ -31,14 +32,21 @@ def icmp6_csum_ok(pkt, layer):
     return Ether(raw(again))[layer].cksum == got
 
 
-def check_built(tool):
-    out = subprocess.run([tool, "build"], check=True, capture_output=True, text=True).stdout
+def check_built(tool, mode="build"):
+    out = subprocess.run([tool, mode], check=True, capture_output=True, text=True).stdout
     frames = [(l.split()[0], bytes.fromhex(l.split()[1])) for l in out.splitlines()]
     names = [n for n, _ in frames]
     check(names == ["arp_request", "ns", "announce", "announce", "arp_reply", "na_solicited"],
-          "frame list %s" % names)
+          "%s: frame list %s" % (mode, names))
     for name, data in frames:
         p = Ether(data)
+        if mode == "build-vlan":
+            check(p.haslayer(Dot1Q) and p[Dot1Q].vlan == 100 and p[Dot1Q].prio == 3,
+                  "%s: tagged VID 100 PCP 3" % name)
+            data = data[:12] + data[16:]    # the same checks on the frame inside the tag
+            p = Ether(data)
+        else:
+            check(not p.haslayer(Dot1Q), "%s: untagged" % name)
         check(p.src == MY_MAC, "%s: source MAC %s" % (name, p.src))
         if p.haslayer(ARP):
             a = p[ARP]
@@ -87,7 +95,9 @@ def check_parsed(tool):
     bad[ICMPv6ND_NS].cksum ^= 0x5a5a
     hop = Ether(raw(ns))
     hop[IPv6].hlim = 1
-    frames = [arp, ns, na, bad, hop]
+    tagged = [Ether(src=PEER_MAC, dst=f.dst) / Dot1Q(vlan=100, prio=5) / f.payload
+              for f in (arp, ns)]
+    frames = [arp, ns, na, bad, hop] + tagged
     inp = "".join(raw(f).hex() + "\n" for f in frames)
     out = subprocess.run([tool, "parse"], input=inp, check=True, capture_output=True,
                          text=True).stdout.splitlines()
@@ -101,11 +111,14 @@ def check_parsed(tool):
         check(out[i] == w, "parse %d: %s != %s" % (i, out[i], w))
     check(out[3].startswith("rc=-74 "), "bad checksum gives -EBADMSG: " + out[3])
     check(out[4].startswith("rc=-22 "), "hop limit 1 gives -EINVAL: " + out[4])
+    check(out[5] == want[0] + " vlan=0xa064", "tagged ARP: " + out[5])
+    check(out[6] == want[1] + " vlan=0xa064", "tagged NS: " + out[6])
 
 
 def main():
     tool = sys.argv[1]
     check_built(tool)
+    check_built(tool, "build-vlan")
     check_parsed(tool)
     print("neigh_scapy: %d failure(s)" % len(failures))
     return 1 if failures else 0
