@@ -164,6 +164,7 @@ struct droce_resp_item {
 	enum droce_resp_kind kind;
 	uint8_t syn;
 	bool first;		/* READ: nothing sent yet */
+	bool dup;		/* READ/atomic: answers a duplicate (holds no responder resource) */
 	uint32_t psn;		/* next PSN to send (READ), or the PSN acknowledged */
 	uint32_t msn;
 	uintptr_t va;		/* READ: next byte */
@@ -202,11 +203,12 @@ struct droce_responder {
 	uint32_t ring_head, ring_tail;
 	struct droce_atomic_res *atomics;
 	uint32_t n_atomics, atomic_next;
-	uint32_t rd_pending;	/* READ/atomic items in ring */
+	uint32_t rd_pending;	/* new READ/atomic requests in ring: max_dest_rd_atomic bounds it */
 	/* The NAK that ends the QP: sent once the ring (earlier requests' responses) is empty,
 	 * then the QP enters ERR (IBTA 9.5, 9.7.5.1, 10.3.1); requests are dropped meanwhile. */
 	struct droce_resp_item final_nak;
 	bool final_nak_pending;
+	enum droce_event_type final_ev;	/* raised when the QP enters ERR */
 	bool comm_est;		/* COMM_EST raised */
 };
 

@@ -22,6 +22,8 @@ static const struct {
 	[RST_ERR_RKEY] = { DROCE_NAK_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR },
 	[RST_ERR_LOCAL] = { DROCE_NAK_REM_OP_ERR, DROCE_EVENT_QP_FATAL },
 	[RST_ERR_INV] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR },
+	/* ibv_get_async_event(3): "too many RDMA Read or Atomic requests" is an access error */
+	[RST_ERR_RD_RES] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_ACCESS_ERR },
 };
 
 void
@@ -83,7 +85,8 @@ droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt 
 	else
 		droce_qp_cnt(qp, DROCE_CNT_RESP_REMOTE_INVALID_REQUEST);
 	droce_dev_drop(qp->dev, st == RST_ERR_RKEY ? DROCE_DROP_RKEY :
-				st == RST_ERR_LENGTH ? DROCE_DROP_LENGTH : DROCE_DROP_OPCODE_SEQ);
+				st == RST_ERR_LENGTH ? DROCE_DROP_LENGTH :
+				st == RST_ERR_RD_RES ? DROCE_DROP_RESOURCE : DROCE_DROP_OPCODE_SEQ);
 	if (s->have_rwqe) {
 		enum droce_wc_status ws = st == RST_ERR_LENGTH ? DROCE_WC_LOC_LEN_ERR :
 					  st == RST_ERR_LOCAL ? DROCE_WC_LOC_PROT_ERR :
@@ -104,21 +107,18 @@ droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt 
 	s->final_nak.psn = p->psn;
 	s->final_nak.msn = s->msn;
 	s->final_nak_pending = true;
+	s->final_ev = rst_err[st].ev;
 	droce_sched_ready(qp);
 }
 
 /* The fatal NAK went out after every earlier response: now the QP enters ERR and flushes
- * (IBTA 10.3.1), with the event of the error the NAK named (its code maps back one-to-one). */
+ * (IBTA 10.3.1), with the event of the error the NAK named. */
 void
 droce_resp_fatal_end(struct droce_qp *qp)
 {
-	uint8_t nak = qp->resp.final_nak.syn & DROCE_AETH_VALUE_MASK;
-
 	qp->resp.final_nak_pending = false;
 	droce_qp_error(qp);
-	droce_dev_event(qp->dev, nak == DROCE_NAK_REM_ACCESS_ERR ? DROCE_EVENT_QP_ACCESS_ERR :
-				 nak == DROCE_NAK_INVALID_REQ ? DROCE_EVENT_QP_REQ_ERR :
-								DROCE_EVENT_QP_FATAL, qp);
+	droce_dev_event(qp->dev, qp->resp.final_ev, qp);
 }
 
 void
@@ -276,15 +276,17 @@ droce_resp_read(struct droce_qp *qp, const struct droce_pkt *p, bool dup)
 		droce_dev_drop(qp->dev, DROCE_DROP_RESOURCE);
 		return RST_DROP;	/* the requester's retry asks again */
 	}
-	if (!dup)
+	if (!dup) {
 		qp->resp.msn = droce_psn_add(qp->resp.msn, 1);
+		qp->resp.rd_pending++;
+	}
 	it->kind = DROCE_RESP_READ;
 	it->first = true;
+	it->dup = dup;
 	it->psn = p->psn;
 	it->msn = qp->resp.msn;
 	it->va = (uintptr_t)p->reth_va;
 	it->left = p->reth_len;
-	qp->resp.rd_pending++;
 	return RST_QUIET;
 }
 
@@ -324,6 +326,7 @@ exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 	it = droce_resp_push(qp);
 	it->kind = DROCE_RESP_ATOMIC;
 	it->syn = DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID;
+	it->dup = false;
 	it->psn = p->psn;
 	it->msn = s->msn;
 	it->orig = orig;
@@ -340,6 +343,12 @@ droce_resp_execute(struct droce_qp *qp, const struct droce_pkt *p,
 
 	if (st != RST_DONE)
 		return st;
+	/* Responder resources (IBTA 9.4.4, 9.7.5.2.5): a new READ/atomic while max_dest_rd_atomic
+	 * earlier ones still await their response is "too many RDMA READ or ATOMIC requests",
+	 * NAK invalid request (a duplicate re-uses its original's resource: not counted). */
+	if ((op->flags & (DROCE_OPF_READ | DROCE_OPF_ATOMIC)) &&
+	    qp->resp.rd_pending >= qp->attr.max_dest_rd_atomic)
+		return RST_ERR_RD_RES;
 	if (op->flags & DROCE_OPF_READ) {
 		droce_qp_cnt(qp, DROCE_CNT_RX_READ_REQUESTS);
 		return droce_resp_read(qp, p, false);

@@ -46,10 +46,10 @@ duplicate(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 				return;
 			it->kind = DROCE_RESP_ATOMIC;
 			it->syn = DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID;
+			it->dup = true;
 			it->psn = p->psn;
 			it->msn = s->msn;
 			it->orig = res->orig;
-			s->rd_pending++;
 			droce_qp_cnt(qp, DROCE_CNT_ATOMIC_REPLAYED);
 			return;
 		}

@@ -118,7 +118,8 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 	it->left -= pay;
 	if (last) {
 		qp->resp.ring_tail++;
-		qp->resp.rd_pending--;
+		if (!it->dup)
+			qp->resp.rd_pending--;	/* its responder resource is free again */
 	}
 	return 1;
 }
@@ -144,7 +145,7 @@ droce_resp_tx(struct droce_qp *qp, uint64_t now)
 		return send_read(qp, it, now);
 	r = send_ack(qp, it);
 	if (r == 1) {
-		if (it->kind == DROCE_RESP_ATOMIC)
+		if (it->kind == DROCE_RESP_ATOMIC && !it->dup)
 			s->rd_pending--;
 		s->ring_tail++;
 	}
