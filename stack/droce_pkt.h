@@ -94,7 +94,7 @@ enum droce_drop droce_parse(const uint8_t *frame, uint32_t len, struct droce_pkt
 void droce_parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, struct droce_pkt *p);
 
 /*
- * The receive fast path (droce_rx.c): Ethernet without 802.1Q, IPv4 without options. True when
+ * The receive fast path (droce_rx.c): Ethernet, 802.1Q or not, IPv4 without options. True when
  * the frame passes every check droce_parse() makes; *pkt is then filled as droce_parse() fills
  * it except the MAC addresses and GIDs (droce_parse_fast_addrs() adds them). False for any other
  * frame, valid or not: droce_parse() then decides, and names the drop reason. cache (NULL: none)

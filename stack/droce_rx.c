@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Receive fast path for the frame connected QPs exchange: Ethernet without 802.1Q, IPv4 without
- * options, RoCEv2. It makes droce_parse()'s checks, each one, at constant offsets and fills only
- * the fields the QPs read. It never decides a drop: a frame that fails any check (or any other
+ * Receive fast path for the frame connected QPs exchange: Ethernet (with or without one 802.1Q
+ * tag), IPv4 without options, RoCEv2. It makes droce_parse()'s checks, each one, at fixed offsets
+ * from the IP header. It never decides a drop: a frame that fails any check (or any other
  * frame) goes to droce_parse(), which names the reason and counts it.
  */
 #include <string.h>
@@ -14,31 +14,46 @@
 #include "wire/droce_ipv4.h"
 #include "wire/droce_udp.h"
 
+/* Offsets from the IP header. */
 enum {
-	RX_L3 = sizeof(struct droce_eth_hdr),
-	RX_L4 = RX_L3 + sizeof(struct droce_ipv4_hdr),
+	RX_L4 = sizeof(struct droce_ipv4_hdr),
 	RX_BTH = RX_L4 + sizeof(struct droce_udp_hdr),
 	/* IPv4 + UDP + BTH + ICRC: the shortest RoCEv2 datagram */
-	RX_MIN_TOT = RX_BTH - RX_L3 + sizeof(struct droce_bth) + DROCE_ICRC_LEN,
+	RX_MIN_TOT = RX_BTH + sizeof(struct droce_bth) + DROCE_ICRC_LEN,
 };
 
 bool
 droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int flags,
 		 struct droce_icrc_v4_cache *cache, uint32_t cache_mask)
 {
-	const uint8_t *ip = f + RX_L3, *udp = f + RX_L4, *bth = f + RX_BTH;
+	uint32_t l3 = sizeof(struct droce_eth_hdr), tot, avail, w;
+	const uint8_t *ip, *udp, *bth;
 	const struct droce_opcode_info *op;
-	uint32_t tot, avail, w;
+	uint16_t etype, tci = 0;
 	uint8_t b1, pad;
 
-	if (len < RX_L3 + RX_MIN_TOT || droce_get_be16(f + 12) != DROCE_ETHERTYPE_IPV4)
+	/* Ethernet, one optional 802.1Q tag (as droce_parse reads it), IPv4 */
+	if (len < l3 + RX_MIN_TOT)
 		return false;
+	etype = droce_get_be16(f + 12);
+	if (etype == DROCE_ETHERTYPE_VLAN) {
+		tci = droce_get_be16(f + l3);
+		etype = droce_get_be16(f + l3 + 2);
+		l3 += sizeof(struct droce_vlan_hdr);
+		if (len < l3 + RX_MIN_TOT)
+			return false;
+	}
+	if (etype != DROCE_ETHERTYPE_IPV4)
+		return false;
+	ip = f + l3;
+	udp = ip + RX_L4;
+	bth = ip + RX_BTH;
 	/* RFC 791: version 4, IHL 5 (options take the full parser); the total length covers
 	 * UDP, BTH and ICRC and lies inside the frame. */
 	if (ip[0] != DROCE_IPV4_VERSION_IHL)
 		return false;
 	tot = droce_get_be16(ip + 2);
-	if (tot < RX_MIN_TOT || RX_L3 + tot > len)
+	if (tot < RX_MIN_TOT || l3 + tot > len)
 		return false;
 	/* IBTA A17.4.1: no fragments; UDP inside; RFC 791 header checksum */
 	if ((droce_get_be16(ip + 6) & (DROCE_IPV4_MF | DROCE_IPV4_OFF_MASK)) ||
@@ -48,7 +63,7 @@ droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned i
 		return false;
 	/* IBTA A17.2: UDP port 4791; RFC 768: the UDP length is what IP leaves */
 	if (droce_get_be16(udp + 2) != DROCE_ROCEV2_UDP_PORT ||
-	    droce_get_be16(udp + 4) != tot - (RX_L4 - RX_L3))
+	    droce_get_be16(udp + 4) != tot - RX_L4)
 		return false;
 	b1 = bth[1];
 	/* IBTA C9-2: TVer 0; C9-3: a supported opcode; C9-4: all its headers present */
@@ -57,7 +72,7 @@ droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned i
 	op = droce_opcode_info(bth[0]);
 	if (op->name == NULL)
 		return false;
-	avail = tot - (RX_BTH - RX_L3) - DROCE_ICRC_LEN;
+	avail = tot - RX_BTH - DROCE_ICRC_LEN;
 	if (avail < op->hdr_len)
 		return false;
 	avail -= op->hdr_len;
@@ -78,14 +93,14 @@ droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned i
 			return false;
 	}
 
-	p->l3_off = RX_L3;
-	p->l4_off = RX_L4;
-	p->bth_off = RX_BTH;
-	p->pay_off = (uint16_t)(RX_BTH + op->hdr_len);
+	p->l3_off = (uint16_t)l3;
+	p->l4_off = (uint16_t)(l3 + RX_L4);
+	p->bth_off = (uint16_t)(l3 + RX_BTH);
+	p->pay_off = (uint16_t)(l3 + RX_BTH + op->hdr_len);
 	p->pay_len = avail - pad;
-	p->frame_len = RX_L3 + tot;
-	p->has_vlan = false;
-	p->vlan_tci = 0;
+	p->frame_len = l3 + tot;
+	p->has_vlan = l3 != sizeof(struct droce_eth_hdr);
+	p->vlan_tci = tci;
 	p->ip_ver = 4;
 	p->tclass = ip[1];
 	p->hop_limit = ip[8];
@@ -116,6 +131,6 @@ droce_parse_fast_addrs(const uint8_t *f, struct droce_pkt *p)
 {
 	memcpy(p->dmac, f, 6);
 	memcpy(p->smac, f + 6, 6);
-	droce_gid_from_v4(p->sgid, droce_get_be32(f + RX_L3 + 12));
-	droce_gid_from_v4(p->dgid, droce_get_be32(f + RX_L3 + 16));
+	droce_gid_from_v4(p->sgid, droce_get_be32(f + p->l3_off + 12));
+	droce_gid_from_v4(p->dgid, droce_get_be32(f + p->l3_off + 16));
 }

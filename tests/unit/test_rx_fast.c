@@ -3,8 +3,8 @@
  * The receive fast path (droce_parse_fast) against the full parser: on every opcode and payload
  * length it accepts what droce_parse() accepts (IPv4 without options or VLAN) and describes it
  * identically; on damaged frames it never accepts what droce_parse() drops, so every drop keeps
- * its named reason; anything else (VLAN, IPv6, IPv4 options) it leaves to droce_parse(). With
- * and without the per-DestQP ICRC prefix cache.
+ * its named reason; anything else (IPv6, IPv4 options) it leaves to droce_parse(). Untagged and
+ * 802.1Q-tagged, with and without the per-DestQP ICRC prefix cache.
  */
 #include <string.h>
 
@@ -116,8 +116,8 @@ every_opcode(void)
 	for (op = 0; op < 256; op++) {
 		if (droce_opcode_info((uint8_t)op)->name == NULL)
 			continue;
-		for (k = 0; k < sizeof(pays) / sizeof(pays[0]); k++) {
-			int len = build((uint8_t)op, pays[k], false, 4);
+		for (k = 0; k < 2 * sizeof(pays) / sizeof(pays[0]); k++) {
+			int len = build((uint8_t)op, pays[k / 2], k & 1, 4);
 
 			CU_ASSERT_TRUE_FATAL(len > 0);
 			n++;
@@ -129,7 +129,7 @@ every_opcode(void)
 				missed++;
 		}
 	}
-	CU_ASSERT(n > 300);
+	CU_ASSERT(n > 600);
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT_EQUAL(missed, 0);
 }
@@ -185,15 +185,17 @@ test_icrc_cache(void)
 	fixed_conn = false;
 }
 
-/* VLAN, IPv6 and IPv4 options are valid but not the fast path's: it declines them. */
+/* IPv6, IPv4 options and two 802.1Q tags are valid but not the fast path's: it declines them. */
 static void
 test_declines_others(void)
 {
 	struct droce_pkt a;
 	int len;
 
+	/* a second tag inside the first (QinQ): droce_parse reads one tag only, and drops it */
 	len = build(DROCE_OP_RC_SEND_ONLY, 64, true, 4);
-	CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &a, 0), DROCE_DROP_NONE);
+	memmove(f + 16, f + 12, (size_t)len - 12);
+	len += 4;
 	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0, NULL, 0));
 	len = build(DROCE_OP_RC_SEND_ONLY, 64, false, 6);
 	CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &a, 0), DROCE_DROP_NONE);
@@ -205,9 +207,9 @@ test_declines_others(void)
 	CU_ASSERT_FALSE(droce_parse_fast(f, (uint32_t)len, &a, 0, NULL, 0));
 }
 
-/* Damaged frames: one to three random bytes changed, or a wrong length handed in, with and
- * without the offload flags. The fast path must never take a frame droce_parse() drops, and
- * must take every frame droce_parse() accepts that is IPv4 (IHL 5) without VLAN. */
+/* Damaged frames (untagged and tagged): one to three random bytes changed, or a wrong length
+ * handed in, with and without the offload flags. The fast path must never take a frame
+ * droce_parse() drops, and must take every frame droce_parse() accepts that is IPv4 (IHL 5). */
 static void
 test_damaged(void)
 {
@@ -224,7 +226,7 @@ test_damaged(void)
 
 		if (droce_opcode_info(op)->name == NULL)
 			op = DROCE_OP_RC_RDMA_WRITE_ONLY;
-		r = build(op, rnd() % 300, false, 4);
+		r = build(op, rnd() % 300, (i & 16) != 0, 4);
 		CU_ASSERT_TRUE_FATAL(r > 0);
 		len = (uint32_t)r;
 		switch (rnd() % 4) {
@@ -241,7 +243,11 @@ test_damaged(void)
 		if (compare(len, flags, &bad)) {
 			fast++;
 		} else if (droce_parse(f, len, &b, flags) == DROCE_DROP_NONE) {
-			if (len >= 14 && f[12] == 0x08 && f[13] == 0x00 && f[14] == 0x45)
+			unsigned int l3 = 14;
+
+			if (len >= 18 && f[12] == 0x81 && f[13] == 0x00)
+				l3 = 18;
+			if (len >= l3 && f[l3 - 2] == 0x08 && f[l3 - 1] == 0x00 && f[l3] == 0x45)
 				missed++;
 		} else {
 			dropped++;
