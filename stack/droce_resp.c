@@ -343,9 +343,9 @@ droce_resp_execute(struct droce_qp *qp, const struct droce_pkt *p,
 
 	if (st != RST_DONE)
 		return st;
-	/* Responder resources (IBTA 9.4.4, 9.7.5.2.5): a new READ/atomic while max_dest_rd_atomic
-	 * earlier ones still await their response is "too many RDMA READ or ATOMIC requests",
-	 * NAK invalid request (a duplicate re-uses its original's resource: not counted). */
+	/* Responder resources: a new READ/atomic while max_dest_rd_atomic earlier ones still await
+	 * their response is "too many RDMA READ or ATOMIC requests", an Invalid Request (IBTA
+	 * 9.7.5.2.5, responder error behaviour): NAK; a duplicate re-uses its original's resource. */
 	if ((op->flags & (DROCE_OPF_READ | DROCE_OPF_ATOMIC)) &&
 	    qp->resp.rd_pending >= qp->attr.max_dest_rd_atomic)
 		return RST_ERR_RD_RES;
