@@ -22,32 +22,19 @@ enum {
 	RX_MIN_TOT = RX_BTH + sizeof(struct droce_bth) + DROCE_ICRC_LEN,
 };
 
-bool
-droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int flags,
-		 struct droce_icrc_v4_cache *cache, uint32_t cache_mask)
+/* The IPv4 frame from its IP header at l3, a constant in each caller below (so each copy works
+ * at fixed offsets). */
+static inline __attribute__((always_inline)) bool
+parse_v4(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int flags,
+	 struct droce_icrc_v4_cache *cache, uint32_t cache_mask, const uint32_t l3, uint16_t tci)
 {
-	uint32_t l3 = sizeof(struct droce_eth_hdr), tot, avail, w;
-	const uint8_t *ip, *udp, *bth;
+	const uint8_t *ip = f + l3, *udp = ip + RX_L4, *bth = ip + RX_BTH;
 	const struct droce_opcode_info *op;
-	uint16_t etype, tci = 0;
+	uint32_t tot, avail, w;
 	uint8_t b1, pad;
 
-	/* Ethernet, one optional 802.1Q tag (as droce_parse reads it), IPv4 */
 	if (len < l3 + RX_MIN_TOT)
 		return false;
-	etype = droce_get_be16(f + 12);
-	if (etype == DROCE_ETHERTYPE_VLAN) {
-		tci = droce_get_be16(f + l3);
-		etype = droce_get_be16(f + l3 + 2);
-		l3 += sizeof(struct droce_vlan_hdr);
-		if (len < l3 + RX_MIN_TOT)
-			return false;
-	}
-	if (etype != DROCE_ETHERTYPE_IPV4)
-		return false;
-	ip = f + l3;
-	udp = ip + RX_L4;
-	bth = ip + RX_BTH;
 	/* RFC 791: version 4, IHL 5 (options take the full parser); the total length covers
 	 * UDP, BTH and ICRC and lies inside the frame. */
 	if (ip[0] != DROCE_IPV4_VERSION_IHL)
@@ -124,6 +111,24 @@ droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned i
 	if (op->hdrs)
 		droce_parse_ext(bth, op, p);
 	return true;
+}
+
+bool
+droce_parse_fast(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int flags,
+		 struct droce_icrc_v4_cache *cache, uint32_t cache_mask)
+{
+	const uint32_t l2 = sizeof(struct droce_eth_hdr);
+
+	/* Ethernet, one optional 802.1Q tag (as droce_parse reads it), IPv4 */
+	if (len < l2 + sizeof(struct droce_vlan_hdr))
+		return false;
+	if (droce_get_be16(f + 12) == DROCE_ETHERTYPE_IPV4)
+		return parse_v4(f, len, p, flags, cache, cache_mask, l2, 0);
+	if (droce_get_be16(f + 12) == DROCE_ETHERTYPE_VLAN &&
+	    droce_get_be16(f + l2 + 2) == DROCE_ETHERTYPE_IPV4)
+		return parse_v4(f, len, p, flags, cache, cache_mask,
+				l2 + sizeof(struct droce_vlan_hdr), droce_get_be16(f + l2));
+	return false;
 }
 
 void
