@@ -194,6 +194,16 @@ if ip -o link show dev lo | grep -q '[<,]UP[,>]'; then
 	fi
 fi
 
+# Every key of the runtime's configuration table is one --set accepts (droce-run keeps its own
+# list: this catches it going stale when pmd-glue gains a key).
+src=$(dirname "$0")/../../pmd-glue/droce_rt_config.c
+keys=$(grep -oE '^[[:space:]]*(\{ |[A-Z0-9]+\()"[a-z0-9_]+"' "$src" | grep -oE '[a-z0-9_]+"$' | tr -d '"')
+[ "$(echo "$keys" | wc -w)" -ge 30 ] || fail "config keys not found in $src"
+for k in $keys; do
+	drun -n --ip 198.18.0.1/24 --vdev net_null0 --set "$k=1" -- true
+	! grep -q "unknown key" "$ERR" || fail "--set $k: droce-run does not know the runtime's key"
+done
+
 # The program's exit status and environment, through exec.
 drun -q --ip 198.18.0.1/24 --vdev net_null0 -- sh -c 'echo "$LD_LIBRARY_PATH|$DROCE_VDEV"; exit 7'
 expect_rc 7 "exit status passed through"
