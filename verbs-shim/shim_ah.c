@@ -177,7 +177,7 @@ ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *att
 	if (rc != 0)
 		return droce_shim_fail(-rc);
 	memcpy(eth_mac, av.dmac, ETHERNET_LL_SIZE);
-	if (vid != NULL)
-		*vid = 0xffff;
+	if (vid != NULL)	/* 0xffff: untagged, as rdma-core reports no VLAN */
+		*vid = av.has_vlan ? (uint16_t)(av.vlan_tci & 0x0fff) : 0xffff;
 	return 0;
 }
