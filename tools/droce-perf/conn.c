@@ -225,7 +225,7 @@ qp_create_fn(struct perf_ctx *c)
 		q->me.va = (uintptr_t)q->buf;
 		q->me.len = q->len;
 		q->me.slots = q->slots;
-		if (droce_rt_gid(c->rt, c->o->gid_index, q->me.gid) <= c->o->gid_index)
+		if (droce_rt_gid(c->rt, c->plan.gid_index, q->me.gid) <= c->plan.gid_index)
 			return -ENOENT;
 		q->posted = q->done = q->rdone = 0;
 	}
@@ -263,7 +263,7 @@ connect_fn(struct perf_ctx *c)
 		a.max_dest_rd_atomic = 16;
 		a.min_rnr_timer = 1;	/* 0.01 ms: a send outrunning the receives retries soon */
 		memcpy(a.ah_attr.dgid, q->peer.gid, 16);
-		a.ah_attr.sgid_index = (uint8_t)c->o->gid_index;
+		a.ah_attr.sgid_index = (uint8_t)c->plan.gid_index;
 		memcpy(a.ah_attr.dmac, c->peer_mac, 6);
 		a.ah_attr.hop_limit = 64;
 		rc = droce_qp_modify(q->qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |

@@ -142,9 +142,9 @@ exchange_plan(struct perf_ctx *c)
 		return rc;
 	if (p.magic != PERF_MAGIC || p.op > PERF_OP_CSWAP || p.mode > PERF_MODE_LAT ||
 	    p.nsizes == 0 || p.nsizes > PERF_MAX_SIZES || p.qps == 0 || p.qps > PERF_MAX_QPS ||
-	    p.depth == 0 || p.depth > 1024)
+	    p.depth == 0 || p.depth > 1024 || p.gid_index > 1)
 		return -EPROTO;
-	c->plan = p;	/* the server follows the client */
+	c->plan = p;	/* the server follows the client, its GID family (-x) included */
 	return 0;
 }
 

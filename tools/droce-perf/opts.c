@@ -240,7 +240,7 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 		} else if (is(a, "-x", "--gid-index")) {
 			if (num(v, 0, 1, &x) != 0)
 				BAD("--gid-index '%s': 0 or 1", v);
-			o->gid_index = (unsigned int)x;
+			p->gid_index = (uint32_t)x;
 		} else if (is(a, NULL, "--shard-base")) {
 			if (num(v, 0, PERF_MAX_QPS - 1, &x) != 0)
 				BAD("--shard-base '%s': 0..%u", v, PERF_MAX_QPS - 1);

@@ -41,7 +41,7 @@ struct perf_plan {
 	uint32_t verify;
 	uint32_t corrupt;	/* --corrupt-for-test: the checking side flips one byte first */
 	uint32_t timeout_ms;	/* no progress for this long: the peer is gone */
-	uint32_t pad;
+	uint32_t gid_index;	/* -x: both sides use the same GID family */
 };
 
 /* Command line. */
@@ -55,7 +55,6 @@ struct perf_opts {
 	bool json;
 	bool quiet;		/* no progress line */
 	bool counters;		/* print the runtime's non-zero counters at the end */
-	unsigned int gid_index;
 	unsigned int shard_base;	/* QP i on shard (i + shard_base) % shards */
 };
 
