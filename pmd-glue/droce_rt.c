@@ -14,19 +14,8 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "droce_rt_err.h"
 #include "droce_rt_priv.h"
-
-static void __attribute__((format(printf, 3, 4)))
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-}
 
 static void
 make_gids(struct droce_rt *rt)
@@ -95,8 +84,10 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 	droce_rt_io_init(s, &io);
 	s->dev = droce_dev_create(&a, &io, &e);
 	if (s->dev == NULL) {
-		fail(err, errlen, "cannot create the engine device (%s): lower DROCE_MAX_QP and "
-		     "the other max_* keys", strerror(e ? e : ENOMEM));
+		droce_rt_errf(0, err, errlen,
+		        "cannot create the engine device (%s): lower DROCE_MAX_QP and "
+		        "the other max_* keys",
+		        strerror(e ? e : ENOMEM));
 		return -(e ? e : ENOMEM);
 	}
 	return 0;
@@ -116,8 +107,8 @@ make_rings(struct droce_rt *rt, char *err, size_t errlen)
 		s->calls = rte_ring_create(name, DROCE_RT_CALL_RING, (int)rte_socket_id(),
 					   RING_F_SC_DEQ);
 		if (s->calls == NULL) {
-			fail(err, errlen, "cannot create the call ring: %s",
-			     rte_strerror(rte_errno));
+			droce_rt_errf(0, err, errlen, "cannot create the call ring: %s",
+			        rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
 		if (rt->nb_shards == 1)
@@ -127,8 +118,8 @@ make_rings(struct droce_rt *rt, char *err, size_t errlen)
 		s->steer = rte_ring_create(name, DROCE_RT_STEER_RING, (int)rte_socket_id(),
 					   RING_F_SC_DEQ);
 		if (s->steer == NULL) {
-			fail(err, errlen, "cannot create the steering ring: %s",
-			     rte_strerror(rte_errno));
+			droce_rt_errf(0, err, errlen, "cannot create the steering ring: %s",
+			        rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
 	}
@@ -139,7 +130,8 @@ make_rings(struct droce_rt *rt, char *err, size_t errlen)
 	rt->exc = rte_ring_create(name, DROCE_RT_EXC_RING_SIZE, (int)rte_socket_id(),
 				  rt->nb_shards > 1 ? 0 : RING_F_SP_ENQ);
 	if (rt->exc == NULL) {
-		fail(err, errlen, "cannot create the exception ring: %s", rte_strerror(rte_errno));
+		droce_rt_errf(0, err, errlen, "cannot create the exception ring: %s",
+		        rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	return 0;
@@ -157,7 +149,7 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	/* The shards are cache-line aligned (each is written by its own lcore). */
 	rt = aligned_alloc(_Alignof(struct droce_rt), sizeof(*rt));
 	if (rt == NULL) {
-		fail(err, errlen, "out of memory");
+		droce_rt_errf(0, err, errlen, "out of memory");
 		return NULL;
 	}
 	memset(rt, 0, sizeof(*rt));
@@ -189,8 +181,9 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 		nops.ctx = &rt->sh[0];
 		rc = make_neigh(rt, &nops);
 		if (rc != 0)
-			fail(err, errlen, "MAC %02x:... of port %s is not unicast: set DROCE_MAC",
-			     rt->port.mac[0], rt->port.name);
+			droce_rt_errf(0, err, errlen,
+			        "MAC %02x:... of port %s is not unicast: set DROCE_MAC",
+			        rt->port.mac[0], rt->port.name);
 	}
 	for (i = 0; rc == 0 && i < rt->nb_shards; i++)
 		rc = make_dev(rt, &rt->sh[i], err, errlen);
@@ -203,7 +196,7 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	if (rc == 0)
 		rc = droce_rt_capture_open(rt, err, errlen);
 	if (rc == 0 && droce_rt_telemetry_attach(rt) != 0) {
-		fail(err, errlen, "out of memory");
+		droce_rt_errf(0, err, errlen, "out of memory");
 		rc = -ENOMEM;
 	}
 	if (rc != 0) {

@@ -11,23 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "droce_rt_err.h"
 #include "droce_rt_check.h"
 
 /* Linux capability numbers (linux/capability.h). */
 enum { CAP_NET_ADMIN_BIT = 12, CAP_NET_RAW_BIT = 13, CAP_SYS_ADMIN_BIT = 21, CAP_BPF_BIT = 39 };
-
-static int __attribute__((format(printf, 4, 5)))
-fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 void
 droce_rt_sys_default(struct droce_rt_sys *sys)
@@ -112,7 +100,8 @@ droce_rt_check_hugepages(const struct droce_rt_config *cfg, const struct droce_r
 		want[0] = '\0';
 	f = fopen(sys->mounts, "r");
 	if (f == NULL)
-		return fail(-errno, err, errlen, "cannot read %s: %s", sys->mounts, strerror(errno));
+		return droce_rt_errf(
+		        -errno, err, errlen, "cannot read %s: %s", sys->mounts, strerror(errno));
 	while (fgets(line, sizeof(line), f) != NULL) {
 		if (sscanf(line, "%255s %255s %63s", dev, mnt, type) != 3)
 			continue;
@@ -125,17 +114,21 @@ droce_rt_check_hugepages(const struct droce_rt_config *cfg, const struct droce_r
 	}
 	fclose(f);
 	if (!found)
-		return fail(-ENOENT, err, errlen, "hugetlbfs is not mounted%s%s: run 'mount -t "
-			    "hugetlbfs nodev %s' or set DROCE_EAL=\"--no-huge\"",
-			    want[0] ? " at " : "", want, want[0] ? want : "/dev/hugepages");
+		return droce_rt_errf(-ENOENT, err, errlen,
+		        "hugetlbfs is not mounted%s%s: run 'mount -t "
+		        "hugetlbfs nodev %s' or set DROCE_EAL=\"--no-huge\"",
+		        want[0] ? " at " : "", want, want[0] ? want : "/dev/hugepages");
 	if (access(mnt, W_OK | X_OK) != 0)
-		return fail(-EACCES, err, errlen, "no permission to use hugetlbfs at %s (%s): run "
-			    "as root, chown the mount to uid %ld, or set DROCE_EAL=\"--no-huge\"",
-			    mnt, strerror(errno), (long)geteuid());
+		return droce_rt_errf(-EACCES, err, errlen,
+		        "no permission to use hugetlbfs at %s (%s): run "
+		        "as root, chown the mount to uid %ld, or set DROCE_EAL=\"--no-huge\"",
+		        mnt, strerror(errno), (long)geteuid());
 	if (free_hugepages(sys->hugepages_dir) == 0)
-		return fail(-ENOMEM, err, errlen, "hugetlbfs is mounted at %s but no hugepage is "
-			    "free: run 'echo 512 > /proc/sys/vm/nr_hugepages' or set "
-			    "DROCE_EAL=\"--no-huge\"", mnt);
+		return droce_rt_errf(-ENOMEM, err, errlen,
+		        "hugetlbfs is mounted at %s but no hugepage is "
+		        "free: run 'echo 512 > /proc/sys/vm/nr_hugepages' or set "
+		        "DROCE_EAL=\"--no-huge\"",
+		        mnt);
 	return 0;
 }
 
@@ -195,21 +188,27 @@ check_one_vdev(const char *vdev, const struct droce_rt_sys *sys, char *err, size
 	if (!is_pkt && !is_xdp)
 		return 0;
 	if (devarg(vdev, "iface", iface, sizeof(iface)) != 0)
-		return fail(-EINVAL, err, errlen, "%.*s needs iface=<interface>: e.g. "
-			    "DROCE_VDEV=%.*s,iface=veth0", (int)name_len, vdev, (int)name_len, vdev);
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "%.*s needs iface=<interface>: e.g. "
+		        "DROCE_VDEV=%.*s,iface=veth0",
+		        (int)name_len, vdev, (int)name_len, vdev);
 	if (if_nametoindex(iface) == 0)
-		return fail(-ENODEV, err, errlen, "interface '%s' not found (%.*s iface=): create "
-			    "it ('ip link add %s type veth peer name %s-p') or fix DROCE_VDEV",
-			    iface, (int)name_len, vdev, iface, iface);
+		return droce_rt_errf(-ENODEV, err, errlen,
+		        "interface '%s' not found (%.*s iface=): create "
+		        "it ('ip link add %s type veth peer name %s-p') or fix DROCE_VDEV",
+		        iface, (int)name_len, vdev, iface, iface);
 	caps = cap_eff(sys->status);
 	if (is_pkt && !(caps & (1ull << CAP_NET_RAW_BIT)))
-		return fail(-EPERM, err, errlen, "no permission: %.*s needs CAP_NET_RAW: run as "
-			    "root or 'setcap cap_net_raw,cap_net_admin+ep' on the program",
-			    (int)name_len, vdev);
+		return droce_rt_errf(-EPERM, err, errlen,
+		        "no permission: %.*s needs CAP_NET_RAW: run as "
+		        "root or 'setcap cap_net_raw,cap_net_admin+ep' on the program",
+		        (int)name_len, vdev);
 	if (is_xdp && (!(caps & (1ull << CAP_NET_ADMIN_BIT)) ||
 		       !(caps & ((1ull << CAP_SYS_ADMIN_BIT) | (1ull << CAP_BPF_BIT)))))
-		return fail(-EPERM, err, errlen, "no permission: %.*s needs CAP_NET_ADMIN and "
-			    "CAP_BPF (or CAP_SYS_ADMIN): run as root", (int)name_len, vdev);
+		return droce_rt_errf(-EPERM, err, errlen,
+		        "no permission: %.*s needs CAP_NET_ADMIN and "
+		        "CAP_BPF (or CAP_SYS_ADMIN): run as root",
+		        (int)name_len, vdev);
 	return 0;
 }
 

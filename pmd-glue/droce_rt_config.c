@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "droce_rt_err.h"
 #include "droce_rt_config.h"
 
 enum droce_rt_key_type {
@@ -70,19 +71,6 @@ static const struct droce_rt_key droce_rt_keys[] = {
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
-
-static int __attribute__((format(printf, 3, 4)))
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 unsigned int
 droce_rt_config_nkeys(void)
@@ -243,20 +231,22 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 	uint64_t v;
 
 	if (k == NULL) {
-		fail(err, errlen, "unknown key '%s'", key);
+		droce_rt_errf(-EINVAL, err, errlen, "unknown key '%s'", key);
 		return -ENOENT;
 	}
 	switch (k->type) {
 	case KT_STR:
 		if (strlen(value) >= k->size)
-			return fail(err, errlen, "%s: value longer than %zu bytes", key, k->size - 1);
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "%s: value longer than %zu bytes", key, k->size - 1);
 		memcpy(base + k->off, value, strlen(value) + 1);
 		return 0;
 	case KT_U32:
 	case KT_U64:
 		if (parse_u64(value, &v) != 0 || v < k->min || v > k->max)
-			return fail(err, errlen, "%s: '%s' is not a number in %" PRIu64 "..%" PRIu64,
-				    key, value, k->min, k->max);
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "%s: '%s' is not a number in %" PRIu64 "..%" PRIu64, key, value,
+			        k->min, k->max);
 		if (k->type == KT_U32)
 			*(uint32_t *)(void *)(base + k->off) = (uint32_t)v;
 		else
@@ -268,8 +258,10 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 			return 0;
 		}
 		if (parse_addr(AF_INET, value, cfg->ipv4, &cfg->ipv4_prefix, 32, 24) != 0)
-			return fail(err, errlen, "%s: '%s' is not an IPv4 address[/prefix] "
-				    "(e.g. 198.18.0.1/24)", key, value);
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "%s: '%s' is not an IPv4 address[/prefix] "
+			        "(e.g. 198.18.0.1/24)",
+			        key, value);
 		cfg->has_ipv4 = true;
 		return 0;
 	case KT_IPV4:
@@ -278,7 +270,8 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 			return 0;
 		}
 		if (parse_addr(AF_INET, value, cfg->gw4, NULL, 0, 0) != 0)
-			return fail(err, errlen, "%s: '%s' is not an IPv4 address", key, value);
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "%s: '%s' is not an IPv4 address", key, value);
 		cfg->has_gw4 = true;
 		return 0;
 	case KT_IPV6_PFX:
@@ -287,8 +280,10 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 			return 0;
 		}
 		if (parse_addr(AF_INET6, value, cfg->ipv6, &cfg->ipv6_prefix, 128, 64) != 0)
-			return fail(err, errlen, "%s: '%s' is not an IPv6 address[/prefix] "
-				    "(e.g. 2001:db8::1/64)", key, value);
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "%s: '%s' is not an IPv6 address[/prefix] "
+			        "(e.g. 2001:db8::1/64)",
+			        key, value);
 		cfg->has_ipv6 = true;
 		return 0;
 	case KT_IPV6:
@@ -297,7 +292,8 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 			return 0;
 		}
 		if (parse_addr(AF_INET6, value, cfg->gw6, NULL, 0, 0) != 0)
-			return fail(err, errlen, "%s: '%s' is not an IPv6 address", key, value);
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "%s: '%s' is not an IPv6 address", key, value);
 		cfg->has_gw6 = true;
 		return 0;
 	case KT_MAC:
@@ -306,14 +302,16 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 			return 0;
 		}
 		if (parse_mac(value, cfg->mac) != 0)
-			return fail(err, errlen, "%s: '%s' is not a unicast MAC (02:00:00:00:00:01)",
-				    key, value);
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "%s: '%s' is not a unicast MAC (02:00:00:00:00:01)", key, value);
 		cfg->has_mac = true;
 		return 0;
 	case KT_LCORES:
 		if (parse_lcores(value, cfg) != 0)
-			return fail(err, errlen, "%s: '%s' is not an lcore list (0 or 0,1 or 0-1, "
-				    "at most %d)", key, value, DROCE_RT_MAX_LCORES);
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "%s: '%s' is not an lcore list (0 or 0,1 or 0-1, "
+			        "at most %d)",
+			        key, value, DROCE_RT_MAX_LCORES);
 		return 0;
 	case KT_EXC:
 		if (strcmp(value, "drop") == 0)
@@ -321,10 +319,11 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 		else if (strcmp(value, "ring") == 0)
 			cfg->exception = DROCE_RT_EXC_RING;
 		else
-			return fail(err, errlen, "%s: '%s' is neither drop nor ring", key, value);
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "%s: '%s' is neither drop nor ring", key, value);
 		return 0;
 	}
-	return fail(err, errlen, "%s: internal key type error", key);
+	return droce_rt_errf(-EINVAL, err, errlen, "%s: internal key type error", key);
 }
 
 static char *
@@ -353,14 +352,16 @@ droce_rt_config_load_file(struct droce_rt_config *cfg, const char *path, char *e
 	f = fopen(path, "r");
 	if (f == NULL) {
 		rc = -errno;
-		fail(err, errlen, "config file %s: %s (set DROCE_CONFIG to a readable file)",
-		     path, strerror(errno));
+		droce_rt_errf(-EINVAL, err, errlen,
+		        "config file %s: %s (set DROCE_CONFIG to a readable file)", path,
+		        strerror(errno));
 		return rc;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
-			rc = fail(err, errlen, "%s:%u: line too long", path, lineno);
+			rc = droce_rt_errf(
+			        -EINVAL, err, errlen, "%s:%u: line too long", path, lineno);
 			break;
 		}
 		hash = strchr(line, '#');
@@ -371,13 +372,14 @@ droce_rt_config_load_file(struct droce_rt_config *cfg, const char *path, char *e
 			continue;
 		eq = strchr(s, '=');
 		if (eq == NULL) {
-			rc = fail(err, errlen, "%s:%u: expected key = value", path, lineno);
+			rc = droce_rt_errf(
+			        -EINVAL, err, errlen, "%s:%u: expected key = value", path, lineno);
 			break;
 		}
 		*eq = '\0';
 		rc = droce_rt_config_set(cfg, trim(s), trim(eq + 1), sub, sizeof(sub));
 		if (rc != 0) {
-			fail(err, errlen, "%s:%u: %s", path, lineno, sub);
+			droce_rt_errf(-EINVAL, err, errlen, "%s:%u: %s", path, lineno, sub);
 			break;
 		}
 	}
@@ -403,7 +405,7 @@ droce_rt_config_load_env(struct droce_rt_config *cfg, char *err, size_t errlen)
 			continue;
 		rc = droce_rt_config_set(cfg, droce_rt_keys[i].name, val, sub, sizeof(sub));
 		if (rc != 0) {
-			fail(err, errlen, "environment %s: %s", name, sub);
+			droce_rt_errf(-EINVAL, err, errlen, "environment %s: %s", name, sub);
 			return rc;
 		}
 	}
@@ -454,19 +456,23 @@ validate_shards(const struct droce_rt_config *cfg, char *err, size_t errlen)
 	/* Lcore mode: the application's lcore, then one poll lcore per shard. With one lcore the
 	 * application drives every shard inline. */
 	if (cfg->nb_lcores > 1 && cfg->nb_lcores < cfg->shards + 1)
-		return fail(err, errlen, "shards %u need %u lcores (the application's, then one "
-			    "poll lcore per shard), lcores has %u: set DROCE_LCORES=0-%u or lower "
-			    "DROCE_SHARDS", cfg->shards, cfg->shards + 1, cfg->nb_lcores,
-			    cfg->shards);
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "shards %u need %u lcores (the application's, then one "
+		        "poll lcore per shard), lcores has %u: set DROCE_LCORES=0-%u or lower "
+		        "DROCE_SHARDS",
+		        cfg->shards, cfg->shards + 1, cfg->nb_lcores, cfg->shards);
 	if (qpn_slot_bits(cfg->max_qp) + droce_rt_config_shard_bits(cfg) >= 24)
-		return fail(err, errlen, "max_qp %u leaves no 24-bit QPN room for %u shards: lower "
-			    "DROCE_MAX_QP", cfg->max_qp, cfg->shards);
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "max_qp %u leaves no 24-bit QPN room for %u shards: lower "
+		        "DROCE_MAX_QP",
+		        cfg->max_qp, cfg->shards);
 	if (cfg->shards > 1 &&
 	    cfg->mbufs < 2 * (cfg->rx_desc * nq + cfg->tx_desc * cfg->shards) + cfg->burst)
-		return fail(err, errlen, "mbufs %u cannot fill %u Rx queue(s) of %u and %u Tx "
-			    "ring(s) of %u descriptors: raise DROCE_MBUFS to >= %u", cfg->mbufs,
-			    nq, cfg->rx_desc, cfg->shards, cfg->tx_desc,
-			    2 * (cfg->rx_desc * nq + cfg->tx_desc * cfg->shards) + cfg->burst);
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "mbufs %u cannot fill %u Rx queue(s) of %u and %u Tx "
+		        "ring(s) of %u descriptors: raise DROCE_MBUFS to >= %u",
+		        cfg->mbufs, nq, cfg->rx_desc, cfg->shards, cfg->tx_desc,
+		        2 * (cfg->rx_desc * nq + cfg->tx_desc * cfg->shards) + cfg->burst);
 	return 0;
 }
 
@@ -476,25 +482,31 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 	uint32_t p = cfg->path_mtu;
 
 	if (p != 256 && p != 512 && p != 1024 && p != 2048 && p != 4096)
-		return fail(err, errlen, "path_mtu %u is not one of 256 512 1024 2048 4096 "
-			    "(the IB MTU values, enum droce_mtu)", p);
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "path_mtu %u is not one of 256 512 1024 2048 4096 "
+		        "(the IB MTU values, enum droce_mtu)",
+		        p);
 	if (!cfg->has_ipv4 && !cfg->has_ipv6)
-		return fail(err, errlen, "no address configured: set DROCE_IPV4=198.18.0.1/24 "
-			    "(or ipv4 = ... in the config file), or DROCE_IPV6");
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "no address configured: set DROCE_IPV4=198.18.0.1/24 "
+		        "(or ipv4 = ... in the config file), or DROCE_IPV6");
 	if (cfg->mtu < droce_rt_config_min_mtu(cfg))
-		return fail(err, errlen, "MTU %u too small for path MTU %u (needs >= %u: path MTU + "
-			    "92 bytes of RoCEv2 headers): raise DROCE_MTU or lower DROCE_PATH_MTU",
-			    cfg->mtu, p, droce_rt_config_min_mtu(cfg));
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "MTU %u too small for path MTU %u (needs >= %u: path MTU + "
+		        "92 bytes of RoCEv2 headers): raise DROCE_MTU or lower DROCE_PATH_MTU",
+		        cfg->mtu, p, droce_rt_config_min_mtu(cfg));
 	if (validate_shards(cfg, err, errlen) != 0)
 		return -EINVAL;
 	if (cfg->mbufs < 2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst)
-		return fail(err, errlen, "mbufs %u cannot fill %u Rx queue(s) of %u and a Tx ring "
-			    "of %u descriptors: raise DROCE_MBUFS to >= %u", cfg->mbufs,
-			    cfg->queues, cfg->rx_desc, cfg->tx_desc,
-			    2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst);
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "mbufs %u cannot fill %u Rx queue(s) of %u and a Tx ring "
+		        "of %u descriptors: raise DROCE_MBUFS to >= %u",
+		        cfg->mbufs, cfg->queues, cfg->rx_desc, cfg->tx_desc,
+		        2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst);
 	if (cfg->mbuf_cache > cfg->mbufs / 4)
-		return fail(err, errlen, "mbuf_cache %u is more than a quarter of mbufs %u",
-			    cfg->mbuf_cache, cfg->mbufs);
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "mbuf_cache %u is more than a quarter of mbufs %u", cfg->mbuf_cache,
+		        cfg->mbufs);
 	return 0;
 }
 

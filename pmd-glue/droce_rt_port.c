@@ -21,22 +21,10 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "droce_rt_err.h"
 #include "droce_rt_port.h"
 
 enum { ETH_OVERHEAD = RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN };
-
-static int __attribute__((format(printf, 4, 5)))
-fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static int
 find_port(const struct droce_rt_config *cfg, uint16_t *port, char *err, size_t errlen)
@@ -48,12 +36,15 @@ find_port(const struct droce_rt_config *cfg, uint16_t *port, char *err, size_t e
 	char *end;
 
 	if (rte_eth_dev_count_avail() == 0 && cfg->vdev[0] != '\0')
-		return fail(-ENODEV, err, errlen, "no Ethernet port: the vdev '%s' did not come up "
-			    "(its driver's reason is printed above): fix DROCE_VDEV", cfg->vdev);
+		return droce_rt_errf(-ENODEV, err, errlen,
+		        "no Ethernet port: the vdev '%s' did not come up "
+		        "(its driver's reason is printed above): fix DROCE_VDEV",
+		        cfg->vdev);
 	if (rte_eth_dev_count_avail() == 0)
-		return fail(-ENODEV, err, errlen, "no Ethernet port: add one with "
-			    "DROCE_VDEV=net_memif0,role=server (or --vdev in DROCE_EAL), or bind a "
-			    "NIC to a DPDK driver");
+		return droce_rt_errf(-ENODEV, err, errlen,
+		        "no Ethernet port: add one with "
+		        "DROCE_VDEV=net_memif0,role=server (or --vdev in DROCE_EAL), or bind a "
+		        "NIC to a DPDK driver");
 	if (cfg->port[0] == '\0') {
 		RTE_ETH_FOREACH_DEV(pid) {
 			*port = pid;
@@ -72,8 +63,8 @@ find_port(const struct droce_rt_config *cfg, uint16_t *port, char *err, size_t e
 			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%u=%s",
 						off ? ", " : "", pid, name);
 	}
-	return fail(-ENODEV, err, errlen, "port '%s' not found (ports: %s): fix DROCE_PORT",
-		    cfg->port, names);
+	return droce_rt_errf(-ENODEV, err, errlen,
+	        "port '%s' not found (ports: %s): fix DROCE_PORT", cfg->port, names);
 }
 
 static int
@@ -99,8 +90,10 @@ setup_queues(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 	}
 	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &conf);
 	if (rc != 0)
-		return fail(rc, err, errlen, "cannot configure port %s with %u queue(s) and MTU %u: "
-			    "%s", p->name, p->nb_queues, cfg->mtu, rte_strerror(-rc));
+		return droce_rt_errf(rc, err, errlen,
+		        "cannot configure port %s with %u queue(s) and MTU %u: "
+		        "%s",
+		        p->name, p->nb_queues, cfg->mtu, rte_strerror(-rc));
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntx);
 	for (q = 0; rc == 0 && q < p->nb_queues; q++) {
 		rc = rte_eth_rx_queue_setup(p->port_id, q, nrx, (unsigned int)socket, NULL, p->mp);
@@ -108,8 +101,10 @@ setup_queues(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 			rc = rte_eth_tx_queue_setup(p->port_id, q, ntx, (unsigned int)socket, NULL);
 	}
 	if (rc != 0)
-		return fail(rc, err, errlen, "cannot set up queues of port %s (%u x %u/%u "
-			    "descriptors): %s", p->name, p->nb_queues, nrx, ntx, rte_strerror(-rc));
+		return droce_rt_errf(rc, err, errlen,
+		        "cannot set up queues of port %s (%u x %u/%u "
+		        "descriptors): %s",
+		        p->name, p->nb_queues, nrx, ntx, rte_strerror(-rc));
 	return 0;
 }
 
@@ -124,8 +119,9 @@ set_mtu(struct droce_rt_port *p, const struct droce_rt_config *cfg, char *err, s
 		return 0;
 	}
 	if (rc != 0)
-		return fail(rc, err, errlen, "cannot set MTU %u on port %s: %s: lower DROCE_MTU",
-			    cfg->mtu, p->name, rte_strerror(-rc));
+		return droce_rt_errf(rc, err, errlen,
+		        "cannot set MTU %u on port %s: %s: lower DROCE_MTU", cfg->mtu, p->name,
+		        rte_strerror(-rc));
 	p->mtu = cfg->mtu;
 	return 0;
 }
@@ -142,8 +138,8 @@ configure_start(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 	if (rc == 0) {
 		rc = rte_eth_dev_start(p->port_id);
 		if (rc != 0)
-			fail(rc, err, errlen, "cannot start port %s: %s", p->name,
-			     rte_strerror(-rc));
+			droce_rt_errf(rc, err, errlen, "cannot start port %s: %s", p->name,
+			        rte_strerror(-rc));
 	}
 	return rc;
 }
@@ -280,14 +276,17 @@ start(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 	if (log_level >= 0)
 		rte_log_set_level((uint32_t)log_type, (uint32_t)log_level);
 	if (rc != 0)
-		return fail(rc, err, errlen, "memif client %s found no server on its socket in %u "
-			    "ms: start the server side first or raise DROCE_START_WAIT_MS", name,
-			    cfg->start_wait_ms);
+		return droce_rt_errf(rc, err, errlen,
+		        "memif client %s found no server on its socket in %u "
+		        "ms: start the server side first or raise DROCE_START_WAIT_MS",
+		        name, cfg->start_wait_ms);
 	if (!up) {
 		port_stop(p);
-		return fail(-ENOTCONN, err, errlen, "memif client %s: the server accepted but the "
-			    "link stayed down for %u ms: restart the server side or raise "
-			    "DROCE_START_WAIT_MS", name, cfg->start_wait_ms);
+		return droce_rt_errf(-ENOTCONN, err, errlen,
+		        "memif client %s: the server accepted but the "
+		        "link stayed down for %u ms: restart the server side or raise "
+		        "DROCE_START_WAIT_MS",
+		        name, cfg->start_wait_ms);
 	}
 	return 0;
 }
@@ -327,37 +326,44 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 	rte_eth_dev_get_name_by_port(p->port_id, p->name);
 	rc = rte_eth_dev_info_get(p->port_id, &info);
 	if (rc != 0)
-		return fail(rc, err, errlen, "cannot query port %s: %s", p->name, rte_strerror(-rc));
+		return droce_rt_errf(
+		        rc, err, errlen, "cannot query port %s: %s", p->name, rte_strerror(-rc));
 	p->nb_queues = (uint16_t)droce_rt_config_nb_queues(cfg);
 	p->nb_shards = (uint16_t)cfg->shards;
 	if (cfg->shards > 1 && (cfg->shards > info.max_rx_queues ||
 				cfg->shards > info.max_tx_queues))
-		return fail(-EINVAL, err, errlen, "port %s has at most %u Rx / %u Tx queues, "
-			    "shards %u need one each: lower DROCE_SHARDS%s", p->name,
-			    info.max_rx_queues, info.max_tx_queues, cfg->shards,
-			    strncmp(p->name, "net_af_packet", 13) == 0 ?
-			    " or add qpairs=N to the af_packet vdev" : "");
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "port %s has at most %u Rx / %u Tx queues, "
+		        "shards %u need one each: lower DROCE_SHARDS%s",
+		        p->name, info.max_rx_queues, info.max_tx_queues, cfg->shards,
+		        strncmp(p->name, "net_af_packet", 13) == 0
+		                ? " or add qpairs=N to the af_packet vdev"
+		                : "");
 	if (p->nb_queues > info.max_rx_queues || p->nb_queues > info.max_tx_queues)
-		return fail(-EINVAL, err, errlen, "port %s has at most %u Rx / %u Tx queues: lower "
-			    "DROCE_QUEUES (%u)", p->name, info.max_rx_queues, info.max_tx_queues,
-			    cfg->queues);
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "port %s has at most %u Rx / %u Tx queues: lower "
+		        "DROCE_QUEUES (%u)",
+		        p->name, info.max_rx_queues, info.max_tx_queues, cfg->queues);
 	/* PMDs that leave max_mtu open bound the frame instead (ethdev's 18-byte overhead). */
 	max_mtu = info.max_mtu;
 	if (info.max_rx_pktlen > RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN)
 		max_mtu = RTE_MIN(max_mtu, info.max_rx_pktlen - RTE_ETHER_HDR_LEN -
 				  RTE_ETHER_CRC_LEN);
 	if (cfg->mtu > max_mtu || cfg->mtu < info.min_mtu)
-		return fail(-EINVAL, err, errlen, "MTU %u outside port %s's range %u..%u: set "
-			    "DROCE_MTU within it", cfg->mtu, p->name, info.min_mtu, max_mtu);
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "MTU %u outside port %s's range %u..%u: set "
+		        "DROCE_MTU within it",
+		        cfg->mtu, p->name, info.min_mtu, max_mtu);
 	room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM, cfg->mtu + ETH_OVERHEAD);
 	snprintf(pool, sizeof(pool), "droce_p%u", p->port_id);
 	p->mp = rte_pktmbuf_pool_create(pool, cfg->mbufs, cfg->mbuf_cache, 0,
 					(uint16_t)(room + RTE_PKTMBUF_HEADROOM),
 					(int)rte_socket_id());
 	if (p->mp == NULL)
-		return fail(-ENOMEM, err, errlen, "cannot allocate %u mbufs of %u bytes (%s): give "
-			    "EAL more memory (-m in DROCE_EAL) or lower DROCE_MBUFS", cfg->mbufs,
-			    room, rte_strerror(rte_errno));
+		return droce_rt_errf(-ENOMEM, err, errlen,
+		        "cannot allocate %u mbufs of %u bytes (%s): give "
+		        "EAL more memory (-m in DROCE_EAL) or lower DROCE_MBUFS",
+		        cfg->mbufs, room, rte_strerror(rte_errno));
 	p->max_frame = room;
 	rc = start(p, cfg, &info, err, errlen);
 	if (rc == 0) {
@@ -365,7 +371,8 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 		droce_rt_port_flow(p);
 		rc = set_mac(p, cfg);
 		if (rc != 0)
-			fail(rc, err, errlen, "cannot read the MAC of port %s: set DROCE_MAC", p->name);
+			droce_rt_errf(rc, err, errlen,
+			        "cannot read the MAC of port %s: set DROCE_MAC", p->name);
 		/* IPv6 neighbour solicitations go to solicited-node multicast groups. */
 		rte_eth_allmulticast_enable(p->port_id);
 	}
