@@ -205,6 +205,11 @@ rx_rnr(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint64_t now)
 		}
 		r->rnr_left--;
 	}
+	/* The RNR NAK answers the request (the responder is alive and in sequence): the local ACK
+	 * timeouts spent reaching it are behind us, so the transport retry count reloads and only
+	 * the RNR count pays (IBTA 9.7.5.2.8, 9.7.6.1.3: separate counters). Without this, lost
+	 * resends during a long RNR wait drain retry_cnt into RETRY_EXC_ERR. */
+	r->retry_left = qp->attr.retry_cnt;
 	(void)psn;
 	r->rto_at = UINT64_MAX;
 	r->rnr_at = now + rnr_ns[syn & DROCE_AETH_VALUE_MASK];
@@ -389,7 +394,8 @@ droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 		rx_ack(qp, p, now);
 }
 
-/* Local ACK timeout (IBTA 9.7.6.1.3): retry from the oldest unacknowledged PSN, retry_cnt times.
+/* Local ACK timeout (IBTA 9.7.6.1.3): retry from the oldest unacknowledged PSN, retry_cnt times
+ * in a row: a valid response (progress, or an RNR NAK: rx_rnr) reloads the count.
  * retry_cnt 7 means seven retries: unlike rnr_retry, IBTA gives 7 no "infinite" meaning
  * (rxe treats it as infinite; we follow the spec). */
 void
