@@ -196,6 +196,10 @@ rx_rnr(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint64_t now)
 	struct droce_requester *r = &qp->req;
 
 	droce_qp_cnt(qp, DROCE_CNT_RCVD_RNR_ERR);
+	/* Nothing is sent during the wait, so an RNR NAK for una now is a copy of the one being
+	 * waited on (a duplicated frame): the request was NAKed once, one retry pays for it. */
+	if (r->rnr_at != UINT64_MAX && psn == r->una)
+		return;
 	/* IBTA 9.7.5.2.8: rnr_retry 7 retries forever; otherwise each RNR NAK uses one. */
 	if (qp->attr.rnr_retry != 7) {
 		if (r->rnr_left == 0) {
@@ -210,7 +214,6 @@ rx_rnr(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint64_t now)
 	 * the RNR count pays (IBTA 9.7.5.2.8, 9.7.6.1.3: separate counters). Without this, lost
 	 * resends during a long RNR wait drain retry_cnt into RETRY_EXC_ERR. */
 	r->retry_left = qp->attr.retry_cnt;
-	(void)psn;
 	r->rto_at = UINT64_MAX;
 	r->rnr_at = now + rnr_ns[syn & DROCE_AETH_VALUE_MASK];
 	droce_sched_deadline(qp);

@@ -170,7 +170,33 @@ test_rnr_budget_apart_from_timeouts(void)
 	scen_fini(&s);
 }
 
+/*
+ * rnr_retry 2 with every frame toward the requester delivered twice: the copy of an RNR NAK
+ * arrives while the requester already waits on it and must not spend a second RNR retry.
+ * First try + 2 retries = 3 requests, each RNR NAKed (6 NAK frames received), then
+ * RNR_RETRY_EXC_ERR.
+ */
+static void
+test_rnr_duplicate_nak(void)
+{
+	struct scen s;
+
+	setup(&s, 7, 2);
+	s.net.node[0].down.cfg.dup = 1.0;
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 300, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 20 * MS), SIM_DONE);
+	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_RNR_RETRY_EXC_ERR);
+	CU_ASSERT_EQUAL(s.trace.st.req_pkts, 3);
+	CU_ASSERT_EQUAL(s.trace.st.rnr_naks, 3);
+	CU_ASSERT_EQUAL(s.net.node[0].down.st.duplicated, 3);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SEND_RNR_ERR), 3);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RETRY_RNR_EXCEEDED_ERR), 1);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 0);
+	scen_fini(&s);
+}
+
 DROCE_TEST_MAIN("sim_rnr_retry",
 	DROCE_TEST(test_rnr_wait_survives_losses),
 	DROCE_TEST(test_rnr_wait_retry_cnt_zero),
-	DROCE_TEST(test_rnr_budget_apart_from_timeouts))
+	DROCE_TEST(test_rnr_budget_apart_from_timeouts),
+	DROCE_TEST(test_rnr_duplicate_nak))
