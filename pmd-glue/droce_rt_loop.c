@@ -337,9 +337,16 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 {
 	struct droce_rt *rt = s->rt;
 	unsigned int work = 0;
+	uint64_t now;
 	uint16_t q;
 
-	s->now = droce_rt_clock(rt);
+	now = droce_rt_clock(rt);
+	/* The engine's time never goes back: threads taking turns at the loop (the verbs shim)
+	 * read TSCs that a VM does not keep in step across CPUs. */
+	if (now > s->now)
+		s->now = now;
+	else
+		s->st.clock_behind++;
 	s->st.iterations++;
 	/* Room for a whole burst per target (Rx is polled only with nothing held back). */
 	if (s->out_pending)
