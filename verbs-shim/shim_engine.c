@@ -41,6 +41,9 @@ enum {
 	/* An idle progress thread naps this long (the application may spin on memory and
 	 * wait for us: short naps, each a cheap wake-up that preempts it)... */
 	SHIM_NAP_NS = 3 * 1000,
+	/* At real-time priority a wake-up preempts at once, but each costs the CPU a few
+	 * microseconds the application does not get: longer naps. */
+	SHIM_RT_NAP_NS = 20 * 1000,
 	/* After work it keeps polling this long: traffic comes in bursts. */
 	SHIM_SPIN_NS = 50 * 1000,
 	/* ...and after this many empty rounds, longer ones (nothing moves: save the CPU). */
@@ -130,11 +133,32 @@ prog_nap(long ns)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * An application that waits by spinning on memory (ib_write_lat) keeps its CPU busy: a progress
+ * thread of the same priority waking from its nap then waits for the scheduler's slice to end
+ * (milliseconds) before it can poll. The lowest real-time priority lets it in at once. It then
+ * never spins (it would keep the application from the CPU): it naps whenever a round finds
+ * nothing, and the kernel's real-time throttling bounds it anyway. Without the privilege
+ * (CAP_SYS_NICE) it stays a normal thread; DROCE_SHIM_RT=0 keeps it one.
+ */
+static bool
+prog_priority(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	const char *v = getenv("DROCE_SHIM_RT");
+
+	if (v != NULL && strcmp(v, "0") == 0)
+		return false;
+	return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+}
+
 static void *
 prog_thread(void *arg)
 {
 	unsigned int idle = 0, work;
-	uint64_t now, last_work = 0;
+	uint64_t now, last_work = 0, spin_ns;
+	long nap;
+	bool rt;
 	long app_nap = SHIM_APP_ACTIVE_NS;
 
 	(void)arg;
@@ -144,9 +168,12 @@ prog_thread(void *arg)
 			rte_strerror(rte_errno));
 	/* naps are a few microseconds: keep the kernel's 50 us timer slack off them */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	rt = prog_priority();
+	spin_ns = rt ? 0 : SHIM_SPIN_NS;
+	nap = rt ? SHIM_RT_NAP_NS : SHIM_NAP_NS;
 	while (!__atomic_load_n(&prog_stop, __ATOMIC_ACQUIRE)) {
 		if (__atomic_load_n(&eng_waiting, __ATOMIC_RELAXED) != 0) {
-			sched_yield();
+			prog_nap(nap);	/* a verb waits: maybe on our CPU */
 			continue;
 		}
 		now = droce_rt_now(shim_rt);
@@ -169,11 +196,11 @@ prog_thread(void *arg)
 			droce_shim_events_kick();
 			continue;
 		}
-		if (now - last_work < SHIM_SPIN_NS) {
+		if (now - last_work < spin_ns) {
 			rte_pause();
 			continue;
 		}
-		prog_nap(++idle < SHIM_IDLE_ROUNDS ? SHIM_NAP_NS : SHIM_LONG_NAP_NS);
+		prog_nap(++idle < SHIM_IDLE_ROUNDS ? nap : SHIM_LONG_NAP_NS);
 	}
 	return NULL;
 }
