@@ -356,8 +356,10 @@ shim_rt_fini(void)
 	shim_rt = NULL;
 }
 
-int
-droce_shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
+/* fn where the engine lives; send: then one loop iteration from this thread, so the work a
+ * post queued leaves at once. */
+static int
+shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg, bool send)
 {
 	int rc;
 
@@ -367,24 +369,22 @@ droce_shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
 		return droce_rt_call(shim_rt, fn, arg);
 	eng_enter();
 	rc = fn(shim_rt, arg);
+	if (send)
+		eng_app_poll();
 	eng_leave();
 	return rc;
 }
 
 int
+droce_shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
+{
+	return shim_call(fn, arg, false);
+}
+
+int
 droce_shim_call_send(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
 {
-	int rc;
-
-	if (shim_rt == NULL)
-		return -ENODEV;
-	if (shim_rt_lcore)
-		return droce_rt_call(shim_rt, fn, arg);
-	eng_enter();
-	rc = fn(shim_rt, arg);
-	eng_app_poll();		/* the new work leaves now, from this thread */
-	eng_leave();
-	return rc;
+	return shim_call(fn, arg, true);
 }
 
 void
