@@ -8,16 +8,8 @@
 set -u
 smoke=$1
 ns=droce_glue_$$
-[ "$(id -u)" = 0 ] || { echo "not root: skipped"; exit 77; }
-ip netns add "$ns" 2>/dev/null || { echo "cannot create a network namespace: skipped"; exit 77; }
-trap 'ip netns del "$ns" 2>/dev/null' EXIT
-trap 'exit 1' INT TERM
-ip -n "$ns" link add dra index 100 address 02:00:00:00:00:01 type veth \
-	peer name drb index 200 address 02:00:00:00:00:02 || { echo "no veth: skipped"; exit 77; }
-for d in dra drb; do
-	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$d.disable_ipv6=1"
-	ip -n "$ns" link set "$d" up
-done
+. "$(dirname "$0")/veth_ns.sh"
+veth_ns "$ns" dra 100 02:00:00:00:00:01 drb 200 02:00:00:00:00:02
 rc=0
 for mode in arp rc rc6; do
 	timeout 60 ip netns exec "$ns" "$smoke" "$mode" "--no-huge -m 128 --no-pci --no-telemetry" \

@@ -10,18 +10,8 @@ check=$1
 perf=$2
 shift 2
 ns=droce_perfsh_$$
-[ "$(id -u)" = 0 ] || { echo "not root: skipped"; exit 77; }
-ip netns add "$ns" 2>/dev/null || { echo "cannot create a network namespace: skipped"; exit 77; }
-trap 'ip netns del "$ns" 2>/dev/null' EXIT
-trap 'exit 1' INT TERM
-# distant ifindexes: DPDK 22.11 derives the fan-out group from pid ^ ifindex
-ip -n "$ns" link add dpa index 300 address 02:00:00:00:01:01 type veth \
-	peer name dpb index 400 address 02:00:00:00:01:02 || { echo "no veth: skipped"; exit 77; }
-for d in dpa dpb; do
-	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$d.disable_ipv6=1"
-	ip -n "$ns" link set "$d" up
-done
-ip -n "$ns" link set lo up
+. "$(dirname "$0")/../glue/veth_ns.sh"
+veth_ns "$ns" dpa 300 02:00:00:00:01:01 dpb 400 02:00:00:00:01:02
 dir=$(mktemp -d /tmp/droce-perfsh.XXXXXX)
 # perf_pair.sh's roles with af_packet ports instead of memif
 cat >"$dir/pair.sh" <<PAIR
