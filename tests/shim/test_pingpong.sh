@@ -141,6 +141,12 @@ perf atomic_faa 8 ib_atomic_bw -A FETCH_AND_ADD
 perf atomic_cas 8 ib_atomic_bw -A CMP_AND_SWAP
 SRV_REGEX="^ remote address: LID" perf atomic_lat 8 ib_atomic_lat	# passive server
 pair write_bw_q4 "^ +65536 +$((4 * ITERS)) +[0-9.]+" ib_write_bw -x 0 -n $ITERS -q 4	# 4 QPs
+# size sweeps (-a: every power of two from 2 B to 8 MiB), 20 iterations each
+for t in write_bw send_lat; do
+	SRV_REGEX="^ +8388608 +20 +[0-9.]+" pair "${t}_sweep" "^ +2 +20 +[0-9.]+" \
+		"ib_$t" -x 0 -a -n 20
+	grep -Eq "^ +8388608 +20 +[0-9.]+" "$TMP/cli.out" || fail "${t}_sweep: no 8 MiB row (client)"
+done
 perf write_bw6 1024 ib_write_bw -s 1024 -x 1	# IPv6 GID (the last -x wins)
 expect_out "GID index +: 1\$" "write_bw6"
 
