@@ -141,48 +141,40 @@ perf_oob_connect(const struct perf_opts *o, char *err, size_t errlen)
 	return fd;
 }
 
-int
-perf_oob_send(int fd, const void *buf, size_t len, uint32_t timeout_ms)
+/* Send src or receive into dst (the other NULL): exactly len bytes, bounded by timeout_ms; a
+ * closed peer is -EPIPE (send) or -ECONNRESET (receive). */
+static int
+oob_xfer(int fd, const uint8_t *src, uint8_t *dst, size_t len, uint32_t timeout_ms)
 {
-	const uint8_t *p = buf;
 	uint64_t end = ms_now() + timeout_ms;
-	struct pollfd pf = { .fd = fd, .events = POLLOUT };
+	struct pollfd pf = { .fd = fd, .events = src != NULL ? POLLOUT : POLLIN };
+	size_t done = 0;
 	ssize_t n;
 
-	while (len > 0) {
+	while (done < len) {
 		if (ms_now() > end)
 			return -ETIMEDOUT;
 		if (poll(&pf, 1, 100) != 1)
 			continue;
-		n = send(fd, p, len, MSG_NOSIGNAL);
+		n = src != NULL ? send(fd, src + done, len - done, MSG_NOSIGNAL) :
+				  recv(fd, dst + done, len - done, 0);
 		if (n <= 0)
-			return n == 0 ? -EPIPE : -errno;
-		p += n;
-		len -= (size_t)n;
+			return n < 0 ? -errno : src != NULL ? -EPIPE : -ECONNRESET;
+		done += (size_t)n;
 	}
 	return 0;
 }
 
 int
+perf_oob_send(int fd, const void *buf, size_t len, uint32_t timeout_ms)
+{
+	return oob_xfer(fd, buf, NULL, len, timeout_ms);
+}
+
+int
 perf_oob_recv(int fd, void *buf, size_t len, uint32_t timeout_ms)
 {
-	uint8_t *p = buf;
-	uint64_t end = ms_now() + timeout_ms;
-	struct pollfd pf = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-
-	while (len > 0) {
-		if (ms_now() > end)
-			return -ETIMEDOUT;
-		if (poll(&pf, 1, 100) != 1)
-			continue;
-		n = recv(fd, p, len, 0);
-		if (n <= 0)
-			return n == 0 ? -ECONNRESET : -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return oob_xfer(fd, NULL, buf, len, timeout_ms);
 }
 
 /* Messages are small and sent whole: once the first byte is there, the rest follows at once. */
