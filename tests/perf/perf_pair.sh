@@ -6,7 +6,9 @@
 #   perf_pair.sh DROCE_PERF [client options...]
 # Env: PERF_SERVER_ARGS (extra server options), PERF_TIMEOUT (seconds, default 60),
 # PERF_SERVER_LCORES / PERF_CLIENT_LCORES (DROCE_LCORES), PERF_SERVER_EAL / PERF_CLIENT_EAL
-# (EAL words added, e.g. --lcores=0@(0,1),1@(0,1),2@(0,1) for more lcores than CPUs).
+# (EAL words added, e.g. --lcores=0@(0,1),1@(0,1),2@(0,1) for more lcores than CPUs),
+# PERF_SERVER_ENV / PERF_CLIENT_ENV (more NAME=value words for that side, e.g. DROCE_VLAN=100),
+# PERF_SERVER_VDEV / PERF_CLIENT_VDEV (another port instead of the memif pair).
 set -u
 perf=$1
 shift
@@ -17,8 +19,8 @@ bound=${PERF_TIMEOUT:-60}
 eal="--no-huge -m 256 --no-pci"
 
 DROCE_EAL="$eal ${PERF_SERVER_EAL:-}" DROCE_LCORES=${PERF_SERVER_LCORES:-0} DROCE_IPV4=198.18.0.1/24 \
-DROCE_VDEV="net_memif0,role=server,socket=/$tag.sock" \
-	timeout "$bound" "$perf" -p 0 --port-file "$dir/port" ${PERF_SERVER_ARGS:-} \
+DROCE_VDEV="${PERF_SERVER_VDEV:-net_memif0,role=server,socket=/$tag.sock}" \
+	env ${PERF_SERVER_ENV:-} timeout "$bound" "$perf" -p 0 --port-file "$dir/port" ${PERF_SERVER_ARGS:-} \
 	>"$dir/server.out" 2>&1 &
 spid=$!
 i=0
@@ -34,8 +36,8 @@ if [ ! -s "$dir/port" ]; then
 fi
 port=$(cat "$dir/port")
 DROCE_EAL="$eal ${PERF_CLIENT_EAL:-}" DROCE_LCORES=${PERF_CLIENT_LCORES:-1} DROCE_IPV4=198.18.0.2/24 \
-DROCE_VDEV="net_memif0,role=client,socket=/$tag.sock" \
-	timeout "$bound" "$perf" -p "$port" "$@" 127.0.0.1
+DROCE_VDEV="${PERF_CLIENT_VDEV:-net_memif0,role=client,socket=/$tag.sock}" \
+	env ${PERF_CLIENT_ENV:-} timeout "$bound" "$perf" -p "$port" "$@" 127.0.0.1
 crc=$?
 wait "$spid"
 src=$?
