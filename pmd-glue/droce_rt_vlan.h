@@ -22,7 +22,9 @@ droce_rt_vlan_tci(const struct droce_rt_config *cfg)
 	return (uint16_t)(cfg->vlan_pcp << DROCE_VLAN_PCP_SHIFT | cfg->vlan);
 }
 
-/* Tag m (an untagged frame of ours, headroom untouched) with cfg's VLAN; returns its length. */
+/* Tag m (an untagged frame of ours, headroom untouched) with cfg's VLAN; returns its length.
+ * Engine frames from droce_rt_resolve_av() AVs are built tagged already (one compare here);
+ * this catches the rest: AVs an application filled itself, frames sent as they are. */
 static inline uint32_t
 droce_rt_vlan_tx(struct rte_mbuf *m, const struct droce_rt_config *cfg)
 {

@@ -262,10 +262,8 @@ connect_fn(struct perf_ctx *c)
 		a.rq_psn = q->peer.psn;
 		a.max_dest_rd_atomic = 16;
 		a.min_rnr_timer = 1;	/* 0.01 ms: a send outrunning the receives retries soon */
+		a.ah_attr = c->peer_av;
 		memcpy(a.ah_attr.dgid, q->peer.gid, 16);
-		a.ah_attr.sgid_index = (uint8_t)c->plan.gid_index;
-		memcpy(a.ah_attr.dmac, c->peer_mac, 6);
-		a.ah_attr.hop_limit = 64;
 		rc = droce_qp_modify(q->qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
 				     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
 				     DROCE_QP_MAX_DEST_RD_ATOMIC | DROCE_QP_MIN_RNR_TIMER);
@@ -315,7 +313,12 @@ perf_connect_qps(struct perf_ctx *c)
 	for (i = 0; i < c->plan.qps; i++)
 		c->q[i].peer = eps[i];
 	if (c->round == 0) {
-		rc = droce_rt_resolve(c->rt, eps[0].gid, c->peer_mac, 5000);
+		/* the runtime fills the MAC and its VLAN tag, so frames leave tagged as built */
+		memset(&c->peer_av, 0, sizeof(c->peer_av));
+		memcpy(c->peer_av.dgid, eps[0].gid, 16);
+		c->peer_av.sgid_index = (uint8_t)c->plan.gid_index;
+		c->peer_av.hop_limit = 64;
+		rc = droce_rt_resolve_av(c->rt, &c->peer_av, 5000);
 		if (rc != 0) {
 			fprintf(stderr, "droce-perf: peer MAC: %s\n", droce_rt_strerror(c->rt));
 			return rc;

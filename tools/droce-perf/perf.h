@@ -106,7 +106,7 @@ struct perf_ctx {
 	uint64_t shard_msgs[DROCE_RT_MAX_SHARDS];	/* per round: messages per shard */
 	struct perf_qp q[PERF_MAX_QPS];
 	int sock;		/* the TCP connection to the peer */
-	uint8_t peer_mac[6];
+	struct droce_av peer_av;	/* the peer's address, resolved (MAC, VLAN) in round 0 */
 	/* round state */
 	uint32_t size;
 	unsigned int round;
