@@ -253,3 +253,15 @@ scen_events(struct scen *s, unsigned int n, enum droce_event_type type)
 		k += ev.type == type;
 	return k;
 }
+
+const struct sim_link_cfg scen_clean_link = { .rate_bps = 25000000000ull, .delay_ns = 2000 };
+
+void
+scen_setup_rc(struct scen *s, const struct sim_qp_params *p)
+{
+	int rc = scen_init(s, 1, &scen_clean_link, DROCE_QPT_RC, p, 0);
+
+	if (rc != 0)
+		printf("\n    scen_init: %d\n", rc);
+	CU_ASSERT_FATAL(rc == 0);
+}

@@ -43,6 +43,10 @@ struct scen {
 int scen_init(struct scen *s, uint64_t seed, const struct sim_link_cfg *link,
 	      enum droce_qp_type type, const struct sim_qp_params *qp, uint32_t cq_depth);
 void scen_fini(struct scen *s);
+/* The targeted tests' fixture: one RC QP pair (p NULL: defaults) on a clean 25 Gbit/s, 2 us
+ * link, seed 1; a failure to build it fails the test at once. */
+extern const struct sim_link_cfg scen_clean_link;
+void scen_setup_rc(struct scen *s, const struct sim_qp_params *p);
 
 #define SCEN_UNSIGNALED (1u << 31)	/* scen_post flag: post without DROCE_SEND_SIGNALED */
 

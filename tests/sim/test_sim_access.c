@@ -18,18 +18,6 @@
 
 #define MS 1000000ull
 
-static const struct sim_link_cfg clean = { .rate_bps = 25000000000ull, .delay_ns = 2000 };
-
-static void
-setup(struct scen *s, const struct sim_qp_params *p)
-{
-	int rc = scen_init(s, 1, &clean, DROCE_QPT_RC, p, 0);
-
-	if (rc != 0)
-		printf("\n    scen_init: %d\n", rc);
-	CU_ASSERT_FATAL(rc == 0);
-}
-
 static void
 faulty_then_flush(struct scen *s, enum droce_wc_status st, uint32_t toff, uint32_t tlen)
 {
@@ -86,7 +74,7 @@ test_bad_rkey(void)
 {
 	struct scen s;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, scen_addr(&s, 1, 0),
 				  droce_mr_rkey(s.mr[1]) ^ 0x100, 0), 0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 100);
@@ -102,7 +90,7 @@ test_wrong_pd(void)
 	struct droce_mr *mr2;
 	int err = 0;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	/* IBTA 10.6.3.2 / C10-...: an R_Key is valid only with a QP of the same PD. */
 	pd2 = droce_pd_alloc(s.ep[1].dev, &err);
 	CU_ASSERT_FATAL(pd2 != NULL);
@@ -134,7 +122,7 @@ test_write_without_remote_write(void)
 	struct scen s;
 	struct droce_mr *mr;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	mr = limited_mr(&s, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_READ);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100,
 				  scen_addr(&s, 1, 32768), droce_mr_rkey(mr), 0), 0);
@@ -149,7 +137,7 @@ test_read_without_remote_read(void)
 	struct scen s;
 	struct droce_mr *mr;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	mr = limited_mr(&s, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100,
 				  scen_addr(&s, 1, 32768), droce_mr_rkey(mr), 0), 0);
@@ -165,7 +153,7 @@ test_atomic_without_remote_atomic(void)
 	struct scen s;
 	struct droce_mr *mr;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	mr = limited_mr(&s, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
 				    DROCE_ACCESS_REMOTE_READ);
 	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_FETCH_AND_ADD, 10, 8192,
@@ -185,7 +173,7 @@ test_qp_without_remote_read(void)
 	/* IBTA 10.2.4 / 11.2.4.2: the responder QP's access flags gate incoming READs too. */
 	sim_qp_params_default(&p);
 	p.access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE;
-	setup(&s, &p);
+	scen_setup_rc(&s, &p);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100, scen_addr(&s, 1, 0),
 				  droce_mr_rkey(s.mr[1]), 0), 0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
@@ -198,7 +186,7 @@ test_write_out_of_bounds(void)
 {
 	struct scen s;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	/* IBTA 9.7.4.1.6 / C9-...: VA + length must lie inside the region. */
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100,
 				  scen_addr(&s, 1, SCEN_MEM - 50), droce_mr_rkey(s.mr[1]), 0), 0);
@@ -211,7 +199,7 @@ test_read_below_start(void)
 {
 	struct scen s;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100,
 				  scen_addr(&s, 1, 0) - 8, droce_mr_rkey(s.mr[1]), 0), 0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
@@ -224,7 +212,7 @@ test_write_va_wraps(void)
 {
 	struct scen s;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	/* VA + length overflows 64 bits: a naive "va + len <= end" check passes it. */
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, UINT64_MAX - 15,
 				  droce_mr_rkey(s.mr[1]), 0), 0);
@@ -238,7 +226,7 @@ test_misaligned_atomic(void)
 {
 	struct scen s;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	/* IBTA 9.4.5: atomic VAs are 8-byte aligned; otherwise a NAK Invalid Request (class C,
 	 * 9.9.3.1.2), seen by the requester as REM_INV_REQ_ERR. */
 	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_CMP_AND_SWP, 10, 8192,
@@ -260,7 +248,7 @@ test_edges_accepted(void)
 	uint32_t rkey;
 	int err = 0;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	/* A second MR over [32768, 36864) so that its end is inside the buffer. */
 	mr = droce_mr_reg(s.pd[1], s.mem[1] + 32768, 4096,
 			  DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |

@@ -18,24 +18,12 @@
 
 #define MS 1000000ull
 
-static const struct sim_link_cfg clean = { .rate_bps = 25000000000ull, .delay_ns = 2000 };
-
-static void
-setup(struct scen *s, const struct sim_qp_params *p)
-{
-	int rc = scen_init(s, 1, &clean, DROCE_QPT_RC, p, 0);
-
-	if (rc != 0)
-		printf("\n    scen_init: %d\n", rc);
-	CU_ASSERT_FATAL(rc == 0);
-}
-
 static void
 test_write_baseline(void)
 {
 	struct scen s;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 3000, scen_addr(&s, 1, 8192),
 				  droce_mr_rkey(s.mr[1]), 0), 0);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 100 * MS), SIM_DONE);
@@ -54,7 +42,7 @@ test_recv_too_small(void)
 {
 	struct scen s;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 7, 16384, 100), 0);
 	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 8, 20480, 1000), 0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 200, 0, 0, 0), 0);
@@ -86,7 +74,7 @@ test_rnr_retry_zero(void)
 
 	sim_qp_params_default(&p);
 	p.rnr_retry = 0;
-	setup(&s, &p);
+	scen_setup_rc(&s, &p);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 64, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 500 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_RNR_RETRY_EXC_ERR);
@@ -108,7 +96,7 @@ test_rnr_retry_two(void)
 	sim_qp_params_default(&p);
 	p.rnr_retry = 2;
 	p.min_rnr_timer = 14;
-	setup(&s, &p);
+	scen_setup_rc(&s, &p);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 64, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 500 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_RNR_RETRY_EXC_ERR);
@@ -137,7 +125,7 @@ test_rnr_retry_infinite(void)
 	sim_qp_params_default(&p);
 	p.rnr_retry = 7;
 	p.min_rnr_timer = 14;	/* 1.28 ms per IBTA 9.7.5.2.8 table */
-	setup(&s, &p);
+	scen_setup_rc(&s, &p);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 300, 0, 0, 0), 0);
 	s.wake = 10 * MS;
 	s.at_wake = post_late_recv;
@@ -166,7 +154,7 @@ rnr_then_recv(enum droce_wr_opcode op, uint32_t len)
 
 	sim_qp_params_default(&p);
 	p.min_rnr_timer = 14;	/* 1.28 ms */
-	setup(&s, &p);
+	scen_setup_rc(&s, &p);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, op, 10, 0, len, scen_addr(&s, 1, 32768),
 				  droce_mr_rkey(s.mr[1]), 0), 0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 11, 0, 3000, scen_addr(&s, 1, 40000),
@@ -214,7 +202,7 @@ test_retry_exhausted_peer_gone(void)
 	sim_qp_params_default(&p);
 	p.timeout = 10;		/* 4.096 us * 2^10 = 4.194 ms */
 	p.retry_cnt = 3;
-	setup(&s, &p);
+	scen_setup_rc(&s, &p);
 	t_out = 4096ull << 10;
 	s.net.node[1].down.cfg.down = true;	/* node 1 vanishes */
 	t0 = s.net.now;
@@ -254,7 +242,7 @@ test_retry_count_restored_by_progress(void)
 	sim_qp_params_default(&p);
 	p.timeout = 10;		/* 4.19 ms */
 	p.retry_cnt = 1;
-	setup(&s, &p);
+	scen_setup_rc(&s, &p);
 	for (k = 0; k < 2; k++) {
 		s.net.node[1].down.cfg.down = true;
 		CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10 + k, 0, 2000,
@@ -280,7 +268,7 @@ test_flush_unsignaled(void)
 	struct scen s;
 	unsigned int k;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, scen_addr(&s, 1, 0),
 				  droce_mr_rkey(s.mr[1]) + 1, 0), 0);
 	for (k = 0; k < 3; k++)
@@ -305,7 +293,7 @@ test_qp_reuse_after_error(void)
 	struct scen s;
 	unsigned int n;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	/* Node 1 has a receive posted and node 0 a WRITE in flight when it all goes wrong. */
 	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 5, 16384, 4096), 0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 3000, scen_addr(&s, 1, 0),

@@ -17,18 +17,6 @@
 
 #define MS 1000000ull
 
-static const struct sim_link_cfg clean = { .rate_bps = 25000000000ull, .delay_ns = 2000 };
-
-static void
-setup(struct scen *s, const struct sim_qp_params *p)
-{
-	int rc = scen_init(s, 1, &clean, DROCE_QPT_RC, p, 0);
-
-	if (rc != 0)
-		printf("\n    scen_init: %d\n", rc);
-	CU_ASSERT_FATAL(rc == 0);
-}
-
 static void
 test_cq_overflow(void)
 {
@@ -38,7 +26,7 @@ test_cq_overflow(void)
 	int rc;
 	struct droce_wc wc[16];
 
-	CU_ASSERT_FATAL(scen_init(&s, 1, &clean, DROCE_QPT_RC, NULL, 4) == 0);
+	CU_ASSERT_FATAL(scen_init(&s, 1, &scen_clean_link, DROCE_QPT_RC, NULL, 4) == 0);
 	s.no_poll[0] = true;
 	for (i = 0; i < 8; i++)
 		CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, i, 256 * i, 256,
@@ -69,7 +57,7 @@ test_modify_qp_invalid(void)
 	unsigned int base = DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT;
 	int err = 0;
 
-	setup(&s, NULL);
+	scen_setup_rc(&s, NULL);
 	sim_qp_params_default(&p);
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_type = DROCE_QPT_RC;
@@ -187,7 +175,7 @@ test_ud_qkey_mismatch(void)
 	struct scen s;
 	int err = 0, k;
 
-	CU_ASSERT_FATAL(scen_init(&s, 1, &clean, DROCE_QPT_UD, NULL, 0) == 0);
+	CU_ASSERT_FATAL(scen_init(&s, 1, &scen_clean_link, DROCE_QPT_UD, NULL, 0) == 0);
 	sim_ep_av(&s.ep[1], &av);
 	ah = droce_ah_create(s.pd[0], &av, &err);
 	CU_ASSERT_FATAL(ah != NULL);

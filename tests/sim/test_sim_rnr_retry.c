@@ -21,23 +21,17 @@
 #define US 1000ull
 #define MS 1000000ull
 
-static const struct sim_link_cfg clean = { .rate_bps = 25000000000ull, .delay_ns = 2000 };
-
 static void
 setup(struct scen *s, uint8_t retry_cnt, uint8_t rnr_retry)
 {
 	struct sim_qp_params p;
-	int rc;
 
 	sim_qp_params_default(&p);
 	p.retry_cnt = retry_cnt;
 	p.rnr_retry = rnr_retry;
 	p.min_rnr_timer = 14;	/* 1.28 ms (IBTA 9.7.5.2.8 table 45) */
 	p.timeout = 8;		/* 4.096 us * 2^8 = 1.049 ms (IBTA 9.7.6.1.3) */
-	rc = scen_init(s, 1, &clean, DROCE_QPT_RC, &p, 0);
-	if (rc != 0)
-		printf("\n    scen_init: %d\n", rc);
-	CU_ASSERT_FATAL(rc == 0);
+	scen_setup_rc(s, &p);
 }
 
 /* Advance virtual time by ns (a wake-up makes the clock reach the end even when idle). */
