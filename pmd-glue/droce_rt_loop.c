@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "droce_rt_guard.h"
 #include "droce_rt_priv.h"
 #include "droce_rt_vlan.h"
 
@@ -36,7 +37,21 @@ droce_rt_flush(struct droce_rt_shard *s)
 
 	if (s->ntx == 0)
 		return 0;
-	sent = rte_eth_tx_burst(s->rt->port.port_id, (uint16_t)s->idx, s->txb, (uint16_t)s->ntx);
+	if (unlikely(s->rt->port.guard)) {
+		uint64_t faults = s->st.burst_faults;
+
+		sent = droce_rt_guard_tx(s->rt->port.port_id, (uint16_t)s->idx, s->txb,
+					 (uint16_t)s->ntx, &s->st.burst_faults);
+		if (s->st.burst_faults != faults) {
+			/* The peer left mid-burst: the PMD freed some frames, the rest leak. */
+			s->st.tx_lost_teardown += s->ntx;
+			s->ntx = 0;
+			return 0;
+		}
+	} else {
+		sent = rte_eth_tx_burst(s->rt->port.port_id, (uint16_t)s->idx, s->txb,
+					(uint16_t)s->ntx);
+	}
 	for (i = 0; i < sent; i++)
 		s->st.tx_bytes += rte_pktmbuf_pkt_len(s->txb[i]);
 	s->st.tx_pkts += sent;
@@ -261,7 +276,11 @@ rx_queue(struct droce_rt_shard *s, uint16_t q)
 	struct rte_mbuf *pkts[DROCE_RT_BURST_MAX];
 	uint16_t n;
 
-	n = rte_eth_rx_burst(s->rt->port.port_id, q, pkts, (uint16_t)s->rt->cfg.burst);
+	if (unlikely(s->rt->port.guard))
+		n = droce_rt_guard_rx(s->rt->port.port_id, q, pkts, (uint16_t)s->rt->cfg.burst,
+				      &s->st.burst_faults);
+	else
+		n = rte_eth_rx_burst(s->rt->port.port_id, q, pkts, (uint16_t)s->rt->cfg.burst);
 	if (n > 0)
 		dispatch(s, pkts, n, false);
 	return n;

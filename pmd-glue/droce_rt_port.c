@@ -22,6 +22,7 @@
 #include <rte_mempool.h>
 
 #include "droce_rt_err.h"
+#include "droce_rt_guard.h"
 #include "droce_rt_port.h"
 
 enum { ETH_OVERHEAD = RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN };
@@ -368,6 +369,7 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 	rc = start(p, cfg, &info, err, errlen);
 	if (rc == 0) {
 		p->started = true;
+		p->guard = strncmp(p->name, "net_memif", 9) == 0 && droce_rt_guard_init() == 0;
 		droce_rt_port_flow(p);
 		rc = set_mac(p, cfg);
 		if (rc != 0)

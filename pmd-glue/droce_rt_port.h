@@ -29,6 +29,7 @@ struct droce_rt_port {
 	uint32_t mtu;		/* as set on the port */
 	uint32_t max_frame;	/* largest frame a Tx mbuf holds */
 	bool started;
+	bool guard;		/* memif: bursts guarded against its teardown race (droce_rt_guard.h) */
 };
 
 /* droce_rt_preflight(), then rte_eal_init() with droce_rt_config_eal_argv(). Once per process. */

@@ -34,7 +34,8 @@ struct droce_rt_call_req {
 	X(iterations) X(clock_behind) X(idle_sleeps) X(idle_yields) X(rx_pkts) X(rx_bytes) \
 	X(tx_pkts) X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
 	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
-	X(telemetry_reads) X(steered) X(steered_in) X(steer_held)
+	X(telemetry_reads) X(steered) X(steered_in) X(steer_held) X(burst_faults) \
+	X(tx_lost_teardown)
 
 struct droce_rt_stats {
 #define DROCE_X_RT_FIELD(name) uint64_t name;

@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "droce_rt_guard.h"
 #include "netem_args.h"
 #include "netem_heap.h"
 #include "netem_model.h"
@@ -44,6 +45,8 @@ struct droce_netem_link {
 	uint64_t tx_bytes;
 	uint64_t tx_first_ns;	/* first and last transmit, for the achieved rate */
 	uint64_t tx_last_ns;
+	bool rx_guard, tx_guard;	/* memif ports: bursts guarded (droce_rt_guard.h) */
+	uint64_t burst_faults;	/* bursts abandoned because a memif peer left inside them */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -150,7 +153,18 @@ egress(struct droce_netem_link *d, uint64_t now, uint32_t burst)
 	}
 	if (n == 0)
 		return 0;
-	sent = rte_eth_tx_burst(d->tx_port, 0, tx, n);
+	if (d->tx_guard) {
+		uint64_t faults = d->burst_faults;
+
+		sent = droce_rt_guard_tx(d->tx_port, 0, tx, n, &d->burst_faults);
+		if (d->burst_faults != faults) {
+			/* The peer left: the PMD freed some, the rest leak; none arrived. */
+			d->model.st.drop[DROCE_NETEM_DROP_TX] += n;
+			return n;
+		}
+	} else {
+		sent = rte_eth_tx_burst(d->tx_port, 0, tx, n);
+	}
 	for (i = 0; i < sent; i++)
 		d->tx_bytes += bytes[i];
 	if (sent != 0) {
@@ -184,8 +198,8 @@ print_counters(const struct droce_netem_link *d)
 	for (r = 1; r < DROCE_NETEM_DROP__MAX; r++)
 		printf(" drop_%s=%" PRIu64, droce_netem_drop_name(r), s->drop[r]);
 	/* From the first to the last transmit: the rate a rate-limited stream really got. */
-	printf(" tx_span_us=%.1f tx_mbit_s=%.1f\n", (double)span / 1e3,
-	       span != 0 ? (double)d->tx_bytes * 8e3 / (double)span : 0.0);
+	printf(" tx_span_us=%.1f tx_mbit_s=%.1f burst_faults=%" PRIu64 "\n", (double)span / 1e3,
+	       span != 0 ? (double)d->tx_bytes * 8e3 / (double)span : 0.0, d->burst_faults);
 	fflush(stdout);
 }
 
@@ -209,6 +223,16 @@ idle_sleep(const struct droce_netem_link *dirs, uint64_t now, uint32_t idle_us)
 	nanosleep(&ts, NULL);
 }
 
+/* memif's teardown can free its rings under a burst (droce_rt_guard.h). */
+static bool
+is_memif(uint16_t port)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+
+	return rte_eth_dev_get_name_by_port(port, name) == 0 &&
+	       strncmp(name, "net_memif", 9) == 0 && droce_rt_guard_init() == 0;
+}
+
 static void
 run(struct droce_netem_link *dirs, const struct droce_netem_opts *o, struct rte_mempool *mp)
 {
@@ -224,7 +248,10 @@ run(struct droce_netem_link *dirs, const struct droce_netem_opts *o, struct rte_
 		if (now >= deadline)
 			break;
 		for (d = 0; d < DROCE_NETEM_NDIR; d++) {
-			n = rte_eth_rx_burst(dirs[d].rx_port, 0, pkts, (uint16_t)o->burst);
+			n = dirs[d].rx_guard ?
+				droce_rt_guard_rx(dirs[d].rx_port, 0, pkts, (uint16_t)o->burst,
+						  &dirs[d].burst_faults) :
+				rte_eth_rx_burst(dirs[d].rx_port, 0, pkts, (uint16_t)o->burst);
 			/* Stamp after the poll: a clock read before it could predate the frame if
 			 * the thread was preempted in between, and the frame would leave early. */
 			if (n != 0)
@@ -311,6 +338,9 @@ main(int argc, char **argv)
 		dirs[d].tx_port = ports[1 - d];
 		dirs[d].tx = dirs[d].tx_bytes = 0;
 		dirs[d].tx_first_ns = dirs[d].tx_last_ns = 0;
+		dirs[d].rx_guard = is_memif(ports[d]);
+		dirs[d].tx_guard = is_memif(ports[1 - d]);
+		dirs[d].burst_faults = 0;
 		droce_netem_init(&dirs[d].model, &o.dir[d], o.seed + (uint64_t)d);
 		droce_netem_heap_init(&dirs[d].heap, store[d], o.hold);
 	}
