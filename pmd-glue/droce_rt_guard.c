@@ -74,38 +74,37 @@ link_down(uint16_t port)
 	return rte_eth_link_get_nowait(port, &l) != 0 || l.link_status == RTE_ETH_LINK_DOWN;
 }
 
+/* One burst under a guard; on_fault is what it reports when abandoned. */
+static uint16_t
+guarded(uint16_t (*burst)(uint16_t, uint16_t, struct rte_mbuf **, uint16_t), uint16_t on_fault,
+	uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, uint64_t *faults)
+{
+	struct guard g = { .port = port, .down = link_down };
+	uint16_t done;
+
+	if (sigsetjmp(g.jb, 0) != 0) {
+		(*faults)++;
+		return on_fault;
+	}
+	cur = &g;
+	done = burst(port, queue, pkts, n);
+	cur = NULL;
+	return done;
+}
+
 uint16_t
 droce_rt_guard_rx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
 		  uint64_t *faults)
 {
-	struct guard g = { .port = port, .down = link_down };
-	uint16_t got;
-
-	if (sigsetjmp(g.jb, 0) != 0) {
-		(*faults)++;
-		return 0;
-	}
-	cur = &g;
-	got = rte_eth_rx_burst(port, queue, pkts, n);
-	cur = NULL;
-	return got;
+	return guarded(rte_eth_rx_burst, 0, port, queue, pkts, n, faults);
 }
 
 uint16_t
 droce_rt_guard_tx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
 		  uint64_t *faults)
 {
-	struct guard g = { .port = port, .down = link_down };
-	uint16_t sent;
-
-	if (sigsetjmp(g.jb, 0) != 0) {
-		(*faults)++;
-		return n;	/* taken: see droce_rt_guard.h */
-	}
-	cur = &g;
-	sent = rte_eth_tx_burst(port, queue, pkts, n);
-	cur = NULL;
-	return sent;
+	/* Every frame taken: see droce_rt_guard.h. */
+	return guarded(rte_eth_tx_burst, n, port, queue, pkts, n, faults);
 }
 
 bool
