@@ -15,6 +15,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "droce_rt_guard.h"
 #include "rawpp.h"
 
 #define RING_DESC 1024
@@ -226,7 +227,10 @@ void
 droce_rawpp_send_end(struct droce_rawpp_ctx *c, uint64_t count)
 {
 	/* Up to a second: the peer may have a full ring to drain. */
-	uint64_t give_up = rte_rdtsc() + c->hz;
+	uint64_t give_up = rte_rdtsc() + c->hz, faults = 0;
+	/* The peer leaves at the first end frame, and memif may free its rings under our next
+	 * burst (pmd-glue/droce_rt_guard.h): these bursts are guarded, the measured ones not. */
+	bool guard = droce_rt_guard_init() == 0;
 	struct rte_eth_link link;
 	struct rte_mbuf *m;
 	int i;
@@ -240,7 +244,8 @@ droce_rawpp_send_end(struct droce_rawpp_ctx *c, uint64_t count)
 		m->pkt_len = m->data_len;
 		*rte_pktmbuf_mtod_offset(m, uint8_t *, DROCE_RAWPP_OFF_TYPE) = DROCE_RAWPP_END;
 		droce_rawpp_put64(m, DROCE_RAWPP_OFF_SEQ, count);
-		while (rte_eth_tx_burst(c->o.port, 0, &m, 1) == 0) {
+		while ((guard ? droce_rt_guard_tx(c->o.port, 0, &m, 1, &faults) :
+			rte_eth_tx_burst(c->o.port, 0, &m, 1)) == 0) {
 			/* The peer leaves at the first end frame: stop once its link is down. */
 			if (rte_rdtsc() > give_up || *c->stop ||
 			    rte_eth_link_get_nowait(c->o.port, &link) != 0 ||
@@ -250,6 +255,8 @@ droce_rawpp_send_end(struct droce_rawpp_ctx *c, uint64_t count)
 			}
 			rte_delay_us_sleep(50);
 		}
+		if (faults != 0)
+			return;	/* the peer left inside that burst */
 		rte_delay_us_sleep(200);
 	}
 }
