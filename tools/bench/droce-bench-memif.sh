@@ -92,6 +92,21 @@ printf '%-46s %10.3f\n' "rawpp $FRAME B frames (droce's frame size)" "$rbw"
 printf '%-46s %10.3f\n' "  the payload they carry ($((FRAME - HDR)) B each)" "$rpay"
 printf '%-46s %10.3f  %s %% of raw payload\n' "droce-perf write bw 64 KiB (goodput)" "$bw" \
 	"$(pct "$bw" "$rpay")"
+# Each run's droce figure over the raw one measured next to it: the machine's speed drifts
+# between runs (other tenants), so the spread of these says more than a ratio of medians.
+per_run() {	# per_run LABEL DROCE_VALUES... -- RAW_VALUES...
+	local label=$1 d=() r=() i out=""
+	shift
+	while [ "$1" != "--" ]; do d+=("$1"); shift; done
+	shift
+	r=("$@")
+	for i in "${!d[@]}"; do
+		out="$out $(pct "${d[$i]}" "${r[$i]:-}")"
+	done
+	printf '  %-44s %s\n' "$label" "$out %"
+}
+per_run "per run, 64 B msgs vs raw 64 B:" "${PF_MR[@]}" -- "${RAW_MPPS[@]}"
+per_run "per run, bw vs raw payload:" "${PF_BW[@]}" -- "${RAW_PAY[@]}"
 kv memif_msgrate "$mr"
 kv memif_raw_mpps "$rmpps"
 kv memif_bw "$bw"

@@ -273,6 +273,12 @@ main(void)
 	printf("%-46s %10.2f %10.2f\n", "rawpp ping-pong 64 B", v[M_RAW_P50], v[M_RAW_P99]);
 	printf("%-46s %10.2f %10.2f  x%.1f raw p50\n", "droce-perf write lat 8 B, client inline",
 	       v[M_LAT_P50], v[M_LAT_P99], v[M_LAT_P50] / v[M_RAW_P50]);
+	/* Each run's ratio: raw ping-pong and droce-perf ran next to each other, while the
+	 * machine's speed drifts between runs (the raw p50 moves 0.4-1.5 us here). */
+	printf("  %-44s", "per run, inline p50 / raw p50:");
+	for (r = 0; r < REPS; r++)
+		printf(" x%.2f", m[M_RAW_P50][r] > 0 ? m[M_LAT_P50][r] / m[M_RAW_P50][r] : 0.0);
+	printf("\n");
 	printf("%-46s %10.2f %10.2f  x%.1f raw p50\n", "droce-perf write lat 8 B, client lcore 0,1",
 	       v[M_LCORE_P50], v[M_LCORE_P99], v[M_LCORE_P50] / v[M_RAW_P50]);
 	printf("%-46s %10s\n", "bandwidth", "Gbit/s");
