@@ -79,7 +79,9 @@ perf() {
 memcheck() {
 	local name=$1
 	shift
-	WRAP="valgrind -q --error-exitcode=99 --leak-check=full --track-origins=yes
+	# --fair-sched: valgrind runs one thread at a time; a program spinning on memory
+	# (ib_write_lat) would otherwise keep the shim's progress thread off for whole time slices.
+	WRAP="valgrind -q --error-exitcode=99 --leak-check=full --track-origins=yes --fair-sched=yes
 		--errors-for-leak-kinds=definite,possible --suppressions=$SUPP ${VG_EXTRA:-}" \
 		"$@"
 	! grep -q '^==[0-9]*==' "$TMP/srv.out" || fail "valgrind $name: report on the server side"
@@ -96,12 +98,14 @@ if [ "${MODE:-all}" = memcheck ]; then
 	ITERS=20
 	# perftest's own leaks (not the shim's): see the file
 	VG_EXTRA="--suppressions=$(dirname "$SUPP")/valgrind-perftest.supp"
-	memcheck write_bw perf vg_write_bw 65536 ib_write_bw
-	memcheck write_lat perf vg_write_lat 2 ib_write_lat
-	memcheck read_bw perf vg_read_bw 65536 ib_read_bw
-	memcheck send_bw perf vg_send_bw 65536 ib_send_bw
-	memcheck send_lat perf vg_send_lat 2 ib_send_lat
-	memcheck atomic perf vg_atomic 8 ib_atomic_bw -A FETCH_AND_ADD
+	# Both sides under valgrind run tens of times slower: perftest's default transport timeout
+	# (-u 14: 67 ms, 8 tries) ran out once (RETRY_EXC_ERR); -u 18 gives each try 1.07 s.
+	memcheck write_bw perf vg_write_bw 65536 ib_write_bw -u 18
+	memcheck write_lat perf vg_write_lat 2 ib_write_lat -u 18
+	memcheck read_bw perf vg_read_bw 65536 ib_read_bw -u 18
+	memcheck send_bw perf vg_send_bw 65536 ib_send_bw -u 18
+	memcheck send_lat perf vg_send_lat 2 ib_send_lat -u 18
+	memcheck atomic perf vg_atomic 8 ib_atomic_bw -A FETCH_AND_ADD -u 18
 	finish
 fi
 
