@@ -352,4 +352,13 @@ eh_poll(struct eh_node *n, struct droce_wc *wc, unsigned int max)
 	return droce_cq_poll(n->cq, max, wc);
 }
 
+static inline enum droce_qp_state
+eh_qp_state(struct droce_qp *qp)
+{
+	struct droce_qp_attr a;
+
+	droce_qp_query(qp, &a, NULL);
+	return a.qp_state;
+}
+
 #endif /* ENGINE_HARNESS_H */

@@ -80,15 +80,6 @@ untouched(void)
 	return true;
 }
 
-static enum droce_qp_state
-state(struct droce_qp *qp)
-{
-	struct droce_qp_attr a;
-
-	droce_qp_query(qp, &a, NULL);
-	return a.qp_state;
-}
-
 /* One violating request after a good one; the good one completes, the bad one fails with
  * want, a third WR flushes, the responder is in ERR with want_ev, memory is untouched. */
 static void
@@ -123,8 +114,8 @@ violation(enum droce_wr_opcode op, uint32_t len, uint64_t raddr, bool bad_key,
 	CU_ASSERT_EQUAL(wc[1].status, want);
 	CU_ASSERT_EQUAL(wc[2].wr_id, 3);
 	CU_ASSERT_EQUAL(wc[2].status, DROCE_WC_WR_FLUSH_ERR);
-	CU_ASSERT_EQUAL(state(f.qp[0]), DROCE_QPS_ERR);
-	CU_ASSERT_EQUAL(state(f.qp[1]), DROCE_QPS_ERR);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[0]), DROCE_QPS_ERR);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_ERR);
 	CU_ASSERT_TRUE(untouched());
 	if (want == DROCE_WC_REM_ACCESS_ERR) {
 		CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_REQ_REMOTE_ACCESS_ERRORS), 1);
@@ -256,7 +247,7 @@ test_rnr_retry_0(void)
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_SEND_RNR_ERR), 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_OUT_OF_BUFFER), 1);
 	/* the responder is fine: RNR is not an error there */
-	CU_ASSERT_EQUAL(state(f.qp[1]), DROCE_QPS_RTS);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_RTS);
 	eh_fini(&f.w);
 }
 
@@ -325,7 +316,7 @@ test_retry_exhausted(void)
 	/* done after 8 timeouts, not before */
 	CU_ASSERT_TRUE(f.w.now - t0 >= 8 * to);
 	CU_ASSERT_TRUE(f.w.now - t0 < 9 * to);
-	CU_ASSERT_EQUAL(state(f.qp[0]), DROCE_QPS_ERR);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[0]), DROCE_QPS_ERR);
 	eh_fini(&f.w);
 }
 
@@ -535,7 +526,7 @@ test_uc_sqe(void)
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 2);
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_LOC_PROT_ERR);
 	CU_ASSERT_EQUAL(wc[1].status, DROCE_WC_WR_FLUSH_ERR);
-	CU_ASSERT_EQUAL(state(f.qp[0]), DROCE_QPS_SQE);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[0]), DROCE_QPS_SQE);
 	/* posting in SQE flushes at once */
 	wr.wr_id = 3;
 	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);

@@ -36,15 +36,6 @@ struct fx {
 	uint32_t p0;	/* the requester's first PSN */
 };
 
-static enum droce_qp_state
-state(struct droce_qp *qp)
-{
-	struct droce_qp_attr a;
-
-	droce_qp_query(qp, &a, NULL);
-	return a.qp_state;
-}
-
 static bool
 record(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 {
@@ -52,7 +43,7 @@ record(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 
 	(void)from;
 	if (s->n < MAX_SEEN && droce_parse(frame, len, &s->p[s->n], 0) == DROCE_DROP_NONE) {
-		s->st[s->n] = state(s->qp);
+		s->st[s->n] = eh_qp_state(s->qp);
 		s->n++;
 	}
 	return true;
@@ -243,8 +234,8 @@ burst_then_fatal(bool bad_rkey, uint8_t nak, enum droce_wc_status want,
 
 	/* Responder: ERR after its NAK, the unused receive flushed (the SEND never consumed
 	 * it), one NAK, the event of the error. */
-	CU_ASSERT_EQUAL(state(f.qp[0]), DROCE_QPS_ERR);
-	CU_ASSERT_EQUAL(state(f.qp[1]), DROCE_QPS_ERR);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[0]), DROCE_QPS_ERR);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_ERR);
 	n = eh_poll(&f.w.n[1], wc, 16);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	CU_ASSERT_EQUAL(wc[0].wr_id, 77);
@@ -297,7 +288,7 @@ test_pending_nak_then_app_err(void)
 		f.w.n[0].tail++;
 	}
 	/* the fatal error is known, the QP not yet in ERR */
-	CU_ASSERT_EQUAL(state(f.qp[1]), DROCE_QPS_RTS);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_RTS);
 	CU_ASSERT_NOT_EQUAL(droce_dev_get_async_event(f.w.n[1].dev, &ev), 0);
 	{
 		/* a READ duplicate arriving now is dropped, not queued a second time */
@@ -374,7 +365,7 @@ past_rd_resources(uint8_t rd_resp, enum droce_wr_opcode op2)
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RX_ATOMIC_REQUESTS), 0);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RESP_REMOTE_INVALID_REQUEST), 1);
 	CU_ASSERT_EQUAL(droce_dev_drops(f.w.n[1].dev, DROCE_DROP_RESOURCE), 1);
-	CU_ASSERT_EQUAL(state(f.qp[1]), DROCE_QPS_ERR);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_ERR);
 	CU_ASSERT_EQUAL(droce_dev_get_async_event(f.w.n[1].dev, &ev), 0);
 	CU_ASSERT_EQUAL(ev.type, DROCE_EVENT_QP_ACCESS_ERR);
 	CU_ASSERT_PTR_EQUAL(ev.element.qp, f.qp[1]);
@@ -456,7 +447,7 @@ test_duplicate_holds_no_resource(void)
 	CU_ASSERT_EQUAL(wc[1].status, DROCE_WC_SUCCESS);
 	CU_ASSERT_EQUAL(get64(la + 4000), a0);
 	CU_ASSERT_EQUAL(get64(ra + 8192), a0 + 5);
-	CU_ASSERT_EQUAL(state(f.qp[1]), DROCE_QPS_RTS);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_RTS);
 	eh_fini(&f.w);
 }
 
