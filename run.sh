@@ -68,14 +68,37 @@ sys.exit(1 if failed + extra_f or skipped else 0)
 PY
 }
 
+# -O3 warns where -O2 does not (format truncation, maybe-uninitialized): a release build must
+# compile too, since -Werror turns those into a user's failed build.
+build_release() {
+	local rb="$build-release"
+
+	echo "== release build (-O3, -Werror) in $rb"
+	if [ -f "$rb/build.ninja" ]; then
+		meson setup --reconfigure --buildtype=release "$rb" "$here" >/dev/null
+	else
+		meson setup --buildtype=release "$rb" "$here" >/dev/null
+	fi
+	if ! ninja -C "$rb" >"$rb/ninja.log" 2>&1; then
+		grep -B2 -A6 'error' "$rb/ninja.log" | head -60 >&2
+		return 1
+	fi
+}
+
 run_tests() {
 	local rc=0 fp=0 ff=0
+	if build_release; then
+		fp=$((fp + 1))
+	else
+		echo "FAILED: release build" >&2
+		ff=$((ff + 1))
+	fi
 	meson test -C "$build" --print-errorlogs --num-processes 2 || rc=$?
 	if [ -x "$here/tests/fuzz/run_fuzz.sh" ]; then
 		if "$here/tests/fuzz/run_fuzz.sh" "${DROCE_FUZZ_SECONDS:-60}"; then
-			fp=1
+			fp=$((fp + 1))
 		else
-			ff=1
+			ff=$((ff + 1))
 		fi
 	fi
 	summarise "$fp" "$ff" || rc=1

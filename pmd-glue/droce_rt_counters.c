@@ -25,7 +25,9 @@ put(struct collect *c, const char *prefix, const char *name, uint64_t value)
 
 	if (c->count < c->n) {
 		o = &c->out[c->count];
-		snprintf(o->name, sizeof(o->name), "%s%s", prefix, name);
+		/* names are at most 47 characters: a longer one is a bug, cut rather than lost */
+		if (snprintf(o->name, sizeof(o->name), "%s%s", prefix, name) >= (int)sizeof(o->name))
+			o->name[sizeof(o->name) - 1] = '\0';
 		for (i = 0; o->name[i] != '\0'; i++)
 			o->name[i] = (char)tolower((unsigned char)o->name[i]);
 		o->value = value;

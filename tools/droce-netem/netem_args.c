@@ -180,7 +180,7 @@ dir_opt(struct droce_netem_opts *o, const bool *sel, const char *name, const cha
 		} else if (strcmp(name, "limit") == 0) {
 			rc = droce_netem_parse_size(val, &c.limit_bytes);
 		} else if (strcmp(name, "overhead") == 0) {
-			uint64_t v;
+			uint64_t v = 0;
 
 			rc = parse_u64(val, 1000, &v);
 			c.overhead = (uint32_t)v;

@@ -32,7 +32,7 @@ enum { BOUND_S = 60, MAX_ARGS = 32 };
 struct side {
 	const char *argv[MAX_ARGS];
 	const char *env[8];	/* NAME=value */
-	char out[128];		/* stdout + stderr go here */
+	char out[160];		/* stdout + stderr go here */
 };
 
 static pid_t
