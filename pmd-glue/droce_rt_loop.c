@@ -55,6 +55,7 @@ droce_rt_flush(struct droce_rt_shard *s)
 	for (i = 0; i < sent; i++)
 		s->st.tx_bytes += rte_pktmbuf_pkt_len(s->txb[i]);
 	s->st.tx_pkts += sent;
+	s->st.tx_bursts += sent != 0;
 	/* Unsent frames stay queued in order: the next flush retries them; meanwhile tx_alloc
 	 * refuses, which makes the engine hold its work (backpressure, not loss). */
 	if (sent < s->ntx)
@@ -367,6 +368,11 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 	else
 		s->st.clock_behind++;
 	s->st.iterations++;
+	/* Work posted since the last iteration (an inline application's step, a closure) goes
+	 * out before the Rx poll: a ping-pong's answer does not wait behind an empty burst. */
+	if (s->dev != NULL && droce_dev_next_deadline(s->dev) <= s->now)
+		work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
+	work += droce_rt_flush(s);
 	/* Room for a whole burst per target (Rx is polled only with nothing held back). */
 	if (s->out_pending)
 		work += steer_flush(s);
@@ -385,8 +391,11 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 	if (s->dev != NULL && droce_dev_next_deadline(s->dev) <= s->now)
 		work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
 	/* Only frames that left count as work: a PMD refusing everything (link down) must not
-	 * keep the loop from backing off. */
-	work += droce_rt_flush(s);
+	 * keep the loop from backing off. An inline run_until holds this iteration's frames
+	 * (its ACKs) for the next one, which first sends what the application posted in
+	 * between: one burst, and the answer is not queued behind a burst of ACKs. */
+	if (!rt->hold_tail)
+		work += droce_rt_flush(s);
 	return work;
 }
 

@@ -35,7 +35,7 @@ struct droce_rt_call_req {
 	X(tx_pkts) X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
 	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
 	X(telemetry_reads) X(steered) X(steered_in) X(steer_held) X(burst_faults) \
-	X(tx_lost_teardown)
+	X(tx_lost_teardown) X(tx_bursts)
 
 struct droce_rt_stats {
 #define DROCE_X_RT_FIELD(name) uint64_t name;
@@ -99,6 +99,7 @@ struct droce_rt {
 	unsigned int idle;	/* inline mode */
 
 	bool started;		/* written by the thread calling start/stop */
+	bool hold_tail;		/* inline run_until: Tx batch waits for the next iteration */
 	unsigned int nb_shards;
 	unsigned int shard_bits;	/* QPN top bits naming the shard */
 	struct droce_rt_shard sh[DROCE_RT_MAX_SHARDS];

@@ -148,20 +148,32 @@ droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg, uint
 {
 	uint64_t end = droce_rt_clock(rt) + (uint64_t)timeout_ms * 1000000u;
 	struct timespec ts = { 0, 20000 };
-	unsigned int checks = 0;
+	unsigned int checks = 0, i, work;
+	int rc = 0;
 
 	while (!cond(arg)) {
-		if (droce_rt_clock(rt) >= end)
-			return -ETIMEDOUT;
+		if (droce_rt_clock(rt) >= end) {
+			rc = -ETIMEDOUT;
+			break;
+		}
 		/* Lcore mode: ask again at once for idle_spins checks (yielding the core between
 		 * them), then every 20 us so a cond that calls into the device does not keep the
-		 * loop busy for long. */
-		if (!rt->started)
-			droce_rt_backoff(rt, droce_rt_iter(rt));
-		else if (++checks < rt->cfg.idle_spins)
+		 * loop busy for long. Inline: an iteration's frames wait for cond (the
+		 * application's step) and leave with what it posts, at the next iteration. */
+		if (!rt->started) {
+			rt->hold_tail = true;
+			work = droce_rt_iter(rt);
+			rt->hold_tail = false;
+			droce_rt_backoff(rt, work);
+		} else if (++checks < rt->cfg.idle_spins) {
 			sched_yield();
-		else
+		} else {
 			nanosleep(&ts, NULL);
+		}
 	}
-	return 0;
+	/* Nothing stays held once the application has the thread back. */
+	if (!rt->started)
+		for (i = 0; i < rt->nb_shards; i++)
+			droce_rt_flush(&rt->sh[i]);
+	return rc;
 }

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inline droce_rt_run_until() holds an iteration's frames (the ACKs of what arrived) until the
+ * next iteration, which sends them in one burst with what the application posted in answer;
+ * nothing stays held once run_until returns. Two RC QPs of one device play WRITE ping-pong over
+ * a net_ring port, which loops every frame it sends back to its own Rx queue.
+ * EAL starts once per process: the case forks a child, bounded by alarm().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "droce_rt.h"
+#include "droce_test.h"
+
+enum { ROUNDS = 200, SLOT = 64 };
+
+/* What the child saw; checked in the parent. */
+struct seen {
+	int open_rc, setup_rc, run_rc, bad_wc;
+	char err[256];
+	unsigned int rounds;
+	uint64_t tx_pkts, tx_bursts, engine_pkts;
+};
+
+struct side {
+	struct droce_qp *qp;
+	struct droce_mr *mr;
+	uint8_t *buf;		/* slot 0 receives, slot 1 sends */
+};
+
+struct game {
+	struct side s[2];
+	struct droce_cq *cq;
+	unsigned int round;	/* side 0 sent this round and waits for its echo */
+	bool echoed;		/* side 1 answered the current round */
+	int bad_wc;
+};
+
+static int
+post_write(struct game *g, unsigned int from, unsigned int round)
+{
+	struct side *me = &g->s[from], *peer = &g->s[1 - from];
+	struct droce_sge sge = { .addr = (uintptr_t)(me->buf + SLOT), .length = 8,
+				 .lkey = droce_mr_lkey(me->mr) };
+	struct droce_send_wr wr = { .wr_id = round, .sg_list = &sge, .num_sge = 1,
+				    .opcode = DROCE_WR_RDMA_WRITE,
+				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+
+	me->buf[SLOT + 7] = (uint8_t)(round + 1);
+	wr.wr.rdma.remote_addr = (uintptr_t)peer->buf;
+	wr.wr.rdma.rkey = droce_mr_rkey(peer->mr);
+	return droce_post_send(me->qp, &wr, &bad);
+}
+
+/* The application's step, between two iterations: answer what arrived. */
+static bool
+step(void *arg)
+{
+	struct game *g = arg;
+	struct droce_wc wc[8];
+	int n, i;
+
+	n = droce_cq_poll(g->cq, 8, wc);
+	for (i = 0; i < n; i++)
+		if (wc[i].status != DROCE_WC_SUCCESS && g->bad_wc == 0)
+			g->bad_wc = wc[i].status;
+	if (!g->echoed && g->s[1].buf[7] == (uint8_t)(g->round + 1)) {
+		g->echoed = true;
+		if (post_write(g, 1, g->round) != 0)
+			g->bad_wc = -1;
+	}
+	if (g->echoed && g->s[0].buf[7] == (uint8_t)(g->round + 1)) {
+		/* Done at the last echo, with its ACK just built: it must still leave. */
+		if (++g->round == ROUNDS)
+			return true;
+		g->echoed = false;
+		if (post_write(g, 0, g->round) != 0)
+			g->bad_wc = -1;
+	}
+	return g->bad_wc != 0;
+}
+
+static int
+connect_qp(struct droce_qp *qp, uint32_t dqpn, const uint8_t gid[16], unsigned int gid_index,
+	   const uint8_t mac[6])
+{
+	struct droce_qp_attr a = { 0 };
+	int rc;
+
+	a.qp_state = DROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = DROCE_ACCESS_REMOTE_WRITE;
+	rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
+			     DROCE_QP_ACCESS_FLAGS);
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RTR;
+	a.path_mtu = DROCE_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 0x100;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	memcpy(a.ah_attr.dgid, gid, 16);
+	a.ah_attr.sgid_index = (uint8_t)gid_index;
+	memcpy(a.ah_attr.dmac, mac, 6);
+	a.ah_attr.hop_limit = 64;
+	rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+			     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
+			     DROCE_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0x100;
+	a.max_rd_atomic = 1;
+	return droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
+			       DROCE_QP_RNR_RETRY | DROCE_QP_SQ_PSN | DROCE_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int
+setup(struct droce_rt *rt, struct game *g, uint8_t *mem)
+{
+	struct droce_dev *dev = droce_rt_dev(rt);
+	struct droce_qp_init_attr ia = {
+		.qp_type = DROCE_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	static const uint8_t v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF };
+	uint8_t gid[16], mac[6];
+	struct droce_pd *pd;
+	unsigned int i, gi;
+	int e = 0, rc;
+
+	/* the IPv4 GID (::ffff:198.18.0.1): frames go out to our own address and MAC */
+	for (gi = 0; droce_rt_gid(rt, gi, gid) > gi; gi++)
+		if (memcmp(gid, v4, sizeof(v4)) == 0)
+			break;
+	if (droce_rt_gid(rt, gi, gid) <= gi)
+		return -ENOENT;
+	droce_rt_mac(rt, mac);
+	pd = droce_pd_alloc(dev, &e);
+	if (pd == NULL)
+		return -e;
+	g->cq = droce_cq_create(dev, 64, NULL, &e);
+	if (g->cq == NULL)
+		return -e;
+	ia.send_cq = ia.recv_cq = g->cq;
+	for (i = 0; i < 2; i++) {
+		g->s[i].buf = mem + i * 2 * SLOT;
+		g->s[i].mr = droce_mr_reg(pd, g->s[i].buf, 2 * SLOT,
+					  DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE, &e);
+		if (g->s[i].mr == NULL)
+			return -e;
+		g->s[i].qp = droce_qp_create(pd, &ia, &e);
+		if (g->s[i].qp == NULL)
+			return -e;
+	}
+	for (i = 0; i < 2; i++) {
+		rc = connect_qp(g->s[i].qp, droce_qp_num(g->s[1 - i].qp), gid, gi, mac);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static bool
+never(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+static void
+counters(struct droce_rt *rt, uint64_t v[3])
+{
+	droce_rt_counter(rt, "rt.tx_pkts", &v[0]);
+	droce_rt_counter(rt, "rt.tx_bursts", &v[1]);
+	droce_rt_counter(rt, "dev.sent_pkts", &v[2]);
+}
+
+static void
+child(struct seen *s)
+{
+	static uint8_t mem[4 * SLOT] __attribute__((aligned(64)));
+	struct droce_rt_config c;
+	struct game g;
+	struct droce_rt *rt;
+	uint64_t before[3], after[3];
+
+	droce_rt_config_defaults(&c);
+	if (droce_rt_config_set(&c, "ipv4", "198.18.0.1/24", s->err, sizeof(s->err)) != 0 ||
+	    droce_rt_config_set(&c, "eal", "--no-huge -m 128 --no-pci", s->err,
+				sizeof(s->err)) != 0) {
+		s->open_rc = -EINVAL;
+		return;
+	}
+	c.mbufs = 4095;
+	snprintf(c.vdev, sizeof(c.vdev), "net_ring0");
+	rt = droce_rt_open_config(&c, "test_rt_hold", s->err, sizeof(s->err));
+	s->open_rc = rt != NULL ? 0 : -1;
+	if (rt == NULL)
+		return;
+	memset(&g, 0, sizeof(g));
+	s->setup_rc = setup(rt, &g, mem);
+	if (s->setup_rc != 0) {
+		droce_rt_close(rt);
+		return;
+	}
+	/* let the start-up frames (gratuitous ARP) go and come back */
+	droce_rt_run_until(rt, never, NULL, 50);
+	counters(rt, before);
+	if (post_write(&g, 0, 0) != 0)
+		g.bad_wc = -1;
+	s->run_rc = droce_rt_run_until(rt, step, &g, 10000);
+	counters(rt, after);
+	s->rounds = g.round;
+	s->bad_wc = g.bad_wc;
+	s->tx_pkts = after[0] - before[0];
+	s->tx_bursts = after[1] - before[1];
+	s->engine_pkts = after[2] - before[2];
+	droce_rt_close(rt);
+}
+
+static void
+test_run_until_holds_acks(void)
+{
+	struct seen s;
+	int pfd[2], status;
+	pid_t pid;
+
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_FATAL(pipe(pfd) == 0);
+	fflush(NULL);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		alarm(30);
+		child(&s);
+		if (write(pfd[1], &s, sizeof(s)) != sizeof(s))
+			_exit(3);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &s, sizeof(s)) != sizeof(s))
+		s.open_rc = -EPIPE;
+	close(pfd[0]);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (s.open_rc != 0 || s.setup_rc != 0)
+		fprintf(stderr, "open %d setup %d: %s\n", s.open_rc, s.setup_rc, s.err);
+	CU_ASSERT_EQUAL_FATAL(s.open_rc, 0);
+	CU_ASSERT_EQUAL_FATAL(s.setup_rc, 0);
+	CU_ASSERT_EQUAL(s.run_rc, 0);
+	CU_ASSERT_EQUAL(s.bad_wc, 0);
+	CU_ASSERT_EQUAL(s.rounds, ROUNDS);
+	fprintf(stderr, "%u rounds: %llu frames built, %llu sent in %llu bursts\n", s.rounds,
+		(unsigned long long)s.engine_pkts, (unsigned long long)s.tx_pkts,
+		(unsigned long long)s.tx_bursts);
+	/* two WRITEs and up to two ACKs a round */
+	CU_ASSERT(s.engine_pkts >= 3 * ROUNDS && s.engine_pkts <= 4 * ROUNDS + 2);
+	/* nothing held back when run_until returned: the last echo's ACK left too */
+	CU_ASSERT_EQUAL(s.tx_pkts, s.engine_pkts);
+	/* each answer left in one burst with the ACK of what it answers (one frame per burst
+	 * without the hold) */
+	CU_ASSERT(s.tx_bursts > 0 && s.tx_pkts * 10 >= s.tx_bursts * 18);
+}
+
+DROCE_TEST_MAIN("rt_hold", DROCE_TEST(test_run_until_holds_acks))
