@@ -2,6 +2,7 @@
 /* Payload copies between frames and SGE lists (MR addresses are process virtual addresses). */
 #include <string.h>
 
+#include "droce_icrc.h"
 #include "droce_internal.h"
 
 void
@@ -38,6 +39,29 @@ droce_copy_out(uint8_t *dst, const struct droce_sge *sge, struct droce_cursor *c
 			c->off = 0;
 		}
 	}
+}
+
+/* droce_copy_out() that carries a CRC over the bytes it copies (droce_tx_icrc_head()). */
+uint32_t
+droce_copy_out_crc(uint8_t *dst, const struct droce_sge *sge, struct droce_cursor *c, uint32_t len,
+		   uint32_t crc)
+{
+	c->pos += len;
+	while (len > 0) {
+		uint32_t avail = sge[c->sge].length - c->off;
+		uint32_t n = len < avail ? len : avail;
+
+		crc = droce_crc32_copy(crc, dst,
+				       (const void *)(uintptr_t)(sge[c->sge].addr + c->off), n);
+		dst += n;
+		len -= n;
+		c->off += n;
+		if (c->off == sge[c->sge].length) {
+			c->sge++;
+			c->off = 0;
+		}
+	}
+	return crc;
 }
 
 void

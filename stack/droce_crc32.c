@@ -3,6 +3,8 @@
  * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320): the bitwise reference, byte table and
  * slice-by-8 versions, and the choice of the fastest one this CPU runs (made once, at load).
  */
+#include <string.h>
+
 #include "droce_crc32_impl.h"
 
 #define CRC32_POLY_REFLECTED 0xEDB88320u
@@ -85,12 +87,12 @@ droce_crc32_slice8(uint32_t crc, const void *buf, size_t len)
 }
 
 static const struct droce_crc32_impl crc32_impls[] = {
-	{ "bitwise", droce_crc32_bitwise, NULL },
-	{ "table", droce_crc32_table, NULL },
-	{ "slice8", droce_crc32_slice8, NULL },
+	{ "bitwise", droce_crc32_bitwise, NULL, NULL },
+	{ "table", droce_crc32_table, NULL, NULL },
+	{ "slice8", droce_crc32_slice8, NULL, NULL },
 #ifdef DROCE_CRC32_X86
-	{ "pclmul", droce_crc32_pclmul, droce_crc32_pclmul_usable },
-	{ "vpclmul", droce_crc32_vpclmul, droce_crc32_vpclmul_usable },
+	{ "pclmul", droce_crc32_pclmul, NULL, droce_crc32_pclmul_usable },
+	{ "vpclmul", droce_crc32_vpclmul, droce_crc32_copy_vpclmul, droce_crc32_vpclmul_usable },
 #endif
 };
 
@@ -124,6 +126,15 @@ uint32_t
 droce_crc32(uint32_t crc, const void *buf, size_t len)
 {
 	return crc32_best->fn(crc, buf, len);
+}
+
+uint32_t
+droce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	if (crc32_best->copy != NULL)
+		return crc32_best->copy(crc, dst, src, len);
+	memcpy(dst, src, len);
+	return crc32_best->fn(crc, dst, len);
 }
 
 const char *

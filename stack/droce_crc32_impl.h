@@ -23,6 +23,8 @@ uint32_t droce_crc32_slice8(uint32_t crc, const void *buf, size_t len);
 uint32_t droce_crc32_pclmul(uint32_t crc, const void *buf, size_t len);
 /* The same over 4 x 512 bits per step (needs AVX-512F and VPCLMULQDQ). */
 uint32_t droce_crc32_vpclmul(uint32_t crc, const void *buf, size_t len);
+/* droce_crc32_vpclmul() that also copies buf to dst, from the registers it folds. */
+uint32_t droce_crc32_copy_vpclmul(uint32_t crc, void *dst, const void *src, size_t len);
 int droce_crc32_pclmul_usable(void);
 int droce_crc32_vpclmul_usable(void);
 #endif
@@ -30,6 +32,8 @@ int droce_crc32_vpclmul_usable(void);
 struct droce_crc32_impl {
 	const char *name;
 	uint32_t (*fn)(uint32_t crc, const void *buf, size_t len);
+	/* fn() fused with a copy of buf to dst; NULL: memcpy, then fn() */
+	uint32_t (*copy)(uint32_t crc, void *dst, const void *src, size_t len);
 	/* Non-zero when this CPU runs it. */
 	int (*usable)(void);
 };

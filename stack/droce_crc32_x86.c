@@ -11,6 +11,8 @@
  * to x^(D+63) and its high lane by one congruent to x^(D-1), each stored as
  * x^32 * (x^(E-32) mod P), P = 0x104C11DB7, bit-reversed into the low 32 bits.
  */
+#include <string.h>
+
 #include "droce_crc32_impl.h"
 
 #ifdef DROCE_CRC32_X86
@@ -150,32 +152,60 @@ crc32_fold512(__m512i r, __m512i k, __m512i next)
 					 _mm512_clmulepi64_epi128(r, k, 0x11), next, 0x96);
 }
 
-VPCLMUL_TARGET uint32_t
-droce_crc32_vpclmul(uint32_t crc, const void *buf, size_t len)
+/*
+ * The 512-bit fold over buf; with dst, every byte is also stored there (a copy that costs no
+ * extra load: the data is in registers for the fold anyway). Inlined into both entry points so
+ * the CRC-only one carries no test of dst.
+ */
+static inline __attribute__((always_inline)) VPCLMUL_TARGET uint32_t
+crc32_vp(uint32_t crc, uint8_t *dst, const uint8_t *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	__m512i z0, z1, z2, z3, k;
 	__m128i x;
 
 	/* below four registers' worth the 128-bit code wins: no set-up, no lane merge */
-	if (len < 256)
+	if (len < 256) {
+		if (dst != NULL)
+			memcpy(dst, buf, len);
 		return droce_crc32_pclmul(crc, buf, len);
-	z0 = _mm512_xor_si512(_mm512_loadu_si512(p),
-			      _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)~crc)));
+	}
+	z0 = _mm512_loadu_si512(p);
 	z1 = _mm512_loadu_si512(p + 64);
 	z2 = _mm512_loadu_si512(p + 128);
 	z3 = _mm512_loadu_si512(p + 192);
+	if (dst != NULL) {
+		_mm512_storeu_si512(dst, z0);
+		_mm512_storeu_si512(dst + 64, z1);
+		_mm512_storeu_si512(dst + 128, z2);
+		_mm512_storeu_si512(dst + 192, z3);
+		dst += 256;
+	}
+	z0 = _mm512_xor_si512(z0, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)~crc)));
 	p += 256;
 	len -= 256;
 	k = _mm512_broadcast_i32x4(_mm_set_epi64x(K2048_HI, K2048_LO));
 	while (len >= 256) {
-		z0 = crc32_fold512(z0, k, _mm512_loadu_si512(p));
-		z1 = crc32_fold512(z1, k, _mm512_loadu_si512(p + 64));
-		z2 = crc32_fold512(z2, k, _mm512_loadu_si512(p + 128));
-		z3 = crc32_fold512(z3, k, _mm512_loadu_si512(p + 192));
+		__m512i d0 = _mm512_loadu_si512(p), d1 = _mm512_loadu_si512(p + 64);
+		__m512i d2 = _mm512_loadu_si512(p + 128), d3 = _mm512_loadu_si512(p + 192);
+
+		if (dst != NULL) {
+			_mm512_storeu_si512(dst, d0);
+			_mm512_storeu_si512(dst + 64, d1);
+			_mm512_storeu_si512(dst + 128, d2);
+			_mm512_storeu_si512(dst + 192, d3);
+			dst += 256;
+		}
+		z0 = crc32_fold512(z0, k, d0);
+		z1 = crc32_fold512(z1, k, d1);
+		z2 = crc32_fold512(z2, k, d2);
+		z3 = crc32_fold512(z3, k, d3);
 		p += 256;
 		len -= 256;
 	}
+	/* the last bytes (under 256) are folded from the source below */
+	if (dst != NULL)
+		memcpy(dst, p, len);
 	k = _mm512_broadcast_i32x4(_mm_set_epi64x(K512_HI, K512_LO));
 	z0 = crc32_fold512(z0, k, z1);
 	z0 = crc32_fold512(z0, k, z2);
@@ -194,6 +224,18 @@ droce_crc32_vpclmul(uint32_t crc, const void *buf, size_t len)
 			  _mm_xor_si128(_mm512_extracti32x4_epi32(z1, 2),
 					_mm512_extracti32x4_epi32(z0, 3)));
 	return crc32_finish(x, p, len);
+}
+
+VPCLMUL_TARGET uint32_t
+droce_crc32_vpclmul(uint32_t crc, const void *buf, size_t len)
+{
+	return crc32_vp(crc, NULL, buf, len);
+}
+
+VPCLMUL_TARGET uint32_t
+droce_crc32_copy_vpclmul(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	return crc32_vp(crc, dst, src, len);
 }
 
 int

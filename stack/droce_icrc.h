@@ -19,6 +19,9 @@
  * tests and benchmarks, and all must agree on every input.
  */
 uint32_t droce_crc32(uint32_t crc, const void *buf, size_t len);
+/* Copy len bytes from src to dst and return droce_crc32(crc, src, len): one pass where the CPU
+ * allows (the fold's registers are stored), else a memcpy then the CRC of the copy. */
+uint32_t droce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len);
 uint32_t droce_crc32_bitwise(uint32_t crc, const void *buf, size_t len);
 uint32_t droce_crc32_table(uint32_t crc, const void *buf, size_t len);
 

@@ -423,6 +423,8 @@ void droce_cursor_seek(struct droce_cursor *c, const struct droce_sge *sge, uint
 		       uint32_t pos);
 void droce_copy_out(uint8_t *dst, const struct droce_sge *sge, struct droce_cursor *c,
 		    uint32_t len);
+uint32_t droce_copy_out_crc(uint8_t *dst, const struct droce_sge *sge, struct droce_cursor *c,
+			    uint32_t len, uint32_t crc);
 void droce_copy_in(const struct droce_sge *sge, struct droce_cursor *c, const uint8_t *src,
 		   uint32_t len);
 
@@ -485,5 +487,12 @@ uint8_t *droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_l
  * 1 sent, -EAGAIN no buffer. */
 int droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn);
 void droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie);
+/* Payloads from this size on are copied and ICRCed in one pass; shorter ones fit one CRC call
+ * over extension headers and payload together, which is cheaper than two. */
+#define DROCE_TX_FUSE_MIN 256
+bool droce_tx_icrc_head(const struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *buf,
+			uint32_t *crc);
+void droce_tx_end_icrc(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie,
+		       uint32_t crc);
 
 #endif /* DROCE_INTERNAL_H */

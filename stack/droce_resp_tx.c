@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "droce_icrc.h"
 #include "droce_internal.h"
 #include "droce_psn.h"
 #include "droce_resp.h"
@@ -86,6 +87,7 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 	struct droce_pkt p;
 	uint8_t *buf, *data;
 	void *cookie;
+	uint32_t crc;
 	uint64_t t = qp->cc_ops->next_send_time(&qp->cc);
 
 	if (t > now) {
@@ -108,9 +110,14 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 	buf = droce_tx_begin(qp, &p, pay, &cookie, &data);
 	if (buf == NULL)
 		return -EAGAIN;
-	if (pay)
-		memcpy(data, (const void *)it->va, pay);
-	droce_tx_end(qp, &p, buf, cookie);
+	if (pay >= DROCE_TX_FUSE_MIN && droce_tx_icrc_head(qp, &p, buf, &crc)) {
+		crc = droce_crc32_copy(crc, data, (const void *)it->va, pay);
+		droce_tx_end_icrc(qp, &p, buf, cookie, crc);
+	} else {
+		if (pay != 0)
+			memcpy(data, (const void *)it->va, pay);
+		droce_tx_end(qp, &p, buf, cookie);
+	}
 	qp->cc_ops->on_send(&qp->cc, p.frame_len, now);
 	it->first = false;
 	it->psn = droce_psn_add(it->psn, 1);

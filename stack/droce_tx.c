@@ -223,3 +223,34 @@ droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cooki
 	qp->cnt[DROCE_CNT_SENT_PKTS]++;
 	qp->cnt[DROCE_CNT_SENT_BYTES] += len;
 }
+
+/*
+ * One pass over the payload instead of two (a copy, then the ICRC's read of the copy): on a
+ * template frame the ICRC of the headers is taken here, the caller carries it over the payload
+ * with droce_crc32_copy() as it copies it in, and droce_tx_end_icrc() finishes with the pad.
+ * false: the frame needs droce_tx_end()'s own computation (UD, IPv6, another DestQP).
+ */
+bool
+droce_tx_icrc_head(const struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *buf,
+		   uint32_t *crc)
+{
+	const struct droce_hdr_tmpl *t = &qp->htmpl;
+
+	if (!t->valid || qp->type == DROCE_QPT_UD || p->dqpn != t->dqpn)
+		return false;
+	*crc = droce_icrc_v4_fast(t->icrc_base, buf + t->l3_off, p->pay_off - t->l3_off);
+	return true;
+}
+
+void
+droce_tx_end_icrc(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie,
+		  uint32_t crc)
+{
+	uint8_t *end = buf + p->pay_off + p->pay_len;
+
+	memset(end, 0, p->padcnt);
+	droce_icrc_put(end + p->padcnt, droce_crc32(crc, end, p->padcnt));
+	qp->dev->io.tx_send(qp->dev->io.ctx, cookie, p->frame_len);
+	qp->cnt[DROCE_CNT_SENT_PKTS]++;
+	qp->cnt[DROCE_CNT_SENT_BYTES] += p->frame_len;
+}

@@ -451,6 +451,66 @@ test_crc32_chained(void)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
+/*
+ * The fused copy: for every implementation with one, and for droce_crc32_copy(), every length
+ * up to MAXLEN and some long ones, source and destination misaligned differently: the CRC is
+ * the source's, the destination holds the source, and not one byte around it changed.
+ */
+static uint8_t cbuf[MAXLEN + 70000 + 2 * MAXALIGN] __attribute__((aligned(64)));
+
+static unsigned int
+copy_case(uint32_t (*copy)(uint32_t, void *, const void *, size_t), size_t len, unsigned int sa,
+	  unsigned int da)
+{
+	const uint8_t *src = data + sa;
+	uint8_t *dst = cbuf + MAXALIGN + da;
+	uint32_t got, ref = zlib_crc(0x1234u, src, len);
+	unsigned int bad = 0;
+	size_t k;
+
+	memset(cbuf, 0xC5, len + 2 * MAXALIGN + da);
+	got = copy(0x1234u, dst, src, len);
+	if (got != ref)
+		bad++;
+	if (memcmp(dst, src, len) != 0)
+		bad++;
+	for (k = 0; k < MAXALIGN + da; k++)
+		if (cbuf[k] != 0xC5)
+			bad++;
+	for (k = 0; k < MAXALIGN; k++)
+		if (dst[len + k] != 0xC5)
+			bad++;
+	return bad;
+}
+
+static void
+test_crc32_copy(void)
+{
+	static const size_t longs[] = { 256, 257, 511, 512, 1024, 1100, 4096 + 77, 65536 + 13 };
+	const struct droce_crc32_impl *im;
+	unsigned int i, a, l, bad = 0, fused = 0;
+	size_t len;
+
+	fill(data, sizeof(data) - MAXALIGN, 11);
+	for (i = 0; (im = droce_crc32_impl_get(i)) != NULL; i++) {
+		if (im->copy == NULL || (im->usable != NULL && !im->usable()))
+			continue;
+		fused++;
+		for (len = 0; len <= MAXLEN; len++)
+			for (a = 0; a < 4; a++)
+				bad += copy_case(im->copy, len, a * 5 % MAXALIGN, a * 3 % MAXALIGN);
+		for (l = 0; l < sizeof(longs) / sizeof(longs[0]); l++)
+			for (a = 0; a < MAXALIGN; a++)
+				bad += copy_case(im->copy, longs[l], a, (a * 7) % MAXALIGN);
+	}
+	for (len = 0; len <= MAXLEN; len++)
+		bad += copy_case(droce_crc32_copy, len, 1, 2);
+	for (l = 0; l < sizeof(longs) / sizeof(longs[0]); l++)
+		bad += copy_case(droce_crc32_copy, longs[l], 3, 0);
+	printf("\n  fused copies run: %u ", fused);
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* droce_crc32() is the fastest usable implementation: the last usable entry. */
 static void
 test_crc32_dispatch(void)
@@ -599,6 +659,7 @@ DROCE_TEST_MAIN("icrc",
 	DROCE_TEST(test_crc32_long),
 	DROCE_TEST(test_crc32_chained),
 	DROCE_TEST(test_crc32_dispatch),
+	DROCE_TEST(test_crc32_copy),
 	DROCE_TEST(test_icrc_frames),
 	DROCE_TEST(test_icrc_cnp_example),
 	DROCE_TEST(test_icrc_masking),
