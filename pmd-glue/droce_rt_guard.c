@@ -79,9 +79,11 @@ static uint16_t
 guarded(uint16_t (*burst)(uint16_t, uint16_t, struct rte_mbuf **, uint16_t), uint16_t on_fault,
 	uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, uint64_t *faults)
 {
-	struct guard g = { .port = port, .down = link_down };
+	struct guard g;	/* not zeroed: sigsetjmp fills the 200-byte buffer, every burst */
 	uint16_t done;
 
+	g.port = port;
+	g.down = link_down;
 	if (sigsetjmp(g.jb, 0) != 0) {
 		(*faults)++;
 		return on_fault;
