@@ -7,6 +7,8 @@
 #                       frame size
 #   droce-bench-kernel  kernel TCP over veth: 8 B and sockperf ping-pong, iperf3 64 KiB writes
 #   droce-bench-shim    ib_write_lat / ib_write_bw through the verbs shim vs droce-perf
+#   droce-bench-engine  the engine alone (no PMD): what its own work costs, steadier than the
+#                       rest on a shared host
 # Each one's own output is shown as it finishes. The goals are printed, never asserted: the
 # exit status is 1 only when a benchmark failed to run (its figures then show as "-").
 # Options go to the scripts through the environment: DROCE_BENCH_REPS (3), DROCE_BENCH_SECONDS.
@@ -49,6 +51,7 @@ run droce-bench-perf 1
 run droce-bench-memif
 run droce-bench-kernel
 run droce-bench-shim
+run droce-bench-engine
 
 # droce-bench-perf prints a table of its own: the figures after each row's label
 perf_row() {	# perf_row LABEL FIELD(1|2)
@@ -112,6 +115,9 @@ sp50=$(get shim_perf_lat_p50)
 sp99=$(get shim_perf_lat_p99)
 sbw=$(get shim_bw)
 spbw=$(get shim_perf_bw)
+ert=$(get engine_rtt_ns)
+ebw=$(get engine_gbps)
+ecp=$(get engine_memcpy_gbps)
 
 r_lat=$(ratio "$lat50" "$raw50")
 r_tcp=$(ratio "$tcp50" "$lat50" "%.1f")
@@ -163,6 +169,12 @@ row "  ib_write_bw 64 KiB (BW average)" "$(num "$sbw" %.3f)" "" "$r_shim_bw % of
 row "  droce-perf write bw 64 KiB, same link" "$(num "$spbw" %.3f)" "" "" ""
 row "  droce-perf write bw 64 KiB, inline (above)" "$(num "$mbw" %.3f)" "" \
 	"shim $(pct "$sbw" "$mbw") %" ""
+row "engine alone, no PMD (droce-bench-engine)" "" "" "" ""
+lat_ns=$(awk -v v="${lat50:-}" 'BEGIN { if (v != "" && v != "-") print v * 1000 }')
+row "  8 B WRITE round trip, both sides, ns" "$(num "$ert" %.1f)" "" \
+	"$(pct "$ert" "$lat_ns") % of droce-perf's" ""
+row "  64 KiB WRITEs through both, Gbit/s" "$(num "$ebw" %.2f)" "" \
+	"x$(ratio "$ebw" "$ecp") memcpy" ""
 RETRIED=$(sed -n 's/^retries=//p' "$KV" | awk '{ n += $1 } END { print n + 0 }')
 [ "$RETRIED" = 0 ] || echo "$ME: $RETRIED run(s) failed once and were run again (see above)"
 if [ -n "$FAILED" ]; then

@@ -298,6 +298,8 @@ main(int argc, char **argv)
 	uint64_t iters = 200000, msgs = 20000, t = 1000;
 	double lat = 1e18, bw = 0, cp = 0, x;
 	struct node a, b;
+	const char *kv;
+	FILE *f;
 	int o, r;
 
 	while ((o = getopt(argc, argv, "n:m:")) != -1) {
@@ -334,6 +336,13 @@ main(int argc, char **argv)
 	printf("  64 KiB WRITEs, MTU 1024  %8.2f Gbit/s payload\n", bw);
 	printf("  memcpy of 64 KiB blocks  %8.2f Gbit/s  (engine = %.2f x memcpy)\n", cp,
 	       bw / cp);
+	kv = getenv("DROCE_BENCH_KV");	/* droce-bench-all collects key=value figures */
+	f = kv != NULL && *kv != '\0' ? fopen(kv, "a") : NULL;
+	if (f != NULL) {
+		fprintf(f, "engine_rtt_ns=%.1f\nengine_gbps=%.2f\nengine_memcpy_gbps=%.2f\n", lat,
+			bw, cp);
+		fclose(f);
+	}
 	droce_dev_destroy(a.dev);
 	droce_dev_destroy(b.dev);
 	free(a.frame);
