@@ -152,6 +152,23 @@ crc32_fold512(__m512i r, __m512i k, __m512i next)
 					 _mm512_clmulepi64_epi128(r, k, 0x11), next, 0x96);
 }
 
+/* Four registers from p, also stored at dst unless it is NULL; returns where dst goes on. */
+static inline __attribute__((always_inline)) VPCLMUL_TARGET uint8_t *
+crc32_load256(const uint8_t *p, uint8_t *dst, __m512i *d0, __m512i *d1, __m512i *d2, __m512i *d3)
+{
+	*d0 = _mm512_loadu_si512(p);
+	*d1 = _mm512_loadu_si512(p + 64);
+	*d2 = _mm512_loadu_si512(p + 128);
+	*d3 = _mm512_loadu_si512(p + 192);
+	if (dst == NULL)
+		return NULL;
+	_mm512_storeu_si512(dst, *d0);
+	_mm512_storeu_si512(dst + 64, *d1);
+	_mm512_storeu_si512(dst + 128, *d2);
+	_mm512_storeu_si512(dst + 192, *d3);
+	return dst + 256;
+}
+
 /*
  * The 512-bit fold over buf; with dst, every byte is also stored there (a copy that costs no
  * extra load: the data is in registers for the fold anyway). Inlined into both entry points so
@@ -170,32 +187,15 @@ crc32_vp(uint32_t crc, uint8_t *dst, const uint8_t *buf, size_t len)
 			memcpy(dst, buf, len);
 		return droce_crc32_pclmul(crc, buf, len);
 	}
-	z0 = _mm512_loadu_si512(p);
-	z1 = _mm512_loadu_si512(p + 64);
-	z2 = _mm512_loadu_si512(p + 128);
-	z3 = _mm512_loadu_si512(p + 192);
-	if (dst != NULL) {
-		_mm512_storeu_si512(dst, z0);
-		_mm512_storeu_si512(dst + 64, z1);
-		_mm512_storeu_si512(dst + 128, z2);
-		_mm512_storeu_si512(dst + 192, z3);
-		dst += 256;
-	}
+	dst = crc32_load256(p, dst, &z0, &z1, &z2, &z3);
 	z0 = _mm512_xor_si512(z0, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)~crc)));
 	p += 256;
 	len -= 256;
 	k = _mm512_broadcast_i32x4(_mm_set_epi64x(K2048_HI, K2048_LO));
 	while (len >= 256) {
-		__m512i d0 = _mm512_loadu_si512(p), d1 = _mm512_loadu_si512(p + 64);
-		__m512i d2 = _mm512_loadu_si512(p + 128), d3 = _mm512_loadu_si512(p + 192);
+		__m512i d0, d1, d2, d3;
 
-		if (dst != NULL) {
-			_mm512_storeu_si512(dst, d0);
-			_mm512_storeu_si512(dst + 64, d1);
-			_mm512_storeu_si512(dst + 128, d2);
-			_mm512_storeu_si512(dst + 192, d3);
-			dst += 256;
-		}
+		dst = crc32_load256(p, dst, &d0, &d1, &d2, &d3);
 		z0 = crc32_fold512(z0, k, d0);
 		z1 = crc32_fold512(z1, k, d1);
 		z2 = crc32_fold512(z2, k, d2);
