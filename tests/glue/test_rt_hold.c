@@ -4,17 +4,17 @@
  * next iteration, which sends them in one burst with what the application posted in answer;
  * nothing stays held once run_until returns. Two RC QPs of one device play WRITE ping-pong over
  * a net_ring port, which loops every frame it sends back to its own Rx queue.
- * EAL starts once per process: the case forks a child, bounded by alarm().
+ * EAL starts once per process: the case runs in a child (glue_child.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "droce_rt.h"
 #include "droce_test.h"
+#include "glue_child.h"
 
 enum { ROUNDS = 200, SLOT = 64 };
 
@@ -187,14 +187,16 @@ counters(struct droce_rt *rt, uint64_t v[3])
 }
 
 static void
-child(struct seen *s)
+child(void *out, const void *arg)
 {
+	struct seen *s = out;
 	static uint8_t mem[4 * SLOT] __attribute__((aligned(64)));
 	struct droce_rt_config c;
 	struct game g;
 	struct droce_rt *rt;
 	uint64_t before[3], after[3];
 
+	(void)arg;
 	droce_rt_config_defaults(&c);
 	if (droce_rt_config_set(&c, "ipv4", "198.18.0.1/24", s->err, sizeof(s->err)) != 0 ||
 	    droce_rt_config_set(&c, "eal", "--no-huge -m 128 --no-pci", s->err,
@@ -233,28 +235,8 @@ static void
 test_run_until_holds_acks(void)
 {
 	struct seen s;
-	int pfd[2], status;
-	pid_t pid;
 
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT_FATAL(pipe(pfd) == 0);
-	fflush(NULL);
-	pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		close(pfd[0]);
-		alarm(30);
-		child(&s);
-		if (write(pfd[1], &s, sizeof(s)) != sizeof(s))
-			_exit(3);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &s, sizeof(s)) != sizeof(s))
-		s.open_rc = -EPIPE;
-	close(pfd[0]);
-	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL_FATAL(glue_in_child(child, NULL, &s, sizeof(s), 30), 0);
 	if (s.open_rc != 0 || s.setup_rc != 0)
 		fprintf(stderr, "open %d setup %d: %s\n", s.open_rc, s.setup_rc, s.err);
 	CU_ASSERT_EQUAL_FATAL(s.open_rc, 0);

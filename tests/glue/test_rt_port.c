@@ -17,6 +17,7 @@
 
 #include "droce_rt_port.h"
 #include "droce_test.h"
+#include "glue_child.h"
 
 struct outcome {
 	int rc;
@@ -47,47 +48,38 @@ memif(struct droce_rt_config *cfg)
 		 (long)getpid());
 }
 
-/* Run EAL init + port open in a child (bounded by alarm); the outcome comes back by pipe. */
+/* EAL init + port open, in a child (glue_child.h). */
+static void
+port_child(void *out, const void *arg)
+{
+	const struct droce_rt_config *cfg = arg;
+	struct outcome *o = out;
+	struct droce_rt_port p;
+
+	o->rc = droce_rt_eal_init(cfg, "test_rt_port", o->err, sizeof(o->err));
+	if (o->rc != 0)
+		return;
+	o->rc = droce_rt_port_open(&p, cfg, o->err, sizeof(o->err));
+	if (o->rc == 0) {
+		snprintf(o->name, sizeof(o->name), "%s", p.name);
+		o->queues = p.nb_queues;
+		o->mtu = p.mtu;
+		memcpy(o->mac, p.mac, 6);
+		o->pool_size = p.mp->size;
+		droce_rt_port_close(&p);
+	}
+	droce_rt_eal_cleanup(cfg);
+}
+
 static struct outcome
 run(const struct droce_rt_config *cfg)
 {
 	struct outcome o;
-	int pfd[2], status;
-	pid_t pid;
+	int rc = glue_in_child(port_child, cfg, &o, sizeof(o), 20);
 
-	memset(&o, 0, sizeof(o));
-	CU_ASSERT_FATAL(pipe(pfd) == 0);
-	fflush(NULL);
-	pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		struct droce_rt_port p;
-
-		close(pfd[0]);
-		alarm(20);
-		o.rc = droce_rt_eal_init(cfg, "test_rt_port", o.err, sizeof(o.err));
-		if (o.rc == 0) {
-			o.rc = droce_rt_port_open(&p, cfg, o.err, sizeof(o.err));
-			if (o.rc == 0) {
-				snprintf(o.name, sizeof(o.name), "%s", p.name);
-				o.queues = p.nb_queues;
-				o.mtu = p.mtu;
-				memcpy(o.mac, p.mac, 6);
-				o.pool_size = p.mp->size;
-				droce_rt_port_close(&p);
-			}
-			droce_rt_eal_cleanup(cfg);
-		}
-		if (write(pfd[1], &o, sizeof(o)) != sizeof(o))
-			_exit(3);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &o, sizeof(o)) != sizeof(o))
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc == -EPIPE)
 		o.rc = -EPIPE;
-	close(pfd[0]);
-	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	return o;
 }
 

@@ -17,6 +17,7 @@
 #include "droce_rt.h"
 #include "droce_rt_classify.h"
 #include "droce_test.h"
+#include "glue_child.h"
 
 /* What a child saw; checked in the parent. */
 struct seen {
@@ -87,9 +88,18 @@ qp_fn(struct droce_rt *rt, void *arg)
 	return 0;
 }
 
+struct child_args {
+	const struct droce_rt_config *c;
+	bool start;
+};
+
 static void
-child(const struct droce_rt_config *c, struct seen *s, bool start)
+child(void *out, const void *arg)
 {
+	const struct child_args *a = arg;
+	const struct droce_rt_config *c = a->c;
+	bool start = a->start;
+	struct seen *s = out;
 	struct qp_req q;
 	struct droce_rt *rt;
 	unsigned int i, lc;
@@ -123,29 +133,13 @@ child(const struct droce_rt_config *c, struct seen *s, bool start)
 static struct seen
 run(const struct droce_rt_config *c, bool start)
 {
+	const struct child_args a = { c, start };
 	struct seen s;
-	int pfd[2], status;
-	pid_t pid;
+	int rc = glue_in_child(child, &a, &s, sizeof(s), 30);
 
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT_FATAL(pipe(pfd) == 0);
-	fflush(NULL);
-	pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		close(pfd[0]);
-		alarm(30);
-		child(c, &s, start);
-		if (write(pfd[1], &s, sizeof(s)) != sizeof(s))
-			_exit(3);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &s, sizeof(s)) != sizeof(s))
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc == -EPIPE)
 		s.open_rc = -EPIPE;
-	close(pfd[0]);
-	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	return s;
 }
 
