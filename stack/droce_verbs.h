@@ -311,6 +311,23 @@ int droce_qp_modify(struct droce_qp *qp, const struct droce_qp_attr *attr, unsig
 int droce_qp_query(const struct droce_qp *qp, struct droce_qp_attr *attr,
 		   struct droce_qp_init_attr *init);
 
+/* What droce_qp_connect() needs of the peer and of this QP (the RC fields only for RC). */
+struct droce_qp_conn {
+	struct droce_av av;		/* the peer's address: GID, MAC, hop limit, ... */
+	uint32_t dest_qp_num;
+	uint32_t rq_psn;		/* the first PSN the peer sends */
+	uint32_t sq_psn;		/* the first PSN this QP sends */
+	enum droce_mtu path_mtu;
+	uint8_t timeout, retry_cnt, rnr_retry, max_rd_atomic;	/* RC requester */
+	uint8_t min_rnr_timer, max_dest_rd_atomic;		/* RC responder */
+};
+
+/* RESET -> INIT on port 1, P_Key index 0: RC and UC with these access flags, UD with qkey. */
+int droce_qp_init(struct droce_qp *qp, unsigned int access, uint32_t qkey);
+/* INIT -> RTR -> RTS with the attributes the QP's type needs (UD: only sq_psn). 0 or the
+ * failing droce_qp_modify()'s -errno (the QP is then left in the state it reached). */
+int droce_qp_connect(struct droce_qp *qp, const struct droce_qp_conn *c);
+
 /* Post: 0, or -errno with *bad_wr the first WR not posted (verbs semantics). */
 int droce_post_send(struct droce_qp *qp, struct droce_send_wr *wr, struct droce_send_wr **bad_wr);
 int droce_post_recv(struct droce_qp *qp, struct droce_recv_wr *wr, struct droce_recv_wr **bad_wr);

@@ -217,49 +217,26 @@ static inline int
 eh_bring_up(struct droce_qp *qp, enum droce_qp_type t, const struct eh_node *peer, uint32_t dqpn,
 	    const struct eh_qp_opts *o, uint32_t rq_psn, uint32_t sq_psn)
 {
-	struct droce_qp_attr a;
-	unsigned int m;
+	struct droce_qp_conn c;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = o->access;
-	a.qkey = 0x11111111;
-	m = DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
-	    (t == DROCE_QPT_UD ? DROCE_QP_QKEY : DROCE_QP_ACCESS_FLAGS);
-	rc = droce_qp_modify(qp, &a, m);
+	rc = droce_qp_init(qp, o->access, 0x11111111);
 	if (rc)
 		return rc;
-	a.qp_state = DROCE_QPS_RTR;
-	m = DROCE_QP_STATE;
-	if (t != DROCE_QPT_UD) {
-		eh_av(peer, &a.ah_attr);
-		a.path_mtu = o->mtu;
-		a.dest_qp_num = dqpn;
-		a.rq_psn = rq_psn;
-		m |= DROCE_QP_AV | DROCE_QP_PATH_MTU | DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN;
-		if (t == DROCE_QPT_RC) {
-			a.max_dest_rd_atomic = o->max_rd_atomic;
-			a.min_rnr_timer = o->min_rnr_timer;
-			m |= DROCE_QP_MAX_DEST_RD_ATOMIC | DROCE_QP_MIN_RNR_TIMER;
-		}
-	}
-	rc = droce_qp_modify(qp, &a, m);
-	if (rc)
-		return rc;
-	a.qp_state = DROCE_QPS_RTS;
-	a.sq_psn = sq_psn;
-	m = DROCE_QP_STATE | DROCE_QP_SQ_PSN;
-	if (t == DROCE_QPT_RC) {
-		a.timeout = o->timeout;
-		a.retry_cnt = o->retry_cnt;
-		a.rnr_retry = o->rnr_retry;
-		a.max_rd_atomic = o->max_rd_atomic;
-		m |= DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
-		     DROCE_QP_MAX_QP_RD_ATOMIC;
-	}
-	return droce_qp_modify(qp, &a, m);
+	memset(&c, 0, sizeof(c));
+	if (t != DROCE_QPT_UD)
+		eh_av(peer, &c.av);
+	c.dest_qp_num = dqpn;
+	c.rq_psn = rq_psn;
+	c.sq_psn = sq_psn;
+	c.path_mtu = o->mtu;
+	c.timeout = o->timeout;
+	c.retry_cnt = o->retry_cnt;
+	c.rnr_retry = o->rnr_retry;
+	c.max_rd_atomic = o->max_rd_atomic;
+	c.max_dest_rd_atomic = o->max_rd_atomic;
+	c.min_rnr_timer = o->min_rnr_timer;
+	return droce_qp_connect(qp, &c);
 }
 
 /* A connected pair: qp[0] on node 0, qp[1] on node 1. */

@@ -2,7 +2,8 @@
 /*
  * The QP state machine (IBTA 11.2.4.2, ibv_modify_qp(3)): every transition from every reachable
  * state with its required attributes, each required attribute left out, attributes not allowed,
- * out-of-range values, a wrong current state, and what ERR and RESET do to queued work.
+ * out-of-range values, a wrong current state, and what ERR and RESET do to queued work; the
+ * two-call helpers droce_qp_init() / droce_qp_connect().
  */
 #include "droce_test.h"
 #include "engine_harness.h"
@@ -420,6 +421,79 @@ test_sqd_event(void)
 	eh_fini(&w);
 }
 
+/*
+ * droce_qp_init() and droce_qp_connect(): each type reaches RTS with what it was given (the
+ * query reads it back; UD ignores the peer fields), a QP not in INIT is refused and stays
+ * where it was, a bad value fails the step it belongs to, NULL is refused.
+ */
+static void
+test_connect_helpers(void)
+{
+	struct eh_world w;
+	struct droce_qp_conn c;
+	struct droce_qp_attr q;
+	struct droce_qp *qp;
+	unsigned int ti;
+
+	eh_init(&w, 1500);
+	memset(&c, 0, sizeof(c));
+	eh_av(&w.n[1], &c.av);
+	c.dest_qp_num = 0x123;
+	c.rq_psn = 5;
+	c.sq_psn = 9;
+	c.path_mtu = DROCE_MTU_1024;
+	c.timeout = 14;
+	c.retry_cnt = 6;
+	c.rnr_retry = 5;
+	c.max_rd_atomic = 4;
+	c.max_dest_rd_atomic = 3;
+	c.min_rnr_timer = 12;
+	for (ti = 0; ti < 3; ti++) {
+		qp = new_qp(&w, types[ti]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
+		/* RESET: connect refused, nothing moved */
+		CU_ASSERT_EQUAL(droce_qp_connect(qp, &c), -EINVAL);
+		CU_ASSERT_EQUAL(eh_qp_state(qp), DROCE_QPS_RESET);
+		CU_ASSERT_EQUAL(droce_qp_init(qp, DROCE_ACCESS_REMOTE_WRITE, 0x77), 0);
+		CU_ASSERT_EQUAL(eh_qp_state(qp), DROCE_QPS_INIT);
+		CU_ASSERT_EQUAL(droce_qp_connect(qp, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(droce_qp_query(qp, &q, NULL), 0);
+		CU_ASSERT_EQUAL(q.qp_state, DROCE_QPS_RTS);
+		CU_ASSERT_EQUAL(q.sq_psn, 9);
+		if (types[ti] == DROCE_QPT_UD) {
+			CU_ASSERT_EQUAL(q.qkey, 0x77);
+		} else {
+			CU_ASSERT_EQUAL(q.qp_access_flags, DROCE_ACCESS_REMOTE_WRITE);
+			CU_ASSERT_EQUAL(q.dest_qp_num, 0x123);
+			CU_ASSERT_EQUAL(q.rq_psn, 5);
+			CU_ASSERT_EQUAL(q.path_mtu, DROCE_MTU_1024);
+			CU_ASSERT_EQUAL(memcmp(q.ah_attr.dmac, c.av.dmac, 6), 0);
+		}
+		if (types[ti] == DROCE_QPT_RC) {
+			CU_ASSERT_EQUAL(q.timeout, 14);
+			CU_ASSERT_EQUAL(q.retry_cnt, 6);
+			CU_ASSERT_EQUAL(q.rnr_retry, 5);
+			CU_ASSERT_EQUAL(q.max_rd_atomic, 4);
+			CU_ASSERT_EQUAL(q.max_dest_rd_atomic, 3);
+			CU_ASSERT_EQUAL(q.min_rnr_timer, 12);
+		}
+		/* RTS: connect again is refused (INIT -> RTR is the only way in) */
+		CU_ASSERT_EQUAL(droce_qp_connect(qp, &c), -EINVAL);
+		CU_ASSERT_EQUAL(eh_qp_state(qp), DROCE_QPS_RTS);
+		droce_qp_destroy(qp);
+	}
+	/* A path MTU above the port's fails RTR: the QP stays in INIT. */
+	qp = new_qp(&w, DROCE_QPT_RC);
+	CU_ASSERT_EQUAL(droce_qp_init(qp, DROCE_ACCESS_REMOTE_WRITE, 0), 0);
+	c.path_mtu = DROCE_MTU_4096;
+	CU_ASSERT_EQUAL(droce_qp_connect(qp, &c), -EINVAL);
+	CU_ASSERT_EQUAL(eh_qp_state(qp), DROCE_QPS_INIT);
+	droce_qp_destroy(qp);
+	CU_ASSERT_EQUAL(droce_qp_init(NULL, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(droce_qp_connect(NULL, &c), -EINVAL);
+	eh_fini(&w);
+}
+
 DROCE_TEST_MAIN("qp_modify",
 	DROCE_TEST(test_transition_table),
 	DROCE_TEST(test_missing_required),
@@ -427,4 +501,5 @@ DROCE_TEST_MAIN("qp_modify",
 	DROCE_TEST(test_values),
 	DROCE_TEST(test_cur_state),
 	DROCE_TEST(test_err_flush_and_reset),
-	DROCE_TEST(test_sqd_event))
+	DROCE_TEST(test_sqd_event),
+	DROCE_TEST(test_connect_helpers))
