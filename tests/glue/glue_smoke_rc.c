@@ -64,7 +64,6 @@ setup_fn(struct droce_rt *rt, void *arg)
 		.cap = { .max_send_wr = 32, .max_recv_wr = 32, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
-	struct droce_qp_attr a = { 0 };
 	struct droce_recv_wr rwr, *bad_r;
 	struct droce_sge sge;
 	unsigned int k;
@@ -85,11 +84,7 @@ setup_fn(struct droce_rt *rt, void *arg)
 	c->qp = droce_qp_create(c->pd, &ia, &e);
 	if (c->qp == NULL)
 		return -e;
-	a.qp_state = DROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ;
-	rc = droce_qp_modify(c->qp, &a, DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
-			     DROCE_QP_ACCESS_FLAGS);
+	rc = droce_qp_init(c->qp, DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ, 0);
 	if (rc != 0)
 		return rc;
 	for (k = 0; c->r->server && k < NSEND; k++) {
@@ -117,34 +112,18 @@ static int
 connect_fn(struct droce_rt *rt, void *arg)
 {
 	struct rc *c = arg;
-	struct droce_qp_attr a = { 0 };
-	int rc;
+	struct droce_qp_conn cn = {
+		.dest_qp_num = c->peer.qpn, .rq_psn = c->peer.psn, .sq_psn = c->me.psn,
+		.path_mtu = DROCE_MTU_1024, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.max_rd_atomic = 1, .min_rnr_timer = 1, .max_dest_rd_atomic = 1,
+	};
 
 	(void)rt;
-	a.qp_state = DROCE_QPS_RTR;
-	a.path_mtu = DROCE_MTU_1024;
-	a.dest_qp_num = c->peer.qpn;
-	a.rq_psn = c->peer.psn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, c->peer.gid, 16);
-	a.ah_attr.sgid_index = (uint8_t)c->r->gid_index;
-	memcpy(a.ah_attr.dmac, c->peer_mac, 6);
-	a.ah_attr.hop_limit = 64;
-	rc = droce_qp_modify(c->qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
-			     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
-			     DROCE_QP_MIN_RNR_TIMER);
-	if (rc != 0)
-		return rc;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = c->me.psn;
-	a.max_rd_atomic = 1;
-	return droce_qp_modify(c->qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
-			       DROCE_QP_RNR_RETRY | DROCE_QP_SQ_PSN | DROCE_QP_MAX_QP_RD_ATOMIC);
+	memcpy(cn.av.dgid, c->peer.gid, 16);
+	cn.av.sgid_index = (uint8_t)c->r->gid_index;
+	memcpy(cn.av.dmac, c->peer_mac, 6);
+	cn.av.hop_limit = 64;
+	return droce_qp_connect(c->qp, &cn);
 }
 
 static int

@@ -88,41 +88,20 @@ static int
 connect_qp(struct droce_qp *qp, uint32_t dqpn, const uint8_t gid[16], unsigned int gid_index,
 	   const uint8_t mac[6])
 {
-	struct droce_qp_attr a = { 0 };
-	int rc;
+	struct droce_qp_conn c = {
+		.dest_qp_num = dqpn, .rq_psn = 0x100, .sq_psn = 0x100, .path_mtu = DROCE_MTU_1024,
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
+		.min_rnr_timer = 1, .max_dest_rd_atomic = 1,
+	};
+	int rc = droce_qp_init(qp, DROCE_ACCESS_REMOTE_WRITE, 0);
 
-	a.qp_state = DROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = DROCE_ACCESS_REMOTE_WRITE;
-	rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
-			     DROCE_QP_ACCESS_FLAGS);
 	if (rc != 0)
 		return rc;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_RTR;
-	a.path_mtu = DROCE_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, gid, 16);
-	a.ah_attr.sgid_index = (uint8_t)gid_index;
-	memcpy(a.ah_attr.dmac, mac, 6);
-	a.ah_attr.hop_limit = 64;
-	rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
-			     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
-			     DROCE_QP_MIN_RNR_TIMER);
-	if (rc != 0)
-		return rc;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0x100;
-	a.max_rd_atomic = 1;
-	return droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
-			       DROCE_QP_RNR_RETRY | DROCE_QP_SQ_PSN | DROCE_QP_MAX_QP_RD_ATOMIC);
+	memcpy(c.av.dgid, gid, 16);
+	c.av.sgid_index = (uint8_t)gid_index;
+	memcpy(c.av.dmac, mac, 6);
+	c.av.hop_limit = 64;
+	return droce_qp_connect(qp, &c);
 }
 
 static int

@@ -149,46 +149,32 @@ dump(const char *path, const uint8_t *mem, size_t len)
 static int
 connect_qp(struct droce_qp *qp, const struct opts *o, uint32_t peer_qpn)
 {
-	struct droce_qp_attr a;
+	struct droce_qp_conn c;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
-			    DROCE_ACCESS_REMOTE_ATOMIC;
-	rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
-			     DROCE_QP_ACCESS_FLAGS);
-	if (rc != 0)
-		return rc;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_RTR;
-	a.path_mtu = DROCE_MTU_1024;
-	a.dest_qp_num = peer_qpn;
-	a.rq_psn = o->rq_psn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, o->peer_gid, 16);
-	/* A static neighbour: nothing answers ARP inside a capture file. */
-	memcpy(a.ah_attr.dmac, o->peer_mac, 6);
-	a.ah_attr.sgid_index = 0;	/* the runtime's first address: configure one */
-	a.ah_attr.hop_limit = 64;
-	rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
-			     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
-			     DROCE_QP_MIN_RNR_TIMER);
+	rc = droce_qp_init(qp, DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
+			   DROCE_ACCESS_REMOTE_ATOMIC, 0);
 	if (rc != 0)
 		return rc;
 	/* RTS as an application would (the responder works from RTR on; this QP sends no
 	 * request). */
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0x777;
-	a.max_rd_atomic = 16;
-	return droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
-			       DROCE_QP_RNR_RETRY | DROCE_QP_SQ_PSN | DROCE_QP_MAX_QP_RD_ATOMIC);
+	memset(&c, 0, sizeof(c));
+	c.path_mtu = DROCE_MTU_1024;
+	c.dest_qp_num = peer_qpn;
+	c.rq_psn = o->rq_psn;
+	c.sq_psn = 0x777;
+	c.max_dest_rd_atomic = 16;
+	c.max_rd_atomic = 16;
+	c.min_rnr_timer = 1;
+	c.timeout = 14;
+	c.retry_cnt = 7;
+	c.rnr_retry = 7;
+	memcpy(c.av.dgid, o->peer_gid, 16);
+	/* A static neighbour: nothing answers ARP inside a capture file. */
+	memcpy(c.av.dmac, o->peer_mac, 6);
+	c.av.sgid_index = 0;	/* the runtime's first address: configure one */
+	c.av.hop_limit = 64;
+	return droce_qp_connect(qp, &c);
 }
 
 static uint64_t

@@ -217,56 +217,24 @@ int
 sim_qp_bring_up(struct droce_qp *qp, enum droce_qp_type type, const struct sim_ep *peer,
 		uint32_t peer_qpn, const struct sim_qp_params *p)
 {
-	struct droce_qp_attr a;
-	unsigned int mask;
+	struct droce_qp_conn c;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = 1;
-	mask = DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT;
-	if (type == DROCE_QPT_UD) {
-		a.qkey = p->qkey;
-		mask |= DROCE_QP_QKEY;
-	} else {
-		a.qp_access_flags = p->access;
-		mask |= DROCE_QP_ACCESS_FLAGS;
-	}
-	rc = droce_qp_modify(qp, &a, mask);
+	rc = droce_qp_init(qp, p->access, p->qkey);
 	if (rc != 0)
 		return rc;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_RTR;
-	mask = DROCE_QP_STATE;
-	if (type != DROCE_QPT_UD) {
-		sim_ep_av(peer, &a.ah_attr);
-		a.path_mtu = p->mtu;
-		a.dest_qp_num = peer_qpn;
-		a.rq_psn = p->rq_psn;
-		mask |= DROCE_QP_AV | DROCE_QP_PATH_MTU | DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN;
-		if (type == DROCE_QPT_RC) {
-			a.max_dest_rd_atomic = p->max_dest_rd_atomic;
-			a.min_rnr_timer = p->min_rnr_timer;
-			mask |= DROCE_QP_MAX_DEST_RD_ATOMIC | DROCE_QP_MIN_RNR_TIMER;
-		}
-	}
-	rc = droce_qp_modify(qp, &a, mask);
-	if (rc != 0)
-		return rc;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_RTS;
-	a.sq_psn = p->sq_psn;
-	mask = DROCE_QP_STATE | DROCE_QP_SQ_PSN;
-	if (type == DROCE_QPT_RC) {
-		a.timeout = p->timeout;
-		a.retry_cnt = p->retry_cnt;
-		a.rnr_retry = p->rnr_retry;
-		a.max_rd_atomic = p->max_rd_atomic;
-		mask |= DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
-			DROCE_QP_MAX_QP_RD_ATOMIC;
-	}
-	return droce_qp_modify(qp, &a, mask);
+	memset(&c, 0, sizeof(c));
+	if (type != DROCE_QPT_UD)
+		sim_ep_av(peer, &c.av);
+	c.dest_qp_num = peer_qpn;
+	c.rq_psn = p->rq_psn;
+	c.sq_psn = p->sq_psn;
+	c.path_mtu = p->mtu;
+	c.timeout = p->timeout;
+	c.retry_cnt = p->retry_cnt;
+	c.rnr_retry = p->rnr_retry;
+	c.max_rd_atomic = p->max_rd_atomic;
+	c.max_dest_rd_atomic = p->max_dest_rd_atomic;
+	c.min_rnr_timer = p->min_rnr_timer;
+	return droce_qp_connect(qp, &c);
 }

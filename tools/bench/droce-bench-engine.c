@@ -147,39 +147,17 @@ node_init(struct node *n, unsigned int i, size_t buf_size)
 static void
 connect_to(struct node *n, const struct node *peer)
 {
-	struct droce_qp_attr a;
-	int rc;
+	struct droce_qp_conn c = {
+		.dest_qp_num = droce_qp_num(peer->qp), .rq_psn = 0x100, .sq_psn = 0x100,
+		.path_mtu = DROCE_MTU_1024, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.max_rd_atomic = 1, .min_rnr_timer = 1, .max_dest_rd_atomic = 1,
+	};
+	int rc = droce_qp_init(n->qp, DROCE_ACCESS_REMOTE_WRITE, 0);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = DROCE_ACCESS_REMOTE_WRITE;
-	rc = droce_qp_modify(n->qp, &a, DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
-			     DROCE_QP_ACCESS_FLAGS);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_RTR;
-	a.path_mtu = DROCE_MTU_1024;
-	a.dest_qp_num = droce_qp_num(peer->qp);
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, peer->gid, 16);
-	memcpy(a.ah_attr.dmac, peer->mac, 6);
-	a.ah_attr.hop_limit = 64;
-	rc = rc != 0 ? rc : droce_qp_modify(n->qp, &a, DROCE_QP_STATE | DROCE_QP_AV |
-					     DROCE_QP_PATH_MTU | DROCE_QP_DEST_QPN |
-					     DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
-					     DROCE_QP_MIN_RNR_TIMER);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DROCE_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0x100;
-	a.max_rd_atomic = 1;
-	rc = rc != 0 ? rc : droce_qp_modify(n->qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT |
-					     DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
-					     DROCE_QP_SQ_PSN | DROCE_QP_MAX_QP_RD_ATOMIC);
+	memcpy(c.av.dgid, peer->gid, 16);
+	memcpy(c.av.dmac, peer->mac, 6);
+	c.av.hop_limit = 64;
+	rc = rc != 0 ? rc : droce_qp_connect(n->qp, &c);
 	if (rc != 0)
 		die("connect", rc);
 }

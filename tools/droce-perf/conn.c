@@ -191,7 +191,6 @@ qp_create_fn(struct perf_ctx *c)
 		.cap = { .max_send_wr = depth, .max_recv_wr = depth, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
-	struct droce_qp_attr a = { 0 };
 	unsigned int i;
 	int e = 0, rc;
 
@@ -209,12 +208,8 @@ qp_create_fn(struct perf_ctx *c)
 		q->qp = droce_qp_create(c->pd[q->shard], &ia, &e);
 		if (q->qp == NULL)
 			return -e;
-		a.qp_state = DROCE_QPS_INIT;
-		a.port_num = 1;
-		a.qp_access_flags = DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
-				    DROCE_ACCESS_REMOTE_ATOMIC;
-		rc = droce_qp_modify(q->qp, &a, DROCE_QP_STATE | DROCE_QP_PKEY_INDEX |
-				     DROCE_QP_PORT | DROCE_QP_ACCESS_FLAGS);
+		rc = droce_qp_init(q->qp, DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
+				   DROCE_ACCESS_REMOTE_ATOMIC, 0);
 		if (rc != 0)
 			return rc;
 		memset(&q->me, 0, sizeof(q->me));
@@ -246,39 +241,29 @@ static int
 connect_fn(struct perf_ctx *c)
 {
 	uint32_t mtu = c->plan.mtu ? c->plan.mtu : droce_rt_config(c->rt)->path_mtu;
-	struct droce_qp_attr a;
+	struct droce_qp_conn cn;
 	unsigned int i;
 	int rc;
 
+	memset(&cn, 0, sizeof(cn));
+	cn.path_mtu = mtu_enum(mtu);
+	cn.max_dest_rd_atomic = 16;
+	cn.max_rd_atomic = 16;
+	cn.min_rnr_timer = 1;	/* 0.01 ms: a send outrunning the receives retries soon */
+	cn.timeout = 14;	/* 67 ms: a loaded 2-core machine stalls for tens of ms */
+	cn.retry_cnt = 7;
+	cn.rnr_retry = 7;	/* infinite: receives are reposted as they are checked */
+	cn.av = c->peer_av;
 	for (i = 0; i < c->plan.qps; i++) {
 		struct perf_qp *q = &c->q[i];
 
 		if (!perf_mine(c, i))
 			continue;
-		memset(&a, 0, sizeof(a));
-		a.qp_state = DROCE_QPS_RTR;
-		a.path_mtu = mtu_enum(mtu);
-		a.dest_qp_num = q->peer.qpn;
-		a.rq_psn = q->peer.psn;
-		a.max_dest_rd_atomic = 16;
-		a.min_rnr_timer = 1;	/* 0.01 ms: a send outrunning the receives retries soon */
-		a.ah_attr = c->peer_av;
-		memcpy(a.ah_attr.dgid, q->peer.gid, 16);
-		rc = droce_qp_modify(q->qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
-				     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
-				     DROCE_QP_MAX_DEST_RD_ATOMIC | DROCE_QP_MIN_RNR_TIMER);
-		if (rc != 0)
-			return rc;
-		memset(&a, 0, sizeof(a));
-		a.qp_state = DROCE_QPS_RTS;
-		a.timeout = 14;		/* 67 ms: a loaded 2-core machine stalls for tens of ms */
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;	/* infinite: receives are reposted as they are checked */
-		a.sq_psn = q->me.psn;
-		a.max_rd_atomic = 16;
-		rc = droce_qp_modify(q->qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT |
-				     DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY | DROCE_QP_SQ_PSN |
-				     DROCE_QP_MAX_QP_RD_ATOMIC);
+		cn.dest_qp_num = q->peer.qpn;
+		cn.rq_psn = q->peer.psn;
+		cn.sq_psn = q->me.psn;
+		memcpy(cn.av.dgid, q->peer.gid, 16);
+		rc = droce_qp_connect(q->qp, &cn);
 		if (rc != 0)
 			return rc;
 	}
