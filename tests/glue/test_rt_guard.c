@@ -119,15 +119,27 @@ fault_with_app_handler(void)
 	droce_rt_guard_run(3, read_unmapped, unmapped_page(), down);
 }
 
+/* A fault nobody took: death by SIGSEGV, or under AddressSanitizer (whose handler the guard
+ * passes it to, as to any earlier one) ASan's report and exit status. */
+static bool
+died_of_fault(int st)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		return true;
+#endif
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV;
+}
+
 static void
 test_other_faults_still_kill(void)
 {
 	int st;
 
 	st = in_child(fault_port_up);
-	CU_ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	CU_ASSERT_TRUE(died_of_fault(st));
 	st = in_child(fault_outside_guard);
-	CU_ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	CU_ASSERT_TRUE(died_of_fault(st));
 	st = in_child(fault_with_app_handler);
 	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 42);
 }
