@@ -118,6 +118,7 @@ spbw=$(get shim_perf_bw)
 ert=$(get engine_rtt_ns)
 ebw=$(get engine_gbps)
 ecp=$(get engine_memcpy_gbps)
+emr=$(get engine_mmsg)
 
 r_lat=$(ratio "$lat50" "$raw50")
 r_tcp=$(ratio "$tcp50" "$lat50" "%.1f")
@@ -175,6 +176,7 @@ row "  8 B WRITE round trip, both sides, ns" "$(num "$ert" %.1f)" "" \
 	"$(pct "$ert" "$lat_ns") % of droce-perf's" ""
 row "  64 KiB WRITEs through both, Gbit/s" "$(num "$ebw" %.2f)" "" \
 	"x$(ratio "$ebw" "$ecp") memcpy" ""
+row "  64 B WRITEs through both, M/s" "$(num "$emr" %.2f)" "" "" ""
 RETRIED=$(sed -n 's/^retries=//p' "$KV" | awk '{ n += $1 } END { print n + 0 }')
 [ "$RETRIED" = 0 ] || echo "$ME: $RETRIED run(s) failed once and were run again (see above)"
 if [ -n "$FAILED" ]; then
