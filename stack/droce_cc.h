@@ -29,4 +29,38 @@ struct droce_cc_ops {
 /* No congestion control: always allowed to send. */
 extern const struct droce_cc_ops droce_cc_none;
 
+/*
+ * DCQCN reaction point (droce_cc_dcqcn.c): per-QP rate limiter cut by CNPs, recovering by timer
+ * and byte stages. Parameters carry mlx5's names; defaults are ConnectX-5's.
+ */
+extern const struct droce_cc_ops droce_cc_dcqcn;
+
+struct droce_dcqcn_params {
+	uint64_t max_rate_bps;		/* rpg_max_rate: the rate a QP starts at and returns to */
+	uint64_t min_rate_bps;		/* rpg_min_rate: no cut goes below */
+	uint64_t ai_rate_bps;		/* rpg_ai_rate: additive increase step of the target */
+	uint64_t hai_rate_bps;		/* rpg_hai_rate: hyper increase step */
+	uint64_t time_reset_ns;		/* rpg_time_reset: rate-increase timer period */
+	uint64_t byte_reset;		/* rpg_byte_reset: bytes per byte-counter stage */
+	uint32_t threshold;		/* rpg_threshold: stages of fast recovery (F) */
+	uint32_t min_dec_fac;		/* rpg_min_dec_fac: percent of the rate a cut keeps at least */
+	uint32_t g;			/* dce_tcp_g: alpha gain, in 1/1024 */
+	uint64_t alpha_period_ns;	/* dce_tcp_rtt: alpha decays once per period without CNP */
+	uint64_t reduce_period_ns;	/* rate_reduce_monitor_period: at most one cut per period */
+	uint32_t initial_alpha;		/* initial_alpha_value, in 1/1024 */
+};
+
+struct droce_dcqcn_stats {
+	uint64_t rate_bps, target_bps;	/* RC, RT */
+	uint32_t alpha;			/* in 1/1024 */
+	uint64_t cuts, cnp_ignored;	/* CNPs that cut the rate; CNPs inside a monitor period */
+};
+
+void droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p);
+/* Process-wide; for QPs initialised afterwards. -EINVAL for values out of range. */
+int droce_cc_dcqcn_configure(const struct droce_dcqcn_params *p);
+const struct droce_dcqcn_params *droce_cc_dcqcn_params(void);
+/* A QP's DCQCN state (its struct droce_cc_state, while droce_cc_dcqcn drives it). */
+void droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *st);
+
 #endif /* DROCE_CC_H */

@@ -13,6 +13,11 @@
 uint64_t droce_cq_events(const struct droce_cq *cq);
 /* Replace a QP's congestion-control algorithm (NULL: "none"); its state is re-initialised. */
 int droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops, uint64_t now_ns);
+/* The algorithm QPs created from now on start with (NULL: "none"; droce_cc_dcqcn). */
+int droce_dev_set_cc(struct droce_dev *dev, const struct droce_cc_ops *ops);
+/* A QP's algorithm, and its state in *state when state is not NULL (NULL: no such QP). */
+const struct droce_cc_ops *droce_qp_cc(const struct droce_qp *qp,
+				       const struct droce_cc_state **state);
 /* The path MTU the device's Ethernet MTU allows (enum droce_mtu). */
 enum droce_mtu droce_dev_active_mtu(const struct droce_dev *dev);
 /* Checks the NIC already made on received frames (enum droce_parse_flags: the IPv4 header

@@ -283,6 +283,7 @@ struct droce_dev {
 	uint32_t active_mtu;	/* enum droce_mtu */
 	unsigned int rx_parse_flags;	/* checks offloaded to the NIC */
 	uint64_t cnp_interval_ns;	/* at most one CNP per QP per interval */
+	const struct droce_cc_ops *cc_default;	/* what new QPs start with (NULL: "none") */
 	struct droce_pd *pds;
 	struct droce_mr *mrs;
 	uint32_t mr_mask;	/* mrs has mr_mask + 1 slots; key & mr_mask is the slot */

@@ -153,7 +153,7 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	qp->deadline = UINT64_MAX;
 	qp->np_last = UINT64_MAX;
-	qp->cc_ops = &droce_cc_none;
+	qp->cc_ops = dev->cc_default != NULL ? dev->cc_default : &droce_cc_none;
 	qp->cc_ops->init(&qp->cc, dev->now);
 	droce_qp_set_mtu(qp, (enum droce_mtu)dev->active_mtu);
 	qp->used = true;
@@ -240,6 +240,25 @@ droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops, uint64_t no
 	qp->cc_ops = ops ? ops : &droce_cc_none;
 	qp->cc_ops->init(&qp->cc, now_ns);
 	return 0;
+}
+
+int
+droce_dev_set_cc(struct droce_dev *dev, const struct droce_cc_ops *ops)
+{
+	if (dev == NULL)
+		return -EINVAL;
+	dev->cc_default = ops;
+	return 0;
+}
+
+const struct droce_cc_ops *
+droce_qp_cc(const struct droce_qp *qp, const struct droce_cc_state **state)
+{
+	if (qp == NULL || !qp->used)
+		return NULL;
+	if (state != NULL)
+		*state = &qp->cc;
+	return qp->cc_ops;
 }
 
 static enum droce_wc_opcode

@@ -307,8 +307,13 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 	}
 	t = qp->cc_ops->next_send_time(&qp->cc);
 	if (t > now) {
-		/* The rate limiter holds the packet: sleep until it allows (issue 3 item 5). */
+		/* The rate limiter holds the packet: sleep until it allows (issue 3 item 5). The
+		 * local ACK timer runs from then on, not before: a message still leaving at a
+		 * cut rate has not had its AckReq yet, and holding it is not a loss (IBTA
+		 * 9.7.6.1.3 times the wait for an acknowledgement, not our own pacing). */
 		droce_qp_cnt(qp, DROCE_CNT_CC_DEFERRED);
+		if (r->rto_at != UINT64_MAX && r->rto_at < t)
+			droce_comp_arm_rto(qp, t);
 		qp->cc_at = t;
 		droce_sched_deadline(qp);
 		return -EBUSY;

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DCQCN reaction point (Zhu et al., SIGCOMM 2015; RoCEv2 Annex A17.9): a rate limiter per QP
+ * that a CNP cuts (RC *= 1 - alpha/2, RT keeps the rate before the cut) and that recovers by
+ * timer and byte-counter stages: fast recovery towards RT, then additive, then hyper increase
+ * of RT. alpha rises on a CNP and decays in every alpha period without one. Parameters keep
+ * mlx5's names (rpg_*, dce_tcp_*) and ConnectX-5 defaults.
+ *
+ * No timer of its own: the periods that passed are applied when the QP next sends or hears a
+ * CNP (the rate only matters then), a bounded catch-up in virtual time.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "droce_cc.h"
+
+#define ALPHA_ONE 1024u	/* alpha in 1/1024, as mlx5 */
+
+/* State words of struct droce_cc_state */
+enum {
+	W_RC,		/* current rate, bit/s */
+	W_RT,		/* target rate, bit/s */
+	W_ALPHA,	/* 0..ALPHA_ONE */
+	W_T_STAGE,	/* rate-increase timer periods since the last cut */
+	W_B_STAGE,	/* byte-counter periods since the last cut */
+	W_BYTES,	/* bytes sent in the current byte period */
+	W_T_ALPHA,	/* start of the current alpha period */
+	W_CNP_IN_PERIOD,	/* a CNP came in the current alpha period */
+	W_T_TIMER,	/* start of the current rate-increase timer period */
+	W_T_CUT,	/* the last cut (rate_reduce_monitor_period) */
+	W_CUTS,		/* cuts made */
+	W_IGNORED,	/* CNPs inside the monitor period: no cut */
+};
+
+static const struct droce_dcqcn_params dcqcn_defaults = {
+	.max_rate_bps = 100000000000ull,	/* rpg_max_rate 0 = line rate: 100G here */
+	.min_rate_bps = 1000000ull,		/* rpg_min_rate 1 Mb/s */
+	.ai_rate_bps = 5000000ull,		/* rpg_ai_rate 5 Mb/s */
+	.hai_rate_bps = 50000000ull,		/* rpg_hai_rate 50 Mb/s */
+	.time_reset_ns = 300000,		/* rpg_time_reset 300 us */
+	.byte_reset = 32767,			/* rpg_byte_reset */
+	.threshold = 1,				/* rpg_threshold (F) */
+	.min_dec_fac = 50,			/* rpg_min_dec_fac, percent kept at the least */
+	.g = 1019,				/* dce_tcp_g, in 1/1024 */
+	.alpha_period_ns = 1000,		/* dce_tcp_rtt 1 us */
+	.reduce_period_ns = 4000,		/* rate_reduce_monitor_period 4 us */
+	.initial_alpha = 1023,			/* initial_alpha_value */
+};
+
+/* Process-wide: set before the QPs that use them start (the engines only read them). */
+static struct droce_dcqcn_params params_set;
+static const struct droce_dcqcn_params *P = &dcqcn_defaults;
+
+void
+droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p)
+{
+	*p = dcqcn_defaults;
+}
+
+int
+droce_cc_dcqcn_configure(const struct droce_dcqcn_params *p)
+{
+	if (p == NULL || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
+	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->byte_reset == 0 ||
+	    p->min_dec_fac > 100 || p->g > ALPHA_ONE || p->alpha_period_ns == 0 ||
+	    p->initial_alpha > ALPHA_ONE)
+		return -EINVAL;
+	params_set = *p;
+	P = &params_set;
+	return 0;
+}
+
+const struct droce_dcqcn_params *
+droce_cc_dcqcn_params(void)
+{
+	return P;
+}
+
+static void
+dcqcn_init(struct droce_cc_state *s, uint64_t now_ns)
+{
+	memset(s, 0, sizeof(*s));
+	s->w[W_RC] = s->w[W_RT] = P->max_rate_bps;
+	s->w[W_ALPHA] = P->initial_alpha;
+	s->w[W_T_ALPHA] = s->w[W_T_TIMER] = now_ns;
+	s->w[W_T_CUT] = UINT64_MAX;
+	s->next_send_ns = now_ns;
+}
+
+/* One rate-increase event (a timer or byte-counter stage ended). */
+static void
+increase(struct droce_cc_state *s)
+{
+	uint64_t t = s->w[W_T_STAGE], b = s->w[W_B_STAGE], f = P->threshold;
+	uint64_t hi = t > b ? t : b, lo = t < b ? t : b;
+
+	if (hi >= f && lo >= f)		/* hyper increase */
+		s->w[W_RT] += (lo - f + 1) * P->hai_rate_bps;
+	else if (hi >= f)		/* additive increase */
+		s->w[W_RT] += P->ai_rate_bps;
+	/* and in fast recovery RT stays: RC climbs half way to it */
+	if (s->w[W_RT] > P->max_rate_bps)
+		s->w[W_RT] = P->max_rate_bps;
+	/* rounded up, so that RC reaches RT (and line rate) instead of stopping 1 bit/s short */
+	s->w[W_RC] = (s->w[W_RT] + s->w[W_RC] + 1) / 2;
+}
+
+/* Apply the alpha and timer periods that ended before now. */
+static void
+advance(struct droce_cc_state *s, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; now >= s->w[W_T_ALPHA] && now - s->w[W_T_ALPHA] >= P->alpha_period_ns;
+	     i++) {
+		s->w[W_T_ALPHA] += P->alpha_period_ns;
+		if (s->w[W_CNP_IN_PERIOD]) {
+			s->w[W_CNP_IN_PERIOD] = 0;
+			continue;	/* the CNP's own update stands for this period */
+		}
+		s->w[W_ALPHA] = s->w[W_ALPHA] * P->g / ALPHA_ONE;
+		if (s->w[W_ALPHA] == 0 || i == 4096) {
+			/* fully decayed, or a long idle: skip the rest at once */
+			s->w[W_T_ALPHA] = now - (now - s->w[W_T_ALPHA]) % P->alpha_period_ns;
+			if (i == 4096)
+				s->w[W_ALPHA] = 0;
+			break;
+		}
+	}
+	while (now >= s->w[W_T_TIMER] && now - s->w[W_T_TIMER] >= P->time_reset_ns) {
+		s->w[W_T_TIMER] += P->time_reset_ns;
+		if (s->w[W_RC] == P->max_rate_bps) {
+			/* recovered: nothing left to increase */
+			s->w[W_T_TIMER] = now - (now - s->w[W_T_TIMER]) % P->time_reset_ns;
+			break;
+		}
+		s->w[W_T_STAGE]++;
+		increase(s);
+	}
+}
+
+static void
+dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
+{
+	uint64_t start;
+
+	advance(s, now_ns);
+	s->w[W_BYTES] += bytes;
+	while (s->w[W_BYTES] >= P->byte_reset) {
+		s->w[W_BYTES] -= P->byte_reset;
+		if (s->w[W_RC] < P->max_rate_bps) {
+			s->w[W_B_STAGE]++;
+			increase(s);
+		}
+	}
+	if (s->w[W_RC] >= P->max_rate_bps) {
+		s->next_send_ns = now_ns;	/* line rate: the wire paces */
+		return;
+	}
+	/* the next packet may leave once this one's bytes have drained at RC */
+	start = s->next_send_ns > now_ns ? s->next_send_ns : now_ns;
+	s->next_send_ns = start + (uint64_t)bytes * 8u * 1000000000u / s->w[W_RC];
+}
+
+static void
+dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
+{
+	uint64_t rc = s->w[W_RC], cut, floor;
+
+	advance(s, now_ns);
+	/* alpha = (1 - g) alpha + g, in mlx5's terms G/1024 alpha + (1 - G/1024) */
+	s->w[W_ALPHA] = (s->w[W_ALPHA] * P->g + (ALPHA_ONE - P->g) * ALPHA_ONE) /
+			ALPHA_ONE;
+	s->w[W_CNP_IN_PERIOD] = 1;
+	if (s->w[W_T_CUT] != UINT64_MAX && now_ns - s->w[W_T_CUT] < P->reduce_period_ns) {
+		s->w[W_IGNORED]++;	/* at most one cut per monitor period */
+		return;
+	}
+	cut = rc - rc / 2 * s->w[W_ALPHA] / ALPHA_ONE;
+	floor = rc / 100 * P->min_dec_fac;
+	if (cut < floor)
+		cut = floor;
+	if (cut < P->min_rate_bps)
+		cut = P->min_rate_bps;
+	s->w[W_RT] = rc;
+	s->w[W_RC] = cut;
+	s->w[W_T_STAGE] = s->w[W_B_STAGE] = s->w[W_BYTES] = 0;
+	s->w[W_T_TIMER] = now_ns;
+	s->w[W_T_CUT] = now_ns;
+	s->w[W_CUTS]++;
+}
+
+static void
+dcqcn_on_ack(struct droce_cc_state *s, uint64_t now_ns)
+{
+	(void)s;
+	(void)now_ns;	/* DCQCN hears the network only through CNPs */
+}
+
+static uint64_t
+dcqcn_next_send_time(const struct droce_cc_state *s)
+{
+	return s->next_send_ns;
+}
+
+void
+droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *st)
+{
+	st->rate_bps = s->w[W_RC];
+	st->target_bps = s->w[W_RT];
+	st->alpha = (uint32_t)s->w[W_ALPHA];
+	st->cuts = s->w[W_CUTS];
+	st->cnp_ignored = s->w[W_IGNORED];
+}
+
+const struct droce_cc_ops droce_cc_dcqcn = {
+	.name = "dcqcn",
+	.init = dcqcn_init,
+	.on_send = dcqcn_on_send,
+	.on_cnp = dcqcn_on_cnp,
+	.on_ack = dcqcn_on_ack,
+	.next_send_time = dcqcn_next_send_time,
+};

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DCQCN reaction point (stack/droce_cc_dcqcn.c) against the rules of ../shared/docs/dcqcn.md:
+ * the cut on a CNP and its floor, one cut per monitor period, alpha's rise and decay, the timer
+ * and byte-counter stages (fast recovery, additive, hyper increase), pacing at the current
+ * rate, recovery to line rate, parameter checks; then end to end: CE-marked data makes the
+ * receiver send CNPs and the sender's QP slows down, every byte still arriving.
+ */
+#include <string.h>
+
+#include "droce_test.h"
+#include "engine_harness.h"
+
+static struct droce_dcqcn_params
+params(void)
+{
+	struct droce_dcqcn_params p;
+
+	droce_cc_dcqcn_defaults(&p);
+	p.max_rate_bps = 10000000000ull;	/* 10G: round numbers */
+	p.min_rate_bps = 100000000ull;		/* 100M */
+	p.ai_rate_bps = 40000000ull;		/* paper values */
+	p.hai_rate_bps = 200000000ull;
+	p.time_reset_ns = 55000;
+	p.byte_reset = 10000;
+	p.threshold = 5;
+	p.reduce_period_ns = 4000;
+	p.alpha_period_ns = 55000;
+	return p;
+}
+
+/* The rules of dcqcn.md in 1/1024 fixed point: alpha on a CNP, and the rate it leaves. */
+static uint64_t
+alpha_on_cnp(const struct droce_dcqcn_params *p, uint64_t a)
+{
+	return (a * p->g + (1024 - p->g) * 1024) / 1024;
+}
+
+static uint64_t
+cut(const struct droce_dcqcn_params *p, uint64_t rc, uint64_t a)
+{
+	uint64_t r = rc - rc / 2 * a / 1024, floor = rc / 100 * p->min_dec_fac;
+
+	r = r < floor ? floor : r;
+	return r < p->min_rate_bps ? p->min_rate_bps : r;
+}
+
+static struct droce_dcqcn_stats
+stats(const struct droce_cc_state *s)
+{
+	struct droce_dcqcn_stats st;
+
+	droce_cc_dcqcn_stats(s, &st);
+	return st;
+}
+
+static void
+test_cut_and_monitor_period(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t a, r;
+
+	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
+	droce_cc_dcqcn.init(&s, 1000);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.rate_bps, p.max_rate_bps);
+	CU_ASSERT_EQUAL(st.alpha, p.initial_alpha);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), 1000);
+	/* first CNP: alpha = G alpha + (1 - G), RC = RC (1 - alpha / 2), RT = the rate before */
+	droce_cc_dcqcn.on_cnp(&s, 2000);
+	st = stats(&s);
+	a = alpha_on_cnp(&p, p.initial_alpha);
+	r = cut(&p, p.max_rate_bps, a);
+	CU_ASSERT_EQUAL(st.alpha, a);
+	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps);
+	CU_ASSERT_EQUAL(st.rate_bps, r);
+	CU_ASSERT(r < p.max_rate_bps * 51 / 100 && r > p.max_rate_bps / 2);	/* alpha ~ 1 */
+	CU_ASSERT_EQUAL(st.cuts, 1);
+	/* within rate_reduce_monitor_period: alpha still rises, no cut */
+	droce_cc_dcqcn.on_cnp(&s, 5000);
+	a = alpha_on_cnp(&p, a);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.cuts, 1);
+	CU_ASSERT_EQUAL(st.cnp_ignored, 1);
+	CU_ASSERT_EQUAL(st.rate_bps, r);
+	/* after it: the next cut, from the current rate */
+	droce_cc_dcqcn.on_cnp(&s, 6000);
+	a = alpha_on_cnp(&p, a);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.cuts, 2);
+	CU_ASSERT_EQUAL(st.target_bps, r);
+	CU_ASSERT_EQUAL(st.rate_bps, cut(&p, r, a));
+	/* never below min_rate */
+	for (int i = 0; i < 40; i++)
+		droce_cc_dcqcn.on_cnp(&s, 10000 + (uint64_t)i * 5000);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.min_rate_bps);
+	/* rpg_min_dec_fac: a cut keeps at least that share of the rate */
+	p.min_dec_fac = 70;
+	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
+	droce_cc_dcqcn.init(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps / 100 * 70);
+}
+
+static void
+test_alpha_decays_without_cnp(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	uint64_t a;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
+	droce_cc_dcqcn.init(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	a = stats(&s).alpha;
+	/* the period of the CNP keeps its value; each later period without one multiplies by G */
+	droce_cc_dcqcn.on_send(&s, 100, 55000 + 1);
+	CU_ASSERT_EQUAL(stats(&s).alpha, a);
+	droce_cc_dcqcn.on_send(&s, 100, 4 * 55000 + 1);
+	for (i = 0; i < 3; i++)
+		a = a * p.g / 1024;
+	CU_ASSERT_EQUAL(stats(&s).alpha, a);
+	/* a long idle decays it to nothing, in bounded work */
+	droce_cc_dcqcn.on_send(&s, 100, 10000000000ull);
+	CU_ASSERT_EQUAL(stats(&s).alpha, 0);
+}
+
+static void
+test_increase_stages(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t rc, rt, t;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
+	droce_cc_dcqcn.init(&s, 0);
+	/* two cuts: RT is then the rate after the first, below line rate, so increases show */
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, p.reduce_period_ns);
+	rc = stats(&s).rate_bps;
+	rt = stats(&s).target_bps;
+	CU_ASSERT_FATAL(rt < p.max_rate_bps * 6 / 10);
+	/* fast recovery while both stage counts are under F: RC = (RT + RC) / 2 (rounded up),
+	 * RT kept */
+	for (i = 1; i < 5; i++) {
+		t = p.reduce_period_ns + (uint64_t)i * p.time_reset_ns;
+		droce_cc_dcqcn.on_send(&s, 1, t);
+		rc = (rt + rc + 1) / 2;
+		st = stats(&s);
+		CU_ASSERT_EQUAL(st.rate_bps, rc);
+		CU_ASSERT_EQUAL(st.target_bps, rt);
+	}
+	/* timer stages F and F + 1: additive increase, RT += AI */
+	for (i = 5; i <= 6; i++) {
+		droce_cc_dcqcn.on_send(&s, 1, p.reduce_period_ns + (uint64_t)i * p.time_reset_ns);
+		rt += p.ai_rate_bps;
+		rc = (rt + rc + 1) / 2;
+		st = stats(&s);
+		CU_ASSERT_EQUAL(st.target_bps, rt);
+		CU_ASSERT_EQUAL(st.rate_bps, rc);
+	}
+	/* byte stages: additive while they are under F, then with both at F or more, hyper
+	 * increase RT += (min - F + 1) HAI */
+	for (i = 1; i <= 5; i++) {
+		droce_cc_dcqcn.on_send(&s, (uint32_t)p.byte_reset,
+				       p.reduce_period_ns + 6 * p.time_reset_ns + i);
+		rt += i < 5 ? p.ai_rate_bps : p.hai_rate_bps;
+		rc = (rt + rc + 1) / 2;
+	}
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.target_bps, rt);
+	CU_ASSERT_EQUAL(st.rate_bps, rc);
+	/* a long quiet time: back to line rate, and no pacing there */
+	droce_cc_dcqcn.on_send(&s, 1000, 1000000000ull);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.rate_bps, p.max_rate_bps);
+	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), 1000000000ull);
+}
+
+static void
+test_pacing(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	uint64_t t0 = 1000000, r, gap;
+
+	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
+	droce_cc_dcqcn.init(&s, t0);
+	/* at line rate the wire paces: a send leaves no gap */
+	droce_cc_dcqcn.on_send(&s, 1000, t0);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), t0);
+	droce_cc_dcqcn.on_cnp(&s, t0);
+	r = stats(&s).rate_bps;
+	gap = 1000ull * 8 * 1000000000ull / r;	/* 1000 B at about 5 Gbit/s: ~1600 ns */
+	CU_ASSERT(gap > 1590 && gap < 1610);
+	droce_cc_dcqcn.on_send(&s, 1000, t0);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), t0 + gap);
+	/* back to back: the next one queues behind */
+	droce_cc_dcqcn.on_send(&s, 1000, t0 + gap);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), t0 + 2 * gap);
+	/* after a pause it starts from its own time */
+	droce_cc_dcqcn.on_send(&s, 500, t0 + 10000);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), t0 + 10000 + gap / 2);
+}
+
+static void
+test_configure_checks(void)
+{
+	struct droce_dcqcn_params p = params(), d;
+
+	p.min_rate_bps = p.max_rate_bps + 1;
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(&p), -EINVAL);
+	p = params();
+	p.g = 2000;
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(&p), -EINVAL);
+	p = params();
+	p.time_reset_ns = 0;
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(&p), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(NULL), -EINVAL);
+	droce_cc_dcqcn_defaults(&d);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(&d), 0);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_params()->max_rate_bps, 100000000000ull);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_params()->time_reset_ns, 300000);
+}
+
+/* Data frames node 0 sends get CE, as a RED queue would mark them: node 1 answers with CNPs.
+ * The IPv4 header checksum covers the ECN bits: it is redone. */
+static bool
+mark_ce(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
+{
+	unsigned int *n = arg, i;
+	uint8_t *ip = frame + 14;
+	uint32_t sum = 0;
+
+	(void)from;
+	if (len < 34 || ip[0] != 0x45 || (ip[1] & 3) == 0)
+		return true;
+	ip[1] |= 3;
+	ip[10] = ip[11] = 0;
+	for (i = 0; i < 20; i += 2)
+		sum += ((uint32_t)ip[i] << 8) | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	ip[10] = (uint8_t)(~sum >> 8);
+	ip[11] = (uint8_t)~sum;
+	(*n)++;
+	return true;
+}
+
+static void
+test_end_to_end_ce(void)
+{
+	static uint8_t bufa[1 << 20], bufb[1 << 20];
+	struct droce_dcqcn_params p = params();
+	const struct droce_cc_state *cs;
+	struct droce_dcqcn_stats st;
+	struct droce_qp *qp[2];
+	struct droce_mr *mr[2];
+	struct droce_wc wc[16];
+	struct eh_qp_opts o;
+	struct eh_world w;
+	unsigned int marked = 0, done = 0, i;
+	int err = 0, n;
+
+	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
+	eh_init(&w, 1500);
+	CU_ASSERT_EQUAL(droce_dev_set_cc(w.n[0].dev, &droce_cc_dcqcn), 0);
+	eh_opts_default(&o);
+	eh_pair(&w, DROCE_QPT_RC, &o, qp, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(qp[0]);
+	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[0], &cs), &droce_cc_dcqcn);
+	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[1], NULL), &droce_cc_none);	/* node 1 kept "none" */
+	mr[0] = droce_mr_reg(w.n[0].pd, bufa, sizeof(bufa), o.access, &err);
+	mr[1] = droce_mr_reg(w.n[1].pd, bufb, sizeof(bufb), o.access, &err);
+	for (i = 0; i < sizeof(bufa); i++)
+		bufa[i] = (uint8_t)(i * 7 + 3);
+	w.n[0].filter = mark_ce;
+	w.n[0].filter_arg = &marked;
+	for (i = 0; i < 8; i++) {
+		struct droce_sge sge = { (uintptr_t)bufa + i * 131072, 131072, droce_mr_lkey(mr[0]) };
+		struct droce_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+					    .opcode = DROCE_WR_RDMA_WRITE,
+					    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+
+		wr.wr.rdma.remote_addr = (uintptr_t)bufb + i * 131072;
+		wr.wr.rdma.rkey = droce_mr_rkey(mr[1]);
+		CU_ASSERT_EQUAL(droce_post_send(qp[0], &wr, &bad), 0);
+	}
+	eh_run(&w, 2000000000ull);
+	while ((n = eh_poll(&w.n[0], wc, 16)) > 0)
+		for (i = 0; i < (unsigned int)n; i++)
+			done += wc[i].status == DROCE_WC_SUCCESS;
+	CU_ASSERT_EQUAL(done, 8);
+	CU_ASSERT_EQUAL(memcmp(bufa, bufb, sizeof(bufa)), 0);
+	CU_ASSERT(marked > 100);
+	droce_cc_dcqcn_stats(cs, &st);
+	printf("\n  %u CE-marked, %llu cuts, %llu CNPs ignored, rate %llu Mbit/s, deferred %llu ",
+	       marked, (unsigned long long)st.cuts, (unsigned long long)st.cnp_ignored,
+	       (unsigned long long)(st.rate_bps / 1000000),
+	       (unsigned long long)droce_qp_counter(qp[0], DROCE_CNT_CC_DEFERRED));
+	CU_ASSERT(droce_qp_counter(qp[0], DROCE_CNT_RP_CNP_HANDLED) > 0);
+	CU_ASSERT(st.cuts > 0);
+	CU_ASSERT(st.rate_bps < p.max_rate_bps);
+	CU_ASSERT(droce_qp_counter(qp[0], DROCE_CNT_CC_DEFERRED) > 0);
+	eh_fini(&w);
+	droce_cc_dcqcn_defaults(&p);
+	droce_cc_dcqcn_configure(&p);
+}
+
+DROCE_TEST_MAIN("cc_dcqcn",
+	DROCE_TEST(test_cut_and_monitor_period),
+	DROCE_TEST(test_alpha_decays_without_cnp),
+	DROCE_TEST(test_increase_stages),
+	DROCE_TEST(test_pacing),
+	DROCE_TEST(test_configure_checks),
+	DROCE_TEST(test_end_to_end_ce))
