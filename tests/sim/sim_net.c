@@ -230,6 +230,7 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 	}
 	if (backlog > p->st.max_backlog)
 		p->st.max_backlog = backlog;
+	p->st.backlog_sum += backlog;
 	if (c->red_kmax != 0 && backlog > c->red_kmin) {
 		double pm = backlog >= c->red_kmax ? 1.0 :
 			    c->red_pmax * (double)(backlog - c->red_kmin) /

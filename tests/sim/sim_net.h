@@ -58,6 +58,7 @@ struct sim_port_stats {
 	uint64_t corrupted;	/* frames delivered with flipped bits */
 	uint64_t ce_marked;
 	uint64_t max_backlog;
+	uint64_t backlog_sum;	/* the backlog each frame found: / frames is the mean */
 };
 
 struct sim_node_ops {
