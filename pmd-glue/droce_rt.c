@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Runtime API: open and close, accessors. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "droce_ext.h"
 #include "droce_rt_err.h"
 #include "droce_rt_priv.h"
 
@@ -90,6 +92,39 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 		        strerror(e ? e : ENOMEM));
 		return -(e ? e : ENOMEM);
 	}
+	droce_dev_set_cnp_interval(s->dev, (uint64_t)c->cnp_interval_us * 1000);
+	if (strcmp(c->cc, "dcqcn") == 0)
+		droce_dev_set_cc(s->dev, &droce_cc_dcqcn);
+	return 0;
+}
+
+/* DCQCN's parameters: the defaults, with what the configuration sets (0 keeps a default). */
+static int
+set_dcqcn(const struct droce_rt_config *c, char *err, size_t errlen)
+{
+	struct droce_dcqcn_params p;
+
+	if (strcmp(c->cc, "dcqcn") != 0)
+		return 0;
+	droce_cc_dcqcn_defaults(&p);
+	if (c->dcqcn_max_rate_mbps != 0)
+		p.max_rate_bps = (uint64_t)c->dcqcn_max_rate_mbps * 1000000;
+	if (c->dcqcn_min_rate_mbps != 0)
+		p.min_rate_bps = (uint64_t)c->dcqcn_min_rate_mbps * 1000000;
+	if (c->dcqcn_ai_rate_mbps != 0)
+		p.ai_rate_bps = (uint64_t)c->dcqcn_ai_rate_mbps * 1000000;
+	if (c->dcqcn_hai_rate_mbps != 0)
+		p.hai_rate_bps = (uint64_t)c->dcqcn_hai_rate_mbps * 1000000;
+	if (c->dcqcn_time_reset_us != 0)
+		p.time_reset_ns = (uint64_t)c->dcqcn_time_reset_us * 1000;
+	if (c->dcqcn_byte_reset != 0)
+		p.byte_reset = c->dcqcn_byte_reset;
+	if (c->dcqcn_threshold != 0)
+		p.threshold = c->dcqcn_threshold;
+	if (droce_cc_dcqcn_configure(&p) != 0)
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "DCQCN parameters out of range: dcqcn_min_rate_mbps above the maximum "
+		        "rate (%" PRIu64 " Mbit/s)?", p.max_rate_bps / 1000000);
 	return 0;
 }
 
@@ -185,6 +220,8 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 			        "MAC %02x:... of port %s is not unicast: set DROCE_MAC",
 			        rt->port.mac[0], rt->port.name);
 	}
+	if (rc == 0)
+		rc = set_dcqcn(&rt->cfg, err, errlen);
 	for (i = 0; rc == 0 && i < rt->nb_shards; i++)
 		rc = make_dev(rt, &rt->sh[i], err, errlen);
 	if (rc == 0 && rt->port.flow_rules == 0)

@@ -68,6 +68,15 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	/* IEEE 802.1Q Table 9-2: VID 4095 is reserved (0 here: no tag); PCP is 3 bits. */
 	U32("vlan", vlan, 0, 4094),
 	U32("vlan_pcp", vlan_pcp, 0, 7),
+	STR("cc", cc),
+	U32("dcqcn_max_rate_mbps", dcqcn_max_rate_mbps, 0, 1600000),
+	U32("dcqcn_min_rate_mbps", dcqcn_min_rate_mbps, 0, 1600000),
+	U32("dcqcn_ai_rate_mbps", dcqcn_ai_rate_mbps, 0, 1600000),
+	U32("dcqcn_hai_rate_mbps", dcqcn_hai_rate_mbps, 0, 1600000),
+	U32("dcqcn_time_reset_us", dcqcn_time_reset_us, 0, 10000000),
+	U32("dcqcn_byte_reset", dcqcn_byte_reset, 0, 1u << 30),
+	U32("dcqcn_threshold", dcqcn_threshold, 0, 1000),
+	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
@@ -114,6 +123,8 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->max_pd = 64;
 	cfg->capture_max_kb = 65536;
 	cfg->vlan_pcp = 3;	/* the priority RoCE commonly gets PFC on (lossless class) */
+	snprintf(cfg->cc, sizeof(cfg->cc), "none");
+	cfg->cnp_interval_us = 4;	/* mlx5's min_time_between_cnps */
 }
 
 static int
@@ -507,6 +518,15 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "mbuf_cache %u is more than a quarter of mbufs %u", cfg->mbuf_cache,
 		        cfg->mbufs);
+	if (strcmp(cfg->cc, "none") != 0 && strcmp(cfg->cc, "dcqcn") != 0)
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "cc %s is not a congestion control here: use none or dcqcn "
+		        "(DROCE_CC=dcqcn)", cfg->cc);
+	if (cfg->dcqcn_min_rate_mbps != 0 && cfg->dcqcn_max_rate_mbps != 0 &&
+	    cfg->dcqcn_min_rate_mbps > cfg->dcqcn_max_rate_mbps)
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "dcqcn_min_rate_mbps %u is above dcqcn_max_rate_mbps %u",
+		        cfg->dcqcn_min_rate_mbps, cfg->dcqcn_max_rate_mbps);
 	return 0;
 }
 

@@ -64,6 +64,11 @@ struct droce_rt_config {
 	uint32_t capture_max_kb;	/* the capture file stops growing at this size */
 	uint32_t vlan;			/* 802.1Q VLAN id 1..4094 of every frame; 0 = untagged */
 	uint32_t vlan_pcp;		/* 802.1p priority of our tagged frames */
+	char cc[16];			/* congestion control of new QPs: "none", "dcqcn" */
+	/* DCQCN reaction point (mlx5 names); 0 = the default of droce_cc_dcqcn_defaults() */
+	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
+	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;
+	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval */
 };
 
 void droce_rt_config_defaults(struct droce_rt_config *cfg);
