@@ -6,6 +6,9 @@
 #   TEST: afpacket | afxdp               A <-veth-> B
 #         loss_afpacket | loss_afxdp     A <-veth-> M (bridge) <-veth-> B, M drops 5 % of UDP 4791
 #         ecn_afpacket | ecn_afxdp       the same, M sets CE on every UDP 4791 packet
+#         ecn_dcqcn_perf_afpacket        droce-perf --verify with CE on every packet and DCQCN on
+#                                        both sides (DROCE_CC=dcqcn): the CNPs slow the sender down
+#                                        (dev.cc_deferred), every byte arrives
 #         a trailing 6: over the IPv6 GIDs (glue_smoke rc6)
 #         perf_afxdp | loss_perf_afxdp   droce-perf --verify instead (RDMA WRITE, 1 B .. 1 MiB;
 #         perf_afpacket                  under loss 1 B .. 64 KiB),
@@ -27,12 +30,14 @@ for t in ip nft ping timeout mkfifo; do
 done
 # a trailing 6: the session runs over the IPv6 GIDs (glue_smoke rc6), neighbours by ND
 mode=rc
+cc=none	# the runtime's congestion control (DROCE_CC) on both sides of a droce-perf session
 case $test in *6) mode=rc6; test=${test%6} ;; esac
 case $test in *perf_*) mode=perf; test=$(echo "$test" | sed 's/perf_//') ;; esac
 [ $mode != perf ] || [ -x "$perf" ] || fail "droce-perf not given"
 case $test in
 afpacket|afxdp) impair=none; pmd=$test ;;
 loss_*) impair=loss; pmd=${test#loss_} ;;
+ecn_dcqcn_*) impair=ecn; cc=dcqcn; pmd=${test#ecn_dcqcn_} ;;
 ecn_*) impair=ecn; pmd=${test#ecn_} ;;
 *) fail "unknown test '$test'" ;;
 esac
@@ -178,17 +183,21 @@ perf_session() {
 	# the whole sweep; under loss (go-back-N resends whole windows) up to 64 KiB
 	sizes=-a
 	[ $impair = loss ] && sizes="--sizes 1,1024,4096,65536"
+	# DCQCN between 100 Mbit/s and 1 Gbit/s, so that its cuts show within the session (from
+	# 100 Gbit/s they would not slow this link) and a cut-down QP still finishes soon
+	dcqcn="DROCE_CC=$cc DROCE_DCQCN_MAX_RATE_MBPS=1000 DROCE_DCQCN_MIN_RATE_MBPS=100"
+	[ "$cc" = dcqcn ] && sizes="--sizes 1,1024,4096,65536"
 	ip netns exec "$nsa" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
-		env "DROCE_EAL=$eal" DROCE_ARP_RETRY_MS=100 DROCE_ARP_TRIES=40 DROCE_LCORES=0 DROCE_IPV4=198.18.0.1/24 DROCE_VDEV="$(vdev dra)" \
-		timeout 100 "$perf" -p 0 --port-file "$dir/port" >"$dir/a$k.log" 2>&1 &
+		env "DROCE_EAL=$eal" DROCE_ARP_RETRY_MS=100 DROCE_ARP_TRIES=40 DROCE_LCORES=0 DROCE_IPV4=198.18.0.1/24 DROCE_VDEV="$(vdev dra)" $dcqcn \
+		timeout 100 "$perf" -p 0 --port-file "$dir/port" --counters >"$dir/a$k.log" 2>&1 &
 	pa=$!
 	pids="$pids $pa"
 	[ "$pmd" = afxdp ] && { inns "$nsa" "$xdp_addrs" dra 198.18.0.1 || fail "droce-xdp-addrs A"; }
 	for t in $(seq 100); do [ -s "$dir/port" ] && break; sleep 0.1; done
 	[ -s "$dir/port" ] || { cat "$dir/a$k.log"; fail "droce-perf server wrote no port"; }
 	ip netns exec "$nsb" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh \
-		env "DROCE_EAL=$eal" DROCE_ARP_RETRY_MS=100 DROCE_ARP_TRIES=40 DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.2/24 DROCE_VDEV="$(vdev drb)" \
-		timeout 100 "$perf" -p "$(cat "$dir/port")" -o write $sizes -n 24 --verify -Q \
+		env "DROCE_EAL=$eal" DROCE_ARP_RETRY_MS=100 DROCE_ARP_TRIES=40 DROCE_LCORES=0,1 DROCE_IPV4=198.18.0.2/24 DROCE_VDEV="$(vdev drb)" $dcqcn \
+		timeout 100 "$perf" -p "$(cat "$dir/port")" -o write $sizes -n 24 --verify -Q --counters \
 		198.19.0.1 >"$dir/b$k.log" 2>&1 &
 	pb=$!
 	pids="$pids $pb"
@@ -245,7 +254,7 @@ loss)
 	[ "$(retrans)" -gt 0 ] || fail "no retransmission counted after $k sessions"
 	;;
 ecn)
-	session 1
+	if [ $mode = perf ]; then perf_session 1; else session 1; fi
 	marked=$(nft_packets)
 	ce=$(counter dev.np_ecn_marked_roce_packets)
 	echo "nft set CE on ${marked:-?} packets; receivers counted $ce CE-marked"
@@ -255,6 +264,14 @@ ecn)
 	echo "CNPs sent $(counter dev.np_cnp_sent), handled $(counter dev.rp_cnp_handled)"
 	[ "$(counter dev.np_cnp_sent)" -gt 0 ] || fail "CE-marked packets drew no CNP (dev.np_cnp_sent)"
 	[ "$(counter dev.rp_cnp_handled)" -gt 0 ] || fail "no CNP handled (dev.rp_cnp_handled)"
+	if [ "$cc" = dcqcn ]; then
+		# DCQCN's reaction point: the CNPs cut the senders' rates, so their limiters held
+		# packets back (and every byte still arrived: the session checks them)
+		echo "DCQCN: $(counter dev.cc_deferred) packets held by the rate limiters"
+		[ "$(counter dev.cc_deferred)" -gt 0 ] || fail "DCQCN held no packet (dev.cc_deferred)"
+	else
+		[ "$(counter dev.cc_deferred)" = 0 ] || fail "cc none held packets (dev.cc_deferred)"
+	fi
 	# every RoCE frame crossed the bridge, so each one that reached a QP (dev.rcvd_pkts, counted
 	# where the CE bits are looked at) was CE-marked
 	for x in a b; do
