@@ -43,6 +43,7 @@ usage(FILE *out)
 		"  --rate GBPS       port rate in Gbit/s (default 25; 0 = infinite)\n"
 		"  --ecn KMIN,KMAX,PMAX  RED CE marking on the egress backlog (bytes, bytes, %%)\n"
 		"  --qcap BYTES      egress queue limit (tail drop)\n"
+		"  --cc none|dcqcn   congestion control of every QP (DCQCN: its defaults)\n"
 		"  --tx-busy P       tx_alloc reports no free buffer\n"
 		"  --timeout C       RC local ACK timeout code (default 8)\n"
 		"  --psn P           first PSN (default 0xfffff0: wraps early)\n"
@@ -76,7 +77,7 @@ enum {
 	OPT_SEED = 256, OPT_SEEDS, OPT_QPT, OPT_OPS, OPT_MSGS, OPT_SIZE, OPT_QPS, OPT_MTU,
 	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
 	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM,
-	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC,
+	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC, OPT_CC,
 };
 
 static const struct option longopts[] = {
@@ -110,6 +111,7 @@ static const struct option longopts[] = {
 	{ "recv-every", required_argument, NULL, OPT_RECV_EVERY },
 	{ "rnr-timer", required_argument, NULL, OPT_RNR_TIMER },
 	{ "rd-atomic", required_argument, NULL, OPT_RD_ATOMIC },
+	{ "cc", required_argument, NULL, OPT_CC },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -248,6 +250,14 @@ main(int argc, char **argv)
 			break;
 		case OPT_RD_ATOMIC:
 			cfg.rd_atomic = (uint8_t)strtoul(optarg, NULL, 0);
+			break;
+		case OPT_CC:
+			if (strcmp(optarg, "dcqcn") == 0)
+				cfg.cc = &droce_cc_dcqcn;
+			else if (strcmp(optarg, "none") == 0)
+				cfg.cc = NULL;
+			else
+				goto bad;
 			break;
 		case 'v':
 			cfg.verbose++;

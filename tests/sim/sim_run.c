@@ -11,6 +11,7 @@
 
 #include "droce_counters.h"
 #include "droce_drop.h"
+#include "droce_ext.h"
 
 #include "sim_model.h"
 
@@ -218,6 +219,7 @@ setup(struct sim_world *w)
 			return rc;
 		}
 		w->ep[n].tx_busy = c->tx_busy;
+		droce_dev_set_cc(w->ep[n].dev, c->cc);
 	}
 	for (n = 0; n < 2; n++) {
 		struct sim_node_mem *m = &w->node[n];

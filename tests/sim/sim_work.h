@@ -14,6 +14,7 @@
 
 #include "droce_verbs.h"
 
+#include "droce_cc.h"
 #include "sim_net.h"
 #include "sim_trace.h"
 
@@ -54,6 +55,7 @@ struct sim_cfg {
 	uint64_t recv_every_ns;		/* replenish receives only this often (0: at once) */
 	uint8_t min_rnr_timer;		/* RNR timer code the responders ask for */
 	uint8_t rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic (0: 8) */
+	const struct droce_cc_ops *cc;	/* both nodes' QPs (NULL: "none") */
 };
 
 void sim_cfg_default(struct sim_cfg *cfg);
