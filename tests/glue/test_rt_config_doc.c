@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Every configuration key is documented in pmd-glue/README.md's key table, and nothing more. */
+/* Every configuration key is documented in pmd-glue/README.md's key table, and droce-run's
+ * --set accepts it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,5 +65,36 @@ test_keys_documented(void)
 	free(doc);
 }
 
+/* droce-run --set checks keys against its own list: every runtime key must be on it. */
+static void
+test_droce_run_knows_keys(void)
+{
+	char *sh = slurp(DROCE_RUN_IN), *list, *end, pat[64];
+	unsigned int i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sh);
+	list = strstr(sh, "KEYS=\"");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(list);
+	end = strchr(list + 6, '"');
+	CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+	*end = '\0';
+	for (i = 0; i < droce_rt_config_nkeys(); i++) {
+		char *p;
+		int found = 0;
+
+		/* a whole word of the list: blank or newline on both sides */
+		snprintf(pat, sizeof(pat), "%s", droce_rt_config_key(i));
+		for (p = strstr(list, pat); p != NULL; p = strstr(p + 1, pat))
+			if ((p[-1] == ' ' || p[-1] == '\n') &&
+			    (p[strlen(pat)] == ' ' || p[strlen(pat)] == '\n'))
+				found = 1;
+		if (!found)
+			printf("droce-run does not know key: %s\n", droce_rt_config_key(i));
+		CU_ASSERT_TRUE(found);
+	}
+	free(sh);
+}
+
 DROCE_TEST_MAIN("rt_config_doc",
-	DROCE_TEST(test_keys_documented))
+	DROCE_TEST(test_keys_documented),
+	DROCE_TEST(test_droce_run_knows_keys))
