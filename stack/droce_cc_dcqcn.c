@@ -14,7 +14,11 @@
 
 #include "droce_cc.h"
 
-#define ALPHA_ONE 1024u	/* alpha in 1/1024, as mlx5 */
+/* alpha is kept in 1/2^20: in mlx5's 1/1024 a decay by 1019/1024 every microsecond would
+ * truncate a small alpha to 0 within a millisecond, whatever the marks */
+#define ALPHA_SHIFT 20
+#define ALPHA_ONE (1ull << ALPHA_SHIFT)
+#define G_ONE 1024u	/* dce_tcp_g, initial_alpha_value: in 1/1024 */
 
 /* State words of struct droce_cc_state */
 enum {
@@ -62,8 +66,8 @@ droce_cc_dcqcn_configure(const struct droce_dcqcn_params *p)
 {
 	if (p == NULL || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
 	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->byte_reset == 0 ||
-	    p->min_dec_fac > 100 || p->g > ALPHA_ONE || p->alpha_period_ns == 0 ||
-	    p->initial_alpha > ALPHA_ONE)
+	    p->min_dec_fac > 100 || p->g > G_ONE || p->alpha_period_ns == 0 ||
+	    p->initial_alpha > G_ONE)
 		return -EINVAL;
 	params_set = *p;
 	P = &params_set;
@@ -81,7 +85,7 @@ dcqcn_init(struct droce_cc_state *s, uint64_t now_ns)
 {
 	memset(s, 0, sizeof(*s));
 	s->w[W_RC] = s->w[W_RT] = P->max_rate_bps;
-	s->w[W_ALPHA] = P->initial_alpha;
+	s->w[W_ALPHA] = (uint64_t)P->initial_alpha << (ALPHA_SHIFT - 10);
 	s->w[W_T_ALPHA] = s->w[W_T_TIMER] = now_ns;
 	s->w[W_T_CUT] = UINT64_MAX;
 	s->next_send_ns = now_ns;
@@ -118,7 +122,7 @@ advance(struct droce_cc_state *s, uint64_t now)
 			s->w[W_CNP_IN_PERIOD] = 0;
 			continue;	/* the CNP's own update stands for this period */
 		}
-		s->w[W_ALPHA] = s->w[W_ALPHA] * P->g / ALPHA_ONE;
+		s->w[W_ALPHA] = s->w[W_ALPHA] * P->g / G_ONE;
 		if (s->w[W_ALPHA] == 0 || i == 4096) {
 			/* fully decayed, or a long idle: skip the rest at once */
 			s->w[W_T_ALPHA] = now - (now - s->w[W_T_ALPHA]) % P->alpha_period_ns;
@@ -169,8 +173,7 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 
 	advance(s, now_ns);
 	/* alpha = (1 - g) alpha + g, in mlx5's terms G/1024 alpha + (1 - G/1024) */
-	s->w[W_ALPHA] = (s->w[W_ALPHA] * P->g + (ALPHA_ONE - P->g) * ALPHA_ONE) /
-			ALPHA_ONE;
+	s->w[W_ALPHA] = (s->w[W_ALPHA] * P->g + (G_ONE - P->g) * ALPHA_ONE) / G_ONE;
 	s->w[W_CNP_IN_PERIOD] = 1;
 	if (s->w[W_T_CUT] != UINT64_MAX && now_ns - s->w[W_T_CUT] < P->reduce_period_ns) {
 		s->w[W_IGNORED]++;	/* at most one cut per monitor period */
@@ -208,7 +211,7 @@ droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *s
 {
 	st->rate_bps = s->w[W_RC];
 	st->target_bps = s->w[W_RT];
-	st->alpha = (uint32_t)s->w[W_ALPHA];
+	st->alpha = (uint32_t)(s->w[W_ALPHA] >> (ALPHA_SHIFT - 10));
 	st->cuts = s->w[W_CUTS];
 	st->cnp_ignored = s->w[W_IGNORED];
 }

@@ -246,8 +246,8 @@ test_incast_dcqcn(void)
 	CU_ASSERT(dq.cnp_handled > 0);
 	CU_ASSERT(dq.deferred > 0);
 	CU_ASSERT(none.deferred == 0);
-	/* the queue the frames found: a quarter or less of what the window alone keeps there */
-	CU_ASSERT(dq.mean_backlog * 4 < none.mean_backlog);
+	/* the queue the frames found: a third or less of what the window alone keeps there */
+	CU_ASSERT(dq.mean_backlog * 3 < none.mean_backlog);
 	CU_ASSERT(dq.ce_marked < none.ce_marked);
 	/* and the link stays used: not more than 2.5 times as long as at full speed (the paper's
 	 * CNP interval, 50 us, here; mlx5's 4 us cuts far deeper on this incast) */

@@ -29,17 +29,20 @@ params(void)
 	return p;
 }
 
-/* The rules of dcqcn.md in 1/1024 fixed point: alpha on a CNP, and the rate it leaves. */
+/* The rules of dcqcn.md with alpha in 1/2^20 (the stats show it in mlx5's 1/1024): alpha on a
+ * CNP, and the rate a cut leaves. */
+#define A_ONE (1ull << 20)
+
 static uint64_t
 alpha_on_cnp(const struct droce_dcqcn_params *p, uint64_t a)
 {
-	return (a * p->g + (1024 - p->g) * 1024) / 1024;
+	return (a * p->g + (1024 - p->g) * A_ONE) / 1024;
 }
 
 static uint64_t
 cut(const struct droce_dcqcn_params *p, uint64_t rc, uint64_t a)
 {
-	uint64_t r = rc - rc / 2 * a / 1024, floor = rc / 100 * p->min_dec_fac;
+	uint64_t r = rc - rc / 2 * a / A_ONE, floor = rc / 100 * p->min_dec_fac;
 
 	r = r < floor ? floor : r;
 	return r < p->min_rate_bps ? p->min_rate_bps : r;
@@ -71,9 +74,9 @@ test_cut_and_monitor_period(void)
 	/* first CNP: alpha = G alpha + (1 - G), RC = RC (1 - alpha / 2), RT = the rate before */
 	droce_cc_dcqcn.on_cnp(&s, 2000);
 	st = stats(&s);
-	a = alpha_on_cnp(&p, p.initial_alpha);
+	a = alpha_on_cnp(&p, (uint64_t)p.initial_alpha << 10);
 	r = cut(&p, p.max_rate_bps, a);
-	CU_ASSERT_EQUAL(st.alpha, a);
+	CU_ASSERT_EQUAL(st.alpha, a >> 10);
 	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps);
 	CU_ASSERT_EQUAL(st.rate_bps, r);
 	CU_ASSERT(r < p.max_rate_bps * 51 / 100 && r > p.max_rate_bps / 2);	/* alpha ~ 1 */
@@ -115,14 +118,23 @@ test_alpha_decays_without_cnp(void)
 	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
 	droce_cc_dcqcn.init(&s, 0);
 	droce_cc_dcqcn.on_cnp(&s, 0);
-	a = stats(&s).alpha;
+	a = alpha_on_cnp(&p, (uint64_t)p.initial_alpha << 10);
+	CU_ASSERT_EQUAL(stats(&s).alpha, a >> 10);
 	/* the period of the CNP keeps its value; each later period without one multiplies by G */
 	droce_cc_dcqcn.on_send(&s, 100, 55000 + 1);
-	CU_ASSERT_EQUAL(stats(&s).alpha, a);
+	CU_ASSERT_EQUAL(stats(&s).alpha, a >> 10);
 	droce_cc_dcqcn.on_send(&s, 100, 4 * 55000 + 1);
 	for (i = 0; i < 3; i++)
 		a = a * p.g / 1024;
-	CU_ASSERT_EQUAL(stats(&s).alpha, a);
+	CU_ASSERT_EQUAL(stats(&s).alpha, a >> 10);
+	/* mlx5's 1 us period: 500 periods of 1019/1024 leave alpha about 8 % of itself, not 0 (a
+	 * 10-bit alpha truncates to 0 long before) */
+	p.alpha_period_ns = 1000;
+	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
+	droce_cc_dcqcn.init(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	droce_cc_dcqcn.on_send(&s, 100, 501000);
+	CU_ASSERT(stats(&s).alpha >= 70 && stats(&s).alpha <= 90);
 	/* a long idle decays it to nothing, in bounded work */
 	droce_cc_dcqcn.on_send(&s, 100, 10000000000ull);
 	CU_ASSERT_EQUAL(stats(&s).alpha, 0);
