@@ -121,6 +121,14 @@ set_dcqcn(const struct droce_rt_config *c, char *err, size_t errlen)
 		p.byte_reset = c->dcqcn_byte_reset;
 	if (c->dcqcn_threshold != 0)
 		p.threshold = c->dcqcn_threshold;
+	if (c->dcqcn_g != 0)
+		p.g = c->dcqcn_g;
+	if (c->dcqcn_alpha_period_us != 0)
+		p.alpha_period_ns = (uint64_t)c->dcqcn_alpha_period_us * 1000;
+	if (c->dcqcn_reduce_period_us != 0)
+		p.reduce_period_ns = (uint64_t)c->dcqcn_reduce_period_us * 1000;
+	if (c->dcqcn_min_dec_fac != 0)
+		p.min_dec_fac = c->dcqcn_min_dec_fac;
 	if (droce_cc_dcqcn_configure(&p) != 0)
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "DCQCN parameters out of range: dcqcn_min_rate_mbps above the maximum "

@@ -76,6 +76,10 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_time_reset_us", dcqcn_time_reset_us, 0, 10000000),
 	U32("dcqcn_byte_reset", dcqcn_byte_reset, 0, 1u << 30),
 	U32("dcqcn_threshold", dcqcn_threshold, 0, 1000),
+	U32("dcqcn_g", dcqcn_g, 0, 1024),
+	U32("dcqcn_alpha_period_us", dcqcn_alpha_period_us, 0, 10000000),
+	U32("dcqcn_reduce_period_us", dcqcn_reduce_period_us, 0, 10000000),
+	U32("dcqcn_min_dec_fac", dcqcn_min_dec_fac, 0, 100),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 };
 

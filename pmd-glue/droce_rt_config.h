@@ -68,6 +68,7 @@ struct droce_rt_config {
 	/* DCQCN reaction point (mlx5 names); 0 = the default of droce_cc_dcqcn_defaults() */
 	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
 	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;
+	uint32_t dcqcn_g, dcqcn_alpha_period_us, dcqcn_reduce_period_us, dcqcn_min_dec_fac;
 	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval */
 };
 

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# droce-bench-cc BUILD [NAME=DROCE_VARS...]: congestion control over a software bottleneck.
+# droce-perf write bw 64 KiB for 4 s from a client through droce-netem (--rate, --red: a
+# switch-like queue that marks CE) to a server, all over memif; once per configuration: "none"
+# (DROCE_CC=none) and "dcqcn" (mlx5 defaults, from 10 Gbit/s), then each NAME=... given, e.g.
+#   paper='DROCE_CC=dcqcn DROCE_DCQCN_G=1020 DROCE_DCQCN_ALPHA_PERIOD_US=55 ...'
+# Per run: goodput, the share of frames netem marked, netem's largest backlog, CNPs the client
+# handled, packets its rate limiter held. Environment: DROCE_BENCH_NETEM ("--delay 20us --rate
+# 2gbit --limit 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (4).
+set -u
+if [ $# -lt 1 ] || [ ! -x "$1/tools/droce-perf/droce-perf" ] || [ ! -x "$1/tools/droce-netem/droce-netem" ]; then
+	echo "usage: droce-bench-cc BUILD [NAME='DROCE_VAR=value ...' ...]" >&2
+	exit 2
+fi
+B=$1
+shift
+NETEM_OPTS=${DROCE_BENCH_NETEM:---delay 20us --rate 2gbit --limit 2m --red 20k,200k,20%}
+SECS=${DROCE_BENCH_SECONDS:-4}
+TMP=$(mktemp -d /tmp/droce-bench-cc.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+# run NAME VARS: one netem, one droce-perf server and client; prints one row
+run() {
+	local name=$1 vars=$2 tag="droce-cc-$$-$RANDOM" np sp g
+	# shellcheck disable=SC2086
+	timeout $((SECS + 30)) "$B/tools/droce-netem/droce-netem" --no-huge -m 128 --no-pci \
+		--no-shconf -l 1 --vdev="net_memif0,role=server,socket=/$tag-a" \
+		--vdev="net_memif1,role=server,socket=/$tag-b" -- $NETEM_OPTS \
+		--duration $((SECS + 20))s >"$TMP/netem" 2>&1 &
+	np=$!
+	for _ in $(seq 50); do grep -q ready "$TMP/netem" 2>/dev/null && break; sleep 0.1; done
+	rm -f "$TMP/port"
+	# shellcheck disable=SC2086
+	env DROCE_EAL="--no-huge -m 256 --no-pci" DROCE_DCQCN_MAX_RATE_MBPS=10000 $vars \
+		DROCE_IPV4=198.18.0.1/24 DROCE_VDEV="net_memif0,role=client,socket=/$tag-b" \
+		DROCE_LCORES=0 timeout $((SECS + 30)) "$B/tools/droce-perf/droce-perf" -p 0 \
+		--port-file "$TMP/port" --counters >"$TMP/server" 2>&1 &
+	sp=$!
+	for _ in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+	# shellcheck disable=SC2086
+	env DROCE_EAL="--no-huge -m 256 --no-pci" DROCE_DCQCN_MAX_RATE_MBPS=10000 $vars \
+		DROCE_IPV4=198.18.0.2/24 DROCE_VDEV="net_memif0,role=client,socket=/$tag-a" \
+		DROCE_LCORES=1 timeout $((SECS + 30)) "$B/tools/droce-perf/droce-perf" \
+		-p "$(cat "$TMP/port" 2>/dev/null)" -o write -s 65536 -D "$SECS" -J -Q --counters \
+		127.0.0.1 >"$TMP/client" 2>"$TMP/client.err"
+	wait "$sp"
+	kill -TERM "$np" 2>/dev/null
+	wait "$np"
+	g=$(sed -n 's/.*"gbps":\([0-9.]*\).*/\1/p' "$TMP/client")
+	/usr/bin/python3 - "$name" "${g:--}" "$TMP/netem" "$TMP/client.err" <<'EOF'
+import re, sys
+name, gbps, netem, cerr = sys.argv[1:5]
+n = {}
+for l in open(netem, errors="replace"):
+    if l.startswith("droce-netem ab:"):
+        n = {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", l)}
+c = {}
+for l in open(cerr, errors="replace"):
+    m = re.match(r"client (\S+) = (\d+)$", l.strip())
+    if m:
+        c[m.group(1)] = int(m.group(2))
+rx = n.get("rx", 0)
+print("%-10s %9s %10s %12s %10s %12s" % (name, gbps,
+      "%.1f %%" % (100 * n.get("ce_marked", 0) / rx) if rx else "-",
+      "%d" % n.get("max_backlog", 0), c.get("dev.rp_cnp_handled", 0),
+      c.get("dev.cc_deferred", 0)))
+EOF
+}
+
+echo "droce-bench-cc: droce-perf write bw 64 KiB, ${SECS} s, through droce-netem $NETEM_OPTS"
+printf '%-10s %9s %10s %12s %10s %12s\n' config Gbit/s "CE-marked" "max backlog" "CNPs" "held (cc)"
+run none "DROCE_CC=none"
+run dcqcn "DROCE_CC=dcqcn"
+for nv in "$@"; do
+	run "${nv%%=*}" "${nv#*=}"
+done
