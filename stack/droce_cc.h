@@ -24,6 +24,10 @@ struct droce_cc_ops {
 	/* An acknowledgement advanced the send window. */
 	void (*on_ack)(struct droce_cc_state *s, uint64_t now_ns);
 	uint64_t (*next_send_time)(const struct droce_cc_state *s);
+	/* Optional (NULL: not wanted). A round-trip sample per acknowledged SEND or WRITE: its
+	 * last packet (AckReq), sent once, to the ACK that covered it; a resent one gives none
+	 * (Karn). READ and atomics give none yet. */
+	void (*on_rtt)(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns);
 };
 
 /* No congestion control: always allowed to send. */
@@ -62,5 +66,33 @@ int droce_cc_dcqcn_configure(const struct droce_dcqcn_params *p);
 const struct droce_dcqcn_params *droce_cc_dcqcn_params(void);
 /* A QP's DCQCN state (its struct droce_cc_state, while droce_cc_dcqcn drives it). */
 void droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *st);
+
+/*
+ * TIMELY (droce_cc_timely.c): per-QP rate from round-trip times (on_rtt), paper parameters.
+ */
+extern const struct droce_cc_ops droce_cc_timely;
+
+struct droce_timely_params {
+	uint64_t max_rate_bps;		/* the rate a QP starts at, and the ceiling */
+	uint64_t min_rate_bps;
+	uint64_t delta_bps;		/* additive step */
+	uint64_t t_low_ns;		/* below: always increase */
+	uint64_t t_high_ns;		/* above: decrease by beta (1 - t_high / rtt) */
+	uint64_t min_rtt_ns;		/* normalises the gradient */
+	uint32_t ewma_alpha;		/* weight of a new RTT change, in 1/1024 (0.875: 896) */
+	uint32_t beta;			/* decrease factor, in 1/1024 (0.8: 819) */
+	uint32_t hai_n;			/* increase by hai_n delta after 5 falling samples in a row */
+};
+
+struct droce_timely_stats {
+	uint64_t rate_bps, prev_rtt_ns;
+	int64_t rtt_diff_ns;		/* the EWMA of the RTT's change */
+	uint64_t samples, decreases;
+};
+
+void droce_cc_timely_defaults(struct droce_timely_params *p);
+/* Process-wide; for QPs initialised afterwards. -EINVAL for values out of range. */
+int droce_cc_timely_configure(const struct droce_timely_params *p);
+void droce_cc_timely_stats(const struct droce_cc_state *s, struct droce_timely_stats *st);
 
 #endif /* DROCE_CC_H */

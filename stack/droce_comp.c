@@ -149,6 +149,8 @@ ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
 			progress(qp, w->first_psn, now);	/* what came before is done */
 			return COMP_IMPLIED_NAK;
 		}
+		if (w->timed && qp->cc_ops->on_rtt != NULL)
+			qp->cc_ops->on_rtt(&qp->cc, now - w->sent_ns, now);
 		droce_comp_complete(qp, DROCE_WC_SUCCESS);
 		if (qp->state == DROCE_QPS_ERR)
 			return COMP_OK;

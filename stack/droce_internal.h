@@ -151,6 +151,8 @@ struct droce_swqe {
 	uint32_t npkts;		/* PSNs the message spans (READ: response packets) */
 	enum droce_swqe_state state;
 	bool checked;		/* local SGEs validated */
+	bool timed;		/* its last packet left once, at sent_ns: an RTT sample (on_rtt) */
+	uint64_t sent_ns;
 };
 
 enum droce_resp_kind {

@@ -81,6 +81,7 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 	w->sge = &r->sges[(size_t)slot * qp->cap.max_send_sge];
 	w->num_sge = (uint32_t)wr->num_sge;
 	w->checked = false;
+	w->timed = false;
 	if (is_atomic(wr->opcode)) {
 		w->raddr = wr->wr.atomic.remote_addr;
 		w->rkey = wr->wr.atomic.rkey;

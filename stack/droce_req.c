@@ -62,6 +62,11 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 	struct droce_requester *r = &qp->req;
 	uint32_t i, rd = 0;
 
+	/* Karn: an ACK after a rewind may answer the resend; no message sent so far is timed.
+	 * (Only a congestion control that asked for samples pays for the walk.) */
+	if (qp->cc_ops->on_rtt != NULL)
+		for (i = r->comp; i != r->sent_hi; i++)
+			r->ring[i & r->mask].timed = false;
 	for (i = r->comp; i != r->sent_hi; i++) {
 		struct droce_swqe *w = &r->ring[i & r->mask];
 
@@ -147,8 +152,16 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 {
 	struct droce_requester *r = &qp->req;
 
-	if (droce_psn_lt(r->psn, r->max_psn_sent))
+	bool resend = droce_psn_lt(r->psn, r->max_psn_sent);
+
+	if (resend)
 		droce_qp_cnt(qp, DROCE_CNT_RETRANSMITTED_PKTS);
+	/* A message's last packet asks for an ACK: the time to it is a round-trip sample, if
+	 * this is its first transmission (Karn: a resent one cannot be told from the first). */
+	if (last) {
+		w->timed = !resend && qp->cc_ops->on_rtt != NULL;
+		w->sent_ns = now;
+	}
 	r->psn = droce_psn_add(r->psn, npsn);
 	if (droce_psn_lt(r->max_psn_sent, r->psn))
 		r->max_psn_sent = r->psn;
@@ -308,11 +321,13 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 	t = qp->cc_ops->next_send_time(&qp->cc);
 	if (t > now) {
 		/* The rate limiter holds the packet: sleep until it allows (issue 3 item 5). The
-		 * local ACK timer runs from then on, not before: a message still leaving at a
-		 * cut rate has not had its AckReq yet, and holding it is not a loss (IBTA
-		 * 9.7.6.1.3 times the wait for an acknowledgement, not our own pacing). */
+		 * local ACK timer expires no earlier than a timeout after that packet leaves: a
+		 * message still leaving at a cut rate has not had its AckReq yet, and holding it
+		 * is not a loss (IBTA 9.7.6.1.3 times the wait for an acknowledgement, not our
+		 * own pacing). */
 		droce_qp_cnt(qp, DROCE_CNT_CC_DEFERRED);
-		if (r->rto_at != UINT64_MAX && r->rto_at < t)
+		if (r->rto_at != UINT64_MAX && qp->attr.timeout != 0 &&
+		    r->rto_at < t + (4096ull << qp->attr.timeout))
 			droce_comp_arm_rto(qp, t);
 		qp->cc_at = t;
 		droce_sched_deadline(qp);

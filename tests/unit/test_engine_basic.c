@@ -443,7 +443,7 @@ pace_next(const struct droce_cc_state *st)
 }
 
 static const struct droce_cc_ops pace = {
-	"pace10us", pace_init, pace_on_send, pace_on_event, pace_on_event, pace_next,
+	"pace10us", pace_init, pace_on_send, pace_on_event, pace_on_event, pace_next, NULL,
 };
 
 static void

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TIMELY (Mittal et al., SIGCOMM 2015, Algorithm 1): a per-QP rate driven by round-trip times
+ * instead of marks. Each RTT sample (on_rtt: a message's last packet to its ACK) updates an EWMA
+ * of the RTT's change; below T_low the rate grows by delta, above T_high it falls in proportion
+ * to how far above, in between it follows the normalised gradient: down by beta x gradient when
+ * the RTT rises, up by delta (N delta after five falling samples in a row) when it does not.
+ * The rate paces data packets as DCQCN's does. Fixed point: gradients in 1/2^16.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "droce_cc.h"
+
+#define FX_SHIFT 16
+#define FX_ONE (1ll << FX_SHIFT)
+
+enum {
+	W_RATE,		/* bit/s */
+	W_PREV_RTT,	/* ns; 0 before the first sample */
+	W_RTT_DIFF,	/* EWMA of the RTT's change, ns in 1/2^16 (signed, stored as uint64_t) */
+	W_NEG_RUN,	/* samples in a row with a gradient <= 0 */
+	W_SAMPLES,
+	W_DECREASES,
+};
+
+static const struct droce_timely_params timely_defaults = {
+	.max_rate_bps = 100000000000ull,	/* line rate: 100G here */
+	.min_rate_bps = 10000000ull,		/* 10 Mbit/s */
+	.delta_bps = 10000000ull,		/* paper: 10 Mbit/s */
+	.t_low_ns = 50000,			/* 50 us */
+	.t_high_ns = 500000,			/* 500 us */
+	.min_rtt_ns = 20000,			/* 20 us */
+	.ewma_alpha = 896,			/* 0.875 in 1/1024 */
+	.beta = 819,				/* 0.8 in 1/1024 */
+	.hai_n = 5,
+};
+
+static struct droce_timely_params params_set;
+static const struct droce_timely_params *P = &timely_defaults;
+
+void
+droce_cc_timely_defaults(struct droce_timely_params *p)
+{
+	*p = timely_defaults;
+}
+
+int
+droce_cc_timely_configure(const struct droce_timely_params *p)
+{
+	if (p == NULL || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
+	    p->min_rate_bps > p->max_rate_bps || p->t_low_ns >= p->t_high_ns ||
+	    p->min_rtt_ns == 0 || p->ewma_alpha > 1024 || p->beta > 1024 || p->hai_n == 0)
+		return -EINVAL;
+	params_set = *p;
+	P = &params_set;
+	return 0;
+}
+
+static void
+timely_init(struct droce_cc_state *s, uint64_t now_ns)
+{
+	memset(s, 0, sizeof(*s));
+	s->w[W_RATE] = P->max_rate_bps;
+	s->next_send_ns = now_ns;
+}
+
+static void
+set_rate(struct droce_cc_state *s, int64_t r)
+{
+	if (r < (int64_t)P->min_rate_bps)
+		r = (int64_t)P->min_rate_bps;
+	if (r > (int64_t)P->max_rate_bps)
+		r = (int64_t)P->max_rate_bps;
+	s->w[W_RATE] = (uint64_t)r;
+}
+
+static void
+timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
+{
+	int64_t rate = (int64_t)s->w[W_RATE], rtt = (int64_t)rtt_ns, diff, grad, cut;
+
+	(void)now_ns;
+	s->w[W_SAMPLES]++;
+	if (s->w[W_PREV_RTT] == 0) {	/* the first sample has no change to measure */
+		s->w[W_PREV_RTT] = rtt_ns;
+		return;
+	}
+	/* rtt_diff = (1 - alpha) rtt_diff + alpha new_rtt_diff */
+	diff = (int64_t)s->w[W_RTT_DIFF];
+	diff = (diff * (1024 - (int64_t)P->ewma_alpha) +
+		(rtt - (int64_t)s->w[W_PREV_RTT]) * FX_ONE * (int64_t)P->ewma_alpha) / 1024;
+	s->w[W_RTT_DIFF] = (uint64_t)diff;
+	s->w[W_PREV_RTT] = rtt_ns;
+	if (rtt_ns < P->t_low_ns) {
+		s->w[W_NEG_RUN] = 0;
+		set_rate(s, rate + (int64_t)P->delta_bps);
+		return;
+	}
+	if (rtt_ns > P->t_high_ns) {
+		/* rate (1 - beta (1 - T_high / rtt)) */
+		cut = rate / 1024 * (int64_t)P->beta / rtt * (rtt - (int64_t)P->t_high_ns);
+		s->w[W_NEG_RUN] = 0;
+		s->w[W_DECREASES]++;
+		set_rate(s, rate - cut);
+		return;
+	}
+	grad = diff / (int64_t)P->min_rtt_ns;	/* normalised gradient, 1/2^16 */
+	if (grad <= 0) {
+		s->w[W_NEG_RUN]++;
+		set_rate(s, rate + (int64_t)P->delta_bps *
+			 (s->w[W_NEG_RUN] >= 5 ? (int64_t)P->hai_n : 1));
+		return;
+	}
+	s->w[W_NEG_RUN] = 0;
+	s->w[W_DECREASES]++;
+	/* rate (1 - beta gradient); a gradient of 1/beta or more would stop the QP: keep 1 % */
+	cut = rate / 1024 * (int64_t)P->beta / FX_ONE * grad;
+	set_rate(s, cut < rate / 100 * 99 ? rate - cut : rate / 100);
+}
+
+static void
+timely_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
+{
+	uint64_t start;
+
+	if (s->w[W_RATE] >= P->max_rate_bps) {
+		s->next_send_ns = now_ns;	/* line rate: the wire paces */
+		return;
+	}
+	start = s->next_send_ns > now_ns ? s->next_send_ns : now_ns;
+	s->next_send_ns = start + (uint64_t)bytes * 8u * 1000000000u / s->w[W_RATE];
+}
+
+static void
+timely_on_event(struct droce_cc_state *s, uint64_t now_ns)
+{
+	(void)s;
+	(void)now_ns;	/* TIMELY hears the network through RTTs alone */
+}
+
+static uint64_t
+timely_next_send_time(const struct droce_cc_state *s)
+{
+	return s->next_send_ns;
+}
+
+void
+droce_cc_timely_stats(const struct droce_cc_state *s, struct droce_timely_stats *st)
+{
+	st->rate_bps = s->w[W_RATE];
+	st->prev_rtt_ns = s->w[W_PREV_RTT];
+	st->rtt_diff_ns = (int64_t)s->w[W_RTT_DIFF] / FX_ONE;
+	st->samples = s->w[W_SAMPLES];
+	st->decreases = s->w[W_DECREASES];
+}
+
+const struct droce_cc_ops droce_cc_timely = {
+	.name = "timely",
+	.init = timely_init,
+	.on_send = timely_on_send,
+	.on_cnp = timely_on_event,
+	.on_ack = timely_on_event,
+	.next_send_time = timely_next_send_time,
+	.on_rtt = timely_on_rtt,
+};

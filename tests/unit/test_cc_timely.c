@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TIMELY (stack/droce_cc_timely.c) against Algorithm 1 of the paper: the first sample only
+ * sets the reference, below T_low the rate grows by delta, above T_high it falls by
+ * beta (1 - T_high / rtt), in between a rising RTT cuts by beta x the normalised gradient and a
+ * flat or falling one adds delta (hai_n delta from the fifth in a row); clamps; pacing. Then the
+ * engine's round-trip samples (on_rtt): one per message, none for one whose last packet was
+ * resent.
+ */
+#include <string.h>
+
+#include "droce_test.h"
+#include "engine_harness.h"
+
+static struct droce_timely_params
+params(void)
+{
+	struct droce_timely_params p;
+
+	droce_cc_timely_defaults(&p);
+	p.max_rate_bps = 10000000000ull;
+	p.min_rate_bps = 100000000ull;
+	return p;
+}
+
+static struct droce_timely_stats
+stats(const struct droce_cc_state *s)
+{
+	struct droce_timely_stats st;
+
+	droce_cc_timely_stats(s, &st);
+	return st;
+}
+
+static void
+near(uint64_t got, double want)
+{
+	CU_ASSERT(got > want * 0.999 && got < want * 1.001);
+	if (!(got > want * 0.999 && got < want * 1.001))
+		printf("\n  got %llu, want %.0f ", (unsigned long long)got, want);
+}
+
+static void
+test_rules(void)
+{
+	struct droce_timely_params p = params();
+	struct droce_cc_state s;
+	double r;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(droce_cc_timely_configure(&p), 0);
+	droce_cc_timely.init(&s, 0);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
+	/* above T_high from the start: the first sample is only the reference */
+	droce_cc_timely.on_rtt(&s, 1000000, 1);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
+	/* 1 ms > T_high 500 us: rate (1 - 0.8 (1 - 0.5)) = 0.6 rate */
+	droce_cc_timely.on_rtt(&s, 1000000, 2);
+	r = 1e10 * (1 - 819.0 / 1024 * 0.5);
+	near(stats(&s).rate_bps, r);
+	/* below T_low: + delta */
+	droce_cc_timely.on_rtt(&s, 30000, 3);
+	r += 1e7;
+	near(stats(&s).rate_bps, r);
+	/* between: a rising RTT (30 -> 100 us): the EWMA of the change, 0.875 x 70 us + 0.125 x
+	 * (the earlier change, -970 us x 0.875 + 0), normalised by 20 us, times beta */
+	{
+		double d1 = 0.875 * (1000000 - 1000000);		/* second sample: no change */
+		double d2 = 0.125 * d1 + 0.875 * (30000 - 1000000.0);
+		double d3 = 0.125 * d2 + 0.875 * (100000 - 30000.0);
+		double g = d3 / 20000;
+
+		droce_cc_timely.on_rtt(&s, 100000, 4);
+		if (g > 0)
+			r -= r * 819.0 / 1024 * g;
+		else
+			r += 1e7;
+		near(stats(&s).rate_bps, r);
+	}
+	/* flat RTT in between: + delta each, hai_n delta from the fifth in a row */
+	droce_cc_timely.on_rtt(&s, 100000, 5);	/* gradient decays but may stay > 0 once */
+	r = (double)stats(&s).rate_bps;
+	for (i = 0; i < 12; i++) {
+		uint64_t before = stats(&s).rate_bps;
+
+		droce_cc_timely.on_rtt(&s, 100000, 6 + (uint64_t)i);
+		if (stats(&s).rate_bps <= before)
+			continue;	/* the EWMA still positive: a (shrinking) cut */
+		CU_ASSERT(stats(&s).rate_bps - before == 10000000ull ||
+			  stats(&s).rate_bps - before == 50000000ull);
+	}
+	/* and the run of five reached hyper increase: the last step was hai_n delta */
+	{
+		uint64_t before = stats(&s).rate_bps;
+
+		droce_cc_timely.on_rtt(&s, 100000, 100);
+		CU_ASSERT_EQUAL(stats(&s).rate_bps - before, 5 * 10000000ull);
+	}
+	/* clamps */
+	for (i = 0; i < 200; i++)
+		droce_cc_timely.on_rtt(&s, 10000000, 200 + (uint64_t)i);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.min_rate_bps);
+	for (i = 0; i < 2000; i++)
+		droce_cc_timely.on_rtt(&s, 1000, 1000 + (uint64_t)i);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
+}
+
+static void
+test_pacing_and_config(void)
+{
+	struct droce_timely_params p = params();
+	struct droce_cc_state s;
+
+	CU_ASSERT_EQUAL_FATAL(droce_cc_timely_configure(&p), 0);
+	droce_cc_timely.init(&s, 100);
+	droce_cc_timely.on_send(&s, 1000, 100);
+	CU_ASSERT_EQUAL(droce_cc_timely.next_send_time(&s), 100);	/* line rate */
+	droce_cc_timely.on_rtt(&s, 1000000, 100);
+	droce_cc_timely.on_rtt(&s, 1000000, 100);	/* 6 Gbit/s or so */
+	droce_cc_timely.on_send(&s, 1000, 200);
+	CU_ASSERT_EQUAL(droce_cc_timely.next_send_time(&s),
+			200 + 1000ull * 8 * 1000000000ull / stats(&s).rate_bps);
+	p.t_low_ns = p.t_high_ns;
+	CU_ASSERT_EQUAL(droce_cc_timely_configure(&p), -EINVAL);
+	p = params();
+	p.beta = 2000;
+	CU_ASSERT_EQUAL(droce_cc_timely_configure(&p), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cc_timely_configure(NULL), -EINVAL);
+	droce_cc_timely_defaults(&p);
+	CU_ASSERT_EQUAL(droce_cc_timely_configure(&p), 0);
+}
+
+/* The engine's samples: RC WRITEs from node 0 with TIMELY; with loss, resent ones not timed. */
+static void
+engine_samples(unsigned int loss, uint64_t *samples, uint64_t *rtt, uint64_t *retrans)
+{
+	static uint8_t bufa[1 << 18], bufb[1 << 18];
+	const struct droce_cc_state *cs;
+	struct droce_timely_stats st;
+	struct droce_qp *qp[2];
+	struct droce_mr *mr[2];
+	struct droce_wc wc[16];
+	struct eh_qp_opts o;
+	struct eh_world w;
+	unsigned int i, done = 0;
+	int err = 0, n;
+
+	eh_init(&w, 1500);
+	CU_ASSERT_EQUAL(droce_dev_set_cc(w.n[0].dev, &droce_cc_timely), 0);
+	eh_opts_default(&o);
+	eh_pair(&w, DROCE_QPT_RC, &o, qp, 64);
+	CU_ASSERT_PTR_EQUAL_FATAL(droce_qp_cc(qp[0], &cs), &droce_cc_timely);
+	mr[0] = droce_mr_reg(w.n[0].pd, bufa, sizeof(bufa), o.access, &err);
+	mr[1] = droce_mr_reg(w.n[1].pd, bufb, sizeof(bufb), o.access, &err);
+	for (i = 0; i < sizeof(bufa); i++)
+		bufa[i] = (uint8_t)(i * 11 + 1);
+	w.n[0].loss = loss;
+	w.n[1].loss = loss;
+	for (i = 0; i < 32; i++) {
+		struct droce_sge sge = { (uintptr_t)bufa + i * 8192, 8192, droce_mr_lkey(mr[0]) };
+		struct droce_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+					    .opcode = DROCE_WR_RDMA_WRITE,
+					    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+
+		wr.wr.rdma.remote_addr = (uintptr_t)bufb + i * 8192;
+		wr.wr.rdma.rkey = droce_mr_rkey(mr[1]);
+		CU_ASSERT_EQUAL(droce_post_send(qp[0], &wr, &bad), 0);
+	}
+	eh_run(&w, 10000000000ull);
+	while ((n = eh_poll(&w.n[0], wc, 16)) > 0)
+		for (i = 0; i < (unsigned int)n; i++)
+			done += wc[i].status == DROCE_WC_SUCCESS;
+	CU_ASSERT_EQUAL(done, 32);
+	CU_ASSERT_EQUAL(memcmp(bufa, bufb, sizeof(bufa)), 0);
+	droce_cc_timely_stats(cs, &st);
+	*samples = st.samples;
+	*rtt = st.prev_rtt_ns;
+	*retrans = droce_qp_counter(qp[0], DROCE_CNT_RETRANSMITTED_PKTS);
+	eh_fini(&w);
+}
+
+static void
+test_engine_rtt_samples(void)
+{
+	uint64_t samples, rtt, retrans;
+
+	engine_samples(0, &samples, &rtt, &retrans);
+	printf("\n  clean: %llu samples, last %llu ns", (unsigned long long)samples,
+	       (unsigned long long)rtt);
+	/* a sample per message */
+	CU_ASSERT_EQUAL(samples, 32);
+	CU_ASSERT(rtt > 0 && rtt < 1000000);
+	CU_ASSERT_EQUAL(retrans, 0);
+	engine_samples(20, &samples, &rtt, &retrans);	/* 2 % loss each way */
+	printf("; 2 %% loss: %llu samples, %llu resent ", (unsigned long long)samples,
+	       (unsigned long long)retrans);
+	/* go-back-N resent some messages' last packets: those are not timed */
+	CU_ASSERT(retrans > 0);
+	CU_ASSERT(samples > 0 && samples < 32);
+}
+
+DROCE_TEST_MAIN("cc_timely",
+	DROCE_TEST(test_rules),
+	DROCE_TEST(test_pacing_and_config),
+	DROCE_TEST(test_engine_rtt_samples))
