@@ -43,7 +43,7 @@ usage(FILE *out)
 		"  --rate GBPS       port rate in Gbit/s (default 25; 0 = infinite)\n"
 		"  --ecn KMIN,KMAX,PMAX  RED CE marking on the egress backlog (bytes, bytes, %%)\n"
 		"  --qcap BYTES      egress queue limit (tail drop)\n"
-		"  --cc none|dcqcn   congestion control of every QP (DCQCN: its defaults)\n"
+		"  --cc none|dcqcn|timely  congestion control of every QP (with its defaults)\n"
 		"  --tx-busy P       tx_alloc reports no free buffer\n"
 		"  --timeout C       RC local ACK timeout code (default 8)\n"
 		"  --psn P           first PSN (default 0xfffff0: wraps early)\n"
@@ -254,6 +254,8 @@ main(int argc, char **argv)
 		case OPT_CC:
 			if (strcmp(optarg, "dcqcn") == 0)
 				cfg.cc = &droce_cc_dcqcn;
+			else if (strcmp(optarg, "timely") == 0)
+				cfg.cc = &droce_cc_timely;
 			else if (strcmp(optarg, "none") == 0)
 				cfg.cc = NULL;
 			else
