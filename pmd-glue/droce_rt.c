@@ -95,15 +95,45 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 	droce_dev_set_cnp_interval(s->dev, (uint64_t)c->cnp_interval_us * 1000);
 	if (strcmp(c->cc, "dcqcn") == 0)
 		droce_dev_set_cc(s->dev, &droce_cc_dcqcn);
+	else if (strcmp(c->cc, "timely") == 0)
+		droce_dev_set_cc(s->dev, &droce_cc_timely);
 	return 0;
 }
 
-/* DCQCN's parameters: the defaults, with what the configuration sets (0 keeps a default). */
+/* TIMELY's parameters: the defaults, with what the configuration sets (0 keeps a default). */
+static int
+set_timely(const struct droce_rt_config *c, char *err, size_t errlen)
+{
+	struct droce_timely_params p;
+
+	droce_cc_timely_defaults(&p);
+	if (c->timely_max_rate_mbps != 0)
+		p.max_rate_bps = (uint64_t)c->timely_max_rate_mbps * 1000000;
+	if (c->timely_min_rate_mbps != 0)
+		p.min_rate_bps = (uint64_t)c->timely_min_rate_mbps * 1000000;
+	if (c->timely_delta_mbps != 0)
+		p.delta_bps = (uint64_t)c->timely_delta_mbps * 1000000;
+	if (c->timely_t_low_us != 0)
+		p.t_low_ns = (uint64_t)c->timely_t_low_us * 1000;
+	if (c->timely_t_high_us != 0)
+		p.t_high_ns = (uint64_t)c->timely_t_high_us * 1000;
+	if (c->timely_min_rtt_us != 0)
+		p.min_rtt_ns = (uint64_t)c->timely_min_rtt_us * 1000;
+	if (droce_cc_timely_configure(&p) != 0)
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "TIMELY parameters out of range: timely_t_low_us must be below "
+		        "timely_t_high_us and timely_min_rate_mbps at most the maximum rate");
+	return 0;
+}
+
+/* DCQCN's parameters (or TIMELY's): the defaults, with what the configuration sets (0 keeps a default). */
 static int
 set_dcqcn(const struct droce_rt_config *c, char *err, size_t errlen)
 {
 	struct droce_dcqcn_params p;
 
+	if (strcmp(c->cc, "timely") == 0)
+		return set_timely(c, err, errlen);
 	if (strcmp(c->cc, "dcqcn") != 0)
 		return 0;
 	droce_cc_dcqcn_defaults(&p);

@@ -81,6 +81,12 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_reduce_period_us", dcqcn_reduce_period_us, 0, 10000000),
 	U32("dcqcn_min_dec_fac", dcqcn_min_dec_fac, 0, 100),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
+	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),
+	U32("timely_min_rate_mbps", timely_min_rate_mbps, 0, 1600000),
+	U32("timely_delta_mbps", timely_delta_mbps, 0, 1600000),
+	U32("timely_t_low_us", timely_t_low_us, 0, 10000000),
+	U32("timely_t_high_us", timely_t_high_us, 0, 10000000),
+	U32("timely_min_rtt_us", timely_min_rtt_us, 0, 10000000),
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
@@ -522,9 +528,10 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "mbuf_cache %u is more than a quarter of mbufs %u", cfg->mbuf_cache,
 		        cfg->mbufs);
-	if (strcmp(cfg->cc, "none") != 0 && strcmp(cfg->cc, "dcqcn") != 0)
+	if (strcmp(cfg->cc, "none") != 0 && strcmp(cfg->cc, "dcqcn") != 0 &&
+	    strcmp(cfg->cc, "timely") != 0)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "cc %s is not a congestion control here: use none or dcqcn "
+		        "cc %s is not a congestion control here: use none, dcqcn or timely "
 		        "(DROCE_CC=dcqcn)", cfg->cc);
 	if (cfg->dcqcn_min_rate_mbps != 0 && cfg->dcqcn_max_rate_mbps != 0 &&
 	    cfg->dcqcn_min_rate_mbps > cfg->dcqcn_max_rate_mbps)

@@ -64,12 +64,15 @@ struct droce_rt_config {
 	uint32_t capture_max_kb;	/* the capture file stops growing at this size */
 	uint32_t vlan;			/* 802.1Q VLAN id 1..4094 of every frame; 0 = untagged */
 	uint32_t vlan_pcp;		/* 802.1p priority of our tagged frames */
-	char cc[16];			/* congestion control of new QPs: "none", "dcqcn" */
+	char cc[16];			/* congestion control of new QPs: none, dcqcn, timely */
 	/* DCQCN reaction point (mlx5 names); 0 = the default of droce_cc_dcqcn_defaults() */
 	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
 	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;
 	uint32_t dcqcn_g, dcqcn_alpha_period_us, dcqcn_reduce_period_us, dcqcn_min_dec_fac;
 	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval */
+	/* TIMELY; 0 = the default of droce_cc_timely_defaults() */
+	uint32_t timely_max_rate_mbps, timely_min_rate_mbps, timely_delta_mbps;
+	uint32_t timely_t_low_us, timely_t_high_us, timely_min_rtt_us;
 };
 
 void droce_rt_config_defaults(struct droce_rt_config *cfg);
