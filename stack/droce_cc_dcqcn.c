@@ -131,6 +131,12 @@ advance(struct droce_cc_state *s, uint64_t now)
 			break;
 		}
 	}
+	/* A QP idle for more stages than recovery could take from the floor is back at line
+	 * rate (bounds the walk: 5 Mb/s steps every 300 us from 1 Mb/s to 100G are 20000) */
+	if (now >= s->w[W_T_TIMER] && (now - s->w[W_T_TIMER]) / P->time_reset_ns > 100000) {
+		s->w[W_RC] = s->w[W_RT] = P->max_rate_bps;
+		s->w[W_T_TIMER] = now - (now - s->w[W_T_TIMER]) % P->time_reset_ns;
+	}
 	while (now >= s->w[W_T_TIMER] && now - s->w[W_T_TIMER] >= P->time_reset_ns) {
 		s->w[W_T_TIMER] += P->time_reset_ns;
 		if (s->w[W_RC] == P->max_rate_bps) {

@@ -193,6 +193,10 @@ test_increase_stages(void)
 	CU_ASSERT_EQUAL(st.rate_bps, p.max_rate_bps);
 	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), 1000000000ull);
+	/* after an idle far longer than any recovery, at once (no walk of every stage) */
+	droce_cc_dcqcn.on_cnp(&s, 2000000000ull);
+	droce_cc_dcqcn.on_send(&s, 1000, 2000000000000ull);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
 }
 
 static void
