@@ -5,7 +5,9 @@
  * of the RTT's change; below T_low the rate grows by delta, above T_high it falls in proportion
  * to how far above, in between it follows the normalised gradient: down by beta x gradient when
  * the RTT rises, up by delta (N delta after five falling samples in a row) when it does not.
- * The rate paces data packets as DCQCN's does. Fixed point: gradients in 1/2^16.
+ * A decrease happens at most once per round trip: a sample whose packet left before the last
+ * one is not cut for again. The rate paces data packets as DCQCN's does. Fixed point:
+ * gradients in 1/2^16.
  */
 #include <errno.h>
 #include <string.h>
@@ -22,6 +24,7 @@ enum {
 	W_NEG_RUN,	/* samples in a row with a gradient <= 0 */
 	W_SAMPLES,
 	W_DECREASES,
+	W_LAST_CUT,	/* when the rate last fell */
 };
 
 static const struct droce_timely_params timely_defaults = {
@@ -79,8 +82,8 @@ static void
 timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 {
 	int64_t rate = (int64_t)s->w[W_RATE], rtt = (int64_t)rtt_ns, diff, grad, cut;
+	uint64_t sent = now_ns > rtt_ns ? now_ns - rtt_ns : 0;	/* when the timed packet left */
 
-	(void)now_ns;
 	s->w[W_SAMPLES]++;
 	if (s->w[W_PREV_RTT] == 0) {	/* the first sample has no change to measure */
 		s->w[W_PREV_RTT] = rtt_ns;
@@ -97,11 +100,16 @@ timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 		set_rate(s, rate + (int64_t)P->delta_bps);
 		return;
 	}
+	/* A sample whose packet left before the last cut tells of the rate before it: no second
+	 * cut for the same queue (once per round trip, as the HPCC simulator's TIMELY does). */
 	if (rtt_ns > P->t_high_ns) {
+		s->w[W_NEG_RUN] = 0;
+		if (sent < s->w[W_LAST_CUT])
+			return;
 		/* rate (1 - beta (1 - T_high / rtt)) */
 		cut = rate / 1024 * (int64_t)P->beta / rtt * (rtt - (int64_t)P->t_high_ns);
-		s->w[W_NEG_RUN] = 0;
 		s->w[W_DECREASES]++;
+		s->w[W_LAST_CUT] = now_ns;
 		set_rate(s, rate - cut);
 		return;
 	}
@@ -113,7 +121,10 @@ timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 		return;
 	}
 	s->w[W_NEG_RUN] = 0;
+	if (sent < s->w[W_LAST_CUT])
+		return;
 	s->w[W_DECREASES]++;
+	s->w[W_LAST_CUT] = now_ns;
 	/* rate (1 - beta gradient); a gradient of 1/beta or more would stop the QP: keep 1 % */
 	cut = rate / 1024 * (int64_t)P->beta / FX_ONE * grad;
 	set_rate(s, cut < rate / 100 * 99 ? rate - cut : rate / 100);

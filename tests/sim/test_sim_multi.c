@@ -256,9 +256,9 @@ test_incast_dcqcn(void)
 
 /*
  * The same incast with TIMELY at the senders (25G start, a larger step than the paper's): no
- * marks needed, the round trips the queue stretches past T_high cut the rates, so frames find a
- * far shorter queue than with no congestion control; the link stays in use (at most 3 times as
- * long: TIMELY's additive steps recover slowly), the data lands.
+ * marks needed, the round trips the queue stretches past T_high cut the rates (once per round
+ * trip), so frames find a shorter queue than with no congestion control (two thirds or less);
+ * the link stays in use (at most twice as long), the data lands.
  */
 static void
 test_incast_timely(void)
@@ -278,8 +278,8 @@ test_incast_timely(void)
 	droce_cc_timely_configure(&p);
 	CU_ASSERT_EQUAL(none.lost + tm.lost, 0);
 	CU_ASSERT(tm.deferred > 0);
-	CU_ASSERT(tm.mean_backlog * 4 < none.mean_backlog);
-	CU_ASSERT(tm.vtime_ns < none.vtime_ns * 3);
+	CU_ASSERT(tm.mean_backlog * 3 < none.mean_backlog * 2);
+	CU_ASSERT(tm.vtime_ns < none.vtime_ns * 2);
 }
 
 DROCE_TEST_MAIN("sim_multi",

@@ -3,7 +3,8 @@
  * TIMELY (stack/droce_cc_timely.c) against Algorithm 1 of the paper: the first sample only
  * sets the reference, below T_low the rate grows by delta, above T_high it falls by
  * beta (1 - T_high / rtt), in between a rising RTT cuts by beta x the normalised gradient and a
- * flat or falling one adds delta (hai_n delta from the fifth in a row); clamps; pacing. Then the
+ * flat or falling one adds delta (hai_n delta from the fifth in a row); one decrease per round
+ * trip; clamps; pacing. Then the
  * engine's round-trip samples (on_rtt): one per message, none for one whose last packet was
  * resent.
  */
@@ -11,6 +12,9 @@
 
 #include "droce_test.h"
 #include "engine_harness.h"
+
+/* sample times 20 ms apart: every timed packet left after the previous sample arrived */
+#define T(k) ((uint64_t)(k) * 20000000ull)
 
 static struct droce_timely_params
 params(void)
@@ -52,14 +56,14 @@ test_rules(void)
 	droce_cc_timely.init(&s, 0);
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
 	/* above T_high from the start: the first sample is only the reference */
-	droce_cc_timely.on_rtt(&s, 1000000, 1);
+	droce_cc_timely.on_rtt(&s, 1000000, T(1));
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
 	/* 1 ms > T_high 500 us: rate (1 - 0.8 (1 - 0.5)) = 0.6 rate */
-	droce_cc_timely.on_rtt(&s, 1000000, 2);
+	droce_cc_timely.on_rtt(&s, 1000000, T(2));
 	r = 1e10 * (1 - 819.0 / 1024 * 0.5);
 	near(stats(&s).rate_bps, r);
 	/* below T_low: + delta */
-	droce_cc_timely.on_rtt(&s, 30000, 3);
+	droce_cc_timely.on_rtt(&s, 30000, T(3));
 	r += 1e7;
 	near(stats(&s).rate_bps, r);
 	/* between: a rising RTT (30 -> 100 us): the EWMA of the change, 0.875 x 70 us + 0.125 x
@@ -70,7 +74,7 @@ test_rules(void)
 		double d3 = 0.125 * d2 + 0.875 * (100000 - 30000.0);
 		double g = d3 / 20000;
 
-		droce_cc_timely.on_rtt(&s, 100000, 4);
+		droce_cc_timely.on_rtt(&s, 100000, T(4));
 		if (g > 0)
 			r -= r * 819.0 / 1024 * g;
 		else
@@ -78,12 +82,12 @@ test_rules(void)
 		near(stats(&s).rate_bps, r);
 	}
 	/* flat RTT in between: + delta each, hai_n delta from the fifth in a row */
-	droce_cc_timely.on_rtt(&s, 100000, 5);	/* gradient decays but may stay > 0 once */
+	droce_cc_timely.on_rtt(&s, 100000, T(5));	/* gradient decays but may stay > 0 once */
 	r = (double)stats(&s).rate_bps;
 	for (i = 0; i < 12; i++) {
 		uint64_t before = stats(&s).rate_bps;
 
-		droce_cc_timely.on_rtt(&s, 100000, 6 + (uint64_t)i);
+		droce_cc_timely.on_rtt(&s, 100000, T(6 + i));
 		if (stats(&s).rate_bps <= before)
 			continue;	/* the EWMA still positive: a (shrinking) cut */
 		CU_ASSERT(stats(&s).rate_bps - before == 10000000ull ||
@@ -93,16 +97,43 @@ test_rules(void)
 	{
 		uint64_t before = stats(&s).rate_bps;
 
-		droce_cc_timely.on_rtt(&s, 100000, 100);
+		droce_cc_timely.on_rtt(&s, 100000, T(100));
 		CU_ASSERT_EQUAL(stats(&s).rate_bps - before, 5 * 10000000ull);
 	}
 	/* clamps */
 	for (i = 0; i < 200; i++)
-		droce_cc_timely.on_rtt(&s, 10000000, 200 + (uint64_t)i);
+		droce_cc_timely.on_rtt(&s, 10000000, T(200 + i));
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.min_rate_bps);
 	for (i = 0; i < 2000; i++)
-		droce_cc_timely.on_rtt(&s, 1000, 1000 + (uint64_t)i);
+		droce_cc_timely.on_rtt(&s, 1000, T(1000 + i));
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
+}
+
+/* At most one decrease per round trip: a sample whose packet left before the last cut is not
+ * cut for again. */
+static void
+test_once_per_rtt(void)
+{
+	struct droce_timely_params p = params();
+	struct droce_cc_state s;
+	struct droce_timely_stats st;
+	uint64_t r;
+
+	CU_ASSERT_EQUAL_FATAL(droce_cc_timely_configure(&p), 0);
+	droce_cc_timely.init(&s, 0);
+	droce_cc_timely.on_rtt(&s, 2000000, T(1));
+	droce_cc_timely.on_rtt(&s, 2000000, T(2));	/* cut at T(2) */
+	st = stats(&s);
+	r = st.rate_bps;
+	CU_ASSERT_EQUAL(st.decreases, 1);
+	/* 1 ms later, a 2 ms round trip: its packet left before the cut */
+	droce_cc_timely.on_rtt(&s, 2000000, T(2) + 1000000);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, r);
+	CU_ASSERT_EQUAL(stats(&s).decreases, 1);
+	/* one sent after it cuts again */
+	droce_cc_timely.on_rtt(&s, 2000000, T(2) + 3000000);
+	CU_ASSERT(stats(&s).rate_bps < r);
+	CU_ASSERT_EQUAL(stats(&s).decreases, 2);
 }
 
 static void
@@ -115,8 +146,8 @@ test_pacing_and_config(void)
 	droce_cc_timely.init(&s, 100);
 	droce_cc_timely.on_send(&s, 1000, 100);
 	CU_ASSERT_EQUAL(droce_cc_timely.next_send_time(&s), 100);	/* line rate */
-	droce_cc_timely.on_rtt(&s, 1000000, 100);
-	droce_cc_timely.on_rtt(&s, 1000000, 100);	/* 6 Gbit/s or so */
+	droce_cc_timely.on_rtt(&s, 1000000, T(1));
+	droce_cc_timely.on_rtt(&s, 1000000, T(2));	/* 6 Gbit/s or so */
 	droce_cc_timely.on_send(&s, 1000, 200);
 	CU_ASSERT_EQUAL(droce_cc_timely.next_send_time(&s),
 			200 + 1000ull * 8 * 1000000000ull / stats(&s).rate_bps);
@@ -201,5 +232,6 @@ test_engine_rtt_samples(void)
 
 DROCE_TEST_MAIN("cc_timely",
 	DROCE_TEST(test_rules),
+	DROCE_TEST(test_once_per_rtt),
 	DROCE_TEST(test_pacing_and_config),
 	DROCE_TEST(test_engine_rtt_samples))
