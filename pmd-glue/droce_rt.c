@@ -126,7 +126,8 @@ set_timely(const struct droce_rt_config *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* DCQCN's parameters (or TIMELY's): the defaults, with what the configuration sets (0 keeps a default). */
+/* DCQCN's parameters (or TIMELY's): the defaults, with what the configuration sets (0 keeps
+ * a default). */
 static int
 set_dcqcn(const struct droce_rt_config *c, char *err, size_t errlen)
 {
