@@ -33,6 +33,13 @@ struct droce_cc_ops {
 /* No congestion control: always allowed to send. */
 extern const struct droce_cc_ops droce_cc_none;
 
+/* Parts an algorithm may share (droce_cc.c): next_send_time() as a plain read of
+ * next_send_ns, an event it ignores, and pacing at a rate (from max_bps on, the wire paces). */
+uint64_t droce_cc_next_send_ns(const struct droce_cc_state *s);
+void droce_cc_ignore(struct droce_cc_state *s, uint64_t now_ns);
+void droce_cc_pace(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns, uint64_t rate_bps,
+		   uint64_t max_bps);
+
 /*
  * DCQCN reaction point (droce_cc_dcqcn.c): per-QP rate limiter cut by CNPs, recovering by timer
  * and byte stages. Parameters carry mlx5's names; defaults are ConnectX-5's.

@@ -152,8 +152,6 @@ advance(struct droce_cc_state *s, uint64_t now)
 static void
 dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 {
-	uint64_t start;
-
 	advance(s, now_ns);
 	s->w[W_BYTES] += bytes;
 	while (s->w[W_BYTES] >= P->byte_reset) {
@@ -163,13 +161,7 @@ dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 			increase(s);
 		}
 	}
-	if (s->w[W_RC] >= P->max_rate_bps) {
-		s->next_send_ns = now_ns;	/* line rate: the wire paces */
-		return;
-	}
-	/* the next packet may leave once this one's bytes have drained at RC */
-	start = s->next_send_ns > now_ns ? s->next_send_ns : now_ns;
-	s->next_send_ns = start + (uint64_t)bytes * 8u * 1000000000u / s->w[W_RC];
+	droce_cc_pace(s, bytes, now_ns, s->w[W_RC], P->max_rate_bps);
 }
 
 static void
@@ -199,19 +191,6 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 	s->w[W_CUTS]++;
 }
 
-static void
-dcqcn_on_ack(struct droce_cc_state *s, uint64_t now_ns)
-{
-	(void)s;
-	(void)now_ns;	/* DCQCN hears the network only through CNPs */
-}
-
-static uint64_t
-dcqcn_next_send_time(const struct droce_cc_state *s)
-{
-	return s->next_send_ns;
-}
-
 void
 droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *st)
 {
@@ -227,6 +206,6 @@ const struct droce_cc_ops droce_cc_dcqcn = {
 	.init = dcqcn_init,
 	.on_send = dcqcn_on_send,
 	.on_cnp = dcqcn_on_cnp,
-	.on_ack = dcqcn_on_ack,
-	.next_send_time = dcqcn_next_send_time,
+	.on_ack = droce_cc_ignore,	/* DCQCN hears the network only through CNPs */
+	.next_send_time = droce_cc_next_send_ns,
 };

@@ -133,27 +133,7 @@ timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 static void
 timely_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 {
-	uint64_t start;
-
-	if (s->w[W_RATE] >= P->max_rate_bps) {
-		s->next_send_ns = now_ns;	/* line rate: the wire paces */
-		return;
-	}
-	start = s->next_send_ns > now_ns ? s->next_send_ns : now_ns;
-	s->next_send_ns = start + (uint64_t)bytes * 8u * 1000000000u / s->w[W_RATE];
-}
-
-static void
-timely_on_event(struct droce_cc_state *s, uint64_t now_ns)
-{
-	(void)s;
-	(void)now_ns;	/* TIMELY hears the network through RTTs alone */
-}
-
-static uint64_t
-timely_next_send_time(const struct droce_cc_state *s)
-{
-	return s->next_send_ns;
+	droce_cc_pace(s, bytes, now_ns, s->w[W_RATE], P->max_rate_bps);
 }
 
 void
@@ -170,8 +150,8 @@ const struct droce_cc_ops droce_cc_timely = {
 	.name = "timely",
 	.init = timely_init,
 	.on_send = timely_on_send,
-	.on_cnp = timely_on_event,
-	.on_ack = timely_on_event,
-	.next_send_time = timely_next_send_time,
+	.on_cnp = droce_cc_ignore,	/* TIMELY hears the network through RTTs alone */
+	.on_ack = droce_cc_ignore,
+	.next_send_time = droce_cc_next_send_ns,
 	.on_rtt = timely_on_rtt,
 };
