@@ -490,12 +490,9 @@ uint8_t *droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_l
  * 1 sent, -EAGAIN no buffer. */
 int droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn);
 void droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie);
-/* Payloads from this size on are copied and ICRCed in one pass; shorter ones fit one CRC call
- * over extension headers and payload together, which is cheaper than two. */
-#define DROCE_TX_FUSE_MIN 256
-bool droce_tx_icrc_head(const struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *buf,
-			uint32_t *crc);
-void droce_tx_end_icrc(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie,
-		       uint32_t crc);
+/* droce_tx_end() after copying p->pay_len bytes from the SGE list at c to data (large payloads
+ * copied and ICRCed in one pass). */
+void droce_tx_payload_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie,
+			  uint8_t *data, const struct droce_sge *sge, struct droce_cursor *c);
 
 #endif /* DROCE_INTERNAL_H */

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "droce_icrc.h"
 #include "droce_internal.h"
 #include "droce_byteorder.h"
 #include "droce_psn.h"
@@ -194,7 +193,6 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	struct droce_pkt p;
 	uint8_t *buf, *data;
 	void *cookie;
-	uint32_t crc;
 	int k = wr_kind(w->opcode);
 
 	fill_hdr(qp, w, &p);
@@ -223,14 +221,7 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	buf = droce_tx_begin(qp, &p, pay, &cookie, &data);
 	if (buf == NULL)
 		return -EAGAIN;
-	if (pay >= DROCE_TX_FUSE_MIN && droce_tx_icrc_head(qp, &p, buf, &crc)) {
-		crc = droce_copy_out_crc(data, w->sge, &r->cur, pay, crc);
-		droce_tx_end_icrc(qp, &p, buf, cookie, crc);
-	} else {
-		if (pay != 0)
-			droce_copy_out(data, w->sge, &r->cur, pay);
-		droce_tx_end(qp, &p, buf, cookie);
-	}
+	droce_tx_payload_end(qp, &p, buf, cookie, data, w->sge, &r->cur);
 	r->off += pay;
 	if (first && w->state == DROCE_SWQE_POSTED)
 		droce_qp_cnt(qp, DROCE_CNT_RDMA_SENDS);

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "droce_icrc.h"
 #include "droce_internal.h"
 #include "droce_psn.h"
 #include "droce_resp.h"
@@ -87,7 +86,8 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 	struct droce_pkt p;
 	uint8_t *buf, *data;
 	void *cookie;
-	uint32_t crc;
+	struct droce_sge sge = { 0 };
+	struct droce_cursor cur = { 0 };
 	uint64_t t = qp->cc_ops->next_send_time(&qp->cc);
 
 	if (t > now) {
@@ -110,14 +110,10 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 	buf = droce_tx_begin(qp, &p, pay, &cookie, &data);
 	if (buf == NULL)
 		return -EAGAIN;
-	if (pay >= DROCE_TX_FUSE_MIN && droce_tx_icrc_head(qp, &p, buf, &crc)) {
-		crc = droce_crc32_copy(crc, data, (const void *)it->va, pay);
-		droce_tx_end_icrc(qp, &p, buf, cookie, crc);
-	} else {
-		if (pay != 0)
-			memcpy(data, (const void *)it->va, pay);
-		droce_tx_end(qp, &p, buf, cookie);
-	}
+	/* the READ's data as a one-entry list: the requester's path for the payload */
+	sge.addr = it->va;
+	sge.length = pay;
+	droce_tx_payload_end(qp, &p, buf, cookie, data, &sge, &cur);
 	qp->cc_ops->on_send(&qp->cc, p.frame_len, now);
 	it->first = false;
 	it->psn = droce_psn_add(it->psn, 1);

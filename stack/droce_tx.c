@@ -100,6 +100,15 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 }
 
 
+/* Hand a finished frame to the caller's Tx and count it. */
+static void
+tx_send_counted(struct droce_qp *qp, void *cookie, uint32_t len)
+{
+	qp->dev->io.tx_send(qp->dev->io.ctx, cookie, len);
+	qp->cnt[DROCE_CNT_SENT_PKTS]++;
+	qp->cnt[DROCE_CNT_SENT_BYTES] += len;
+}
+
 int
 droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn)
 {
@@ -119,9 +128,7 @@ droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn)
 	/* ICRC (A17.3.3): the prefix register, the PSN word, then the AETH */
 	reg = droce_icrc_v4_psn(t->ack_reg, bth + 8);
 	droce_icrc_put(bth + 16, droce_crc32(~reg, bth + 12, 4));
-	qp->dev->io.tx_send(qp->dev->io.ctx, cookie, t->ack_len);
-	qp->cnt[DROCE_CNT_SENT_PKTS]++;
-	qp->cnt[DROCE_CNT_SENT_BYTES] += t->ack_len;
+	tx_send_counted(qp, cookie, t->ack_len);
 	return 1;
 }
 
@@ -219,38 +226,37 @@ droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cooki
 	} else {
 		len = droce_build_finish(buf, p);
 	}
-	qp->dev->io.tx_send(qp->dev->io.ctx, cookie, len);
-	qp->cnt[DROCE_CNT_SENT_PKTS]++;
-	qp->cnt[DROCE_CNT_SENT_BYTES] += len;
+	tx_send_counted(qp, cookie, len);
 }
 
 /*
- * One pass over the payload instead of two (a copy, then the ICRC's read of the copy): on a
- * template frame the ICRC of the headers is taken here, the caller carries it over the payload
- * with droce_crc32_copy() as it copies it in, and droce_tx_end_icrc() finishes with the pad.
- * false: the frame needs droce_tx_end()'s own computation (UD, IPv6, another DestQP).
+ * The payload from an SGE list into the frame, then the frame out. From DROCE_TX_FUSE_MIN bytes
+ * on, a template frame takes one pass over the payload instead of two (a copy, then the ICRC's
+ * read of it): the headers' ICRC is carried over the payload as it is copied
+ * (droce_crc32_copy), then over the pad. Shorter payloads fit one CRC call over extension
+ * headers and payload together, which is cheaper; UD, IPv6 and another DestQP take
+ * droce_tx_end()'s own computation.
  */
-bool
-droce_tx_icrc_head(const struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *buf,
-		   uint32_t *crc)
-{
-	const struct droce_hdr_tmpl *t = &qp->htmpl;
-
-	if (!t->valid || qp->type == DROCE_QPT_UD || p->dqpn != t->dqpn)
-		return false;
-	*crc = droce_icrc_v4_fast(t->icrc_base, buf + t->l3_off, p->pay_off - t->l3_off);
-	return true;
-}
+#define DROCE_TX_FUSE_MIN 256
 
 void
-droce_tx_end_icrc(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie,
-		  uint32_t crc)
+droce_tx_payload_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie,
+		     uint8_t *data, const struct droce_sge *sge, struct droce_cursor *c)
 {
-	uint8_t *end = buf + p->pay_off + p->pay_len;
+	const struct droce_hdr_tmpl *t = &qp->htmpl;
+	uint8_t *end = data + p->pay_len;
+	uint32_t crc;
 
+	if (p->pay_len < DROCE_TX_FUSE_MIN || !t->valid || qp->type == DROCE_QPT_UD ||
+	    p->dqpn != t->dqpn) {
+		if (p->pay_len != 0)
+			droce_copy_out(data, sge, c, p->pay_len);
+		droce_tx_end(qp, p, buf, cookie);
+		return;
+	}
+	crc = droce_icrc_v4_fast(t->icrc_base, buf + t->l3_off, p->pay_off - t->l3_off);
+	crc = droce_copy_out_crc(data, sge, c, p->pay_len, crc);
 	memset(end, 0, p->padcnt);
 	droce_icrc_put(end + p->padcnt, droce_crc32(crc, end, p->padcnt));
-	qp->dev->io.tx_send(qp->dev->io.ctx, cookie, p->frame_len);
-	qp->cnt[DROCE_CNT_SENT_PKTS]++;
-	qp->cnt[DROCE_CNT_SENT_BYTES] += p->frame_len;
+	tx_send_counted(qp, cookie, p->frame_len);
 }
