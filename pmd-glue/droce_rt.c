@@ -93,10 +93,7 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 		return -(e ? e : ENOMEM);
 	}
 	droce_dev_set_cnp_interval(s->dev, (uint64_t)c->cnp_interval_us * 1000);
-	if (strcmp(c->cc, "dcqcn") == 0)
-		droce_dev_set_cc(s->dev, &droce_cc_dcqcn);
-	else if (strcmp(c->cc, "timely") == 0)
-		droce_dev_set_cc(s->dev, &droce_cc_timely);
+	droce_dev_set_cc(s->dev, droce_cc_find(c->cc));	/* validated with the configuration */
 	return 0;
 }
 
@@ -126,17 +123,12 @@ set_timely(const struct droce_rt_config *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* DCQCN's parameters (or TIMELY's): the defaults, with what the configuration sets (0 keeps
- * a default). */
+/* DCQCN's parameters: the defaults, with what the configuration sets (0 keeps a default). */
 static int
 set_dcqcn(const struct droce_rt_config *c, char *err, size_t errlen)
 {
 	struct droce_dcqcn_params p;
 
-	if (strcmp(c->cc, "timely") == 0)
-		return set_timely(c, err, errlen);
-	if (strcmp(c->cc, "dcqcn") != 0)
-		return 0;
 	droce_cc_dcqcn_defaults(&p);
 	if (c->dcqcn_max_rate_mbps != 0)
 		p.max_rate_bps = (uint64_t)c->dcqcn_max_rate_mbps * 1000000;
@@ -259,8 +251,11 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 			        "MAC %02x:... of port %s is not unicast: set DROCE_MAC",
 			        rt->port.mac[0], rt->port.name);
 	}
-	if (rc == 0)
+	/* the parameters of the algorithm new QPs will run (process-wide) */
+	if (rc == 0 && strcmp(rt->cfg.cc, "dcqcn") == 0)
 		rc = set_dcqcn(&rt->cfg, err, errlen);
+	else if (rc == 0 && strcmp(rt->cfg.cc, "timely") == 0)
+		rc = set_timely(&rt->cfg, err, errlen);
 	for (i = 0; rc == 0 && i < rt->nb_shards; i++)
 		rc = make_dev(rt, &rt->sh[i], err, errlen);
 	if (rc == 0 && rt->port.flow_rules == 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "droce_cc.h"
 #include "droce_rt_err.h"
 #include "droce_rt_config.h"
 
@@ -528,8 +529,7 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "mbuf_cache %u is more than a quarter of mbufs %u", cfg->mbuf_cache,
 		        cfg->mbufs);
-	if (strcmp(cfg->cc, "none") != 0 && strcmp(cfg->cc, "dcqcn") != 0 &&
-	    strcmp(cfg->cc, "timely") != 0)
+	if (droce_cc_find(cfg->cc) == NULL)
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "cc %s is not a congestion control here: use none, dcqcn or timely "
 		        "(DROCE_CC=dcqcn)", cfg->cc);

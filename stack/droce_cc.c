@@ -56,3 +56,17 @@ const struct droce_cc_ops droce_cc_none = {
 	.on_ack = droce_cc_ignore,
 	.next_send_time = droce_cc_next_send_ns,
 };
+
+const struct droce_cc_ops *
+droce_cc_find(const char *name)
+{
+	static const struct droce_cc_ops *const all[] = {
+		&droce_cc_none, &droce_cc_dcqcn, &droce_cc_timely,
+	};
+	unsigned int i;
+
+	for (i = 0; name != NULL && i < sizeof(all) / sizeof(all[0]); i++)
+		if (strcmp(all[i]->name, name) == 0)
+			return all[i];
+	return NULL;
+}

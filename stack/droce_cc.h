@@ -33,6 +33,9 @@ struct droce_cc_ops {
 /* No congestion control: always allowed to send. */
 extern const struct droce_cc_ops droce_cc_none;
 
+/* The algorithm of that name ("none", "dcqcn", "timely"), or NULL. */
+const struct droce_cc_ops *droce_cc_find(const char *name);
+
 /* Parts an algorithm may share (droce_cc.c): next_send_time() as a plain read of
  * next_send_ns, an event it ignores, and pacing at a rate (from max_bps on, the wire paces). */
 uint64_t droce_cc_next_send_ns(const struct droce_cc_state *s);

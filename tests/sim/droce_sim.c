@@ -252,13 +252,8 @@ main(int argc, char **argv)
 			cfg.rd_atomic = (uint8_t)strtoul(optarg, NULL, 0);
 			break;
 		case OPT_CC:
-			if (strcmp(optarg, "dcqcn") == 0)
-				cfg.cc = &droce_cc_dcqcn;
-			else if (strcmp(optarg, "timely") == 0)
-				cfg.cc = &droce_cc_timely;
-			else if (strcmp(optarg, "none") == 0)
-				cfg.cc = NULL;
-			else
+			cfg.cc = droce_cc_find(optarg);
+			if (cfg.cc == NULL)
 				goto bad;
 			break;
 		case 'v':

@@ -243,6 +243,12 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(&d), 0);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_params()->max_rate_bps, 100000000000ull);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_params()->time_reset_ns, 300000);
+	/* by name, as the configuration and droce-sim pick one */
+	CU_ASSERT_PTR_EQUAL(droce_cc_find("dcqcn"), &droce_cc_dcqcn);
+	CU_ASSERT_PTR_EQUAL(droce_cc_find("timely"), &droce_cc_timely);
+	CU_ASSERT_PTR_EQUAL(droce_cc_find("none"), &droce_cc_none);
+	CU_ASSERT_PTR_NULL(droce_cc_find("cubic"));
+	CU_ASSERT_PTR_NULL(droce_cc_find(NULL));
 }
 
 /* Data frames node 0 sends get CE, as a RED queue would mark them: node 1 answers with CNPs.
