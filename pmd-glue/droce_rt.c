@@ -301,6 +301,8 @@ droce_rt_close(struct droce_rt *rt)
 
 	if (rt == NULL)
 		return;
+	if (rt->cfg.counters_file[0] != '\0' && rt->nb_shards > 0 && rt->sh[0].dev != NULL)
+		droce_rt_counters_save(rt);
 	/* Telemetry first: a read in progress finishes before the loop stops. */
 	droce_rt_telemetry_detach(rt);
 	droce_rt_stop(rt);

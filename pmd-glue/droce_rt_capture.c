@@ -71,8 +71,8 @@ cap_write(struct droce_rt_capture *c)
 }
 
 /* "%p" in the path becomes the process id: one config for two processes. */
-static int
-expand_path(const char *in, char *out, size_t outlen)
+int
+droce_rt_expand_path(const char *in, char *out, size_t outlen)
 {
 	size_t o = 0;
 	int n;
@@ -104,7 +104,7 @@ droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen)
 
 	if (rt->cfg.capture[0] == '\0')
 		return 0;
-	if (expand_path(rt->cfg.capture, path, sizeof(path)) != 0) {
+	if (droce_rt_expand_path(rt->cfg.capture, path, sizeof(path)) != 0) {
 		snprintf(err, errlen, "capture path '%s' too long: shorten DROCE_CAPTURE",
 			 rt->cfg.capture);
 		return -ENAMETOOLONG;

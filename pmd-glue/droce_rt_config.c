@@ -66,6 +66,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("max_pd", max_pd, 1, 1u << 20),
 	STR("capture", capture),
 	U32("capture_max_kb", capture_max_kb, 1, 1u << 30),
+	STR("counters_file", counters_file),
 	/* IEEE 802.1Q Table 9-2: VID 4095 is reserved (0 here: no tag); PCP is 3 bits. */
 	U32("vlan", vlan, 0, 4094),
 	U32("vlan_pcp", vlan_pcp, 0, 7),

@@ -62,6 +62,7 @@ struct droce_rt_config {
 	uint32_t max_qp, max_cq, max_mr, max_srq, max_ah, max_pd;
 	char capture[256];		/* pcap of every frame received and sent; "" = none */
 	uint32_t capture_max_kb;	/* the capture file stops growing at this size */
+	char counters_file[256];	/* every counter as JSON, written at close; "" = none */
 	uint32_t vlan;			/* 802.1Q VLAN id 1..4094 of every frame; 0 = untagged */
 	uint32_t vlan_pcp;		/* 802.1p priority of our tagged frames */
 	char cc[16];			/* congestion control of new QPs: none, dcqcn, timely */

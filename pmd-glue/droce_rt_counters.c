@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ethdev.h>
 
@@ -181,4 +182,59 @@ droce_rt_counter(struct droce_rt *rt, const char *name, uint64_t *value)
 			return 0;
 		}
 	return -ENOENT;
+}
+
+/*
+ * cfg.counters_file at close: the figures of a run that is over (a verbs program's, a tool's),
+ * where telemetry can no longer be asked. The shape is droce-stat --json's: {"pid", "counters":
+ * {group: {name: value}}}, groups in the order of the names' prefixes.
+ */
+int
+droce_rt_counters_save(struct droce_rt *rt)
+{
+	static const char *const groups[] = { "rt", "port", "neigh", "dev" };
+	struct droce_rt_counter all[DROCE_RT_TEL_MAX];
+	char path[512];
+	const char *sep;
+	unsigned int g;
+	size_t len;
+	int n, i, rc = 0;
+	FILE *f;
+
+	if (droce_rt_expand_path(rt->cfg.counters_file, path, sizeof(path)) != 0) {
+		fprintf(stderr, "droce: counters file path '%s' too long: shorten "
+			"DROCE_COUNTERS_FILE\n", rt->cfg.counters_file);
+		return -ENAMETOOLONG;
+	}
+	n = droce_rt_counters(rt, all, DROCE_RT_TEL_MAX);
+	if (n > DROCE_RT_TEL_MAX)
+		n = DROCE_RT_TEL_MAX;
+	f = fopen(path, "w");
+	if (f == NULL) {
+		rc = -errno;
+		fprintf(stderr, "droce: counters file %s: %s: fix DROCE_COUNTERS_FILE\n", path,
+			strerror(errno));
+		return rc;
+	}
+	fprintf(f, "{\"pid\": %ld, \"counters\": {", (long)getpid());
+	for (g = 0; g < RTE_DIM(groups); g++) {
+		len = strlen(groups[g]);
+		fprintf(f, "%s\"%s\": {", g == 0 ? "" : ", ", groups[g]);
+		sep = "";
+		for (i = 0; i < n; i++)
+			if (strncmp(all[i].name, groups[g], len) == 0 && all[i].name[len] == '.') {
+				fprintf(f, "%s\"%s\": %" PRIu64, sep, all[i].name + len + 1,
+					all[i].value);
+				sep = ", ";
+			}
+		fputc('}', f);
+	}
+	fputs("}}\n", f);
+	if (ferror(f))
+		rc = -EIO;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc != 0)
+		fprintf(stderr, "droce: counters file %s: %s\n", path, strerror(-rc));
+	return rc;
 }

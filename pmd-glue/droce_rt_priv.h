@@ -137,8 +137,12 @@ int droce_rt_tx_copy(void *ctx, const uint8_t *frame, uint32_t len);
 
 /* droce_rt_counters.c: the counters, called on the device's thread. */
 int droce_rt_counters_collect(struct droce_rt *rt, struct droce_rt_counter *out, unsigned int n);
+/* Write every counter as JSON to cfg.counters_file (at close); 0 or -errno, said on stderr. */
+int droce_rt_counters_save(struct droce_rt *rt);
 
 /* droce_rt_capture.c */
+/* "%p" in a configured path becomes the process id; 0 or -ENAMETOOLONG. */
+int droce_rt_expand_path(const char *in, char *out, size_t outlen);
 int droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen);
 void droce_rt_capture_frame(struct droce_rt_shard *s, const uint8_t *frame, uint32_t caplen,
 			    uint32_t len);

@@ -8,7 +8,8 @@ stat_test.py live STAT_PEER DROCE_STAT DROCE_PCAP
 stat_test.py capture GLUE_SMOKE DROCE_STAT DROCE_PCAP
     glue_smoke lat (RC SEND ping-pong both ways) with DROCE_CAPTURE: droce-pcap verify, RC
     requests and ACKs in both directions in each file, tshark without malformed packets, and
-    the size bound (capture_max_kb).
+    the size bound (capture_max_kb); with DROCE_COUNTERS_FILE: each process's counters at
+    close, matching its capture, read back by droce-stat --file, and the errors.
 """
 import collections
 import json
@@ -244,19 +245,66 @@ def live(peer, tool, pcap_tool):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def counters_file(tool, path, frames):
+    """The counters a process wrote at close: droce-stat's shape, the frames of its capture."""
+    name = os.path.basename(path)
+    if not check(os.path.exists(path), "%s written at close" % name):
+        return
+    with open(path) as f:
+        saved = json.load(f)
+    c = flat(saved["counters"])
+    check(str(saved["pid"]) in name and set(saved["counters"]) == {"rt", "port", "neigh", "dev"},
+          "%s: its pid and the four groups" % name)
+    check(c["rt.capture_pkts"] == frames == c["rt.rx_pkts"] + c["rt.tx_pkts"] and
+          c["dev.sent_pkts"] > 4000 and c["dev.rcvd_pkts"] > 4000 and c["rt.link_up"] == 1,
+          "%s: the capture's %d frames = rt rx %d + tx %d; engine sent %d, received %d"
+          % (name, frames, c["rt.rx_pkts"], c["rt.tx_pkts"], c["dev.sent_pkts"],
+             c["dev.rcvd_pkts"]))
+    rc, out, err = stat(tool, "--file", path, "--json", "-g", "dev")
+    check(rc == 0 and json.loads(out)["counters"] == {"dev": saved["counters"]["dev"]},
+          "droce-stat --file %s --json -g dev: the file's dev group" % name)
+    rc, out, err = stat(tool, "--file", path)
+    rows = [l.split() for l in out.splitlines()]
+    check(rc == 0 and "at its close" in out and ["sent_pkts", str(c["dev.sent_pkts"])] in rows,
+          "droce-stat --file %s: printed like a live read" % name)
+
+
+def counters_file_errors(smoke, tool, tmp):
+    """A file droce-stat cannot use, and one the runtime cannot write, are each said once."""
+    bad = os.path.join(tmp, "not-json.json")
+    with open(bad, "w") as f:
+        f.write("rt.rx_pkts 3\n")
+    rc, out, err = stat(tool, "--file", bad)
+    check(rc == 1 and "not a droce counters file" in err and "counters_file" in err,
+          "droce-stat --file on a text file: exit 1, names the key (%s)" % err.strip())
+    rc, out, err = stat(tool, "--file", os.path.join(tmp, "absent.json"))
+    check(rc == 1 and "No such file" in err, "droce-stat --file absent: exit 1 (%s)"
+          % err.strip())
+    env = dict(os.environ, DROCE_COUNTERS_FILE=os.path.join(tmp, "no-dir", "c.json"))
+    rc, out, err = run([smoke, "lat", "--no-huge -m 128 --no-pci"], env=env, timeout=90)
+    said = [l for l in err.splitlines() if "counters file" in l]
+    check(rc == 0 and len(said) == 2 and all("No such file or directory" in l and
+                                             "DROCE_COUNTERS_FILE" in l for l in said),
+          "an unwritable counters_file: one line per process naming the fix, run still ok "
+          "(rc %d, %s)" % (rc, said))
+
+
 def capture(smoke, tool, pcap_tool):
     tmp = tempfile.mkdtemp(prefix="droce-cap-")
     try:
-        env = dict(os.environ, DROCE_CAPTURE=os.path.join(tmp, "cap-%p.pcap"))
+        env = dict(os.environ, DROCE_CAPTURE=os.path.join(tmp, "cap-%p.pcap"),
+                   DROCE_COUNTERS_FILE=os.path.join(tmp, "cnt-%p.json"))
         rc, out, err = run([smoke, "lat", "--no-huge -m 128 --no-pci"], env=env, timeout=90)
         if not check(rc == 0, "glue_smoke lat with capture (%s)" % err.strip()[-300:]):
             return
-        files = sorted(os.path.join(tmp, f) for f in os.listdir(tmp))
+        files = sorted(os.path.join(tmp, f) for f in os.listdir(tmp) if f.endswith(".pcap"))
         check(len(files) == 2, "one capture per process (%d)" % len(files))
         for f in files:
             rc, n, roce, out = pcap_counts(pcap_tool, f)
             check(rc == 0 and " 0 bad" in out and roce > 8000, "verify %s: %s"
                   % (os.path.basename(f), out.strip()))
+            counters_file(tool, os.path.join(tmp, os.path.basename(f).replace(
+                "cap-", "cnt-").replace(".pcap", ".json")), n)
             rc, out, err = run([pcap_tool, "decode", "--json", f])
             seen = collections.Counter()
             for line in out.splitlines():
@@ -276,9 +324,11 @@ def capture(smoke, tool, pcap_tool):
             check(rc == 0 and len(out.split()) == roce,
                   "tshark decodes the %d RoCE frames as InfiniBand (%d)"
                   % (roce, len(out.split())))
+        counters_file_errors(smoke, tool, tmp)
         # The size bound: a 64 KB capture is a valid pcap no larger than the bound.
-        for f in files:
-            os.unlink(f)
+        for f in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, f))
+        del env["DROCE_COUNTERS_FILE"]
         env["DROCE_CAPTURE_MAX_KB"] = "64"
         rc, out, err = run([smoke, "lat", "--no-huge -m 128 --no-pci"], env=env, timeout=90)
         check(rc == 0, "glue_smoke lat with capture_max_kb = 64")
