@@ -111,3 +111,30 @@ droce_rt_classify_vlan(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 				 frame[l4 + 7] : UINT32_MAX;
 	return DROCE_RT_CLS_ROCE;
 }
+
+int
+droce_rt_frame_opcode(const uint8_t *frame, uint32_t len)
+{
+	uint32_t off = sizeof(struct droce_eth_hdr), l4;
+	uint16_t type;
+
+	if (len < off + sizeof(struct droce_vlan_hdr))
+		return -1;
+	type = droce_get_be16(frame + 12);
+	if (type == DROCE_ETHERTYPE_VLAN) {
+		type = droce_get_be16(frame + 16);
+		off += sizeof(struct droce_vlan_hdr);
+	}
+	if (type == DROCE_ETHERTYPE_IPV4 && len >= off + sizeof(struct droce_ipv4_hdr) &&
+	    frame[off + 9] == DROCE_IPPROTO_UDP)
+		l4 = off + (uint32_t)(frame[off] & 0x0F) * 4;
+	else if (type == DROCE_ETHERTYPE_IPV6 && len >= off + 40 &&
+		 frame[off + 6] == DROCE_IPPROTO_UDP)
+		l4 = off + 40;
+	else
+		return -1;
+	if (len < l4 + sizeof(struct droce_udp_hdr) + 1 ||
+	    droce_get_be16(frame + l4 + 2) != DROCE_ROCEV2_UDP_PORT)
+		return -1;
+	return frame[l4 + sizeof(struct droce_udp_hdr)];
+}

@@ -9,9 +9,12 @@
 
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_mbuf.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include "droce_opcode.h"
+#include "droce_rt_classify.h"
 #include "droce_rt_priv.h"
 
 static int
@@ -97,6 +100,44 @@ droce_rt_poll(struct droce_rt *rt)
 	if (rt->started)
 		return 0;
 	return droce_rt_iter(rt);
+}
+
+/* Whether every frame of the shard's Tx batch is an RC ACK (IBTA 9.7.5: what a responder owes
+ * for requests it executed, which may wait a little, not a response that carries data). */
+static bool
+tx_only_acks(const struct droce_rt_shard *s)
+{
+	const struct rte_mbuf *m;
+	unsigned int i;
+
+	for (i = 0; i < s->ntx; i++) {
+		m = s->txb[i];
+		if (droce_rt_frame_opcode(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) !=
+		    DROCE_OP_RC_ACKNOWLEDGE)
+			return false;
+	}
+	return true;
+}
+
+unsigned int
+droce_rt_poll_hold(struct droce_rt *rt, bool acks_only, unsigned int *held)
+{
+	struct droce_rt_shard *s;
+	unsigned int work, i;
+
+	*held = 0;
+	if (rt->started)
+		return 0;
+	rt->hold_tail = true;
+	work = droce_rt_iter(rt);
+	rt->hold_tail = false;
+	for (i = 0; i < rt->nb_shards; i++) {
+		s = &rt->sh[i];
+		if (s->ntx != 0 && acks_only && !tx_only_acks(s))
+			work += droce_rt_flush(s);
+		*held += s->ntx;
+	}
+	return work;
 }
 
 unsigned int

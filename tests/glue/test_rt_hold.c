@@ -2,7 +2,8 @@
 /*
  * Inline droce_rt_run_until() holds an iteration's frames (the ACKs of what arrived) until the
  * next iteration, which sends them in one burst with what the application posted in answer;
- * nothing stays held once run_until returns. Two RC QPs of one device play WRITE ping-pong over
+ * nothing stays held once run_until returns. droce_rt_poll_hold() (the verbs shim's) holds
+ * them one iteration at a time, and with acks_only never holds anything but ACKs. Two RC QPs of one device play WRITE ping-pong over
  * a net_ring port, which loops every frame it sends back to its own Rx queue.
  * EAL starts once per process: the case runs in a child (glue_child.h).
  */
@@ -93,7 +94,7 @@ connect_qp(struct droce_qp *qp, uint32_t dqpn, const uint8_t gid[16], unsigned i
 		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
 		.min_rnr_timer = 1, .max_dest_rd_atomic = 1,
 	};
-	int rc = droce_qp_init(qp, DROCE_ACCESS_REMOTE_WRITE, 0);
+	int rc = droce_qp_init(qp, DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ, 0);
 
 	if (rc != 0)
 		return rc;
@@ -135,7 +136,8 @@ setup(struct droce_rt *rt, struct game *g, uint8_t *mem)
 	for (i = 0; i < 2; i++) {
 		g->s[i].buf = mem + i * 2 * SLOT;
 		g->s[i].mr = droce_mr_reg(pd, g->s[i].buf, 2 * SLOT,
-					  DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE, &e);
+					  DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+					  DROCE_ACCESS_REMOTE_READ, &e);
 		if (g->s[i].mr == NULL)
 			return -e;
 		g->s[i].qp = droce_qp_create(pd, &ia, &e);
@@ -235,4 +237,136 @@ test_run_until_holds_acks(void)
 	CU_ASSERT(s.tx_bursts > 0 && s.tx_pkts * 10 >= s.tx_bursts * 18);
 }
 
-DROCE_TEST_MAIN("rt_hold", DROCE_TEST(test_run_until_holds_acks))
+/* droce_rt_poll_hold, step by step: what each iteration held and sent. */
+enum { PH_STEPS = 6 };
+struct ph_seen {
+	int open_rc, setup_rc, post_rc;
+	char err[256];
+	unsigned int held[PH_STEPS];
+	uint64_t sent[PH_STEPS], bursts[PH_STEPS];
+	bool placed[PH_STEPS];
+};
+
+static int
+post_read(struct game *g, unsigned int from)
+{
+	struct side *me = &g->s[from], *peer = &g->s[1 - from];
+	struct droce_sge sge = { .addr = (uintptr_t)(me->buf + SLOT), .length = 8,
+				 .lkey = droce_mr_lkey(me->mr) };
+	struct droce_send_wr wr = { .wr_id = 99, .sg_list = &sge, .num_sge = 1,
+				    .opcode = DROCE_WR_RDMA_READ,
+				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)peer->buf;
+	wr.wr.rdma.rkey = droce_mr_rkey(peer->mr);
+	return droce_post_send(me->qp, &wr, &bad);
+}
+
+static void
+ph_step(struct droce_rt *rt, struct ph_seen *s, unsigned int k, int hold, bool placed)
+{
+	uint64_t before[3], after[3];
+
+	counters(rt, before);
+	if (hold < 0)
+		droce_rt_poll(rt);
+	else
+		droce_rt_poll_hold(rt, hold == 1, &s->held[k]);
+	counters(rt, after);
+	s->sent[k] = after[0] - before[0];
+	s->bursts[k] = after[1] - before[1];
+	s->placed[k] = placed;
+}
+
+static void
+child_poll_hold(void *out, const void *arg)
+{
+	struct ph_seen *s = out;
+	static uint8_t mem[4 * SLOT] __attribute__((aligned(64)));
+	struct droce_rt_config c;
+	struct droce_wc wc[8];
+	struct droce_rt *rt;
+	struct game g;
+	int i;
+
+	(void)arg;
+	droce_rt_config_defaults(&c);
+	if (droce_rt_config_set(&c, "ipv4", "198.18.0.1/24", s->err, sizeof(s->err)) != 0 ||
+	    droce_rt_config_set(&c, "eal", "--no-huge -m 128 --no-pci", s->err,
+				sizeof(s->err)) != 0) {
+		s->open_rc = -EINVAL;
+		return;
+	}
+	c.mbufs = 4095;
+	snprintf(c.vdev, sizeof(c.vdev), "net_ring0");
+	rt = droce_rt_open_config(&c, "test_rt_hold", s->err, sizeof(s->err));
+	s->open_rc = rt != NULL ? 0 : -1;
+	if (rt == NULL)
+		return;
+	memset(&g, 0, sizeof(g));
+	s->setup_rc = setup(rt, &g, mem);
+	if (s->setup_rc != 0) {
+		droce_rt_close(rt);
+		return;
+	}
+	droce_rt_run_until(rt, never, NULL, 50);
+	/* 0: side 0's WRITE leaves before Rx, comes back, is placed; its ACK is held */
+	s->post_rc |= post_write(&g, 0, 0);
+	ph_step(rt, s, 0, 0, false);
+	s->placed[0] = g.s[1].buf[7] == 1;
+	/* 1: side 1's answer leaves with that ACK, one burst; the answer's own ACK is held */
+	s->post_rc |= post_write(&g, 1, 0);
+	ph_step(rt, s, 1, 0, g.s[0].buf[7] == 1);
+	s->placed[1] = g.s[0].buf[7] == 1;
+	/* 2: a plain iteration sends what is held */
+	ph_step(rt, s, 2, -1, true);
+	/* 3: acks_only, a READ: its response (data, not an ACK) is never held */
+	s->post_rc |= post_read(&g, 0);
+	ph_step(rt, s, 3, 1, true);
+	for (i = 0; i < 100; i++)
+		droce_rt_poll(rt);
+	/* 4: without acks_only the READ response would wait */
+	s->post_rc |= post_read(&g, 0);
+	ph_step(rt, s, 4, 0, true);
+	/* 5: acks_only, a WRITE: its ACK is held */
+	s->post_rc |= post_write(&g, 0, 1);
+	ph_step(rt, s, 5, 1, true);
+	s->placed[5] = g.s[1].buf[7] == 2;
+	for (i = 0; i < 100; i++)
+		droce_rt_poll(rt);
+	while (droce_cq_poll(g.cq, 8, wc) > 0)
+		;
+	droce_rt_close(rt);
+}
+
+static void
+test_poll_hold(void)
+{
+	struct ph_seen s;
+	unsigned int k;
+
+	CU_ASSERT_EQUAL_FATAL(glue_in_child(child_poll_hold, NULL, &s, sizeof(s), 30), 0);
+	if (s.open_rc != 0 || s.setup_rc != 0)
+		fprintf(stderr, "open %d setup %d: %s\n", s.open_rc, s.setup_rc, s.err);
+	CU_ASSERT_EQUAL_FATAL(s.open_rc, 0);
+	CU_ASSERT_EQUAL_FATAL(s.setup_rc, 0);
+	CU_ASSERT_EQUAL(s.post_rc, 0);
+	for (k = 0; k < PH_STEPS; k++)
+		fprintf(stderr, "step %u: held %u, sent %llu in %llu bursts, placed %d\n", k,
+			s.held[k], (unsigned long long)s.sent[k], (unsigned long long)s.bursts[k],
+			s.placed[k]);
+	/* 0: the WRITE went out alone and was placed; its ACK waits */
+	CU_ASSERT(s.sent[0] == 1 && s.bursts[0] == 1 && s.held[0] == 1 && s.placed[0]);
+	/* 1: held ACK + answer in one burst; the answer placed, its ACK waits */
+	CU_ASSERT(s.sent[1] == 2 && s.bursts[1] == 1 && s.held[1] == 1 && s.placed[1]);
+	/* 2: droce_rt_poll sends it */
+	CU_ASSERT(s.sent[2] == 1 && s.held[2] == 0);
+	/* 3: acks_only: READ request and its response both left, nothing held */
+	CU_ASSERT(s.sent[3] == 2 && s.held[3] == 0);
+	/* 4: all frames held: the response waits */
+	CU_ASSERT(s.sent[4] == 1 && s.held[4] == 1);
+	/* 5: acks_only holds a WRITE's ACK (the READ response of step 4 left first) */
+	CU_ASSERT(s.sent[5] == 2 && s.held[5] == 1 && s.placed[5]);
+}
+
+DROCE_TEST_MAIN("rt_hold", DROCE_TEST(test_run_until_holds_acks), DROCE_TEST(test_poll_hold))
