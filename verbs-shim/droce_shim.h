@@ -158,10 +158,13 @@ int droce_shim_post_async(struct ibv_context *context, const struct ibv_async_ev
 struct droce_rt;
 struct droce_rt *droce_shim_rt(const struct droce_shim_dev *d);
 /* Run fn where the engine lives (any thread); _send also moves the loop once at once, for
- * verbs that queue work (posts). progress: one loop iteration for a poller (shared model). */
+ * verbs that queue work (posts). progress: one loop iteration for a poller (shared model);
+ * these three leave the iteration's ACKs for the next verb's burst (shim_engine.c). flush:
+ * one iteration that sends everything. */
 int droce_shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 int droce_shim_call_send(int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 void droce_shim_progress(void);
+void droce_shim_flush(void);
 int droce_shim_resolve(struct droce_av *av);
 
 /* shim_ah.c: an ibv_ah_attr's GRH as an engine address vector (0 or -EINVAL) */

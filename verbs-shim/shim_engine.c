@@ -35,8 +35,12 @@
 enum {
 	/* A verb drove the loop this recently: the application is in a poll loop and the
 	 * progress thread keeps away, for twice as long each time it finds it still there
-	 * (every wake-up takes the CPU from the application when they share it). */
-	SHIM_APP_ACTIVE_NS = 5 * 1000,
+	 * (every wake-up takes the CPU from the application when they share it). Longer than
+	 * a wake-up itself, which on a VM takes several microseconds from the application it
+	 * preempts: at 5 us the thread took its own wake-up for the application's absence
+	 * and kept polling. */
+	SHIM_APP_ACTIVE_NS = 50 * 1000,
+	SHIM_APP_NAP_MIN_NS = 5 * 1000,
 	SHIM_APP_NAP_MAX_NS = 1000 * 1000,
 	/* An idle progress thread naps this long (the application may spin on memory and
 	 * wait for us: short naps, each a cheap wake-up that preempts it)... */
@@ -44,6 +48,12 @@ enum {
 	/* At real-time priority a wake-up preempts at once, but each costs the CPU a few
 	 * microseconds the application does not get: longer naps. */
 	SHIM_RT_NAP_NS = 20 * 1000,
+	/* Frames a verb's iteration held for the application's answer leave this late at
+	 * most (the progress thread sends them when no verb has). */
+	SHIM_HOLD_NS = 10 * 1000,
+	/* ...and the progress thread holds ACKs only for an application that used verbs
+	 * this recently (it may answer them). */
+	SHIM_HOLD_APP_NS = 1000 * 1000,
 	/* After work it keeps polling this long: traffic comes in bursts. */
 	SHIM_SPIN_NS = 50 * 1000,
 	/* ...and after this many empty rounds, longer ones (nothing moves: save the CPU). */
@@ -68,6 +78,8 @@ static pid_t shim_rt_pid;	/* the process that opened it (a forked child must not
 static uint32_t eng_lock;	/* 1 while a thread drives the runtime */
 static uint32_t eng_waiting;	/* verbs spinning for the lock: the progress thread yields */
 static uint64_t eng_app_ns;	/* when a verb last drove the loop (runtime clock) */
+static uint64_t eng_held_ns;	/* when that left frames held for the next iteration; 0 none */
+static int eng_app_cpu = -1;	/* the CPU that verb ran on (the progress thread follows it) */
 static bool prog_running;
 static uint32_t prog_stop;
 static pthread_t prog_tid;
@@ -115,14 +127,31 @@ eng_thread_can_poll(void)
 	return eng_thread_ok > 0;
 }
 
-/* One loop iteration on behalf of the application (engine lock held). */
+/*
+ * One loop iteration on behalf of the application (engine lock held). Its ACKs wait in the Tx
+ * batch for the next iteration, which sends them first: an application answering what it
+ * just polled (ib_write_lat: the peer's WRITE arrives while it polls for its own completion,
+ * and it answers at once) sends the ACK and the answer in one burst, so the peer, polling its
+ * CQ, gets its completion and the answer together and answers in turn without leaving the
+ * verbs for a spin on memory that only the progress thread could end. The progress thread
+ * sends what is held when no verb has for SHIM_HOLD_NS. hold false: send everything now.
+ */
 static void
-eng_app_poll(void)
+eng_app_poll(bool hold)
 {
+	unsigned int held = 0;
+	uint64_t now;
+
 	if (!eng_thread_can_poll())
 		return;
-	droce_rt_poll(shim_rt);
-	__atomic_store_n(&eng_app_ns, droce_rt_now(shim_rt), __ATOMIC_RELAXED);
+	if (hold)
+		droce_rt_poll_hold(shim_rt, false, &held);
+	else
+		droce_rt_poll(shim_rt);
+	now = droce_rt_now(shim_rt);
+	__atomic_store_n(&eng_held_ns, held != 0 ? now : 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&eng_app_ns, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&eng_app_cpu, sched_getcpu(), __ATOMIC_RELAXED);
 }
 
 static void
@@ -152,14 +181,48 @@ prog_priority(void)
 	return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
 }
 
+/*
+ * While the application uses verbs, the progress thread runs on the CPU of the thread that last
+ * drove the loop. A wake-up then preempts only its own application, which, when it needs us,
+ * spins on memory and can do nothing else; left to float, it lands on the CPU of another
+ * process's application (two programs on one 2-CPU host) and takes a few microseconds from it
+ * at every wake-up: that program falls behind, spins on memory in turn, and both end up
+ * waiting on progress threads (ib_write_lat ~34 us round trips instead of ~1.3). An
+ * application that has not used verbs for SHIM_HOLD_APP_NS (a passive server, one asleep) is
+ * not followed: the thread floats again, to whichever CPU is free. A system call only when
+ * the CPU changes.
+ */
+static void
+prog_follow(int *cpu, uint64_t now, const cpu_set_t *all)
+{
+	int app = __atomic_load_n(&eng_app_cpu, __ATOMIC_RELAXED);
+	cpu_set_t one;
+
+	if (now - __atomic_load_n(&eng_app_ns, __ATOMIC_RELAXED) >= SHIM_HOLD_APP_NS)
+		app = -1;
+	if (app == *cpu || app >= CPU_SETSIZE || (app >= 0 && !CPU_ISSET(app, all)))
+		return;
+	if (app < 0) {
+		pthread_setaffinity_np(pthread_self(), sizeof(*all), all);
+	} else {
+		CPU_ZERO(&one);
+		CPU_SET(app, &one);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0)
+			return;
+	}
+	*cpu = app;
+}
+
 static void *
 prog_thread(void *arg)
 {
-	unsigned int idle = 0, work;
-	uint64_t now, last_work = 0, spin_ns;
+	unsigned int idle = 0, work, nheld;
+	uint64_t now, last_work = 0, spin_ns, held;
+	int cpu = -1;	/* the CPU it is pinned to; -1 floating */
+	cpu_set_t all;
 	long nap;
 	bool rt;
-	long app_nap = SHIM_APP_ACTIVE_NS;
+	long app_nap = SHIM_APP_NAP_MIN_NS;
 
 	(void)arg;
 	if (!eng_thread_can_poll())
@@ -171,24 +234,57 @@ prog_thread(void *arg)
 	rt = prog_priority();
 	spin_ns = rt ? 0 : SHIM_SPIN_NS;
 	nap = rt ? SHIM_RT_NAP_NS : SHIM_NAP_NS;
+	if (pthread_getaffinity_np(pthread_self(), sizeof(all), &all) != 0)
+		cpu = CPU_SETSIZE;	/* not known: never moved */
 	while (!__atomic_load_n(&prog_stop, __ATOMIC_ACQUIRE)) {
+		if (cpu != CPU_SETSIZE)
+			prog_follow(&cpu, droce_rt_now(shim_rt), &all);
 		if (__atomic_load_n(&eng_waiting, __ATOMIC_RELAXED) != 0) {
 			prog_nap(nap);	/* a verb waits: maybe on our CPU */
 			continue;
 		}
 		now = droce_rt_now(shim_rt);
+		held = __atomic_load_n(&eng_held_ns, __ATOMIC_RELAXED);
+		if (held != 0 && now - held >= SHIM_HOLD_NS &&
+		    !__atomic_exchange_n(&eng_lock, 1, __ATOMIC_ACQUIRE)) {
+			/* no verb sent what one held: send it, whatever the application does */
+			if (__atomic_load_n(&eng_held_ns, __ATOMIC_RELAXED) == held) {
+				droce_rt_poll(shim_rt);
+				__atomic_store_n(&eng_held_ns, 0, __ATOMIC_RELAXED);
+			}
+			eng_leave();
+			continue;
+		}
 		if (now - __atomic_load_n(&eng_app_ns, __ATOMIC_RELAXED) < SHIM_APP_ACTIVE_NS) {
 			idle = 0;
-			prog_nap(app_nap);
+			/* not past what a verb holds */
+			prog_nap(held != 0 && app_nap > SHIM_HOLD_NS ? SHIM_HOLD_NS : app_nap);
 			if (app_nap < SHIM_APP_NAP_MAX_NS)
 				app_nap *= 2;
 			continue;
 		}
-		app_nap = SHIM_APP_ACTIVE_NS;
+		app_nap = SHIM_APP_NAP_MIN_NS;
 		work = 0;
+		nheld = 0;
 		if (!__atomic_exchange_n(&eng_lock, 1, __ATOMIC_ACQUIRE)) {
-			work = droce_rt_poll(shim_rt);
+			/* ACKs held too while the application uses verbs: spinning on memory
+			 * for what this placed, it answers in one burst with our ACK, and its
+			 * peer, polling for the ACK, gets both at once (back to the
+			 * verbs-driven rhythm above). A passive side (ib_write_bw's server)
+			 * is not held up: its loop runs on. */
+			if (now - __atomic_load_n(&eng_app_ns, __ATOMIC_RELAXED) < SHIM_HOLD_APP_NS)
+				work = droce_rt_poll_hold(shim_rt, true, &nheld);
+			else
+				work = droce_rt_poll(shim_rt);
+			__atomic_store_n(&eng_held_ns, nheld != 0 ? now : 0, __ATOMIC_RELAXED);
 			eng_leave();
+		}
+		if (nheld != 0) {
+			idle = 0;
+			last_work = now;
+			droce_shim_events_kick();
+			prog_nap(SHIM_HOLD_NS);	/* the application's turn, maybe on this CPU */
+			continue;
 		}
 		if (work != 0) {
 			idle = 0;
@@ -370,7 +466,7 @@ shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg, bool send)
 	eng_enter();
 	rc = fn(shim_rt, arg);
 	if (send)
-		eng_app_poll();
+		eng_app_poll(true);
 	eng_leave();
 	return rc;
 }
@@ -393,7 +489,17 @@ droce_shim_progress(void)
 	if (shim_rt == NULL || shim_rt_lcore)
 		return;
 	eng_enter();
-	eng_app_poll();
+	eng_app_poll(true);
+	eng_leave();
+}
+
+void
+droce_shim_flush(void)
+{
+	if (shim_rt == NULL || shim_rt_lcore)
+		return;
+	eng_enter();
+	eng_app_poll(false);
 	eng_leave();
 }
 

@@ -152,7 +152,7 @@ ibv_destroy_qp(struct ibv_qp *qp)
 	struct shim_qp_req r = { .qp = q->eqp };
 	int rc;
 
-	droce_shim_progress();	/* what the QP owes the peer (its last ACK) leaves first */
+	droce_shim_flush();	/* what the QP owes the peer (its last ACK) leaves first */
 	rc = droce_shim_call(shim_qp_destroy_fn, &r);
 	if (rc != 0)
 		return droce_shim_fail(-rc);
