@@ -165,6 +165,10 @@ int droce_shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 int droce_shim_call_send(int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 void droce_shim_progress(void);
 void droce_shim_flush(void);
+/* fn where the engine lives, run by the next thread that drives the loop (or, after 2 ms
+ * without one, by the caller): for background threads, which must not hold the engine
+ * lock where they can be preempted for long (shim_engine.c). */
+int droce_shim_call_deferred(int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 int droce_shim_resolve(struct droce_av *av);
 
 /* shim_ah.c: an ibv_ah_attr's GRH as an engine address vector (0 or -EINVAL) */

@@ -52,8 +52,15 @@ enum {
 	 * most (the progress thread sends them when no verb has). */
 	SHIM_HOLD_NS = 10 * 1000,
 	/* ...and the progress thread holds ACKs only for an application that used verbs
-	 * this recently (it may answer them). */
+	 * this recently (it may answer them). While it does, the thread checks for held
+	 * ACKs it stopped sending at least this often (a shorter nap would wake it, and
+	 * preempt the application, at every iteration of a receiver's poll loop). */
 	SHIM_HOLD_APP_NS = 1000 * 1000,
+	SHIM_HOLD_CHECK_NS = 100 * 1000,
+	/* A deferred call runs in the next loop iteration anyone drives; after this long
+	 * without one, its caller runs it (droce_shim_call_deferred). */
+	SHIM_DEFER_NS = 2 * 1000 * 1000,
+	SHIM_DEFER_NAP_NS = 20 * 1000,
 	/* After work it keeps polling this long: traffic comes in bursts. */
 	SHIM_SPIN_NS = 50 * 1000,
 	/* ...and after this many empty rounds, longer ones (nothing moves: save the CPU). */
@@ -80,6 +87,15 @@ static uint32_t eng_waiting;	/* verbs spinning for the lock: the progress thread
 static uint64_t eng_app_ns;	/* when a verb last drove the loop (runtime clock) */
 static uint64_t eng_held_ns;	/* when that left frames held for the next iteration; 0 none */
 static int eng_app_cpu = -1;	/* the CPU that verb ran on (the progress thread follows it) */
+
+/* A call for whichever thread drives the loop next (droce_shim_call_deferred). */
+struct shim_deferred {
+	int (*fn)(struct droce_rt *rt, void *arg);
+	void *arg;
+	int rc;
+	uint32_t done;
+};
+static struct shim_deferred *eng_deferred;
 static bool prog_running;
 static uint32_t prog_stop;
 static pthread_t prog_tid;
@@ -128,14 +144,30 @@ eng_thread_can_poll(void)
 }
 
 /*
- * One loop iteration on behalf of the application (engine lock held). Its ACKs wait in the Tx
- * batch for the next iteration, which sends them first: an application answering what it
- * just polled (ib_write_lat: the peer's WRITE arrives while it polls for its own completion,
- * and it answers at once) sends the ACK and the answer in one burst, so the peer, polling its
- * CQ, gets its completion and the answer together and answers in turn without leaving the
- * verbs for a spin on memory that only the progress thread could end. The progress thread
- * sends what is held when no verb has for SHIM_HOLD_NS. hold false: send everything now.
+ * One loop iteration on behalf of the application (engine lock held). Its ACKs (only ACKs:
+ * data never waits) stay in the Tx batch for the next iteration, which sends them first: an
+ * application answering what it just polled (ib_write_lat: the peer's WRITE arrives while it
+ * polls for its own completion, and it answers at once) sends the ACK and the answer in one
+ * burst, so the peer, polling its CQ, gets its completion and the answer together and
+ * answers in turn without leaving the verbs for a spin on memory that only the progress
+ * thread could end. The progress thread sends what is held when no verb has for
+ * SHIM_HOLD_NS. hold false: send everything now.
  */
+/* Engine lock held: run the deferred call, if one waits. */
+static inline void
+eng_run_deferred(void)
+{
+	struct shim_deferred *d;
+
+	if (__atomic_load_n(&eng_deferred, __ATOMIC_RELAXED) == NULL)
+		return;
+	d = __atomic_exchange_n(&eng_deferred, NULL, __ATOMIC_ACQUIRE);
+	if (d == NULL)
+		return;
+	d->rc = d->fn(shim_rt, d->arg);
+	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
+}
+
 static void
 eng_app_poll(bool hold)
 {
@@ -145,13 +177,14 @@ eng_app_poll(bool hold)
 	if (!eng_thread_can_poll())
 		return;
 	if (hold)
-		droce_rt_poll_hold(shim_rt, false, &held);
+		droce_rt_poll_hold(shim_rt, true, &held);
 	else
 		droce_rt_poll(shim_rt);
 	now = droce_rt_now(shim_rt);
 	__atomic_store_n(&eng_held_ns, held != 0 ? now : 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&eng_app_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&eng_app_cpu, sched_getcpu(), __ATOMIC_RELAXED);
+	eng_run_deferred();
 }
 
 static void
@@ -169,16 +202,30 @@ prog_nap(long ns)
  * never spins (it would keep the application from the CPU): it naps whenever a round finds
  * nothing, and the kernel's real-time throttling bounds it anyway. Without the privilege
  * (CAP_SYS_NICE) it stays a normal thread; DROCE_SHIM_RT=0 keeps it one.
+ *
+ * Only while the application uses verbs (within SHIM_HOLD_APP_NS): for a passive side (a
+ * server that sleeps while its peer WRITEs) the thread polls flat out, and as a real-time
+ * thread it stays on the CPU it woke on (the kernel does not move a waking real-time thread
+ * off a CPU that runs a normal one) even when that is where the peer's application runs:
+ * that program got the CPU only while we napped (ib_write_bw 7-15 Gbit/s instead of ~50). As
+ * a normal thread the scheduler spreads the two.
  */
 static bool
-prog_priority(void)
+prog_rt_allowed(void)
 {
-	struct sched_param sp = { .sched_priority = 1 };
 	const char *v = getenv("DROCE_SHIM_RT");
 
-	if (v != NULL && strcmp(v, "0") == 0)
-		return false;
-	return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+	return v == NULL || strcmp(v, "0") != 0;
+}
+
+/* Real-time (SCHED_FIFO 1) or normal; false when the system refuses real-time. */
+static bool
+prog_priority(bool rt)
+{
+	struct sched_param sp = { .sched_priority = rt ? 1 : 0 };
+
+	return pthread_setschedparam(pthread_self(), rt ? SCHED_FIFO : SCHED_OTHER, &sp) == 0 &&
+	       rt;
 }
 
 /*
@@ -221,7 +268,7 @@ prog_thread(void *arg)
 	int cpu = -1;	/* the CPU it is pinned to; -1 floating */
 	cpu_set_t all;
 	long nap;
-	bool rt;
+	bool rt, rt_ok, engaged;
 	long app_nap = SHIM_APP_NAP_MIN_NS;
 
 	(void)arg;
@@ -231,14 +278,21 @@ prog_thread(void *arg)
 			rte_strerror(rte_errno));
 	/* naps are a few microseconds: keep the kernel's 50 us timer slack off them */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	rt = prog_priority();
-	spin_ns = rt ? 0 : SHIM_SPIN_NS;
-	nap = rt ? SHIM_RT_NAP_NS : SHIM_NAP_NS;
+	rt_ok = prog_rt_allowed();
+	rt = false;
 	if (pthread_getaffinity_np(pthread_self(), sizeof(all), &all) != 0)
 		cpu = CPU_SETSIZE;	/* not known: never moved */
 	while (!__atomic_load_n(&prog_stop, __ATOMIC_ACQUIRE)) {
+		now = droce_rt_now(shim_rt);
+		engaged = now - __atomic_load_n(&eng_app_ns, __ATOMIC_RELAXED) < SHIM_HOLD_APP_NS;
+		if (rt_ok && engaged != rt) {
+			rt = prog_priority(engaged);
+			rt_ok = rt || !engaged;	/* refused: stay a normal thread */
+		}
+		spin_ns = rt ? 0 : SHIM_SPIN_NS;
+		nap = rt ? SHIM_RT_NAP_NS : SHIM_NAP_NS;
 		if (cpu != CPU_SETSIZE)
-			prog_follow(&cpu, droce_rt_now(shim_rt), &all);
+			prog_follow(&cpu, now, &all);
 		if (__atomic_load_n(&eng_waiting, __ATOMIC_RELAXED) != 0) {
 			prog_nap(nap);	/* a verb waits: maybe on our CPU */
 			continue;
@@ -252,13 +306,16 @@ prog_thread(void *arg)
 				droce_rt_poll(shim_rt);
 				__atomic_store_n(&eng_held_ns, 0, __ATOMIC_RELAXED);
 			}
+			eng_run_deferred();
 			eng_leave();
 			continue;
 		}
 		if (now - __atomic_load_n(&eng_app_ns, __ATOMIC_RELAXED) < SHIM_APP_ACTIVE_NS) {
 			idle = 0;
-			/* not past what a verb holds */
-			prog_nap(held != 0 && app_nap > SHIM_HOLD_NS ? SHIM_HOLD_NS : app_nap);
+			/* the application's next verb sends what it holds; if it went quiet,
+			 * we do, at most SHIM_HOLD_CHECK_NS late */
+			prog_nap(held != 0 && app_nap > SHIM_HOLD_CHECK_NS ? SHIM_HOLD_CHECK_NS :
+				 app_nap);
 			if (app_nap < SHIM_APP_NAP_MAX_NS)
 				app_nap *= 2;
 			continue;
@@ -277,6 +334,7 @@ prog_thread(void *arg)
 			else
 				work = droce_rt_poll(shim_rt);
 			__atomic_store_n(&eng_held_ns, nheld != 0 ? now : 0, __ATOMIC_RELAXED);
+			eng_run_deferred();
 			eng_leave();
 		}
 		if (nheld != 0) {
@@ -481,6 +539,45 @@ int
 droce_shim_call_send(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
 {
 	return shim_call(fn, arg, true);
+}
+
+/*
+ * fn under the engine lock, run by whichever thread drives the loop next (a verb, the progress
+ * thread); after SHIM_DEFER_NS without one, by the caller itself. For the event watcher: a
+ * thread that takes the engine lock can be preempted holding it, and one woken every
+ * millisecond, on a CPU a busy real-time thread holds, stalled the application's verbs for
+ * half a millisecond a time (ib_write_bw at half its rate: the application waited on the lock
+ * 70 000 times in 3 s).
+ */
+int
+droce_shim_call_deferred(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
+{
+	struct shim_deferred d = { .fn = fn, .arg = arg }, *mine;
+	uint64_t start;
+
+	if (shim_rt == NULL || shim_rt_lcore)
+		return shim_call(fn, arg, false);
+	start = droce_rt_now(shim_rt);
+	mine = NULL;
+	/* one slot, one user (the watcher); another caller waits its turn */
+	while (!__atomic_compare_exchange_n(&eng_deferred, &mine, &d, false, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED)) {
+		mine = NULL;
+		prog_nap(SHIM_DEFER_NAP_NS);
+	}
+	while (!__atomic_load_n(&d.done, __ATOMIC_ACQUIRE)) {
+		if (droce_rt_now(shim_rt) - start >= SHIM_DEFER_NS) {
+			mine = &d;
+			if (__atomic_compare_exchange_n(&eng_deferred, &mine, NULL, false,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+				/* nobody drives the loop: the lock is free, take it */
+				return shim_call(fn, arg, false);
+			}
+			/* a driver took it and is running it now */
+		}
+		prog_nap(SHIM_DEFER_NAP_NS);
+	}
+	return d.rc;
 }
 
 void

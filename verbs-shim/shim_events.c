@@ -268,7 +268,7 @@ shim_ev_thread(void *arg)
 		ev_busy = true;
 		pthread_mutex_unlock(&ev_lock);
 
-		if (droce_shim_call(shim_ev_round_fn, &r) != 0)
+		if (droce_shim_call_deferred(shim_ev_round_fn, &r) != 0)
 			r.n = r.nasync = 0;
 
 		pthread_mutex_lock(&ev_lock);
