@@ -115,6 +115,9 @@ sp50=$(get shim_perf_lat_p50)
 sp99=$(get shim_perf_lat_p99)
 sbw=$(get shim_bw)
 spbw=$(get shim_perf_bw)
+si50=$(get shim_perf_inline_lat_p50)
+si99=$(get shim_perf_inline_lat_p99)
+sibw=$(get shim_perf_inline_bw)
 ert=$(get engine_rtt_ns)
 ebw=$(get engine_gbps)
 ecp=$(get engine_memcpy_gbps)
@@ -123,8 +126,9 @@ emr=$(get engine_mmsg)
 r_lat=$(ratio "$lat50" "$raw50")
 r_tcp=$(ratio "$tcp50" "$lat50" "%.1f")
 r_bw=$(pct "$mbw" "$rpay")
-r_shim_lat=$(ratio "$s50" "$sp50")
-r_shim_bw=$(pct "$sbw" "$spbw")
+# the shim's goals against droce-perf at its best (inline), measured beside it in bench-shim
+r_shim_lat=$(ratio "$s50" "$si50")
+r_shim_bw=$(pct "$sbw" "$sibw")
 
 echo
 echo "$ME: $(nproc) CPUs ($CPU_MODEL), load average $LOAD0 at $START UTC," \
@@ -160,16 +164,16 @@ row "    2 shards a side, client on 2 poll lcores" "$(num "$sh2l" %.3f)" "" \
 	"x$(ratio "$sh2l" "$sh1") 1 shard" ""
 row "verbs shim (droce-run, lcores 0,1 both sides)" "p50 us" "p99 us" "" ""
 row "  ib_write_lat 8 B (2 x t_typical, 2 x 99%)" "$(num "$s50")" "$(num "$s99")" \
-	"x$r_shim_lat droce-perf" "<= 1.1x: $(goal "$r_shim_lat" "<=" 1.1)"
-row "  droce-perf write lat 8 B, same link" "$(num "$sp50")" "$(num "$sp99")" "" ""
-row "  droce-perf write lat 8 B, inline (above)" "$(num "$lat50")" "$(num "$lat99")" \
-	"shim x$(ratio "$s50" "$lat50")" ""
+	"x$r_shim_lat droce-perf inline" "<= 1.1x: $(goal "$r_shim_lat" "<=" 1.1)"
+row "  droce-perf write lat 8 B, inline (bench-shim)" "$(num "$si50")" "$(num "$si99")" "" ""
+row "  droce-perf write lat 8 B, same link as the shim" "$(num "$sp50")" "$(num "$sp99")" \
+	"shim x$(ratio "$s50" "$sp50")" ""
 row "" "Gbit/s" "" "" ""
-row "  ib_write_bw 64 KiB (BW average)" "$(num "$sbw" %.3f)" "" "$r_shim_bw % of droce-perf" \
-	">= 90 %: $(goal "$r_shim_bw" ">=" 90)"
-row "  droce-perf write bw 64 KiB, same link" "$(num "$spbw" %.3f)" "" "" ""
-row "  droce-perf write bw 64 KiB, inline (above)" "$(num "$mbw" %.3f)" "" \
-	"shim $(pct "$sbw" "$mbw") %" ""
+row "  ib_write_bw 64 KiB (BW average)" "$(num "$sbw" %.3f)" "" \
+	"$r_shim_bw % of droce-perf inline" ">= 90 %: $(goal "$r_shim_bw" ">=" 90)"
+row "  droce-perf write bw 64 KiB, inline (bench-shim)" "$(num "$sibw" %.3f)" "" "" ""
+row "  droce-perf write bw 64 KiB, same link as the shim" "$(num "$spbw" %.3f)" "" \
+	"shim $(pct "$sbw" "$spbw") %" ""
 row "engine alone, no PMD (droce-bench-engine)" "" "" "" ""
 lat_ns=$(awk -v v="${lat50:-}" 'BEGIN { if (v != "" && v != "-") print v * 1000 }')
 row "  8 B WRITE round trip, both sides, ns" "$(num "$ert" %.1f)" "" \
