@@ -593,24 +593,26 @@ droce_shim_call_deferred(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
 	return d.rc;
 }
 
-void
-droce_shim_progress(void)
+static void
+shim_poll_once(bool hold)
 {
 	if (shim_rt == NULL || shim_rt_lcore)
 		return;
 	eng_enter();
-	eng_app_poll(true);
+	eng_app_poll(hold);
 	eng_leave();
+}
+
+void
+droce_shim_progress(void)
+{
+	shim_poll_once(true);
 }
 
 void
 droce_shim_flush(void)
 {
-	if (shim_rt == NULL || shim_rt_lcore)
-		return;
-	eng_enter();
-	eng_app_poll(false);
-	eng_leave();
+	shim_poll_once(false);
 }
 
 /* DROCE_SHIM_DEBUG: the runtime's non-zero counters, to tell a dead link from a lost reply. */

@@ -167,38 +167,49 @@ counters(struct droce_rt *rt, uint64_t v[3])
 	droce_rt_counter(rt, "dev.sent_pkts", &v[2]);
 }
 
+/* The runtime on a looped-back net_ring port and the game's two QPs, start-up frames (the
+ * gratuitous ARP) gone and back; NULL with *open_rc / *setup_rc and err saying why. */
+static struct droce_rt *
+open_game(struct game *g, uint8_t *mem, int *open_rc, int *setup_rc, char *err, size_t errlen)
+{
+	struct droce_rt_config c;
+	struct droce_rt *rt;
+
+	droce_rt_config_defaults(&c);
+	if (droce_rt_config_set(&c, "ipv4", "198.18.0.1/24", err, errlen) != 0 ||
+	    droce_rt_config_set(&c, "eal", "--no-huge -m 128 --no-pci", err, errlen) != 0) {
+		*open_rc = -EINVAL;
+		return NULL;
+	}
+	c.mbufs = 4095;
+	snprintf(c.vdev, sizeof(c.vdev), "net_ring0");
+	rt = droce_rt_open_config(&c, "test_rt_hold", err, errlen);
+	*open_rc = rt != NULL ? 0 : -1;
+	if (rt == NULL)
+		return NULL;
+	memset(g, 0, sizeof(*g));
+	*setup_rc = setup(rt, g, mem);
+	if (*setup_rc != 0) {
+		droce_rt_close(rt);
+		return NULL;
+	}
+	droce_rt_run_until(rt, never, NULL, 50);
+	return rt;
+}
+
 static void
 child(void *out, const void *arg)
 {
 	struct seen *s = out;
 	static uint8_t mem[4 * SLOT] __attribute__((aligned(64)));
-	struct droce_rt_config c;
 	struct game g;
 	struct droce_rt *rt;
 	uint64_t before[3], after[3];
 
 	(void)arg;
-	droce_rt_config_defaults(&c);
-	if (droce_rt_config_set(&c, "ipv4", "198.18.0.1/24", s->err, sizeof(s->err)) != 0 ||
-	    droce_rt_config_set(&c, "eal", "--no-huge -m 128 --no-pci", s->err,
-				sizeof(s->err)) != 0) {
-		s->open_rc = -EINVAL;
-		return;
-	}
-	c.mbufs = 4095;
-	snprintf(c.vdev, sizeof(c.vdev), "net_ring0");
-	rt = droce_rt_open_config(&c, "test_rt_hold", s->err, sizeof(s->err));
-	s->open_rc = rt != NULL ? 0 : -1;
+	rt = open_game(&g, mem, &s->open_rc, &s->setup_rc, s->err, sizeof(s->err));
 	if (rt == NULL)
 		return;
-	memset(&g, 0, sizeof(g));
-	s->setup_rc = setup(rt, &g, mem);
-	if (s->setup_rc != 0) {
-		droce_rt_close(rt);
-		return;
-	}
-	/* let the start-up frames (gratuitous ARP) go and come back */
-	droce_rt_run_until(rt, never, NULL, 50);
 	counters(rt, before);
 	if (post_write(&g, 0, 0) != 0)
 		g.bad_wc = -1;
@@ -212,16 +223,22 @@ child(void *out, const void *arg)
 	droce_rt_close(rt);
 }
 
+/* The child's runtime opened and its game set up; why not, on stderr. */
+static bool
+opened(int open_rc, int setup_rc, const char *err)
+{
+	if (open_rc != 0 || setup_rc != 0)
+		fprintf(stderr, "open %d setup %d: %s\n", open_rc, setup_rc, err);
+	return open_rc == 0 && setup_rc == 0;
+}
+
 static void
 test_run_until_holds_acks(void)
 {
 	struct seen s;
 
 	CU_ASSERT_EQUAL_FATAL(glue_in_child(child, NULL, &s, sizeof(s), 30), 0);
-	if (s.open_rc != 0 || s.setup_rc != 0)
-		fprintf(stderr, "open %d setup %d: %s\n", s.open_rc, s.setup_rc, s.err);
-	CU_ASSERT_EQUAL_FATAL(s.open_rc, 0);
-	CU_ASSERT_EQUAL_FATAL(s.setup_rc, 0);
+	CU_ASSERT_FATAL(opened(s.open_rc, s.setup_rc, s.err));
 	CU_ASSERT_EQUAL(s.run_rc, 0);
 	CU_ASSERT_EQUAL(s.bad_wc, 0);
 	CU_ASSERT_EQUAL(s.rounds, ROUNDS);
@@ -283,33 +300,15 @@ child_poll_hold(void *out, const void *arg)
 {
 	struct ph_seen *s = out;
 	static uint8_t mem[4 * SLOT] __attribute__((aligned(64)));
-	struct droce_rt_config c;
 	struct droce_wc wc[8];
 	struct droce_rt *rt;
 	struct game g;
 	int i;
 
 	(void)arg;
-	droce_rt_config_defaults(&c);
-	if (droce_rt_config_set(&c, "ipv4", "198.18.0.1/24", s->err, sizeof(s->err)) != 0 ||
-	    droce_rt_config_set(&c, "eal", "--no-huge -m 128 --no-pci", s->err,
-				sizeof(s->err)) != 0) {
-		s->open_rc = -EINVAL;
-		return;
-	}
-	c.mbufs = 4095;
-	snprintf(c.vdev, sizeof(c.vdev), "net_ring0");
-	rt = droce_rt_open_config(&c, "test_rt_hold", s->err, sizeof(s->err));
-	s->open_rc = rt != NULL ? 0 : -1;
+	rt = open_game(&g, mem, &s->open_rc, &s->setup_rc, s->err, sizeof(s->err));
 	if (rt == NULL)
 		return;
-	memset(&g, 0, sizeof(g));
-	s->setup_rc = setup(rt, &g, mem);
-	if (s->setup_rc != 0) {
-		droce_rt_close(rt);
-		return;
-	}
-	droce_rt_run_until(rt, never, NULL, 50);
 	/* 0: side 0's WRITE leaves before Rx, comes back, is placed; its ACK is held */
 	s->post_rc |= post_write(&g, 0, 0);
 	ph_step(rt, s, 0, 0, false);
@@ -346,10 +345,7 @@ test_poll_hold(void)
 	unsigned int k;
 
 	CU_ASSERT_EQUAL_FATAL(glue_in_child(child_poll_hold, NULL, &s, sizeof(s), 30), 0);
-	if (s.open_rc != 0 || s.setup_rc != 0)
-		fprintf(stderr, "open %d setup %d: %s\n", s.open_rc, s.setup_rc, s.err);
-	CU_ASSERT_EQUAL_FATAL(s.open_rc, 0);
-	CU_ASSERT_EQUAL_FATAL(s.setup_rc, 0);
+	CU_ASSERT_FATAL(opened(s.open_rc, s.setup_rc, s.err));
 	CU_ASSERT_EQUAL(s.post_rc, 0);
 	for (k = 0; k < PH_STEPS; k++)
 		fprintf(stderr, "step %u: held %u, sent %llu in %llu bursts, placed %d\n", k,
