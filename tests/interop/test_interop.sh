@@ -17,6 +17,7 @@
 #   fails   the peer's program on a GID index with no address (it reads ::): droce refuses
 #           to connect its QP to GID :: and both programs fail; the case fails naming both
 #           exits with their own messages, within the grace period, not the case timeout;
+#   dry     -n prints each case's two command lines and creates nothing;
 #   setup   a peer command that fails, a missing --droce-oob: exit 2, one line naming the fix.
 # Root only (namespaces, veth, bridge, nftables): as another user it fails, never skips.
 # Usage: test_interop.sh BUILD/tools/droce-interop/droce-interop
@@ -135,6 +136,13 @@ grep -Eq "^FAIL rc_pingpong 64 droce-server: peer exited [1-9][0-9]*: " "$TMP/fa
 grep -Eq "^FAIL rc_pingpong 64 droce-server: droce exited 1: Couldn't connect to remote QP" \
 	"$TMP/fails.txt" || fail "fails: droce's refusal not named"
 [ "$took" -lt 45 ] || fail "fails: took $took s: the server was not let go after its client failed"
+
+# a dry run prints both sides' commands per case and makes no directory
+( cd "$TMP" && "$IOP" "${COMMON[@]}" -n --cases read_lat --out "$TMP/dry" ) >"$TMP/dry.txt" 2>&1
+rc=$?
+[ $rc = 0 ] && [ "$(grep -c "^  server: " "$TMP/dry.txt")" = 2 ] &&
+	[ "$(grep -c "^  client: .* 198\.19\.0\.[12]\$" "$TMP/dry.txt")" = 2 ] && [ ! -e "$TMP/dry" ] ||
+	{ cat "$TMP/dry.txt"; fail "dry run (exit $rc)"; }
 
 # setup errors: exit 2 and one line, before any case
 "$IOP" "${COMMON[@]}" --peer "false" --out "$TMP/e1" >"$TMP/e1.txt" 2>&1
