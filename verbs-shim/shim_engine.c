@@ -345,7 +345,8 @@ prog_thread(void *arg)
 			idle = 0;
 			last_work = now;
 			droce_shim_events_kick();
-			prog_nap(SHIM_HOLD_NS);	/* the application's turn, maybe on this CPU */
+			/* the application's turn, maybe on this CPU */
+			prog_nap(SHIM_HOLD_NS);
 			continue;
 		}
 		if (work != 0) {

@@ -3,8 +3,9 @@
  * Inline droce_rt_run_until() holds an iteration's frames (the ACKs of what arrived) until the
  * next iteration, which sends them in one burst with what the application posted in answer;
  * nothing stays held once run_until returns. droce_rt_poll_hold() (the verbs shim's) holds
- * them one iteration at a time, and with acks_only never holds anything but ACKs. Two RC QPs of one device play WRITE ping-pong over
- * a net_ring port, which loops every frame it sends back to its own Rx queue.
+ * them one iteration at a time, and with acks_only never holds anything but ACKs. Two RC QPs
+ * of one device play WRITE ping-pong over a net_ring port, which loops every frame it sends
+ * back to its own Rx queue.
  * EAL starts once per process: the case runs in a child (glue_child.h).
  */
 #include <errno.h>
