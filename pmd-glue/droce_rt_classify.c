@@ -57,13 +57,45 @@ droce_rt_classify_qpn(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 	return droce_rt_classify_vlan(frame, len, mac, 0, drop, dqpn);
 }
 
+/* From the IP header at off (EtherType type): where the BTH starts, or why the frame is not
+ * RoCEv2 (DROCE_RT_DROP_MAX: it is). The BTH itself may still be cut short. */
+static enum droce_rt_drop
+bth_offset(const uint8_t *frame, uint32_t len, uint32_t off, uint16_t type, uint32_t *bth)
+{
+	uint32_t l4;
+	uint8_t proto;
+
+	if (type == DROCE_ETHERTYPE_IPV4) {
+		if (len < off + sizeof(struct droce_ipv4_hdr))
+			return DROCE_RT_DROP_SHORT;
+		proto = frame[off + 9];
+		l4 = off + (uint32_t)(frame[off] & 0x0F) * 4;
+	} else if (type == DROCE_ETHERTYPE_IPV6) {
+		if (len < off + 40)
+			return DROCE_RT_DROP_SHORT;
+		proto = frame[off + 6];
+		l4 = off + 40;
+	} else {
+		return DROCE_RT_DROP_NOT_IP;
+	}
+	if (proto != DROCE_IPPROTO_UDP)
+		return DROCE_RT_DROP_NOT_UDP;
+	if (len < l4 + sizeof(struct droce_udp_hdr))
+		return DROCE_RT_DROP_SHORT;
+	/* IBTA Annex A17.2: RoCEv2 is UDP destination port 4791; the BTH follows UDP. */
+	if (droce_get_be16(frame + l4 + 2) != DROCE_ROCEV2_UDP_PORT)
+		return DROCE_RT_DROP_NOT_ROCE_PORT;
+	*bth = l4 + sizeof(struct droce_udp_hdr);
+	return DROCE_RT_DROP_MAX;
+}
+
 enum droce_rt_class
 droce_rt_classify_vlan(const uint8_t *frame, uint32_t len, const uint8_t mac[6], uint16_t vlan,
 		       enum droce_rt_drop *drop, uint32_t *dqpn)
 {
-	uint32_t off = sizeof(struct droce_eth_hdr), l4;
+	uint32_t off = sizeof(struct droce_eth_hdr), bth;
+	enum droce_rt_drop why;
 	uint16_t type, vid = 0;
-	uint8_t proto;
 
 	if (len < off)
 		return other(drop, DROCE_RT_DROP_SHORT);
@@ -85,37 +117,19 @@ droce_rt_classify_vlan(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 			     vid == 0 ? DROCE_RT_DROP_VLAN_UNTAGGED : DROCE_RT_DROP_VLAN_OTHER);
 	if (droce_neigh_match(frame, len))
 		return DROCE_RT_CLS_NEIGH;
-	if (type == DROCE_ETHERTYPE_IPV4) {
-		if (len < off + sizeof(struct droce_ipv4_hdr))
-			return other(drop, DROCE_RT_DROP_SHORT);
-		proto = frame[off + 9];
-		l4 = off + (uint32_t)(frame[off] & 0x0F) * 4;
-	} else if (type == DROCE_ETHERTYPE_IPV6) {
-		if (len < off + 40)
-			return other(drop, DROCE_RT_DROP_SHORT);
-		proto = frame[off + 6];
-		l4 = off + 40;
-	} else {
-		return other(drop, DROCE_RT_DROP_NOT_IP);
-	}
-	if (proto != DROCE_IPPROTO_UDP)
-		return other(drop, DROCE_RT_DROP_NOT_UDP);
-	if (len < l4 + sizeof(struct droce_udp_hdr))
-		return other(drop, DROCE_RT_DROP_SHORT);
-	/* IBTA Annex A17.2: RoCEv2 is UDP destination port 4791. */
-	if (droce_get_be16(frame + l4 + 2) != DROCE_ROCEV2_UDP_PORT)
-		return other(drop, DROCE_RT_DROP_NOT_ROCE_PORT);
-	/* IBTA 9.2: the BTH follows UDP; DestQP is its bytes 5..7. */
-	l4 += sizeof(struct droce_udp_hdr);
-	*dqpn = len >= l4 + 12 ? (uint32_t)frame[l4 + 5] << 16 | (uint32_t)frame[l4 + 6] << 8 |
-				 frame[l4 + 7] : UINT32_MAX;
+	why = bth_offset(frame, len, off, type, &bth);
+	if (why != DROCE_RT_DROP_MAX)
+		return other(drop, why);
+	/* IBTA 9.2: DestQP is the BTH's bytes 5..7. */
+	*dqpn = len >= bth + 12 ? (uint32_t)frame[bth + 5] << 16 |
+				  (uint32_t)frame[bth + 6] << 8 | frame[bth + 7] : UINT32_MAX;
 	return DROCE_RT_CLS_ROCE;
 }
 
 int
 droce_rt_frame_opcode(const uint8_t *frame, uint32_t len)
 {
-	uint32_t off = sizeof(struct droce_eth_hdr), l4;
+	uint32_t off = sizeof(struct droce_eth_hdr), bth;
 	uint16_t type;
 
 	if (len < off + sizeof(struct droce_vlan_hdr))
@@ -125,16 +139,7 @@ droce_rt_frame_opcode(const uint8_t *frame, uint32_t len)
 		type = droce_get_be16(frame + 16);
 		off += sizeof(struct droce_vlan_hdr);
 	}
-	if (type == DROCE_ETHERTYPE_IPV4 && len >= off + sizeof(struct droce_ipv4_hdr) &&
-	    frame[off + 9] == DROCE_IPPROTO_UDP)
-		l4 = off + (uint32_t)(frame[off] & 0x0F) * 4;
-	else if (type == DROCE_ETHERTYPE_IPV6 && len >= off + 40 &&
-		 frame[off + 6] == DROCE_IPPROTO_UDP)
-		l4 = off + 40;
-	else
+	if (bth_offset(frame, len, off, type, &bth) != DROCE_RT_DROP_MAX || len <= bth)
 		return -1;
-	if (len < l4 + sizeof(struct droce_udp_hdr) + 1 ||
-	    droce_get_be16(frame + l4 + 2) != DROCE_ROCEV2_UDP_PORT)
-		return -1;
-	return frame[l4 + sizeof(struct droce_udp_hdr)];
+	return frame[bth];
 }

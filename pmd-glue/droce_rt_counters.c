@@ -13,6 +13,18 @@
 
 enum { DEV_MAX = 128 };	/* engine counters: transport + one per drop reason */
 
+const char *const droce_rt_groups[DROCE_RT_GROUPS] = { "rt", "port", "neigh", "dev" };
+
+const char *
+droce_rt_counter_leaf(const char *name, unsigned int g)
+{
+	size_t len = strlen(droce_rt_groups[g]);
+
+	if (strncmp(name, droce_rt_groups[g], len) == 0 && name[len] == '.')
+		return name + len + 1;
+	return NULL;
+}
+
 struct collect {
 	struct droce_rt_counter *out;
 	unsigned int n, count;
@@ -192,12 +204,10 @@ droce_rt_counter(struct droce_rt *rt, const char *name, uint64_t *value)
 int
 droce_rt_counters_save(struct droce_rt *rt)
 {
-	static const char *const groups[] = { "rt", "port", "neigh", "dev" };
 	struct droce_rt_counter all[DROCE_RT_TEL_MAX];
+	const char *sep, *leaf;
 	char path[512];
-	const char *sep;
 	unsigned int g;
-	size_t len;
 	int n, i, rc = 0;
 	FILE *f;
 
@@ -217,16 +227,16 @@ droce_rt_counters_save(struct droce_rt *rt)
 		return rc;
 	}
 	fprintf(f, "{\"pid\": %ld, \"counters\": {", (long)getpid());
-	for (g = 0; g < RTE_DIM(groups); g++) {
-		len = strlen(groups[g]);
-		fprintf(f, "%s\"%s\": {", g == 0 ? "" : ", ", groups[g]);
+	for (g = 0; g < DROCE_RT_GROUPS; g++) {
+		fprintf(f, "%s\"%s\": {", g == 0 ? "" : ", ", droce_rt_groups[g]);
 		sep = "";
-		for (i = 0; i < n; i++)
-			if (strncmp(all[i].name, groups[g], len) == 0 && all[i].name[len] == '.') {
-				fprintf(f, "%s\"%s\": %" PRIu64, sep, all[i].name + len + 1,
-					all[i].value);
+		for (i = 0; i < n; i++) {
+			leaf = droce_rt_counter_leaf(all[i].name, g);
+			if (leaf != NULL) {
+				fprintf(f, "%s\"%s\": %" PRIu64, sep, leaf, all[i].value);
 				sep = ", ";
 			}
+		}
 		fputc('}', f);
 	}
 	fputs("}}\n", f);

@@ -135,7 +135,12 @@ unsigned int droce_rt_flush(struct droce_rt_shard *s);
 /* Queue a copy of a frame on the Tx batch (ctx: the shard); 0 or -ENOBUFS. */
 int droce_rt_tx_copy(void *ctx, const uint8_t *frame, uint32_t len);
 
-/* droce_rt_counters.c: the counters, called on the device's thread. */
+/* droce_rt_counters.c: the counters, called on the device's thread. Their names are
+ * GROUP.LEAF, the groups in this order (telemetry, the counters file, droce-stat). */
+enum { DROCE_RT_GROUPS = 4 };
+extern const char *const droce_rt_groups[DROCE_RT_GROUPS];
+/* The LEAF of name when it is in group g, else NULL. */
+const char *droce_rt_counter_leaf(const char *name, unsigned int g);
 int droce_rt_counters_collect(struct droce_rt *rt, struct droce_rt_counter *out, unsigned int n);
 /* Write every counter as JSON to cfg.counters_file (at close); 0 or -errno, said on stderr. */
 int droce_rt_counters_save(struct droce_rt *rt);

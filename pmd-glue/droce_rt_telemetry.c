@@ -23,10 +23,7 @@
 
 enum {
 	TEL_WAIT_MS = 500,
-	TEL_GROUPS = 4,
 };
-
-static const char *const tel_groups[TEL_GROUPS] = { "rt", "port", "neigh", "dev" };
 
 /* The runtime the commands read (one per process); the lock keeps close from freeing it under
  * a callback. */
@@ -86,16 +83,6 @@ snapshot(struct droce_rt *rt, bool *stale)
 	return -1;
 }
 
-static const char *
-strip_group(const char *name, unsigned int g)
-{
-	size_t len = strlen(tel_groups[g]);
-
-	if (strncmp(name, tel_groups[g], len) == 0 && name[len] == '.')
-		return name + len + 1;
-	return NULL;
-}
-
 static int
 tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -123,8 +110,8 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	if (!one)
 		rte_tel_data_add_dict_u64(d, "stale", stale);
-	for (g = 0; g < TEL_GROUPS; g++) {
-		if (one && strcmp(params, tel_groups[g]) != 0)
+	for (g = 0; g < DROCE_RT_GROUPS; g++) {
+		if (one && strcmp(params, droce_rt_groups[g]) != 0)
 			continue;
 		sub = one ? d : rte_tel_data_alloc();
 		if (sub == NULL)
@@ -132,12 +119,12 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (!one)
 			rte_tel_data_start_dict(sub);
 		for (i = 0; i < n; i++) {
-			leaf = strip_group(tel_copy[i].name, g);
+			leaf = droce_rt_counter_leaf(tel_copy[i].name, g);
 			if (leaf != NULL)
 				rte_tel_data_add_dict_u64(sub, leaf, tel_copy[i].value);
 		}
 		if (!one)
-			rte_tel_data_add_dict_container(d, tel_groups[g], sub, 0);
+			rte_tel_data_add_dict_container(d, droce_rt_groups[g], sub, 0);
 	}
 	pthread_mutex_unlock(&tel_lock);
 	return 0;

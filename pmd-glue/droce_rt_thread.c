@@ -189,7 +189,7 @@ droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg, uint
 {
 	uint64_t end = droce_rt_clock(rt) + (uint64_t)timeout_ms * 1000000u;
 	struct timespec ts = { 0, 20000 };
-	unsigned int checks = 0, i, work;
+	unsigned int checks = 0, i, work, held;
 	int rc = 0;
 
 	while (!cond(arg)) {
@@ -202,9 +202,7 @@ droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg, uint
 		 * loop busy for long. Inline: an iteration's frames wait for cond (the
 		 * application's step) and leave with what it posts, at the next iteration. */
 		if (!rt->started) {
-			rt->hold_tail = true;
-			work = droce_rt_iter(rt);
-			rt->hold_tail = false;
+			work = droce_rt_poll_hold(rt, false, &held);
 			droce_rt_backoff(rt, work);
 		} else if (++checks < rt->cfg.idle_spins) {
 			sched_yield();

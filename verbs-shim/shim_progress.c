@@ -276,7 +276,6 @@ prog_thread(void *arg)
 			droce_shim_nap(nap);	/* a verb waits: maybe on our CPU */
 			continue;
 		}
-		now = droce_rt_now(eng_rt);
 		held = __atomic_load_n(&eng_held_ns, __ATOMIC_RELAXED);
 		if (held != 0 && now - held >= SHIM_HOLD_NS &&
 		    !__atomic_exchange_n(&eng_lock, 1, __ATOMIC_ACQUIRE)) {
@@ -312,7 +311,7 @@ prog_thread(void *arg)
 			 * peer, polling for the ACK, gets both at once (back to the
 			 * verbs-driven rhythm above). A passive side (ib_write_bw's server)
 			 * is not held up: its loop runs on. */
-			if (now - __atomic_load_n(&eng_app_ns, __ATOMIC_RELAXED) < SHIM_HOLD_APP_NS)
+			if (engaged)
 				work = droce_rt_poll_hold(eng_rt, true, &nheld);
 			else
 				work = droce_rt_poll(eng_rt);
