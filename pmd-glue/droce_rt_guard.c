@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Bursts guarded against the memif teardown race (why: droce_rt_guard.h). */
+/* Bursts guarded against the memif teardown race, and a stop that avoids it (why:
+ * droce_rt_guard.h). */
+/* rte_intr_instance_alloc and its accessors are experimental in DPDK 22.11. */
+#define ALLOW_EXPERIMENTAL_API
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 
 #include "droce_rt_guard.h"
 
@@ -120,4 +128,65 @@ droce_rt_guard_run(uint16_t port, void (*fn)(void *), void *arg, bool (*port_dow
 	fn(arg);
 	cur = NULL;
 	return false;
+}
+
+struct stop_req {
+	uint16_t port_id;
+	int efd;
+	int done;
+};
+
+static void
+stop_cb(void *arg)
+{
+	struct stop_req *r = arg;
+	uint64_t v;
+
+	if (read(r->efd, &v, sizeof(v)) != sizeof(v))
+		return;	/* not our wake-up */
+	rte_eth_dev_stop(r->port_id);
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Stop the port. memif (DPDK 22.11) tears a link down in memif_disconnect(), called by
+ * dev_stop and also by EAL's interrupt thread when the peer disconnects; only the control
+ * channel is under a lock, so when both peers exit together the two calls free the
+ * shared-memory regions twice ("EAL: Error: Invalid memory", then a crash). So a memif port
+ * is stopped on the interrupt thread, serialised with the PMD's handlers: an eventfd source
+ * registered for the purpose and gone again before dev_close. (Not an EAL alarm: its timer
+ * source stays registered until rte_eal_cleanup, whose unregistering makes the interrupt
+ * thread walk its sources, among them the listener handle a memif server's close freed
+ * without unregistering it.) Other PMDs, or no eventfd: stopped here.
+ */
+void
+droce_rt_guard_stop(uint16_t port_id)
+{
+	struct stop_req r = { port_id, -1, 0 };
+	struct rte_eth_dev_info info;
+	struct timespec ts = { 0, 1000 * 1000 };
+	struct rte_intr_handle *ih = NULL;
+	uint64_t one = 1;
+	unsigned int i;
+	int rc = -1;
+
+	if (rte_eth_dev_info_get(port_id, &info) == 0 && info.driver_name != NULL &&
+	    strcmp(info.driver_name, "net_memif") == 0) {
+		r.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		ih = r.efd >= 0 ? rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE) : NULL;
+	}
+	if (ih != NULL && rte_intr_fd_set(ih, r.efd) == 0 &&
+	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) == 0)
+		rc = rte_intr_callback_register(ih, stop_cb, &r);
+	if (rc == 0 && write(r.efd, &one, sizeof(one)) == sizeof(one))
+		for (i = 0; i < 2000 && !__atomic_load_n(&r.done, __ATOMIC_ACQUIRE); i++)
+			nanosleep(&ts, NULL);
+	/* -EAGAIN while the callback is still running */
+	while (rc == 0 && rte_intr_callback_unregister(ih, stop_cb, &r) == -EAGAIN)
+		nanosleep(&ts, NULL);
+	if (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE))
+		rte_eth_dev_stop(port_id);	/* not run there (2 s): here, as before */
+	rte_intr_instance_free(ih);
+	if (r.efd >= 0)
+		close(r.efd);
 }

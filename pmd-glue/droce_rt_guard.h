@@ -32,6 +32,13 @@ uint16_t droce_rt_guard_tx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts
 			   uint64_t *faults);
 
 /*
+ * rte_eth_dev_stop(), for a memif port on EAL's interrupt thread: memif_disconnect() runs there
+ * when the peer leaves, and the two calls at once free the shared regions twice ("EAL: Error:
+ * Invalid memory", then SIGSEGV). Any other port is stopped directly.
+ */
+void droce_rt_guard_stop(uint16_t port_id);
+
+/*
  * For tests: run fn(arg) guarded as a burst on port, with port_down() standing for the link
  * check. Returns true when fn faulted and the guard took the fault.
  */

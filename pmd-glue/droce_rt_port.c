@@ -1,19 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Port bring-up, with one-line errors. */
-/* rte_intr_instance_alloc and its accessors (port_stop) are experimental in DPDK 22.11. */
-#define ALLOW_EXPERIMENTAL_API
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <rte_dev.h>
 #include <rte_errno.h>
-#include <rte_interrupts.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_ethdev.h>
@@ -169,65 +164,6 @@ link_within(const struct droce_rt_port *p, unsigned int ms)
 	return droce_rt_port_link_up(p);
 }
 
-struct stop_req {
-	uint16_t port_id;
-	int efd;
-	int done;
-};
-
-static void
-stop_cb(void *arg)
-{
-	struct stop_req *r = arg;
-	uint64_t v;
-
-	if (read(r->efd, &v, sizeof(v)) != sizeof(v))
-		return;	/* not our wake-up */
-	rte_eth_dev_stop(r->port_id);
-	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
-}
-
-/*
- * Stop the port. memif (DPDK 22.11) tears a link down in memif_disconnect(), called by
- * dev_stop and also by EAL's interrupt thread when the peer disconnects; only the control
- * channel is under a lock, so when both peers exit together the two calls free the
- * shared-memory regions twice ("EAL: Error: Invalid memory", then a crash). So a memif port
- * is stopped on the interrupt thread, serialised with the PMD's handlers: an eventfd source
- * registered for the purpose and gone again before dev_close. (Not an EAL alarm: its timer
- * source stays registered until rte_eal_cleanup, whose unregistering makes the interrupt
- * thread walk its sources, among them the listener handle a memif server's close freed
- * without unregistering it.) Other PMDs, or no eventfd: stopped here.
- */
-static void
-port_stop(const struct droce_rt_port *p)
-{
-	struct stop_req r = { p->port_id, -1, 0 };
-	struct timespec ts = { 0, 1000 * 1000 };
-	struct rte_intr_handle *ih = NULL;
-	uint64_t one = 1;
-	unsigned int i;
-	int rc = -1;
-
-	if (strncmp(p->name, "net_memif", 9) == 0) {
-		r.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		ih = r.efd >= 0 ? rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE) : NULL;
-	}
-	if (ih != NULL && rte_intr_fd_set(ih, r.efd) == 0 &&
-	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) == 0)
-		rc = rte_intr_callback_register(ih, stop_cb, &r);
-	if (rc == 0 && write(r.efd, &one, sizeof(one)) == sizeof(one))
-		for (i = 0; i < 2000 && !__atomic_load_n(&r.done, __ATOMIC_ACQUIRE); i++)
-			nanosleep(&ts, NULL);
-	/* -EAGAIN while the callback is still running */
-	while (rc == 0 && rte_intr_callback_unregister(ih, stop_cb, &r) == -EAGAIN)
-		nanosleep(&ts, NULL);
-	if (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE))
-		rte_eth_dev_stop(p->port_id);	/* not run there (2 s): here, as before */
-	rte_intr_instance_free(ih);
-	if (r.efd >= 0)
-		close(r.efd);
-}
-
 /*
  * A memif client connects when it starts, and the PMD never tries again: not when no server
  * listens yet (the start fails), nor when the server accepted before its own port was up (the
@@ -263,7 +199,7 @@ start(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 		if (up || mono_ms() >= end)
 			break;
 		if (rc == 0)
-			port_stop(p);
+			droce_rt_guard_stop(p->port_id);
 		else
 			nanosleep(&ts, NULL);
 		rte_eth_dev_close(p->port_id);
@@ -282,7 +218,7 @@ start(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 		        "ms: start the server side first or raise DROCE_START_WAIT_MS",
 		        name, cfg->start_wait_ms);
 	if (!up) {
-		port_stop(p);
+		droce_rt_guard_stop(p->port_id);
 		return droce_rt_errf(-ENOTCONN, err, errlen,
 		        "memif client %s: the server accepted but the "
 		        "link stayed down for %u ms: restart the server side or raise "
@@ -395,7 +331,7 @@ droce_rt_port_close(struct droce_rt_port *p)
 			p->flows[i] = NULL;
 		}
 	if (p->started) {
-		port_stop(p);
+		droce_rt_guard_stop(p->port_id);
 		p->started = false;
 	}
 	if (p->mp != NULL) {

@@ -322,7 +322,7 @@ main(int argc, char **argv)
 			ret = c.o.role == DROCE_RAWPP_CLIENT ? droce_rawpp_tput_client(&c) :
 							       droce_rawpp_tput_server(&c);
 	}
-	rte_eth_dev_stop(c.o.port);
+	droce_rt_guard_stop(c.o.port);	/* memif: not at once with the peer's departure */
 	rte_eth_dev_close(c.o.port);
 	rte_mempool_free(c.mp);
 	rte_mempool_free(rx_mp);
