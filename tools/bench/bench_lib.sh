@@ -175,6 +175,21 @@ need() {
 }
 
 # pct A B: 100 A / B, no decimals, or "-"
+# c2c: the cache-line round trip between CPUs 0 and 1 in ns (droce_bench_c2c.h), or "-";
+# the caller sets C2C to droce-bench-c2c's path
+c2c() {
+	"${C2C:-droce-bench-c2c}" -q 2>/dev/null || echo -
+}
+
+# placement BEFORE AFTER: the probes around a pair of runs as a tag (near: CPUs 0 and 1 shared
+# a cache at both, far: at neither, moved: they changed in between)
+placement() {
+	awk -v a="${1:--}" -v b="${2:--}" 'BEGIN {
+		if (a == "-" || b == "-") { print "?"; exit }
+		x = a + 0 < 150; y = b + 0 < 150
+		print x && y ? "near" : !x && !y ? "far" : "moved" }'
+}
+
 pct() {
 	ratio "${1:-}" "${2:-}" "%.6f" | awk '$1 == "-" { print; next } { printf "%.0f\n", 100 * $1 }'
 }

@@ -16,6 +16,7 @@ set -u
 ME=droce-bench-all
 . '@SRC_DIR@/bench_lib.sh'
 DIR=${DROCE_BENCH_DIR:-'@BENCH_DIR@'}
+C2C='@C2C@'
 KV=$TMP/kv
 : >"$KV"
 FAILED=''
@@ -23,6 +24,7 @@ FAILED=''
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date -u +%H:%M:%S)
+C2C0=$(c2c)
 
 # run NAME [AGAIN]: one benchmark, its output indented; a failure is remembered, the rest
 # still runs. AGAIN=1: a failed benchmark is run once more (the scripts repeat a failed run
@@ -133,6 +135,8 @@ r_shim_bw=$(pct "$sbw" "$sibw")
 echo
 echo "$ME: $(nproc) CPUs ($CPU_MODEL), load average $LOAD0 at $START UTC," \
 	"$(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%H:%M:%S); medians of ${REPS} interleaved runs"
+echo "$ME: CPUs 0-1 cache-line round trip ${C2C0%.*} ns at the start, $(c2c | sed 's/\..*//') ns" \
+	"at the end (near < 150: a shared cache; each run's below the table)"
 row "round trip, 8 B (client inline, lcore 1)" "p50 us" "p99 us" "comparison" "goal"
 row "  raw memif ping-pong 64 B (droce-rawpp)" "$(num "$raw50")" "$(num "$raw99")" "" ""
 row "  droce-perf write lat 8 B" "$(num "$lat50")" "$(num "$lat99")" "x$r_lat raw memif" \
@@ -181,6 +185,12 @@ row "  8 B WRITE round trip, both sides, ns" "$(num "$ert" %.1f)" "" \
 row "  64 KiB WRITEs through both, Gbit/s" "$(num "$ebw" %.2f)" "" \
 	"x$(ratio "$ebw" "$ecp") memcpy" ""
 row "  64 B WRITEs through both, M/s" "$(num "$emr" %.2f)" "" "" ""
+# Each interleaved run's ratio, tagged with where CPUs 0 and 1 were around it: raw memif moves
+# with that far more than droce does, so the medians above mix two machines.
+echo "per interleaved run (near: CPUs 0 and 1 sharing a cache before and after, far: neither," \
+	"moved: changed)"
+grep -h "per run\|cache-line round trip per run" "$TMP/droce-bench-perf.out" \
+	"$TMP/droce-bench-memif.out" 2>/dev/null | sed 's/^ */  /'
 RETRIED=$(sed -n 's/^retries=//p' "$KV" | awk '{ n += $1 } END { print n + 0 }')
 [ "$RETRIED" = 0 ] || echo "$ME: $RETRIED run(s) failed once and were run again (see above)"
 if [ -n "$FAILED" ]; then

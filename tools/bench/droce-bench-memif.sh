@@ -15,6 +15,7 @@ ME=droce-bench-memif
 DR=${DROCE_RUN:-'@DROCE_RUN@'}
 PERF=${DROCE_PERF:-'@PERF@'}
 RAWPP=${DROCE_RAWPP:-'@RAWPP@'}
+C2C='@C2C@'
 SECS=${DROCE_BENCH_SECONDS:-2}
 HDR=62	# bytes of a RoCEv2/IPv4 frame around a middle packet's payload, FCS included
 
@@ -47,8 +48,9 @@ raw_fig() {	# raw_fig NAME KEY: KEY=value from the server's rx line
 	sed -n "s|^rawpp tput rx:.* $2=\([0-9.]*\).*|\1|p" "$TMP/$1.srv" | head -n 1
 }
 
-declare -a PF_MR RAW_MPPS PF_BW RAW_BW RAW_PAY
+declare -a PF_MR RAW_MPPS PF_BW RAW_BW RAW_PAY P0 P1 P2
 for r in $(seq "$REPS"); do
+	P0+=("$(c2c)")
 	perf_pair mr -o write -s 64 -D "$SECS"
 	v=$(perf_json "$TMP/mr.cli" mmsg_per_s)
 	need mmsg_per_s "$v" mr
@@ -61,6 +63,7 @@ for r in $(seq "$REPS"); do
 	need Mpps "$v" raw64
 	RAW_MPPS+=("$v")
 
+	P1+=("$(c2c)")
 	perf_pair bw -o write -s 65536 -D "$SECS"
 	v=$(perf_json "$TMP/bw.cli" gbps)
 	need gbps "$v" bw
@@ -73,6 +76,7 @@ for r in $(seq "$REPS"); do
 	need Gbit/s "$v" rawmtu
 	RAW_BW+=("$v")
 	RAW_PAY+=("$(awk -v g="$v" -v f=$FRAME -v h=$HDR 'BEGIN { print g * (f - h) / f }')")
+	P2+=("$(c2c)")
 done
 
 mr=$(median "${PF_MR[@]}")
@@ -94,19 +98,27 @@ printf '%-46s %10.3f  %s %% of raw payload\n' "droce-perf write bw 64 KiB (goodp
 	"$(pct "$bw" "$rpay")"
 # Each run's droce figure over the raw one measured next to it: the machine's speed drifts
 # between runs (other tenants), so the spread of these says more than a ratio of medians.
-per_run() {	# per_run LABEL DROCE_VALUES... -- RAW_VALUES...
+printf '%-46s' "CPUs 0-1 cache-line round trip per run, ns:"
+for i in "${!P0[@]}"; do
+	printf ' %s/%s/%s' "${P0[$i]%.*}" "${P1[$i]%.*}" "${P2[$i]%.*}"
+done
+printf '  (near < 150: a shared cache)\n'
+# per_run LABEL FIRST_PROBES SECOND_PROBES DROCE_VALUES... -- RAW_VALUES...: each run's
+# ratio, with where CPUs 0 and 1 were around it
+per_run() {
 	local label=$1 d=() r=() i out=""
-	shift
+	local -n pa=$2 pb=$3
+	shift 3
 	while [ "$1" != "--" ]; do d+=("$1"); shift; done
 	shift
 	r=("$@")
 	for i in "${!d[@]}"; do
-		out="$out $(pct "${d[$i]}" "${r[$i]:-}")"
+		out="$out $(pct "${d[$i]}" "${r[$i]:-}") % ($(placement "${pa[$i]}" "${pb[$i]}"))"
 	done
-	printf '  %-44s %s\n' "$label" "$out %"
+	printf '  %-44s%s\n' "$label" "$out"
 }
-per_run "per run, 64 B msgs vs raw 64 B:" "${PF_MR[@]}" -- "${RAW_MPPS[@]}"
-per_run "per run, bw vs raw payload:" "${PF_BW[@]}" -- "${RAW_PAY[@]}"
+per_run "per run, 64 B msgs vs raw 64 B:" P0 P1 "${PF_MR[@]}" -- "${RAW_MPPS[@]}"
+per_run "per run, bw vs raw payload:" P1 P2 "${PF_BW[@]}" -- "${RAW_PAY[@]}"
 kv memif_msgrate "$mr"
 kv memif_raw_mpps "$rmpps"
 kv memif_bw "$bw"

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "droce_bench_c2c.h"
+
 #ifndef PERF_EXE
 #define PERF_EXE "droce-perf"
 #endif
@@ -191,7 +193,19 @@ median(double *v, int n)
 }
 
 enum { REPS = 3, M_RAW_P50, M_RAW_P99, M_RAW_GBPS, M_LAT_P50, M_LAT_P99, M_LCORE_P50,
-       M_LCORE_P99, M_BW, M_SH1, M_SH2, M_SH2_LCORE, M_N };
+       M_LCORE_P99, M_BW, M_SH1, M_SH2, M_SH2_LCORE, M_C2C0, M_C2C1, M_C2C2, M_N };
+
+/* The probes around a pair of runs, as a tag: both CPUs sharing a cache, neither, or moved. */
+static const char *
+placement(double before, double after)
+{
+	bool a = before >= 0 && before < DROCE_BENCH_C2C_NEAR_NS;
+	bool b = after >= 0 && after < DROCE_BENCH_C2C_NEAR_NS;
+
+	if (before < 0 || after < 0)
+		return "?";
+	return a && b ? "near" : !a && !b ? "far" : "moved";
+}
 
 int
 main(void)
@@ -215,6 +229,7 @@ main(void)
 
 	/* raw and droce runs interleaved, REPS times, medians: the machine's load drifts */
 	for (r = 0; r < REPS; r++) {
+		m[M_C2C0][r] = droce_bench_c2c_ns(0, 1, 100000);
 		rawpp_side(&s, true, vd_s, "pingpong", "64", "-D", "30", so);
 		rawpp_side(&c, false, vd_c, "pingpong", "64", "-n", "100000", co);
 		if (pair(&s, &c, NULL) != 0)
@@ -234,6 +249,7 @@ main(void)
 			m[k == 0 ? M_LAT_P50 : M_LCORE_P50][r] = find(co, "\"p50\":");
 			m[k == 0 ? M_LAT_P99 : M_LCORE_P99][r] = find(co, "\"p99\":");
 		}
+		m[M_C2C1][r] = droce_bench_c2c_ns(0, 1, 100000);
 		rawpp_side(&s, true, vd_s, "tput", "1518", "-D", "30", so);
 		rawpp_side(&c, false, vd_c, "tput", "1518", "-D", "2", co);
 		if (pair(&s, &c, NULL) != 0)
@@ -249,6 +265,7 @@ main(void)
 				return 1;
 			m[M_BW][r] = find(co, "\"gbps\":");
 		}
+		m[M_C2C2][r] = droce_bench_c2c_ns(0, 1, 100000);
 		/* message rate by shards: 1, 2 (inline), 2 with the client's on poll lcores */
 		for (k = 0; k < 3; k++) {
 			const char *ca[] = { "-p", "PORT", "-o", "write", "-q", "4", "-s", "64",
@@ -269,15 +286,20 @@ main(void)
 		v[i] = median(m[i], REPS);
 	printf("droce-bench-perf (memif, --no-huge, server lcore 0, client lcore 1; median of %d "
 	       "interleaved runs)\n", REPS);
+	printf("%-46s", "CPUs 0-1 cache-line round trip per run, ns:");
+	for (r = 0; r < REPS; r++)
+		printf(" %.0f/%.0f/%.0f", m[M_C2C0][r], m[M_C2C1][r], m[M_C2C2][r]);
+	printf("  (near < %.0f: a shared cache)\n", DROCE_BENCH_C2C_NEAR_NS);
 	printf("%-46s %10s %10s\n", "latency (round trip)", "p50 us", "p99 us");
 	printf("%-46s %10.2f %10.2f\n", "rawpp ping-pong 64 B", v[M_RAW_P50], v[M_RAW_P99]);
 	printf("%-46s %10.2f %10.2f  x%.1f raw p50\n", "droce-perf write lat 8 B, client inline",
 	       v[M_LAT_P50], v[M_LAT_P99], v[M_LAT_P50] / v[M_RAW_P50]);
 	/* Each run's ratio: raw ping-pong and droce-perf ran next to each other, while the
-	 * machine's speed drifts between runs (the raw p50 moves 0.4-1.5 us here). */
+	 * VM's CPUs 0 and 1 move between sharing a cache and not (droce_bench_c2c.h). */
 	printf("  %-44s", "per run, inline p50 / raw p50:");
 	for (r = 0; r < REPS; r++)
-		printf(" x%.2f", m[M_RAW_P50][r] > 0 ? m[M_LAT_P50][r] / m[M_RAW_P50][r] : 0.0);
+		printf(" x%.2f (%s)", m[M_RAW_P50][r] > 0 ? m[M_LAT_P50][r] / m[M_RAW_P50][r] : 0.0,
+		       placement(m[M_C2C0][r], m[M_C2C1][r]));
 	printf("\n");
 	printf("%-46s %10.2f %10.2f  x%.1f raw p50\n", "droce-perf write lat 8 B, client lcore 0,1",
 	       v[M_LCORE_P50], v[M_LCORE_P99], v[M_LCORE_P50] / v[M_RAW_P50]);
@@ -285,6 +307,11 @@ main(void)
 	printf("%-46s %10.3f\n", "rawpp 1518 B frames (with FCS)", v[M_RAW_GBPS]);
 	printf("%-46s %10.3f  %.0f %% of raw\n", "droce-perf write bw 64 KiB (goodput)", v[M_BW],
 	       100 * v[M_BW] / v[M_RAW_GBPS]);
+	printf("  %-44s", "per run, droce-perf / raw:");
+	for (r = 0; r < REPS; r++)
+		printf(" %.0f %% (%s)", m[M_RAW_GBPS][r] > 0 ? 100 * m[M_BW][r] / m[M_RAW_GBPS][r] : 0.0,
+		       placement(m[M_C2C1][r], m[M_C2C2][r]));
+	printf("\n");
 	printf("%-46s %10s\n", "message rate, write bw 64 B, 4 QPs", "Mmsg/s");
 	printf("%-46s %10.3f\n", "1 shard a side, inline", v[M_SH1]);
 	printf("%-46s %10.3f  x%.2f 1 shard\n", "2 shards a side, inline", v[M_SH2],
