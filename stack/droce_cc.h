@@ -24,9 +24,9 @@ struct droce_cc_ops {
 	/* An acknowledgement advanced the send window. */
 	void (*on_ack)(struct droce_cc_state *s, uint64_t now_ns);
 	uint64_t (*next_send_time)(const struct droce_cc_state *s);
-	/* Optional (NULL: not wanted). A round-trip sample per acknowledged SEND or WRITE: its
-	 * last packet (AckReq), sent once, to the ACK that covered it; a resent one gives none
-	 * (Karn). READ and atomics give none yet. */
+	/* Optional (NULL: not wanted). A round-trip sample per message whose last request
+	 * packet left once: a SEND or WRITE to the ACK that covered it, a READ to its first
+	 * response, an atomic to its response; a resent request gives none (Karn). */
 	void (*on_rtt)(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns);
 };
 

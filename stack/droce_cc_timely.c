@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * TIMELY (Mittal et al., SIGCOMM 2015, Algorithm 1): a per-QP rate driven by round-trip times
- * instead of marks. Each RTT sample (on_rtt: a message's last packet to its ACK) updates an EWMA
+ * instead of marks. Each RTT sample (on_rtt: a request to its ACK or response) updates an EWMA
  * of the RTT's change; below T_low the rate grows by delta, above T_high it falls in proportion
  * to how far above, in between it follows the normalised gradient: down by beta x gradient when
  * the RTT rises, up by delta (N delta after five falling samples in a row) when it does not.

@@ -122,6 +122,16 @@ progress(struct droce_qp *qp, uint32_t una, uint64_t now)
 		droce_sched_ready(qp);
 }
 
+/* The round trip of w's request, if it is timed: its last packet left once (droce_req.c) and
+ * this is the first answer to it, an ACK or a READ's first or an atomic's response. */
+static inline void
+rtt_sample(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
+{
+	if (w->timed && qp->cc_ops->on_rtt != NULL)
+		qp->cc_ops->on_rtt(&qp->cc, now - w->sent_ns, now);
+	w->timed = false;
+}
+
 /* Everything up to and including psn is acknowledged (IBTA 9.7.5.1.x: ACKs are cumulative). */
 static enum comp_rc
 ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
@@ -149,8 +159,7 @@ ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
 			progress(qp, w->first_psn, now);	/* what came before is done */
 			return COMP_IMPLIED_NAK;
 		}
-		if (w->timed && qp->cc_ops->on_rtt != NULL)
-			qp->cc_ops->on_rtt(&qp->cc, now - w->sent_ns, now);
+		rtt_sample(qp, w, now);
 		droce_comp_complete(qp, DROCE_WC_SUCCESS);
 		if (qp->state == DROCE_QPS_ERR)
 			return COMP_OK;
@@ -331,6 +340,8 @@ rx_read_resp(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fram
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
 		return;
 	}
+	if (first)
+		rtt_sample(qp, w, now);	/* a resumed READ's request was resent: not timed */
 	if (want) {
 		if (r->rd_cur.pos != base)
 			droce_cursor_seek(&r->rd_cur, w->sge, w->num_sge, base);
@@ -360,6 +371,7 @@ rx_atomic_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
 		return;
 	}
+	rtt_sample(qp, w, now);
 	r->rd_cur.sge = r->rd_cur.off = r->rd_cur.pos = 0;
 	droce_copy_in(w->sge, &r->rd_cur, (const uint8_t *)&orig, sizeof(orig));
 	r->rd_cur.sge = r->rd_cur.off = r->rd_cur.pos = 0;

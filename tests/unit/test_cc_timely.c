@@ -5,8 +5,8 @@
  * beta (1 - T_high / rtt), in between a rising RTT cuts by beta x the normalised gradient and a
  * flat or falling one adds delta (hai_n delta from the fifth in a row); one decrease per round
  * trip; clamps; pacing. Then the
- * engine's round-trip samples (on_rtt): one per message, none for one whose last packet was
- * resent.
+ * engine's round-trip samples (on_rtt): one per WRITE, READ and atomic, none for one whose last
+ * request packet was resent.
  */
 #include <string.h>
 
@@ -161,9 +161,11 @@ test_pacing_and_config(void)
 	CU_ASSERT_EQUAL(droce_cc_timely_configure(&p), 0);
 }
 
-/* The engine's samples: RC WRITEs from node 0 with TIMELY; with loss, resent ones not timed. */
+/* The engine's samples: 32 RC WRITEs, READs (8 KiB) or fetch-and-adds from node 0 with TIMELY;
+ * with loss, resent ones not timed. */
 static void
-engine_samples(unsigned int loss, uint64_t *samples, uint64_t *rtt, uint64_t *retrans)
+engine_samples(enum droce_wr_opcode opc, unsigned int loss, uint64_t *samples, uint64_t *rtt,
+	       uint64_t *retrans)
 {
 	static uint8_t bufa[1 << 18], bufb[1 << 18];
 	const struct droce_cc_state *cs;
@@ -183,18 +185,28 @@ engine_samples(unsigned int loss, uint64_t *samples, uint64_t *rtt, uint64_t *re
 	CU_ASSERT_PTR_EQUAL_FATAL(droce_qp_cc(qp[0], &cs), &droce_cc_timely);
 	mr[0] = droce_mr_reg(w.n[0].pd, bufa, sizeof(bufa), o.access, &err);
 	mr[1] = droce_mr_reg(w.n[1].pd, bufb, sizeof(bufb), o.access, &err);
+	memset(bufa, 0, sizeof(bufa));
+	memset(bufb, 0, sizeof(bufb));
 	for (i = 0; i < sizeof(bufa); i++)
-		bufa[i] = (uint8_t)(i * 11 + 1);
+		(opc == DROCE_WR_RDMA_READ ? bufb : bufa)[i] = (uint8_t)(i * 11 + 1);
 	w.n[0].loss = loss;
 	w.n[1].loss = loss;
 	for (i = 0; i < 32; i++) {
-		struct droce_sge sge = { (uintptr_t)bufa + i * 8192, 8192, droce_mr_lkey(mr[0]) };
+		bool atomic = opc == DROCE_WR_ATOMIC_FETCH_AND_ADD;
+		struct droce_sge sge = { (uintptr_t)bufa + i * 8192, atomic ? 8 : 8192,
+					 droce_mr_lkey(mr[0]) };
 		struct droce_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
-					    .opcode = DROCE_WR_RDMA_WRITE,
-					    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+					    .opcode = opc, .send_flags = DROCE_SEND_SIGNALED },
+				     *bad;
 
-		wr.wr.rdma.remote_addr = (uintptr_t)bufb + i * 8192;
-		wr.wr.rdma.rkey = droce_mr_rkey(mr[1]);
+		if (atomic) {
+			wr.wr.atomic.remote_addr = (uintptr_t)bufb + i * 8192;
+			wr.wr.atomic.rkey = droce_mr_rkey(mr[1]);
+			wr.wr.atomic.compare_add = i + 1;
+		} else {
+			wr.wr.rdma.remote_addr = (uintptr_t)bufb + i * 8192;
+			wr.wr.rdma.rkey = droce_mr_rkey(mr[1]);
+		}
 		CU_ASSERT_EQUAL(droce_post_send(qp[0], &wr, &bad), 0);
 	}
 	eh_run(&w, 10000000000ull);
@@ -202,7 +214,17 @@ engine_samples(unsigned int loss, uint64_t *samples, uint64_t *rtt, uint64_t *re
 		for (i = 0; i < (unsigned int)n; i++)
 			done += wc[i].status == DROCE_WC_SUCCESS;
 	CU_ASSERT_EQUAL(done, 32);
-	CU_ASSERT_EQUAL(memcmp(bufa, bufb, sizeof(bufa)), 0);
+	if (opc == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		/* each added once (a resent one is answered from the responder's saved result) */
+		for (i = 0; i < 32; i++) {
+			uint64_t v;
+
+			memcpy(&v, bufb + i * 8192, sizeof(v));
+			CU_ASSERT_EQUAL(v, (uint64_t)(i + 1));
+		}
+	} else {
+		CU_ASSERT_EQUAL(memcmp(bufa, bufb, sizeof(bufa)), 0);
+	}
 	droce_cc_timely_stats(cs, &st);
 	*samples = st.samples;
 	*rtt = st.prev_rtt_ns;
@@ -211,23 +233,31 @@ engine_samples(unsigned int loss, uint64_t *samples, uint64_t *rtt, uint64_t *re
 }
 
 static void
-test_engine_rtt_samples(void)
+engine_rtt_samples(enum droce_wr_opcode opc, const char *what)
 {
 	uint64_t samples, rtt, retrans;
 
-	engine_samples(0, &samples, &rtt, &retrans);
-	printf("\n  clean: %llu samples, last %llu ns", (unsigned long long)samples,
+	engine_samples(opc, 0, &samples, &rtt, &retrans);
+	printf("\n  %s clean: %llu samples, last %llu ns", what, (unsigned long long)samples,
 	       (unsigned long long)rtt);
 	/* a sample per message */
 	CU_ASSERT_EQUAL(samples, 32);
 	CU_ASSERT(rtt > 0 && rtt < 1000000);
 	CU_ASSERT_EQUAL(retrans, 0);
-	engine_samples(20, &samples, &rtt, &retrans);	/* 2 % loss each way */
+	engine_samples(opc, 20, &samples, &rtt, &retrans);	/* 2 % loss each way */
 	printf("; 2 %% loss: %llu samples, %llu resent ", (unsigned long long)samples,
 	       (unsigned long long)retrans);
 	/* go-back-N resent some messages' last packets: those are not timed */
 	CU_ASSERT(retrans > 0);
 	CU_ASSERT(samples > 0 && samples < 32);
+}
+
+static void
+test_engine_rtt_samples(void)
+{
+	engine_rtt_samples(DROCE_WR_RDMA_WRITE, "WRITE");
+	engine_rtt_samples(DROCE_WR_RDMA_READ, "READ");
+	engine_rtt_samples(DROCE_WR_ATOMIC_FETCH_AND_ADD, "fetch-and-add");
 }
 
 DROCE_TEST_MAIN("cc_timely",
