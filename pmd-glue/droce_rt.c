@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include "droce_ext.h"
+#include "droce_rt_cc_plugin.h"
 #include "droce_rt_err.h"
 #include "droce_rt_priv.h"
 
@@ -251,7 +252,10 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 			        "MAC %02x:... of port %s is not unicast: set DROCE_MAC",
 			        rt->port.mac[0], rt->port.name);
 	}
-	/* the parameters of the algorithm new QPs will run (process-wide) */
+	/* the algorithms a plugin adds, then the parameters of the one new QPs will run
+	 * (process-wide) */
+	if (rc == 0 && rt->cfg.cc_plugin[0] != '\0')
+		rc = droce_rt_cc_plugin_load(rt->cfg.cc_plugin, rt->cfg.cc, err, errlen);
 	if (rc == 0 && strcmp(rt->cfg.cc, "dcqcn") == 0)
 		rc = set_dcqcn(&rt->cfg, err, errlen);
 	else if (rc == 0 && strcmp(rt->cfg.cc, "timely") == 0)

@@ -71,6 +71,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("vlan", vlan, 0, 4094),
 	U32("vlan_pcp", vlan_pcp, 0, 7),
 	STR("cc", cc),
+	STR("cc_plugin", cc_plugin),
 	U32("dcqcn_max_rate_mbps", dcqcn_max_rate_mbps, 0, 1600000),
 	U32("dcqcn_min_rate_mbps", dcqcn_min_rate_mbps, 0, 1600000),
 	U32("dcqcn_ai_rate_mbps", dcqcn_ai_rate_mbps, 0, 1600000),
@@ -530,10 +531,15 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "mbuf_cache %u is more than a quarter of mbufs %u", cfg->mbuf_cache,
 		        cfg->mbufs);
-	if (droce_cc_find(cfg->cc) == NULL)
+	/* with a plugin, cc is checked once it is loaded (droce_rt_open) */
+	if (droce_cc_find(cfg->cc) == NULL && cfg->cc_plugin[0] == '\0') {
+		char names[256];
+
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "cc %s is not a congestion control here: use none, dcqcn or timely "
-		        "(DROCE_CC=dcqcn)", cfg->cc);
+		        "cc %s is not a congestion control here: use one of %s (DROCE_CC=dcqcn), "
+		        "or load it with cc_plugin (DROCE_CC_PLUGIN)", cfg->cc,
+		        droce_cc_names(names, sizeof(names)));
+	}
 	if (cfg->dcqcn_min_rate_mbps != 0 && cfg->dcqcn_max_rate_mbps != 0 &&
 	    cfg->dcqcn_min_rate_mbps > cfg->dcqcn_max_rate_mbps)
 		return droce_rt_errf(-EINVAL, err, errlen,

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The "none" congestion-control algorithm (line rate, feedback ignored), and the parts rate-based
  * algorithms share. */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "droce_cc.h"
@@ -57,16 +59,75 @@ const struct droce_cc_ops droce_cc_none = {
 	.next_send_time = droce_cc_next_send_ns,
 };
 
+static const struct droce_cc_ops *const builtin[] = {
+	&droce_cc_none, &droce_cc_dcqcn, &droce_cc_timely,
+};
+#define NB_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
+static const struct droce_cc_ops *registered[DROCE_CC_REGISTER_MAX];
+static unsigned int nb_registered;
+
+static const struct droce_cc_ops *
+cc_at(unsigned int i)
+{
+	if (i < NB_BUILTIN)
+		return builtin[i];
+	return i - NB_BUILTIN < nb_registered ? registered[i - NB_BUILTIN] : NULL;
+}
+
 const struct droce_cc_ops *
 droce_cc_find(const char *name)
 {
-	static const struct droce_cc_ops *const all[] = {
-		&droce_cc_none, &droce_cc_dcqcn, &droce_cc_timely,
-	};
+	const struct droce_cc_ops *ops;
 	unsigned int i;
 
-	for (i = 0; name != NULL && i < sizeof(all) / sizeof(all[0]); i++)
-		if (strcmp(all[i]->name, name) == 0)
-			return all[i];
+	for (i = 0; name != NULL && (ops = cc_at(i)) != NULL; i++)
+		if (strcmp(ops->name, name) == 0)
+			return ops;
 	return NULL;
 }
+
+int
+droce_cc_register(const struct droce_cc_ops *ops)
+{
+	const struct droce_cc_ops *had;
+
+	/* the engine calls these unconditionally; on_rtt alone is optional */
+	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
+	    strlen(ops->name) > DROCE_CC_NAME_MAX || ops->init == NULL || ops->on_send == NULL ||
+	    ops->on_cnp == NULL || ops->on_ack == NULL || ops->next_send_time == NULL)
+		return -EINVAL;
+	had = droce_cc_find(ops->name);
+	if (had != NULL)
+		return had == ops ? 0 : -EEXIST;	/* a plugin loaded twice registers twice */
+	if (nb_registered == DROCE_CC_REGISTER_MAX)
+		return -ENOSPC;
+	registered[nb_registered++] = ops;
+	return 0;
+}
+
+char *
+droce_cc_names(char *buf, unsigned int len)
+{
+	const struct droce_cc_ops *ops;
+	unsigned int i, n = 0;
+	int w;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; (ops = cc_at(i)) != NULL && n < len; i++) {
+		w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", ops->name);
+		if (w < 0)
+			break;
+		n += (unsigned int)w;
+	}
+	return buf;
+}
+
+const struct droce_cc_plugin_api droce_cc_plugin_api = {
+	.abi = DROCE_CC_PLUGIN_ABI,
+	.register_ops = droce_cc_register,
+	.next_send_ns = droce_cc_next_send_ns,
+	.ignore = droce_cc_ignore,
+	.pace = droce_cc_pace,
+};

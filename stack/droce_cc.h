@@ -33,8 +33,43 @@ struct droce_cc_ops {
 /* No congestion control: always allowed to send. */
 extern const struct droce_cc_ops droce_cc_none;
 
-/* The algorithm of that name ("none", "dcqcn", "timely"), or NULL. */
+/* The algorithm of that name ("none", "dcqcn", "timely", or one registered), or NULL. */
 const struct droce_cc_ops *droce_cc_find(const char *name);
+
+/*
+ * Algorithms from outside the engine (a researcher's, a plugin's: below). Registered ops are
+ * found by name like the built-in ones; the struct must outlive every QP that runs it. 0, or
+ * -EINVAL (no name, a name over DROCE_CC_NAME_MAX, or no init, on_send, on_cnp, on_ack or
+ * next_send_time), -EEXIST (another algorithm has that name; the same ops again is 0),
+ * -ENOSPC (DROCE_CC_REGISTER_MAX registered). Not concurrently with droce_cc_find(): register
+ * before devices run.
+ */
+#define DROCE_CC_NAME_MAX 31
+#define DROCE_CC_REGISTER_MAX 8
+int droce_cc_register(const struct droce_cc_ops *ops);
+/* The names of every algorithm (built-in first), comma-separated, into buf; returns buf. */
+char *droce_cc_names(char *buf, unsigned int len);
+
+/*
+ * Plugins: a shared object exporting droce_cc_plugin_init(), which registers its algorithms
+ * through the table it is handed (no symbol of droce's needs to be visible to it, whether droce
+ * is linked statically or not). The DPDK runtime loads one with the `cc_plugin` key
+ * (pmd-glue/README.md, "Congestion control"); returns 0 or -errno. The table also carries the
+ * helpers rate-based algorithms share.
+ */
+#define DROCE_CC_PLUGIN_ABI 1
+struct droce_cc_plugin_api {
+	unsigned int abi;	/* DROCE_CC_PLUGIN_ABI of the droce that loads the plugin */
+	int (*register_ops)(const struct droce_cc_ops *ops);
+	uint64_t (*next_send_ns)(const struct droce_cc_state *s);
+	void (*ignore)(struct droce_cc_state *s, uint64_t now_ns);
+	void (*pace)(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns, uint64_t rate_bps,
+		     uint64_t max_bps);
+};
+#define DROCE_CC_PLUGIN_INIT "droce_cc_plugin_init"
+int droce_cc_plugin_init(const struct droce_cc_plugin_api *api);
+/* The table droce hands to plugins (its abi is DROCE_CC_PLUGIN_ABI). */
+extern const struct droce_cc_plugin_api droce_cc_plugin_api;
 
 /* Parts an algorithm may share (droce_cc.c): next_send_time() as a plain read of
  * next_send_ns, an event it ignores, and pacing at a rate (from max_bps on, the wire paces). */
