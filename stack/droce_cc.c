@@ -35,18 +35,28 @@ droce_cc_next_send_ns(const struct droce_cc_state *s)
 	return s->next_send_ns;
 }
 
-/* The next data packet may leave once this one's bytes have drained at rate_bps. */
+/*
+ * The next data packet may leave once this one's bytes have drained at rate_bps. A packet the
+ * limiter held keeps its place in the schedule when the loop sends it late (a sleep on a VM
+ * ends tens of microseconds after its deadline), so the packets after it catch up, up to
+ * DROCE_CC_PACE_BURST bytes back to back, instead of the rate being lost for good. One that
+ * was not held (the QP had nothing to send) starts the schedule from now. In the simulator
+ * the engine sends exactly at the deadline and this makes no difference.
+ */
 void
 droce_cc_pace(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns, uint64_t rate_bps,
 	      uint64_t max_bps)
 {
-	uint64_t start;
+	uint64_t start = s->next_send_ns, credit;
 
 	if (rate_bps >= max_bps) {
 		s->next_send_ns = now_ns;	/* line rate: the wire paces */
 		return;
 	}
-	start = s->next_send_ns > now_ns ? s->next_send_ns : now_ns;
+	if (start < now_ns) {
+		credit = s->held ? (uint64_t)DROCE_CC_PACE_BURST * 8u * 1000000000u / rate_bps : 0;
+		start = now_ns - start > credit ? now_ns - credit : start;
+	}
 	s->next_send_ns = start + (uint64_t)bytes * 8u * 1000000000u / rate_bps;
 }
 

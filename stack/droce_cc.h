@@ -7,11 +7,15 @@
  * leaves and feedback arrives, and never sends a data packet before next_send_time(). An
  * algorithm keeps its variables in the opaque words (no allocation per QP).
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 struct droce_cc_state {
 	uint64_t next_send_ns;	/* earliest time the QP may send its next data packet */
 	uint64_t w[14];		/* algorithm private */
+	/* Set by the engine: the packet on_send() is told about waited for next_send_ns (the
+	 * limiter held it), so leaving later than that is the loop's lateness, not idleness. */
+	bool held;
 };
 
 struct droce_cc_ops {
@@ -72,7 +76,11 @@ int droce_cc_plugin_init(const struct droce_cc_plugin_api *api);
 extern const struct droce_cc_plugin_api droce_cc_plugin_api;
 
 /* Parts an algorithm may share (droce_cc.c): next_send_time() as a plain read of
- * next_send_ns, an event it ignores, and pacing at a rate (from max_bps on, the wire paces). */
+ * next_send_ns, an event it ignores, and pacing at a rate (from max_bps on, the wire paces).
+ * A held packet that leaves late (a loop's sleep ending after the deadline) keeps the
+ * schedule, up to DROCE_CC_PACE_BURST bytes sent back to back; after idle time the schedule
+ * starts anew from now. */
+#define DROCE_CC_PACE_BURST 16384
 uint64_t droce_cc_next_send_ns(const struct droce_cc_state *s);
 void droce_cc_ignore(struct droce_cc_state *s, uint64_t now_ns);
 void droce_cc_pace(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns, uint64_t rate_bps,

@@ -165,6 +165,7 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 	if (droce_psn_lt(r->max_psn_sent, r->psn))
 		r->max_psn_sent = r->psn;
 	qp->cc_ops->on_send(&qp->cc, bytes, now);
+	qp->cc.held = false;
 	if (!last) {
 		if (w->state == DROCE_SWQE_POSTED)
 			w->state = DROCE_SWQE_STARTED;	/* a resend never demotes SENT */
@@ -317,6 +318,7 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 		 * is not a loss (IBTA 9.7.6.1.3 times the wait for an acknowledgement, not our
 		 * own pacing). */
 		droce_qp_cnt(qp, DROCE_CNT_CC_DEFERRED);
+		qp->cc.held = true;
 		if (r->rto_at != UINT64_MAX && qp->attr.timeout != 0 &&
 		    r->rto_at < t + (4096ull << qp->attr.timeout))
 			droce_comp_arm_rto(qp, t);

@@ -92,6 +92,7 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 
 	if (t > now) {
 		droce_qp_cnt(qp, DROCE_CNT_CC_DEFERRED);
+		qp->cc.held = true;
 		qp->cc_at = t;
 		droce_sched_deadline(qp);
 		return -EBUSY;
@@ -115,6 +116,7 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 	sge.length = pay;
 	droce_tx_payload_end(qp, &p, buf, cookie, data, &sge, &cur);
 	qp->cc_ops->on_send(&qp->cc, p.frame_len, now);
+	qp->cc.held = false;
 	it->first = false;
 	it->psn = droce_psn_add(it->psn, 1);
 	it->va += pay;

@@ -223,6 +223,17 @@ test_pacing(void)
 	/* after a pause it starts from its own time */
 	droce_cc_dcqcn.on_send(&s, 500, t0 + 10000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), t0 + 10000 + gap / 2);
+	/* a packet the limiter held, sent 20 us late (a loop's sleep overshooting): the
+	 * schedule keeps its place, so what follows catches up back to back */
+	s.held = true;
+	droce_cc_dcqcn.on_send(&s, 1000, t0 + 10000 + gap / 2 + 20000);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), t0 + 10000 + gap / 2 + gap);
+	/* ... by DROCE_CC_PACE_BURST bytes at most */
+	droce_cc_dcqcn.on_send(&s, 1000, t0 + 1000000);
+	r = stats(&s).rate_bps;
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s),
+			t0 + 1000000 - (uint64_t)DROCE_CC_PACE_BURST * 8 * 1000000000ull / r +
+			1000ull * 8 * 1000000000ull / r);
 }
 
 static void
