@@ -3,8 +3,10 @@
 #  1. Unmodified verbs programs from Debian (ibv_devinfo, ibv_rc_pingpong, ib_write_bw, ib_read_lat)
 #     through droce's libibverbs replacement, two processes joined by net_memif (no NIC, no
 #     hugepages), addresses 198.18.0.1 and 198.18.0.2; perftest's TCP exchange on 127.0.0.1.
-#  2. The same engine in the deterministic simulator over a lossy, reordering, corrupting link.
-#  3. droce-pcap checks captures of Linux rxe traffic byte for byte (ICRC included).
+#  2. droce-perf over the native API, the same two endpoints: WRITE latency, WRITE bandwidth, a
+#     READ size sweep and fetch-and-add, the last two with every byte and value checked.
+#  3. The same engine in the deterministic simulator over a lossy, reordering, corrupting link.
+#  4. droce-pcap checks captures of Linux rxe traffic byte for byte (ICRC included).
 # Usage: tools/demo.sh BUILD_DIR. Every run is bounded by a timeout.
 set -uo pipefail
 
@@ -53,6 +55,35 @@ pair() {
 	fi
 }
 
+# perf NAME CLIENT_OPTS...: droce-perf server (lcore 0) and client (lcore 1), each running its
+# engine inline on its own CPU; prints the client's table and the server's last line.
+perf() {
+	local name=$1 spid rc
+	shift
+	env DROCE_EAL="$eal" DROCE_LCORES=0 DROCE_IPV4=198.18.0.1/24 \
+		DROCE_VDEV="net_memif0,role=server,socket=$tmp/$name.psock" \
+		timeout -s KILL 90 "$build/tools/droce-perf/droce-perf" -p 0 \
+		--port-file "$tmp/$name.port" >"$tmp/$name.srv" 2>&1 &
+	spid=$!
+	for _ in $(seq 300); do
+		[ -s "$tmp/$name.port" ] && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	env DROCE_EAL="$eal" DROCE_LCORES=1 DROCE_IPV4=198.18.0.2/24 \
+		DROCE_VDEV="net_memif0,role=client,socket=$tmp/$name.psock" \
+		timeout -s KILL 90 "$build/tools/droce-perf/droce-perf" \
+		-p "$(cat "$tmp/$name.port" 2>/dev/null || echo 0)" -Q "$@" 127.0.0.1 2>&1
+	rc=$?
+	wait "$spid" || rc=1
+	tail -n 1 "$tmp/$name.srv"
+	if [ "$rc" -ne 0 ]; then
+		echo "demo: droce-perf $name failed (exit $rc); server said:"
+		cat "$tmp/$name.srv"
+		fails=$((fails + 1))
+	fi
+}
+
 say "droce0, as an unmodified ibv_devinfo sees it (RoCEv2 GID table from the configured address)"
 env DROCE_IPV4=198.18.0.1/24 DROCE_IPV6=2001:2::1/64 LD_LIBRARY_PATH="$shim" \
 	timeout 30 ibv_devinfo -v | grep -E 'hca_id|vendor_id|transport|state|active_mtu|link_layer|GID\[' ||
@@ -61,14 +92,27 @@ env DROCE_IPV4=198.18.0.1/24 DROCE_IPV6=2001:2::1/64 LD_LIBRARY_PATH="$shim" \
 say "ibv_rc_pingpong: 1000 x 4 KiB RC SEND ping-pong, every buffer checked (-c)"
 pair rc_pingpong ibv_rc_pingpong -g 0 -n 1000 -s 4096 -c
 
+# Enough iterations for the figures to show the steady state, not the first milliseconds.
 say "ib_write_bw: RC RDMA WRITE bandwidth, 64 KiB messages"
-pair write_bw ib_write_bw -x 0 -s 65536 -n 2000
+pair write_bw ib_write_bw -x 0 -s 65536 -n 20000
 
 say "ib_read_lat: RC RDMA READ latency, 8 B"
-pair read_lat ib_read_lat -x 0 -s 8 -n 2000
+pair read_lat ib_read_lat -x 0 -s 8 -n 20000
 
 say "ib_atomic_bw: RC FETCH_AND_ADD"
-pair atomic_bw ib_atomic_bw -x 0 -n 2000
+pair atomic_bw ib_atomic_bw -x 0 -n 100000
+
+say "droce-perf write lat: 8 B RDMA WRITE ping-pong (round trips), native API"
+perf write_lat -o write -m lat -s 8 -n 20000
+
+say "droce-perf write bw: 64 KiB RDMA WRITEs for 2 s"
+perf write_bw -o write -s 65536 -D 2
+
+say "droce-perf read bw: RDMA READ, 1 B to 1 MiB, every byte checked"
+perf read_sweep -o read -a -n 1000 --verify
+
+say "droce-perf fadd: 8 B fetch-and-add, every returned value checked"
+perf fadd -o fadd -n 200000 --verify
 
 say "Simulator: 3 x 500 mixed RC operations over 5% loss, 2% reordering, 1% duplication, 1% bit flips"
 timeout 120 "$build/tests/sim/droce-sim" --seeds 3 --loss 5 --reorder 2 --dup 1 --corrupt 1 \
