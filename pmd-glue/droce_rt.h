@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "droce_cc.h"
 #include "droce_rt_config.h"
 #include "droce_verbs.h"
 
@@ -108,6 +109,23 @@ struct droce_rt_counter {
 int droce_rt_counters(struct droce_rt *rt, struct droce_rt_counter *out, unsigned int n);
 /* One counter by name, or -ENOENT. */
 int droce_rt_counter(struct droce_rt *rt, const char *name, uint64_t *value);
+
+/* Every QP of every shard: its number, type, state, counters and congestion control, with the
+ * algorithm's own figures (its stats op: DCQCN's rate and alpha, TIMELY's rate and RTT, ...).
+ * Fills up to n; returns how many exist (n = 0 to size). Each shard's QPs are read on its own
+ * thread (droce_rt_call_shard). Telemetry's /droce/qps and droce-stat --qps show the same. */
+#define DROCE_RT_QP_CC_STATS 8
+struct droce_rt_qp_info {
+	uint32_t qpn;
+	uint16_t shard;
+	uint8_t type;		/* enum droce_qp_type */
+	uint8_t state;		/* enum droce_qp_state */
+	const char *cc;		/* the algorithm's name */
+	uint64_t sent_pkts, rcvd_pkts, retransmitted_pkts, cc_deferred;
+	unsigned int n_cc;	/* cc_stats used */
+	struct droce_cc_stat cc_stats[DROCE_RT_QP_CC_STATS];
+};
+int droce_rt_qps(struct droce_rt *rt, struct droce_rt_qp_info *out, unsigned int n);
 
 /* Exception path (exception = ring): copy out the next frame that was neither RoCE nor ARP/ND.
  * Returns its length (truncated to len), or -EAGAIN. Any thread. */

@@ -116,6 +116,8 @@ struct droce_rt {
 	uint32_t tel_seq;
 	unsigned int tel_n;
 	struct droce_rt_counter *tel_snap;
+	unsigned int tel_nqps;			/* QPs that exist (more than tel_qps holds?) */
+	struct droce_rt_qp_info *tel_qps;	/* DROCE_RT_TEL_QPS of them */
 };
 
 /* droce_rt_loop.c */
@@ -155,6 +157,7 @@ void droce_rt_capture_close(struct droce_rt *rt);
 
 /* droce_rt_telemetry.c */
 enum { DROCE_RT_TEL_MAX = 512 };	/* counters a telemetry snapshot holds */
+enum { DROCE_RT_TEL_QPS = 64 };		/* QPs a telemetry snapshot holds */
 int droce_rt_telemetry_attach(struct droce_rt *rt);
 void droce_rt_telemetry_detach(struct droce_rt *rt);
 /* The loop's side: a snapshot was asked for. */

@@ -60,6 +60,19 @@ droce_cc_pace(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns, uint64_
 	s->next_send_ns = start + (uint64_t)bytes * 8u * 1000000000u / rate_bps;
 }
 
+unsigned int
+droce_cc_stats_fill(struct droce_cc_stat *out, unsigned int n, const char *const *names,
+		    const int64_t *values, unsigned int count)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && i < count; i++) {
+		out[i].name = names[i];
+		out[i].value = values[i];
+	}
+	return count;
+}
+
 const struct droce_cc_ops droce_cc_none = {
 	.name = "none",
 	.init = none_init,
@@ -140,4 +153,5 @@ const struct droce_cc_plugin_api droce_cc_plugin_api = {
 	.next_send_ns = droce_cc_next_send_ns,
 	.ignore = droce_cc_ignore,
 	.pace = droce_cc_pace,
+	.stats_fill = droce_cc_stats_fill,
 };

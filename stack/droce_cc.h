@@ -18,6 +18,11 @@ struct droce_cc_state {
 	bool held;
 };
 
+struct droce_cc_stat {
+	const char *name;	/* static storage */
+	int64_t value;
+};
+
 struct droce_cc_ops {
 	const char *name;
 	void (*init)(struct droce_cc_state *s, uint64_t now_ns);
@@ -32,6 +37,10 @@ struct droce_cc_ops {
 	 * packet left once: a SEND or WRITE to the ACK that covered it, a READ to its first
 	 * response, an atomic to its response; a resent request gives none (Karn). */
 	void (*on_rtt)(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns);
+	/* Optional: a QP's state as up to n name/value pairs ("rate_mbps", ...) for telemetry
+	 * and tools (droce-stat --qps); returns how many it has. Off the data path. */
+	unsigned int (*stats)(const struct droce_cc_state *s, struct droce_cc_stat *out,
+			      unsigned int n);
 };
 
 /* No congestion control: always allowed to send. */
@@ -69,6 +78,9 @@ struct droce_cc_plugin_api {
 	void (*ignore)(struct droce_cc_state *s, uint64_t now_ns);
 	void (*pace)(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns, uint64_t rate_bps,
 		     uint64_t max_bps);
+	unsigned int (*stats_fill)(struct droce_cc_stat *out, unsigned int n,
+				   const char *const *names, const int64_t *values,
+				   unsigned int count);
 };
 #define DROCE_CC_PLUGIN_INIT "droce_cc_plugin_init"
 int droce_cc_plugin_init(const struct droce_cc_plugin_api *api);
@@ -85,6 +97,10 @@ uint64_t droce_cc_next_send_ns(const struct droce_cc_state *s);
 void droce_cc_ignore(struct droce_cc_state *s, uint64_t now_ns);
 void droce_cc_pace(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns, uint64_t rate_bps,
 		   uint64_t max_bps);
+/* A stats() op's body: the first n of count names[i] = values[i] into out; returns count. */
+unsigned int droce_cc_stats_fill(struct droce_cc_stat *out, unsigned int n,
+				 const char *const *names, const int64_t *values,
+				 unsigned int count);
 
 /*
  * DCQCN reaction point (droce_cc_dcqcn.c): per-QP rate limiter cut by CNPs, recovering by timer

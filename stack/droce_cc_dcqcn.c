@@ -201,6 +201,23 @@ droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *s
 	st->cnp_ignored = s->w[W_IGNORED];
 }
 
+static unsigned int
+dcqcn_stats(const struct droce_cc_state *s, struct droce_cc_stat *out, unsigned int n)
+{
+	static const char *const names[] = { "rate_mbps", "target_mbps", "alpha_1024", "cuts",
+					     "cnp_ignored" };
+	struct droce_dcqcn_stats st;
+	int64_t v[5];
+
+	droce_cc_dcqcn_stats(s, &st);
+	v[0] = (int64_t)(st.rate_bps / 1000000);
+	v[1] = (int64_t)(st.target_bps / 1000000);
+	v[2] = st.alpha;
+	v[3] = (int64_t)st.cuts;
+	v[4] = (int64_t)st.cnp_ignored;
+	return droce_cc_stats_fill(out, n, names, v, 5);
+}
+
 const struct droce_cc_ops droce_cc_dcqcn = {
 	.name = "dcqcn",
 	.init = dcqcn_init,
@@ -208,4 +225,5 @@ const struct droce_cc_ops droce_cc_dcqcn = {
 	.on_cnp = dcqcn_on_cnp,
 	.on_ack = droce_cc_ignore,	/* DCQCN hears the network only through CNPs */
 	.next_send_time = droce_cc_next_send_ns,
+	.stats = dcqcn_stats,
 };

@@ -146,6 +146,23 @@ droce_cc_timely_stats(const struct droce_cc_state *s, struct droce_timely_stats 
 	st->decreases = s->w[W_DECREASES];
 }
 
+static unsigned int
+timely_stats(const struct droce_cc_state *s, struct droce_cc_stat *out, unsigned int n)
+{
+	static const char *const names[] = { "rate_mbps", "rtt_ns", "rtt_diff_ns", "samples",
+					     "decreases" };
+	struct droce_timely_stats st;
+	int64_t v[5];
+
+	droce_cc_timely_stats(s, &st);
+	v[0] = (int64_t)(st.rate_bps / 1000000);
+	v[1] = (int64_t)st.prev_rtt_ns;
+	v[2] = st.rtt_diff_ns;
+	v[3] = (int64_t)st.samples;
+	v[4] = (int64_t)st.decreases;
+	return droce_cc_stats_fill(out, n, names, v, 5);
+}
+
 const struct droce_cc_ops droce_cc_timely = {
 	.name = "timely",
 	.init = timely_init,
@@ -154,4 +171,5 @@ const struct droce_cc_ops droce_cc_timely = {
 	.on_ack = droce_cc_ignore,
 	.next_send_time = droce_cc_next_send_ns,
 	.on_rtt = timely_on_rtt,
+	.stats = timely_stats,
 };

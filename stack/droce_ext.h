@@ -18,6 +18,9 @@ int droce_dev_set_cc(struct droce_dev *dev, const struct droce_cc_ops *ops);
 /* A QP's algorithm, and its state in *state when state is not NULL (NULL: no such QP). */
 const struct droce_cc_ops *droce_qp_cc(const struct droce_qp *qp,
 				       const struct droce_cc_state **state);
+/* The device's QPs in table order: the first after prev (NULL: the first one), NULL after the
+ * last. A scan of the QP table, for telemetry and tools, not the data path. */
+struct droce_qp *droce_dev_qp_next(struct droce_dev *dev, const struct droce_qp *prev);
 /* The path MTU the device's Ethernet MTU allows (enum droce_mtu). */
 enum droce_mtu droce_dev_active_mtu(const struct droce_dev *dev);
 /* Checks the NIC already made on received frames (enum droce_parse_flags: the IPv4 header

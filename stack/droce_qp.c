@@ -251,6 +251,17 @@ droce_dev_set_cc(struct droce_dev *dev, const struct droce_cc_ops *ops)
 	return 0;
 }
 
+struct droce_qp *
+droce_dev_qp_next(struct droce_dev *dev, const struct droce_qp *prev)
+{
+	uint32_t i = prev == NULL ? 0 : (uint32_t)(prev - dev->qps) + 1;
+
+	for (; i <= dev->qp_mask; i++)
+		if (dev->qps[i].used)
+			return &dev->qps[i];
+	return NULL;
+}
+
 const struct droce_cc_ops *
 droce_qp_cc(const struct droce_qp *qp, const struct droce_cc_state **state)
 {

@@ -3,7 +3,8 @@
  * Congestion controls from outside the engine (droce_cc_register, stack/droce_cc.h): found by
  * name after the built-in ones, listed by droce_cc_names, the same ops registered twice
  * accepted, another with a taken name, incomplete ops and a full table refused; and the engine
- * drives a registered algorithm: its init, on_send and on_ack run for WRITEs it paces.
+ * drives a registered algorithm: its init, on_send and on_ack run for WRITEs it paces. Then the
+ * view tools have of it: droce_dev_qp_next over a device's QPs, the built-in stats ops.
  */
 #include <errno.h>
 #include <string.h>
@@ -140,6 +141,43 @@ test_engine_drives_it(void)
 	eh_fini(&w);
 }
 
+/* droce_dev_qp_next walks exactly the live QPs; DCQCN's and TIMELY's stats name their figures */
+static void
+test_qp_walk_and_stats(void)
+{
+	struct droce_cc_stat st[8];
+	struct droce_cc_state cs;
+	struct droce_qp *qp[2], *q;
+	struct eh_qp_opts o;
+	struct eh_world w;
+	unsigned int n = 0;
+
+	eh_init(&w, 1500);
+	eh_opts_default(&o);
+	CU_ASSERT_PTR_NULL(droce_dev_qp_next(w.n[0].dev, NULL));
+	eh_pair(&w, DROCE_QPT_RC, &o, qp, 64);
+	for (q = droce_dev_qp_next(w.n[0].dev, NULL); q != NULL; q = droce_dev_qp_next(w.n[0].dev, q)) {
+		CU_ASSERT_PTR_EQUAL(q, qp[0]);
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 1);
+	droce_qp_destroy(qp[0]);
+	CU_ASSERT_PTR_NULL(droce_dev_qp_next(w.n[0].dev, NULL));
+	eh_fini(&w);
+
+	droce_cc_dcqcn.init(&cs, 0);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.stats(&cs, st, 8), 5);
+	CU_ASSERT_STRING_EQUAL(st[0].name, "rate_mbps");
+	CU_ASSERT_EQUAL(st[0].value, (int64_t)(droce_cc_dcqcn_params()->max_rate_bps / 1000000));
+	CU_ASSERT_STRING_EQUAL(st[2].name, "alpha_1024");
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.stats(&cs, st, 2), 5);	/* fills 2, says 5 */
+	droce_cc_timely.init(&cs, 0);
+	CU_ASSERT_EQUAL(droce_cc_timely.stats(&cs, st, 8), 5);
+	CU_ASSERT_STRING_EQUAL(st[1].name, "rtt_ns");
+	CU_ASSERT_PTR_NULL(droce_cc_none.stats);
+}
+
 DROCE_TEST_MAIN("cc_register",
 	DROCE_TEST(test_register),
-	DROCE_TEST(test_engine_drives_it))
+	DROCE_TEST(test_engine_drives_it),
+	DROCE_TEST(test_qp_walk_and_stats))

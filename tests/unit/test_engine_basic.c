@@ -443,7 +443,8 @@ pace_next(const struct droce_cc_state *st)
 }
 
 static const struct droce_cc_ops pace = {
-	"pace10us", pace_init, pace_on_send, pace_on_event, pace_on_event, pace_next, NULL,
+	.name = "pace10us", .init = pace_init, .on_send = pace_on_send, .on_cnp = pace_on_event,
+	.on_ack = pace_on_event, .next_send_time = pace_next,
 };
 
 static void

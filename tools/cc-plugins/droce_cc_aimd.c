@@ -69,6 +69,16 @@ aimd_next_send_time(const struct droce_cc_state *s)
 	return api->next_send_ns(s);
 }
 
+/* droce-stat --qps shows these per QP */
+static unsigned int
+aimd_stats(const struct droce_cc_state *s, struct droce_cc_stat *out, unsigned int n)
+{
+	static const char *const names[] = { "rate_mbps", "cuts" };
+	int64_t v[2] = { (int64_t)(s->w[W_RATE] / 1000000), (int64_t)s->w[W_CUTS] };
+
+	return api->stats_fill(out, n, names, v, 2);
+}
+
 static const struct droce_cc_ops aimd_ops = {
 	.name = "aimd",
 	.init = aimd_init,
@@ -77,6 +87,7 @@ static const struct droce_cc_ops aimd_ops = {
 	.on_ack = aimd_on_ack,
 	.next_send_time = aimd_next_send_time,
 	/* .on_rtt = NULL: no round-trip samples wanted */
+	.stats = aimd_stats,
 };
 
 /* NAME in [lo, hi], times mult, into *v; the default stays when it is not set. */
