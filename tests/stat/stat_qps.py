@@ -15,20 +15,9 @@ import sys
 import tempfile
 import time
 
-FAILS = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        FAILS.append(what)
-    return cond
-
-
-def stat(tool, *args):
-    p = subprocess.run([sys.executable, tool] + list(args), capture_output=True, text=True,
-                       timeout=30)
-    return p.returncode, p.stdout, p.stderr
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stat_test import FAILS, check, stat  # noqa: E402  (the live test's helpers)
 
 
 def qps_json(tool, pid):
