@@ -6,7 +6,8 @@
 # (DROCE_CC=none) and "dcqcn" (mlx5 defaults, from 10 Gbit/s), then each NAME=... given, e.g.
 #   paper='DROCE_CC=dcqcn DROCE_DCQCN_G=1020 DROCE_DCQCN_ALPHA_PERIOD_US=55 ...'
 # Per run: goodput, the share of frames netem marked, netem's largest backlog, CNPs the client
-# handled, packets its rate limiter held. Environment: DROCE_BENCH_NETEM ("--delay 20us --rate
+# handled, packets its rate limiter held, and the algorithm's rate (droce-stat --qps every 0.2 s:
+# lowest, median, highest). Environment: DROCE_BENCH_NETEM ("--delay 20us --rate
 # 2gbit --limit 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (4).
 set -u
 if [ $# -lt 1 ] || [ ! -x "$1/tools/droce-perf/droce-perf" ] || [ ! -x "$1/tools/droce-netem/droce-netem" ]; then
@@ -15,6 +16,7 @@ if [ $# -lt 1 ] || [ ! -x "$1/tools/droce-perf/droce-perf" ] || [ ! -x "$1/tools
 fi
 B=$1
 shift
+STAT=$(cd "$(dirname "$0")/../droce-stat" && pwd)/droce-stat
 NETEM_OPTS=${DROCE_BENCH_NETEM:---delay 20us --rate 2gbit --limit 2m --red 20k,200k,20%}
 SECS=${DROCE_BENCH_SECONDS:-4}
 TMP=$(mktemp -d /tmp/droce-bench-cc.XXXXXX)
@@ -43,14 +45,28 @@ run() {
 		DROCE_IPV4=198.18.0.2/24 DROCE_VDEV="net_memif0,role=client,socket=/$tag-a" \
 		DROCE_LCORES=1 timeout $((SECS + 30)) "$B/tools/droce-perf/droce-perf" \
 		-p "$(cat "$TMP/port" 2>/dev/null)" -o write -s 65536 -D "$SECS" -J -Q --counters \
-		127.0.0.1 >"$TMP/client" 2>"$TMP/client.err"
+		127.0.0.1 >"$TMP/client" 2>"$TMP/client.err" &
+	cp=$!
+	# the client's QP as droce-stat --qps sees it, every 0.2 s until it exits (its rate)
+	: >"$TMP/qps"
+	pp=''
+	for _ in $(seq 50); do
+		pp=$(pgrep -P "$cp" | head -n 1)
+		# its telemetry socket comes up with EAL
+		[ -n "$pp" ] && /usr/bin/python3 "$STAT" -p "$pp" --qps >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	[ -z "$pp" ] || timeout $((SECS + 30)) /usr/bin/python3 "$STAT" -p "$pp" --qps --json \
+		-w 0.2 >"$TMP/qps" 2>/dev/null &
+	wait "$cp"
 	wait "$sp"
 	kill -TERM "$np" 2>/dev/null
 	wait "$np"
 	g=$(sed -n 's/.*"gbps":\([0-9.]*\).*/\1/p' "$TMP/client")
-	/usr/bin/python3 - "$name" "${g:--}" "$TMP/netem" "$TMP/client.err" <<'EOF'
-import re, sys
-name, gbps, netem, cerr = sys.argv[1:5]
+	wait
+	/usr/bin/python3 - "$name" "${g:--}" "$TMP/netem" "$TMP/client.err" "$TMP/qps" <<'EOF'
+import json, re, statistics, sys
+name, gbps, netem, cerr, qps = sys.argv[1:6]
 n = {}
 for l in open(netem, errors="replace"):
     if l.startswith("droce-netem ab:"):
@@ -61,15 +77,26 @@ for l in open(cerr, errors="replace"):
     if m:
         c[m.group(1)] = int(m.group(2))
 rx = n.get("rx", 0)
-print("%-10s %9s %10s %12s %10s %12s" % (name, gbps,
+# the algorithm's rate over the run, from its samples (none has no figures)
+rates = []
+for l in open(qps, errors="replace"):
+    try:
+        q = json.loads(l).get("list", [])
+    except ValueError:
+        continue
+    if q and "cc_rate_mbps" in q[0] and q[0].get("sent_pkts", 0) > 0:
+        rates.append(q[0]["cc_rate_mbps"])
+rate = ("%d/%d/%d" % (min(rates), statistics.median(rates), max(rates))) if rates else "-"
+print("%-10s %9s %10s %12s %10s %12s  %s" % (name, gbps,
       "%.1f %%" % (100 * n.get("ce_marked", 0) / rx) if rx else "-",
       "%d" % n.get("max_backlog", 0), c.get("dev.rp_cnp_handled", 0),
-      c.get("dev.cc_deferred", 0)))
+      c.get("dev.cc_deferred", 0), rate))
 EOF
 }
 
 echo "droce-bench-cc: droce-perf write bw 64 KiB, ${SECS} s, through droce-netem $NETEM_OPTS"
-printf '%-10s %9s %10s %12s %10s %12s\n' config Gbit/s "CE-marked" "max backlog" "CNPs" "held (cc)"
+printf '%-10s %9s %10s %12s %10s %12s  %s\n' config Gbit/s "CE-marked" "max backlog" "CNPs" \
+	"held (cc)" "rate Mbit/s min/median/max"
 run none "DROCE_CC=none"
 run dcqcn "DROCE_CC=dcqcn"
 for nv in "$@"; do
