@@ -154,6 +154,19 @@ echo "write_lat_hold: tx frames, bursts, ACKs sent, frames received per side: $(
 [ "$(echo "$held" | wc -l)" = 2 ] || fail "write_lat_hold: not two counters files"
 echo "$held" | awk '{ if (!($1 >= 1000 && $2 * 100 <= $1 * 85 && $3 >= 500 && $4 >= 1000)) bad++ }
 	END { exit bad }' || fail "write_lat_hold: ACKs not sent with the answers, or not all sent"
+# A congestion-control plugin (tools/cc-plugins' aimd) loaded by the client's runtime inside
+# the verbs program: its QP is paced at 300 Mbit/s (perftest's BW average at most 300/8 MB/s
+# and a bit), and the counters file says the limiter held packets.
+if [ -n "${TEST_CC_PLUGIN:-}" ]; then
+	DROCE_CC_AIMD_MAX_MBPS=300 DRUN_EXTRA="--set counters_file=$TMP/cc-%p.json \
+--set cc_plugin=$TEST_CC_PLUGIN --set cc=aimd" perf write_bw_aimd 65536 ib_write_bw
+	bw=$(sed -n "s/^ *65536 *$ITERS *[0-9.]* *\([0-9.]*\).*/\1/p" "$TMP/cli.out")
+	held=$(cat "$TMP"/cc-*.json 2>/dev/null | grep -o '"cc_deferred": *[0-9]*' | grep -o '[0-9]*$' |
+		sort -n | tail -n 1)
+	echo "write_bw_aimd: BW average ${bw:-?} MB/s, packets held ${held:-?}"
+	awk -v b="${bw:-0}" -v h="${held:-0}" 'BEGIN { exit !(b > 0 && b <= 39.4 && h > 0) }' ||
+		fail "write_bw_aimd: the plugin did not pace the shim's QP"
+fi
 perf read_bw 65536 ib_read_bw
 SRV_REGEX="^ remote address: LID" perf read_lat 2 ib_read_lat	# the server is passive
 perf send_bw 65536 ib_send_bw
