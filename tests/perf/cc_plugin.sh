@@ -25,6 +25,13 @@ if [ $rc -ne 0 ] || [ -z "$gbps" ] || [ -z "$held" ] || [ "$held" -eq 0 ] ||
 	cat "$dir/pair.out"
 	fail=1
 fi
+# droce-perf's own report of it: the algorithm, its figures at the end, the packets held
+cc=$(grep -o '"cc":{[^}]*}' "$dir/pair.out" | head -n 1)
+echo "droce-perf --json: $cc"
+case $cc in
+*'"name":"aimd","held":'[1-9]*'"rate_mbps":200,"cuts":0}') ;;
+*) echo "FAIL: droce-perf's cc report"; fail=1 ;;
+esac
 
 # check PATTERN ENV...: droce-perf exits 1 and its stderr matches PATTERN
 check() {

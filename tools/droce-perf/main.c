@@ -37,6 +37,27 @@ retrans(struct perf_ctx *c)
 	return v;
 }
 
+/* The round's congestion control as the runtime sees it, before its QPs go (perf_result). */
+static void
+cc_state(struct perf_ctx *c, struct perf_result *r)
+{
+	static struct droce_rt_qp_info qi[PERF_MAX_QPS * DROCE_RT_MAX_SHARDS];
+	uint32_t qpn0 = droce_qp_num(c->q[0].qp);
+	int n = droce_rt_qps(c->rt, qi, PERF_MAX_QPS * DROCE_RT_MAX_SHARDS), i;
+
+	r->cc = "none";
+	r->n_cc = 0;
+	r->cc_held = 0;
+	for (i = 0; i < n && i < PERF_MAX_QPS * DROCE_RT_MAX_SHARDS; i++) {
+		r->cc_held += qi[i].cc_deferred;	/* per round: this round's QPs are new */
+		if (qi[i].qpn != qpn0)
+			continue;
+		r->cc = qi[i].cc;
+		r->n_cc = qi[i].n_cc;
+		memcpy(r->cc_stats, qi[i].cc_stats, sizeof(r->cc_stats));
+	}
+}
+
 static int
 client_round(struct perf_ctx *c, struct perf_result *r)
 {
@@ -68,6 +89,7 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 	perf_report_shards(c, m.count);
 	perf_result_fill(c, r, iters, c->t_end > c->t0 ? c->t_end - c->t0 : 0);
 	r->retrans = retrans(c) - rt0;
+	cc_state(c, r);
 	rc = perf_oob_send(c->sock, &m, sizeof(m), c->plan.timeout_ms);
 	if (rc != 0)
 		return rc;

@@ -90,6 +90,12 @@ struct perf_result {
 	bool verified;		/* checked and clean (only meaningful with verify) */
 	uint64_t bad_bytes;	/* mismatches seen by this side and the peer */
 	uint64_t retrans;	/* dev.roce_adp_retrans during the round */
+	/* congestion control at the round's end: QP 0's algorithm and its own figures, and the
+	 * packets every QP's limiter held (droce_rt_qps) */
+	const char *cc;
+	unsigned int n_cc;
+	struct droce_cc_stat cc_stats[DROCE_RT_QP_CC_STATS];
+	uint64_t cc_held;
 };
 
 /* Everything a run needs. */

@@ -103,6 +103,15 @@ perf_report_row(const struct perf_ctx *c, const struct perf_result *r)
 		printf("%10u %10llu %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8s\n", r->size,
 		       (unsigned long long)r->iters, r->lat_min, r->lat_p50, r->lat_p99,
 		       r->lat_p999, r->lat_max, r->lat_avg, verdict(c, r));
+	if (r->cc != NULL && strcmp(r->cc, "none") != 0) {
+		unsigned int i;
+
+		printf("#   %s at the end (QP 0):", r->cc);
+		for (i = 0; i < r->n_cc; i++)
+			printf(" %s=%lld", r->cc_stats[i].name, (long long)r->cc_stats[i].value);
+		printf("; packets held by the rate limiters: %llu\n",
+		       (unsigned long long)r->cc_held);
+	}
 	fflush(stdout);
 }
 
@@ -130,6 +139,16 @@ perf_report_json(const struct perf_ctx *c, const struct perf_result *r, unsigned
 		if (c->plan.verify)
 			printf(",\"verified\":%s,\"bad\":%llu", r[i].verified ? "true" : "false",
 			       (unsigned long long)r[i].bad_bytes);
+		if (r[i].cc != NULL) {
+			unsigned int k;
+
+			printf(",\"cc\":{\"name\":\"%s\",\"held\":%llu", r[i].cc,
+			       (unsigned long long)r[i].cc_held);
+			for (k = 0; k < r[i].n_cc; k++)
+				printf(",\"%s\":%lld", r[i].cc_stats[k].name,
+				       (long long)r[i].cc_stats[k].value);
+			printf("}");
+		}
 		printf("}");
 	}
 	printf("]}\n");
