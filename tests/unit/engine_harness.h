@@ -7,6 +7,7 @@
  * filter may drop or alter each one, and time jumps to the next deadline when nothing moves.
  * Deterministic: rand64 is a xorshift seeded per device.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -264,6 +265,29 @@ eh_pair(struct eh_world *w, enum droce_qp_type t, const struct eh_qp_opts *o, st
 		eh_bring_up(qp[0], t, &w->n[1], droce_qp_num(qp[1]), o, o->psn[1], o->psn[0]);
 		eh_bring_up(qp[1], t, &w->n[0], droce_qp_num(qp[0]), o, o->psn[0], o->psn[1]);
 	}
+}
+
+/*
+ * What the congestion-control tests start from: a world with an RC pair whose node 0 runs ops
+ * (node 1 keeps "none") and an MR over a on node 0 and b on node 1, len bytes each. 0, or
+ * -EINVAL when the algorithm is refused, -ENOMEM when a QP or MR is missing.
+ */
+static inline int
+eh_cc_pair(struct eh_world *w, const struct droce_cc_ops *ops, struct eh_qp_opts *o,
+	   struct droce_qp **qp, struct droce_mr **mr, uint8_t *a, uint8_t *b, size_t len)
+{
+	int err = 0;
+
+	qp[0] = qp[1] = NULL;
+	mr[0] = mr[1] = NULL;
+	eh_init(w, 1500);
+	if (droce_dev_set_cc(w->n[0].dev, ops) != 0)
+		return -EINVAL;
+	eh_opts_default(o);
+	eh_pair(w, DROCE_QPT_RC, o, qp, 64);
+	mr[0] = droce_mr_reg(w->n[0].pd, a, len, o->access, &err);
+	mr[1] = droce_mr_reg(w->n[1].pd, b, len, o->access, &err);
+	return qp[0] && qp[1] && mr[0] && mr[1] ? 0 : -ENOMEM;
 }
 
 /* EH_TRACE=1 in the environment prints every delivered frame. */

@@ -299,18 +299,14 @@ test_end_to_end_ce(void)
 	struct eh_qp_opts o;
 	struct eh_world w;
 	unsigned int marked = 0, done = 0, i;
-	int err = 0, n;
+	int n;
 
 	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
-	eh_init(&w, 1500);
-	CU_ASSERT_EQUAL(droce_dev_set_cc(w.n[0].dev, &droce_cc_dcqcn), 0);
-	eh_opts_default(&o);
-	eh_pair(&w, DROCE_QPT_RC, &o, qp, 64);
+	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, &droce_cc_dcqcn, &o, qp, mr, bufa, bufb,
+					 sizeof(bufa)), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(qp[0]);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[0], &cs), &droce_cc_dcqcn);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[1], NULL), &droce_cc_none);	/* node 1 kept "none" */
-	mr[0] = droce_mr_reg(w.n[0].pd, bufa, sizeof(bufa), o.access, &err);
-	mr[1] = droce_mr_reg(w.n[1].pd, bufb, sizeof(bufb), o.access, &err);
 	for (i = 0; i < sizeof(bufa); i++)
 		bufa[i] = (uint8_t)(i * 7 + 3);
 	w.n[0].filter = mark_ce;

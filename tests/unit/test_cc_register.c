@@ -105,16 +105,12 @@ test_engine_drives_it(void)
 	struct eh_qp_opts o;
 	struct eh_world w;
 	unsigned int i, done = 0;
-	int err = 0, n;
+	int n;
 
-	eh_init(&w, 1500);
-	CU_ASSERT_EQUAL_FATAL(droce_dev_set_cc(w.n[0].dev, droce_cc_find("counting")), 0);
-	eh_opts_default(&o);
-	eh_pair(&w, DROCE_QPT_RC, &o, qp, 64);
+	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, droce_cc_find("counting"), &o, qp, mr, bufa, bufb,
+					 sizeof(bufa)), 0);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[0], &cs), &counting);
 	CU_ASSERT(n_init >= 1);
-	mr[0] = droce_mr_reg(w.n[0].pd, bufa, sizeof(bufa), o.access, &err);
-	mr[1] = droce_mr_reg(w.n[1].pd, bufb, sizeof(bufb), o.access, &err);
 	for (i = 0; i < sizeof(bufa); i++)
 		bufa[i] = (uint8_t)(i * 7 + 3);
 	for (i = 0; i < 16; i++) {

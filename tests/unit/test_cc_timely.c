@@ -176,15 +176,11 @@ engine_samples(enum droce_wr_opcode opc, unsigned int loss, uint64_t *samples, u
 	struct eh_qp_opts o;
 	struct eh_world w;
 	unsigned int i, done = 0;
-	int err = 0, n;
+	int n;
 
-	eh_init(&w, 1500);
-	CU_ASSERT_EQUAL(droce_dev_set_cc(w.n[0].dev, &droce_cc_timely), 0);
-	eh_opts_default(&o);
-	eh_pair(&w, DROCE_QPT_RC, &o, qp, 64);
+	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, &droce_cc_timely, &o, qp, mr, bufa, bufb,
+					 sizeof(bufa)), 0);
 	CU_ASSERT_PTR_EQUAL_FATAL(droce_qp_cc(qp[0], &cs), &droce_cc_timely);
-	mr[0] = droce_mr_reg(w.n[0].pd, bufa, sizeof(bufa), o.access, &err);
-	mr[1] = droce_mr_reg(w.n[1].pd, bufb, sizeof(bufb), o.access, &err);
 	memset(bufa, 0, sizeof(bufa));
 	memset(bufb, 0, sizeof(bufb));
 	for (i = 0; i < sizeof(bufa); i++)
