@@ -116,6 +116,7 @@ struct droce_rt {
 	uint32_t tel_seq;
 	unsigned int tel_n;
 	struct droce_rt_counter *tel_snap;
+	uint32_t tel_want_qps;			/* this request is /droce/qps's: list the QPs too */
 	unsigned int tel_nqps;			/* QPs that exist (more than tel_qps holds?) */
 	struct droce_rt_qp_info *tel_qps;	/* DROCE_RT_TEL_QPS of them */
 };

@@ -50,8 +50,11 @@ droce_rt_telemetry_serve(struct droce_rt *rt)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	n = droce_rt_counters_collect(rt, rt->tel_snap, DROCE_RT_TEL_MAX);
 	rt->tel_n = n < DROCE_RT_TEL_MAX ? (unsigned int)n : DROCE_RT_TEL_MAX;
-	n = droce_rt_qps(rt, rt->tel_qps, DROCE_RT_TEL_QPS);
-	rt->tel_nqps = n > 0 ? (unsigned int)n : 0;
+	/* the QP walk (and a call on every other shard) only for /droce/qps */
+	if (__atomic_load_n(&rt->tel_want_qps, __ATOMIC_ACQUIRE)) {
+		n = droce_rt_qps(rt, rt->tel_qps, DROCE_RT_TEL_QPS);
+		rt->tel_nqps = n > 0 ? (unsigned int)n : 0;
+	}
 	__atomic_store_n(&rt->tel_seq, seq + 2, __ATOMIC_RELEASE);
 	__atomic_store_n(&rt->tel_done, req, __ATOMIC_RELEASE);
 }
@@ -59,12 +62,13 @@ droce_rt_telemetry_serve(struct droce_rt *rt)
 /* Ask the loop for a snapshot and copy it into tel_copy; returns the count, -1 when the loop
  * never served one. *stale: the loop did not answer this time. Called under tel_lock. */
 static int
-snapshot(struct droce_rt *rt, bool *stale)
+snapshot(struct droce_rt *rt, bool qps, bool *stale)
 {
 	struct timespec ts = { 0, 200000 };
 	uint32_t req, s1, s2;
 	unsigned int waited_us = 0, n = 0, tries;
 
+	__atomic_store_n(&rt->tel_want_qps, qps, __ATOMIC_RELAXED);
 	req = __atomic_add_fetch(&rt->tel_req, 1, __ATOMIC_RELEASE);
 	droce_rt_wake(rt);
 	while (__atomic_load_n(&rt->tel_done, __ATOMIC_ACQUIRE) != req &&
@@ -83,9 +87,11 @@ snapshot(struct droce_rt *rt, bool *stale)
 		}
 		n = rt->tel_n;
 		memcpy(tel_copy, rt->tel_snap, n * sizeof(tel_copy[0]));
-		tel_nq_all = rt->tel_nqps;
-		tel_nq = tel_nq_all < DROCE_RT_TEL_QPS ? tel_nq_all : DROCE_RT_TEL_QPS;
-		memcpy(tel_qcopy, rt->tel_qps, tel_nq * sizeof(tel_qcopy[0]));
+		if (qps) {
+			tel_nq_all = rt->tel_nqps;
+			tel_nq = tel_nq_all < DROCE_RT_TEL_QPS ? tel_nq_all : DROCE_RT_TEL_QPS;
+			memcpy(tel_qcopy, rt->tel_qps, tel_nq * sizeof(tel_qcopy[0]));
+		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		s2 = __atomic_load_n(&rt->tel_seq, __ATOMIC_RELAXED);
 		if (s1 == s2)
@@ -112,7 +118,7 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(d, "error", "no droce runtime open in this process");
 		return 0;
 	}
-	n = snapshot(tel_rt, &stale);
+	n = snapshot(tel_rt, false, &stale);
 	if (n < 0) {
 		pthread_mutex_unlock(&tel_lock);
 		rte_tel_data_add_dict_string(d, "error", "the runtime's poll loop is not running "
@@ -169,7 +175,7 @@ tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)params;
 	rte_tel_data_start_dict(d);
 	pthread_mutex_lock(&tel_lock);
-	if (tel_rt == NULL || snapshot(tel_rt, &stale) < 0) {
+	if (tel_rt == NULL || snapshot(tel_rt, true, &stale) < 0) {
 		pthread_mutex_unlock(&tel_lock);
 		rte_tel_data_add_dict_string(d, "error", tel_rt == NULL ?
 			"no droce runtime open in this process" :
