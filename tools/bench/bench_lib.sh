@@ -181,12 +181,15 @@ c2c() {
 	"${C2C:-droce-bench-c2c}" -q 2>/dev/null || echo -
 }
 
+# Below this the two CPUs share a cache (DROCE_BENCH_C2C_NEAR_NS in droce_bench_c2c.h).
+C2C_NEAR_NS=150
+
 # placement BEFORE AFTER: the probes around a pair of runs as a tag (near: CPUs 0 and 1 shared
 # a cache at both, far: at neither, moved: they changed in between)
 placement() {
-	awk -v a="${1:--}" -v b="${2:--}" 'BEGIN {
+	awk -v a="${1:--}" -v b="${2:--}" -v t="$C2C_NEAR_NS" 'BEGIN {
 		if (a == "-" || b == "-") { print "?"; exit }
-		x = a + 0 < 150; y = b + 0 < 150
+		x = a + 0 < t + 0; y = b + 0 < t + 0
 		print x && y ? "near" : !x && !y ? "far" : "moved" }'
 }
 

@@ -136,7 +136,7 @@ echo
 echo "$ME: $(nproc) CPUs ($CPU_MODEL), load average $LOAD0 at $START UTC," \
 	"$(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%H:%M:%S); medians of ${REPS} interleaved runs"
 echo "$ME: CPUs 0-1 cache-line round trip ${C2C0%.*} ns at the start, $(c2c | sed 's/\..*//') ns" \
-	"at the end (near < 150: a shared cache; each run's below the table)"
+	"at the end (near < $C2C_NEAR_NS: a shared cache; each run's below the table)"
 row "round trip, 8 B (client inline, lcore 1)" "p50 us" "p99 us" "comparison" "goal"
 row "  raw memif ping-pong 64 B (droce-rawpp)" "$(num "$raw50")" "$(num "$raw99")" "" ""
 row "  droce-perf write lat 8 B" "$(num "$lat50")" "$(num "$lat99")" "x$r_lat raw memif" \

@@ -102,7 +102,7 @@ printf '%-46s' "CPUs 0-1 cache-line round trip per run, ns:"
 for i in "${!P0[@]}"; do
 	printf ' %s/%s/%s' "${P0[$i]%.*}" "${P1[$i]%.*}" "${P2[$i]%.*}"
 done
-printf '  (near < 150: a shared cache)\n'
+printf '  (near < %s: a shared cache)\n' "$C2C_NEAR_NS"
 # per_run LABEL FIRST_PROBES SECOND_PROBES DROCE_VALUES... -- RAW_VALUES...: each run's
 # ratio, with where CPUs 0 and 1 were around it
 per_run() {
