@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "droce_opcode.h"
 #include "droce_rt_guard.h"
 #include "droce_rt_priv.h"
 #include "droce_rt_vlan.h"
@@ -353,11 +354,52 @@ shard0_duties(struct droce_rt_shard *s)
 	return work;
 }
 
+/* Whether txb[from..ntx) are all requests (the requester's frames, not a responder's). */
+static bool
+tx_all_requests(const struct droce_rt_shard *s, unsigned int from)
+{
+	const struct rte_mbuf *m;
+	unsigned int i;
+	int op;
+
+	for (i = from; i < s->ntx; i++) {
+		m = s->txb[i];
+		op = droce_rt_frame_opcode(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
+		if (op < 0 || !(droce_opcode_info((uint8_t)op)->flags & DROCE_OPF_REQ))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The batch holds `acks` ACKs from the last iteration, then the requests the application
+ * posted since: the requests go first, in a burst of their own, so the peer's next Rx burst
+ * sees the answer it waits for without an ACK to process ahead of it (~0.1-0.3 us a round
+ * trip here). Requests and ACKs belong to opposite directions of their QPs, each of which
+ * keeps its own order; responses (which acknowledge implicitly) are never reordered.
+ */
+static void
+flush_requests_first(struct droce_rt_shard *s, unsigned int acks)
+{
+	struct rte_mbuf *tmp[DROCE_RT_BURST_MAX];
+	unsigned int nreq = s->ntx - acks;
+
+	memcpy(tmp, s->txb, acks * sizeof(tmp[0]));
+	memmove(s->txb, s->txb + acks, nreq * sizeof(tmp[0]));
+	memcpy(s->txb + nreq, tmp, acks * sizeof(tmp[0]));
+	s->ntx = nreq;
+	s->st.tx_requests_first++;
+	droce_rt_flush(s);
+	/* Requests the PMD refused stay first; the ACKs follow them. */
+	memmove(s->txb + s->ntx, s->txb + nreq, acks * sizeof(tmp[0]));
+	s->ntx += acks;
+}
+
 unsigned int
 droce_rt_shard_iter(struct droce_rt_shard *s)
 {
 	struct droce_rt *rt = s->rt;
-	unsigned int work = 0;
+	unsigned int work = 0, acks = s->held_acks;
 	uint64_t now;
 	uint16_t q;
 
@@ -371,8 +413,13 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 	s->st.iterations++;
 	/* Work posted since the last iteration (an inline application's step, a closure) goes
 	 * out before the Rx poll: a ping-pong's answer does not wait behind an empty burst. */
+	s->held_acks = 0;
+	if (acks != s->ntx)
+		acks = 0;	/* something was added since they were held */
 	if (s->dev != NULL && droce_dev_next_deadline(s->dev) <= s->now)
 		work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
+	if (acks != 0 && s->ntx > acks && tx_all_requests(s, acks))
+		flush_requests_first(s, acks);
 	work += droce_rt_flush(s);
 	/* Room for a whole burst per target (Rx is polled only with nothing held back). */
 	if (s->out_pending)

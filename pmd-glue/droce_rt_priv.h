@@ -35,7 +35,7 @@ struct droce_rt_call_req {
 	X(tx_pkts) X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
 	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
 	X(telemetry_reads) X(steered) X(steered_in) X(steer_held) X(burst_faults) \
-	X(tx_lost_teardown) X(tx_bursts)
+	X(tx_lost_teardown) X(tx_bursts) X(tx_requests_first)
 
 struct droce_rt_stats {
 #define DROCE_X_RT_FIELD(name) uint64_t name;
@@ -61,6 +61,7 @@ struct droce_rt_shard {
 	struct rte_mbuf *txb[DROCE_RT_BURST_MAX];
 	unsigned int ntx;
 	unsigned int tx_out;	/* buffers given by tx_alloc, not yet back through tx_send */
+	unsigned int held_acks;	/* txb[0..held_acks): ACKs an inline run_until held back */
 
 	/* Frames for other shards not yet in their steering rings (full): until they are, this
 	 * shard polls no Rx queue, so the port's queue fills and the peer is held back. */

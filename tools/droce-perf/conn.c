@@ -394,6 +394,7 @@ struct drive {
 	int (*step)(struct perf_ctx *c);
 	const char *what;
 	int rc;
+	unsigned int calls;
 };
 
 static bool
@@ -406,6 +407,10 @@ drive_cond(void *arg)
 	d->rc = perf_call(c, d->step);
 	if (d->rc != 0)
 		return true;
+	/* The timeout and the progress line need no fresh clock at every step: a step runs
+	 * every ~0.1-0.2 us inline, and a clock read is ~10 ns of that. */
+	if ((++d->calls & 255) != 0)
+		return false;
 	now = perf_now(c);
 	if (now - c->t_last > (uint64_t)c->plan.timeout_ms * 1000000) {
 		perf_fail(c, "%s: no progress for %u ms (peer gone?)", d->what,
@@ -423,7 +428,7 @@ drive_cond(void *arg)
 int
 perf_drive(struct perf_ctx *c, int (*step)(struct perf_ctx *c), const char *what)
 {
-	struct drive d = { c, step, what, 0 };
+	struct drive d = { c, step, what, 0, 0 };
 	uint64_t done;
 	unsigned int i;
 

@@ -163,7 +163,7 @@ perf_lat_server_step(struct perf_ctx *c)
 			return rc;
 		}
 	}
-	rc = perf_server_poll_tcp(c);
+	rc = perf_server_poll_tcp(c, now);
 	if (rc < 0)
 		return rc;
 	return c->got_done && q->rdone >= c->expect[0] && q->done == q->posted ? 1 : 0;

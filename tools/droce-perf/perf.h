@@ -203,7 +203,7 @@ int perf_bw_server_step(struct perf_ctx *c);
 int perf_lat_client_step(struct perf_ctx *c);
 int perf_lat_server_step(struct perf_ctx *c);
 /* Server: a client message arrived (DONE) or not; polled about every millisecond. */
-int perf_server_poll_tcp(struct perf_ctx *c);
+int perf_server_poll_tcp(struct perf_ctx *c, uint64_t now);
 /* The checking side's byte flip for --corrupt-for-test, once. */
 void perf_maybe_corrupt(struct perf_ctx *c, uint8_t *p);
 void perf_sample(struct perf_ctx *c, uint64_t ns);
