@@ -57,7 +57,9 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	dev->attr = *attr;
 	dev->io = *io;
 	dev->active_mtu = active_mtu(attr->eth_mtu);
-	/* QPNs 0 and 1 are the special QPs (IBTA 3.5.2.x): slots 0 and 1 stay unused. */
+	/* QPNs 0 and 1 are the special QPs (IBTA 11.2.5): ordinary QPs never take slots 0 and 1.
+	 * Slot 1 holds the GSI when one is created (QPN 1, droce_qp_init_attr.gsi); slot 0 stays
+	 * empty: RoCEv2 has no SMI and drops DestQP 0 (Annex A17.6, CA17-33). */
 	nqp = pow2_at_least(attr->max_qp + 2);
 	nmr = pow2_at_least(attr->max_mr + 1);
 	dev->qp_mask = nqp - 1;
@@ -326,6 +328,7 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 			return;
 		}
 	}
+	/* DestQP 1 is the GSI's slot; DestQP 0, and 1 without a GSI, find no QP (CA17-33). */
 	qp = droce_dev_qp(dev, p.dqpn);
 	if (droce_unlikely(qp == NULL)) {
 		droce_dev_drop(dev, DROCE_DROP_BAD_QPN);

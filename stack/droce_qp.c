@@ -99,20 +99,38 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 		e = -EINVAL;
 		goto fail;
 	}
-	qp = qp_slot(dev);
-	if (qp == NULL) {
-		e = -ENOMEM;
-		goto fail;
+	top = sb != 0 ? ((uint32_t)dev->attr.shard & ((1u << sb) - 1)) << (24 - sb) : 0;
+	if (attr->gsi) {
+		/* QP1 is UD (IBTA 11.2.5, Annex A17.5.8). Its top bits say shard 0, where the
+		 * runtime steers DestQP 1: on another shard it would never receive. */
+		if (attr->qp_type != DROCE_QPT_UD || top != 0) {
+			e = -EINVAL;
+			goto fail;
+		}
+		qp = &dev->qps[DROCE_QPN_GSI];	/* its own slot: droce_dev_qp() finds it */
+		if (qp->used) {
+			e = -EBUSY;
+			goto fail;
+		}
+	} else {
+		qp = qp_slot(dev);
+		if (qp == NULL) {
+			e = -ENOMEM;
+			goto fail;
+		}
 	}
 	memset(qp, 0, sizeof(*qp));
 	slot = (uint32_t)(qp - dev->qps);
 	low = DROCE_PSN_MASK >> sb;
-	top = sb != 0 ? ((uint32_t)dev->attr.shard & ((1u << sb) - 1)) << (24 - sb) : 0;
 	/* The generation makes a reused slot a different QPN; 0xFFFFFF is the multicast QPN
-	 * (IBTA 10.5.2.2). */
-	do
-		qp->qpn = top | (((dev->qpn_gen++ << bits) | slot) & low);
-	while (qp->qpn == 0xFFFFFF);
+	 * (IBTA 10.5.2.2). The slot (>= 2, and bits + sb < 24 keeps it whole) is the QPN's low
+	 * bits, so no generation yields QPN 0 or 1, the special QPs (IBTA 11.2.5). */
+	if (attr->gsi)
+		qp->qpn = DROCE_QPN_GSI;
+	else
+		do
+			qp->qpn = top | (((dev->qpn_gen++ << bits) | slot) & low);
+		while (qp->qpn == 0xFFFFFF);
 	qp->dev = dev;
 	qp->pd = pd;
 	qp->type = attr->qp_type;
@@ -221,6 +239,7 @@ droce_qp_query(const struct droce_qp *qp, struct droce_qp_attr *attr,
 		init->cap = qp->cap;
 		init->sq_sig_all = qp->sq_sig_all;
 		init->qp_context = qp->context;
+		init->gsi = qp->qpn == DROCE_QPN_GSI;
 	}
 	return 0;
 }

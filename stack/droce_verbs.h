@@ -150,7 +150,15 @@ struct droce_qp_init_attr {
 	struct droce_qp_cap cap;
 	bool sq_sig_all;
 	void *qp_context;
+	/* The GSI, QP1 (IBTA 11.2.5 Get Special QP; Annex A17.5.8: the only special QP of a
+	 * RoCEv2 port): UD only (else -EINVAL), one per device (-EBUSY), on a device of shard 0
+	 * (-EINVAL). Otherwise an ordinary UD QP: the caller sets its Q_Key, DROCE_QKEY_GSI. */
+	bool gsi;
 };
+
+/* QPN of the GSI and its well-known Q_Key (CM MADs are sent to QP1 with it). */
+#define DROCE_QPN_GSI	1u
+#define DROCE_QKEY_GSI	0x80010000u
 
 struct droce_qp_attr {
 	enum droce_qp_state qp_state;

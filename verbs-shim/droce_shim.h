@@ -6,7 +6,8 @@
  * Internals of the libibverbs replacement. Every object handed to the application starts
  * with the struct verbs.h expects (the inline data path, verbs_get_ctx_op() and the ibv_wr_*
  * / ibv_cq_ex function tables read them directly), followed by the shim's own fields.
- * Nothing here is exported: the version script keeps only the IBVERBS_* symbols.
+ * Nothing here is exported: the version script keeps only the IBVERBS_* symbols (and
+ * droce_shim_gsi.h's entry point, in its own node DROCE_SHIM_1.0).
  */
 #include <errno.h>
 #include <stdbool.h>

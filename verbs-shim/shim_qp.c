@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "droce_shim.h"
+#include "droce_shim_gsi.h"
 
 struct shim_qp_req {
 	struct droce_pd *pd;
@@ -70,8 +71,9 @@ shim_cap_out(struct ibv_qp_cap *o, const struct droce_qp_cap *c)
 	o->max_inline_data = c->max_inline_data;
 }
 
-struct ibv_qp *
-droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
+/* gsi: the engine's QP1 (droce_qp_init_attr.gsi) instead of a numbered QP. */
+static struct ibv_qp *
+shim_create_qp(struct ibv_context *c, struct ibv_qp_init_attr_ex *a, bool gsi)
 {
 	struct shim_qp_req r;
 	struct droce_shim_qp *qp;
@@ -101,6 +103,7 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 	r.init.cap.max_recv_sge = a->cap.max_recv_sge;
 	r.init.cap.max_inline_data = a->cap.max_inline_data;
 	r.init.sq_sig_all = a->sq_sig_all != 0;
+	r.init.gsi = gsi;
 	qp = malloc(sizeof(*qp));
 	if (qp == NULL)
 		return droce_shim_null(-ENOMEM);
@@ -127,6 +130,33 @@ droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 		}
 	}
 	return &qp->qp;
+}
+
+struct ibv_qp *
+droce_shim_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
+{
+	return shim_create_qp(c, a, false);
+}
+
+/* droce_shim_gsi.h. Every shim object lives on shard 0's device (droce_rt_dev), so the GSI
+ * does too: the engine refuses QPN 1 elsewhere. */
+struct ibv_qp *
+droce_shim_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex x;
+	struct ibv_qp *qp;
+
+	/* QP1 is UD (IBTA 11.2.5, Annex A17.5.8) */
+	if (pd == NULL || attr == NULL || attr->qp_type != IBV_QPT_UD)
+		return droce_shim_null(-EINVAL);
+	memset(&x, 0, sizeof(x));
+	memcpy(&x, attr, sizeof(*attr));	/* ibv_qp_init_attr is ibv_qp_init_attr_ex's head */
+	x.comp_mask = IBV_QP_INIT_ATTR_PD;
+	x.pd = pd;
+	qp = shim_create_qp(pd->context, &x, true);
+	if (qp != NULL)
+		attr->cap = x.cap;
+	return qp;
 }
 
 struct ibv_qp *

@@ -5,11 +5,16 @@
 For the replacement and the preload library: the same soname (replacement only), the same
 version nodes with the same parents, and the same set of (symbol, version, default/compat,
 type, binding): nothing missing (an application would bind it to the real library and crash
-on the shim's objects) and nothing extra (internals stay hidden).
+on the shim's objects) and nothing extra (internals stay hidden). Besides: the shim's own
+node, DROCE_SHIM_1.0 (no parent, after the IBVERBS_* ones), with exactly SHIM_OWN in it
+(verbs-shim/gen_abi.py's SHIM_NODES; droce_shim_gsi.h).
 """
 import re
 import subprocess
 import sys
+
+SHIM_NODES = [('DROCE_SHIM_1.0', '')]
+SHIM_OWN = {('droce_shim_create_gsi_qp@@DROCE_SHIM_1.0', 'FUNC', 'GLOBAL')}
 
 
 def readelf(*args):
@@ -45,6 +50,10 @@ def main():
     want = exports(real)
     for lib in (ours, preload):
         got = exports(lib)
+        for s in sorted(SHIM_OWN - got):
+            print(f'{lib}: missing its own {s}')
+            failed = True
+        got -= SHIM_OWN
         for s in sorted(want - got):
             print(f'{lib}: missing {s}')
             failed = True
@@ -52,8 +61,8 @@ def main():
             print(f'{lib}: extra {s}')
             failed = True
         # first entry is the BASE (soname) node, compared separately
-        if nodes(lib)[1:] != nodes(real)[1:]:
-            print(f'{lib}: version nodes {nodes(lib)[1:]} != {nodes(real)[1:]}')
+        if nodes(lib)[1:] != nodes(real)[1:] + SHIM_NODES:
+            print(f'{lib}: version nodes {nodes(lib)[1:]} != {nodes(real)[1:] + SHIM_NODES}')
             failed = True
     if soname(ours) != soname(real):
         print(f'soname {soname(ours)} != {soname(real)}')
@@ -65,7 +74,8 @@ def main():
     if failed:
         return 1
     count = sum(1 for n, _ in nodes(real) if n) - 1
-    print(f'{len(want)} symbols, {count} nodes incl. {private[0]}: identical')
+    print(f'{len(want)} symbols, {count} nodes incl. {private[0]}: identical; '
+          f'own: {", ".join(sorted(s[0] for s in SHIM_OWN))}')
     return 0
 
 

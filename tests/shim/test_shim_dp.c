@@ -10,6 +10,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "droce_shim_gsi.h"
 #include "droce_test.h"
 
 static struct ibv_device **list;
@@ -386,7 +387,88 @@ test_wr_api(void)
 	teardown();
 }
 
+/* droce_shim_gsi.h: QP1 for the librdmacm replacement. qp_num 1, one at a time (EBUSY), UD
+ * only (EINVAL); otherwise an ordinary UD QP: INIT with the GSI Q_Key, RTR, RTS, receives,
+ * flushed with qp_num 1; created again after destroy. (No peer here: the engine test
+ * tests/unit/test_gsi.c sends to and from it.) */
+static void
+test_gsi(void)
+{
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_UD, .qp_context = &qa,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 } };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 256 };
+	struct ibv_recv_wr rwr = { .wr_id = 77, .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_qp *gsi, *qp;
+	struct ibv_wc wc[4];
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+
+	setup();
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_FATAL(cq != NULL && mr != NULL);
+	sge.lkey = mr->lkey;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	gsi = droce_shim_create_gsi_qp(pd, &qa);
+	CU_ASSERT_FATAL(gsi != NULL);
+	CU_ASSERT(gsi->qp_num == 1 && gsi->qp_type == IBV_QPT_UD && gsi->pd == pd);
+	CU_ASSERT(gsi->state == IBV_QPS_RESET && gsi->qp_context == &qa);
+	CU_ASSERT(qa.cap.max_send_wr >= 4 && qa.cap.max_recv_wr >= 4);
+	errno = 0;
+	CU_ASSERT(droce_shim_create_gsi_qp(pd, &qa) == NULL && errno == EBUSY);
+	qa.qp_type = IBV_QPT_RC;
+	errno = 0;
+	CU_ASSERT(droce_shim_create_gsi_qp(pd, &qa) == NULL && errno == EINVAL);
+	qa.qp_type = IBV_QPT_UC;
+	errno = 0;
+	CU_ASSERT(droce_shim_create_gsi_qp(pd, &qa) == NULL && errno == EINVAL);
+	qa.qp_type = IBV_QPT_UD;
+	errno = 0;
+	CU_ASSERT(droce_shim_create_gsi_qp(NULL, &qa) == NULL && errno == EINVAL);
+	qp = ibv_create_qp(pd, &qa);	/* ordinary UD QPs go on, never numbered 0 or 1 */
+	CU_ASSERT_FATAL(qp != NULL);
+	CU_ASSERT(qp->qp_num > 1);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	attr.qkey = 0x80010000;	/* the well-known GSI Q_Key */
+	CU_ASSERT_FATAL(ibv_modify_qp(gsi, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				      IBV_QP_QKEY) == 0);
+	memset(&attr, 0, sizeof(attr));
+	CU_ASSERT(ibv_query_qp(gsi, &attr, IBV_QP_STATE | IBV_QP_QKEY, &init) == 0);
+	CU_ASSERT(attr.qp_state == IBV_QPS_INIT && attr.qkey == 0x80010000);
+	CU_ASSERT(init.qp_type == IBV_QPT_UD && init.send_cq == cq);
+	CU_ASSERT(ibv_post_recv(gsi, &rwr, &bad) == 0);
+	attr.qp_state = IBV_QPS_RTR;
+	CU_ASSERT(ibv_modify_qp(gsi, &attr, IBV_QP_STATE) == 0);
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = 0;
+	CU_ASSERT(ibv_modify_qp(gsi, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0);
+	CU_ASSERT(gsi->state == IBV_QPS_RTS);
+	CU_ASSERT(ibv_poll_cq(cq, 4, wc) == 0);
+	attr.qp_state = IBV_QPS_ERR;
+	CU_ASSERT(ibv_modify_qp(gsi, &attr, IBV_QP_STATE) == 0);
+	CU_ASSERT_FATAL(ibv_poll_cq(cq, 4, wc) == 1);
+	CU_ASSERT(wc[0].wr_id == 77 && wc[0].status == IBV_WC_WR_FLUSH_ERR && wc[0].qp_num == 1);
+
+	CU_ASSERT(ibv_destroy_qp(gsi) == 0);
+	gsi = droce_shim_create_gsi_qp(pd, &qa);	/* the slot is free again */
+	CU_ASSERT_FATAL(gsi != NULL);
+	CU_ASSERT(gsi->qp_num == 1);
+	CU_ASSERT(ibv_destroy_qp(gsi) == 0);
+	CU_ASSERT(ibv_destroy_qp(qp) == 0);
+	CU_ASSERT(ibv_dereg_mr(mr) == 0);
+	CU_ASSERT(ibv_destroy_cq(cq) == 0);
+	teardown();
+}
+
 DROCE_TEST_MAIN("shim_dp",
+	DROCE_TEST(test_gsi),
 	DROCE_TEST(test_wr_api),
 	DROCE_TEST(test_cq_ex),
 	DROCE_TEST(test_srq_ah),

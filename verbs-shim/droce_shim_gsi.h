@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_SHIM_GSI_H
+#define DROCE_SHIM_GSI_H
+
+/*
+ * A private entry point of the verbs shim, for the in-tree librdmacm replacement
+ * (verbs-shim/rdmacm/): it exchanges IB CM MADs over the GSI, QP1, as RoCE devices do, and
+ * verbs have no call that creates QP1 (the kernel's MAD layer owns it). Exported by
+ * libibverbs.so.1 and the LD_PRELOAD library in a version node of its own, DROCE_SHIM_1.0,
+ * outside libibverbs' IBVERBS_* ABI.
+ */
+#include <infiniband/verbs.h>
+
+/*
+ * The device's GSI (IBTA 11.2.5 Get Special QP; Annex A17.5.8: a RoCEv2 port's only special
+ * QP): an ordinary shim QP of type UD whose qp_num is 1, on the engine device of shard 0 (the
+ * one every shim object lives on; the runtime steers DestQP 1 there). attr as for
+ * ibv_create_qp(), qp_type IBV_QPT_UD; attr->cap is updated. Use it like any UD QP:
+ * ibv_modify_qp to INIT (qkey 0x80010000, the well-known GSI Q_Key), RTR and RTS, post sends
+ * with an AH, remote_qpn 1 and remote_qkey 0x80010000, post receives (40-byte GRH area
+ * first), poll its CQs, ibv_destroy_qp (after which it can be created again).
+ * NULL and errno on failure: EBUSY while one exists, EINVAL for a NULL pd/attr or a type
+ * other than UD, otherwise as ibv_create_qp() (ENOMEM, ENODEV without a runtime).
+ */
+struct ibv_qp *droce_shim_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+
+#endif /* DROCE_SHIM_GSI_H */
