@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: RoCEv2 sessions between two droce endpoints, with results.
-#  1. Unmodified verbs programs from Debian (ibv_devinfo, ibv_rc_pingpong, ib_write_bw, ib_read_lat)
-#     through droce's libibverbs replacement, two processes joined by net_memif (no NIC, no
+#  1. Unmodified verbs programs from Debian (ibv_devinfo, ibv_rc_pingpong, ib_write_bw, ib_read_lat,
+#     rping over rdma_cm) through droce's libibverbs and librdmacm replacements, two processes joined by net_memif (no NIC, no
 #     hugepages), addresses 198.18.0.1 and 198.18.0.2; perftest's TCP exchange on 127.0.0.1.
 #  2. droce-perf over the native API, the same two endpoints: WRITE latency, WRITE bandwidth, a
 #     READ size sweep and fetch-and-add, the last two with every byte and value checked.
@@ -46,6 +46,29 @@ pair() {
 		sleep 0.1
 	done
 	side client 198.18.0.2 "$tmp/$name.sock" "$@" -p "$port" 127.0.0.1 2>&1 | tee "$tmp/$name.cli"
+	rc=${PIPESTATUS[0]}
+	wait "$spid" || rc=1
+	if [ "$rc" -ne 0 ]; then
+		echo "demo: $name failed (exit $rc); server said:"
+		cat "$tmp/$name.srv"
+		fails=$((fails + 1))
+	fi
+}
+
+# cm NAME SERVER_CMD... -- CLIENT_CMD...: an rdma_cm pair (no TCP side channel: the client
+# connects to 198.18.0.1 once the server is up and listening).
+cm() {
+	local name=$1 sargs=() spid rc
+	shift
+	while [ "$1" != "--" ]; do
+		sargs+=("$1")
+		shift
+	done
+	shift
+	side server 198.18.0.1 "$tmp/$name.sock" "${sargs[@]}" >"$tmp/$name.srv" 2>&1 &
+	spid=$!
+	sleep 2
+	side client 198.18.0.2 "$tmp/$name.sock" "$@" 2>&1 | tee "$tmp/$name.cli"
 	rc=${PIPESTATUS[0]}
 	wait "$spid" || rc=1
 	if [ "$rc" -ne 0 ]; then
@@ -101,6 +124,11 @@ pair read_lat ib_read_lat -x 0 -s 8 -n 20000
 
 say "ib_atomic_bw: RC FETCH_AND_ADD"
 pair atomic_bw ib_atomic_bw -x 0 -n 100000
+
+if command -v rping >/dev/null; then
+	say "rping: an rdma_cm connection (IB CM REQ/REP/RTU over QP1), 10 pings of 64 B checked, DREQ/DREP"
+	cm rping rping -s -a 198.18.0.1 -C 10 -S 64 -V -- rping -c -a 198.18.0.1 -C 10 -S 64 -V -v
+fi
 
 say "droce-perf write lat: 8 B RDMA WRITE ping-pong (round trips), native API"
 perf write_lat -o write -m lat -s 8 -n 20000

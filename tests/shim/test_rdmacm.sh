@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Unmodified rdma_cm programs (rdmacm-utils' rping, perftest's -R) between two processes over
+# net_memif through droce-run: the shim's librdmacm.so.1 replacement connects them with the
+# IB CM handshake as MADs over QP1 (REQ/REP/RTU, DREQ/DREP, REJ for a port nobody listens
+# on). Loopback only, 198.18.0.0/15 and 2001:2::/48. Asserts completion, exit status, the
+# data rping verifies, and the CM messages in a capture (tshark, when installed); never timing.
+# Usage: test_rdmacm.sh <build>/verbs-shim <build>/tools/droce-run/droce-run
+. "$(dirname "$0")/shim_lib.sh"
+DR=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$OUT" "$ERR" "$TMP"' EXIT
+command -v rping >/dev/null || { fail "rping is not installed (Debian package rdmacm-utils)"; finish; }
+[ -e "$SHIM_DIR/librdmacm.so.1" ] || { fail "$SHIM_DIR/librdmacm.so.1 was not built (librdmacm-dev)"; finish; }
+
+drun() {	# drun ROLE IP IP6 EXTRA... -- PROGRAM...
+	local role=$1 ip=$2 ip6=$3
+	shift 3
+	timeout -s KILL 60 "$DR" -q --no-huge --eal --no-telemetry --memif "$role" \
+		--socket "$TMP/$NAME.sock" --ip "$ip" --ip6 "$ip6" "$@"
+}
+
+# cm NAME SERVER_ARGS -- CLIENT_ARGS: TOOL as the server (198.18.0.1), then the client
+# (198.18.0.2) once the server listens; client output in $OUT/$ERR, server's in $TMP/srv.out.
+# rdma_cm has no TCP side channel: a REQ before the listener exists is rejected, as on a
+# kernel stack, so the client starts when the server's runtime is up.
+cm() {
+	local sargs=() spid
+	NAME=$1
+	shift
+	while [ "$1" != "--" ]; do
+		sargs+=("$1")
+		shift
+	done
+	shift
+	drun server 198.18.0.1/24 2001:2::1/64 ${SRV_EXTRA:-} -- "${sargs[@]}" >"$TMP/srv.out" 2>&1 &
+	spid=$!
+	sleep "${SRV_WAIT:-2}"
+	drun client 198.18.0.2/24 2001:2::2/64 ${CLI_EXTRA:-} -- "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+	if [ "${KILL_SERVER:-0}" = 1 ]; then
+		kill $spid 2>/dev/null
+	fi
+	wait $spid
+	SRV_RC=$?
+}
+
+# rping: 20 pings of 100 bytes, each verified (-V) on both sides; then both disconnect.
+cm rping rping -s -a 198.18.0.1 -p 7471 -C 20 -V -v -S 100 -- \
+	rping -c -a 198.18.0.1 -p 7471 -C 20 -V -v -S 100
+expect_rc 0 "rping client"
+[ "$(grep -c '^ping data: rdma-ping-' "$OUT")" = 20 ] || fail "rping client: not 20 pings"
+[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "rping server: exit status $SRV_RC"; }
+grep -q '^server ping data: rdma-ping-19' "$TMP/srv.out" ||
+	{ cp "$TMP/srv.out" "$OUT"; fail "rping server: the 20th ping not seen"; }
+
+# IPv6 GIDs, and a live capture of the handshake for tshark below
+CLI_EXTRA="--set capture=$TMP/cm6.pcap" cm rping6 rping -s -a 2001:2::1 -p 7472 -C 5 -V -v -S 64 -- \
+	rping -c -a 2001:2::1 -p 7472 -C 5 -V -v -S 64
+expect_rc 0 "rping over IPv6 client"
+[ "$(grep -c '^ping data: rdma-ping-' "$OUT")" = 5 ] || fail "rping over IPv6: not 5 pings"
+[ "$SRV_RC" = 0 ] || fail "rping over IPv6 server: exit status $SRV_RC"
+
+# Nobody listens on the port: the server's CM rejects the REQ (invalid service ID, IBTA
+# Table 112 reason 8) and rping says so; nothing hangs.
+KILL_SERVER=1 cm rej rping -s -a 198.18.0.1 -p 7473 -C 1 -- \
+	rping -c -a 198.18.0.1 -p 7479 -C 1 -v
+[ "$RC" != 0 ] || fail "rping to a port nobody listens on: exit status 0"
+grep -Eq 'RDMA_CM_EVENT_REJECTED' "$OUT" "$ERR" || fail "rping to a port nobody listens on: no REJECTED"
+
+# Nobody has the address: ARP goes unanswered, rdma_resolve_route reports ROUTE_ERROR.
+KILL_SERVER=1 cm noarp rping -s -a 198.18.0.1 -p 7474 -C 1 -- \
+	rping -c -a 198.18.0.9 -p 7474 -C 1 -v
+[ "$RC" != 0 ] || fail "rping to an address nobody has: exit status 0"
+grep -Eq 'RDMA_CM_EVENT_ROUTE_ERROR' "$OUT" "$ERR" || fail "rping to an address nobody has: no ROUTE_ERROR"
+
+# perftest over rdma_cm (-R: its test QPs and its own exchange both connected by rdma_cm)
+for t in "ib_write_bw -s 65536" "ib_send_lat -s 8" "ib_read_bw -s 4096"; do
+	set -- $t
+	cm "perf_$1" "$@" -R -n 200 -p 18601 -- "$@" -R -n 200 -p 18601 198.18.0.1
+	expect_rc 0 "$1 -R client"
+	expect_out "^ +$3 +200 +[0-9.]+" "$1 -R client"
+	[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "$1 -R server: exit status $SRV_RC"; }
+done
+
+# The handshake on the wire, as Wireshark reads it: REQ, REP, RTU, DREQ, DREP over QP1.
+if command -v tshark >/dev/null && [ -s "$TMP/cm6.pcap" ]; then
+	got=$(tshark -r "$TMP/cm6.pcap" -Y 'infiniband.mad.attributeid' \
+		-T fields -e infiniband.mad.attributeid 2>/dev/null | sort -u | tr '\n' ' ')
+	echo "CM attributes tshark decoded in the IPv6 capture: $got"
+	for a in 0x0010 0x0013 0x0014 0x0015 0x0016; do
+		case " $got " in
+		*" $a "*) ;;
+		*) fail "capture: CM attribute $a not decoded by tshark (got: $got)" ;;
+		esac
+	done
+	! tshark -r "$TMP/cm6.pcap" -Y '_ws.malformed' 2>/dev/null | grep -q . ||
+		fail "capture: tshark finds malformed frames"
+else
+	echo "tshark not installed or no capture: the wire check is skipped"
+	[ -s "$TMP/cm6.pcap" ] || fail "capture: $TMP/cm6.pcap is empty"
+fi
+finish

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The CM agent: the device's GSI QP (QP1, UD, Q_Key 0x80010000) through the verbs shim, and a
+ * thread that receives CM MADs on it and runs the resend timers. MADs go out from whichever
+ * thread holds cma_lock.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cma_priv.h"
+#include "droce_shim_gsi.h"
+#include "droce_verbs.h"
+#include "wire/droce_mad.h"
+
+enum {
+	AGENT_RECVS = 64,
+	AGENT_SENDS = 64,
+	GRH_SIZE = 40,			/* a UD receive starts with the GRH's room */
+	RECV_SLOT = GRH_SIZE + CM_MAD_SIZE,
+	AGENT_TICK_MS = 50,		/* timers' granularity (resends are 250 ms apart) */
+};
+
+static struct {
+	bool up;
+	bool stop;
+	pthread_t thread;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;			/* AGENT_RECVS receive slots, then AGENT_SENDS send slots */
+	unsigned int next_send;
+	uint64_t guid;
+} ag;
+
+static uint8_t *
+recv_slot(unsigned int i)
+{
+	return ag.buf + (size_t)i * RECV_SLOT;
+}
+
+static uint8_t *
+send_slot(unsigned int i)
+{
+	return ag.buf + (size_t)AGENT_RECVS * RECV_SLOT + (size_t)i * CM_MAD_SIZE;
+}
+
+static int
+post_recv(unsigned int i)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)recv_slot(i), .length = RECV_SLOT,
+			       .lkey = ag.mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(ag.qp, &wr, &bad);
+}
+
+uint64_t
+cma_agent_guid(void)
+{
+	return ag.guid;
+}
+
+/* An AH to a peer's GID: resolving it (ARP / ND) may take a while; no lock needed. */
+struct ibv_ah *
+cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err)
+{
+	struct ibv_ah_attr a = { .is_global = 1, .port_num = 1 };
+	struct ibv_ah *ah;
+
+	memcpy(a.grh.dgid.raw, dgid, 16);
+	a.grh.sgid_index = (uint8_t)sgid_index;
+	a.grh.hop_limit = 64;
+	ah = ibv_create_ah(ag.pd, &a);
+	*err = ah == NULL ? errno : 0;
+	return ah;
+}
+
+/* Lock held. Send slots are reused round robin: 64 MADs in flight at most, far more than the
+ * handshakes of one process keep outstanding. */
+int
+cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE])
+{
+	unsigned int i = ag.next_send++ % AGENT_SENDS;
+	struct ibv_sge sge = { .addr = (uintptr_t)send_slot(i), .length = CM_MAD_SIZE,
+			       .lkey = ag.mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = AGENT_RECVS + i, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	if (c->ah == NULL)
+		return -EHOSTUNREACH;
+	memcpy(send_slot(i), mad, CM_MAD_SIZE);
+	wr.wr.ud.ah = c->ah;
+	wr.wr.ud.remote_qpn = 1;
+	wr.wr.ud.remote_qkey = DROCE_QKEY_GSI;
+	return -ibv_post_send(ag.qp, &wr, &bad);
+}
+
+static void
+drain(void)
+{
+	struct ibv_wc wc[16];
+	int n, i;
+
+	while ((n = ibv_poll_cq(ag.cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (wc[i].wr_id >= AGENT_RECVS)
+				continue;	/* a send's completion */
+			if (wc[i].status == IBV_WC_SUCCESS && wc[i].byte_len > GRH_SIZE)
+				cma_cm_recv(recv_slot((unsigned int)wc[i].wr_id) + GRH_SIZE,
+					    wc[i].byte_len - GRH_SIZE);
+			post_recv((unsigned int)wc[i].wr_id);
+		}
+	}
+}
+
+static void *
+agent_main(void *arg)
+{
+	struct pollfd pfd = { .fd = ag.ch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+
+	(void)arg;
+	while (!__atomic_load_n(&ag.stop, __ATOMIC_RELAXED)) {
+		ibv_req_notify_cq(ag.cq, 0);
+		drain();
+		if (poll(&pfd, 1, AGENT_TICK_MS) > 0 && ibv_get_cq_event(ag.ch, &cq, &ctx) == 0)
+			ibv_ack_cq_events(cq, 1);
+		drain();
+		pthread_mutex_lock(&cma_lock);
+		cma_cm_timers(cma_now_ns());
+		pthread_mutex_unlock(&cma_lock);
+	}
+	return NULL;
+}
+
+static int
+qp1_up(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+				 .qkey = DROCE_QKEY_GSI };
+
+	if (ibv_modify_qp(ag.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				     IBV_QP_QKEY) != 0)
+		return -errno;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(ag.qp, &a, IBV_QP_STATE) != 0)
+		return -errno;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(ag.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Lock held, device open: the GSI QP, its buffers and the thread, once per process. */
+int
+cma_agent_start(void)
+{
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_UD,
+				       .cap = { .max_send_wr = AGENT_SENDS,
+						.max_recv_wr = AGENT_RECVS,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_device_attr da;
+	size_t len = (size_t)AGENT_RECVS * RECV_SLOT + (size_t)AGENT_SENDS * CM_MAD_SIZE;
+	unsigned int i;
+	int rc;
+
+	if (ag.up)
+		return 0;
+	if (ibv_query_device(cma_verbs, &da) != 0)
+		return -ENODEV;
+	ag.guid = be64toh(da.node_guid);
+	ag.pd = ibv_alloc_pd(cma_verbs);
+	ag.ch = ag.pd != NULL ? ibv_create_comp_channel(cma_verbs) : NULL;
+	ag.cq = ag.ch != NULL ? ibv_create_cq(cma_verbs, AGENT_RECVS + AGENT_SENDS, NULL, ag.ch,
+					       0) : NULL;
+	ag.buf = ag.cq != NULL ? aligned_alloc(4096, (len + 4095) & ~(size_t)4095) : NULL;
+	ag.mr = ag.buf != NULL ? ibv_reg_mr(ag.pd, ag.buf, len, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (ag.mr == NULL)
+		return -ENOMEM;
+	qa.send_cq = qa.recv_cq = ag.cq;
+	/* QP1: a process that already has one (another rdma_cm in it) cannot have two. */
+	ag.qp = droce_shim_create_gsi_qp(ag.pd, &qa);
+	if (ag.qp == NULL)
+		return -errno;
+	rc = qp1_up();
+	for (i = 0; rc == 0 && i < AGENT_RECVS; i++)
+		rc = -post_recv(i);
+	if (rc == 0)
+		rc = -pthread_create(&ag.thread, NULL, agent_main, NULL);
+	if (rc != 0)
+		return rc;
+	ag.up = true;
+	return 0;
+}
+
+/* Before the verbs shim's runtime goes (its destructor runs after ours: we depend on it),
+ * the thread must be out of its verbs. */
+static void __attribute__((destructor))
+cma_agent_stop(void)
+{
+	if (!ag.up)
+		return;
+	__atomic_store_n(&ag.stop, true, __ATOMIC_RELAXED);
+	pthread_join(ag.thread, NULL);
+	ag.up = false;
+}

@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The IB CM handshake for rdma_cm's connected ids (IBTA 12.6, 12.9): active REQ -> REP -> RTU,
+ * passive REQ -> CONNECT_REQUEST -> accept (REP) -> RTU -> ESTABLISHED, REJ, DREQ/DREP; the QP
+ * moved INIT -> RTR -> RTS on the way as librdmacm does; resends while an answer is owed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cma_priv.h"
+
+enum {
+	CM_REJ_INVALID_SERVICE_ID = 8,	/* IBTA Table 112: no listener for the service ID */
+	CM_REJ_TIMEOUT = 1,
+	CM_REJ_INVALID_GID = 9,
+	CM_REJ_CONSUMER = 28,		/* the application rejected (rdma_reject) */
+};
+
+static uint64_t next_tid;
+
+static uint64_t
+new_tid(void)
+{
+	return (cma_now_ns() << 16) ^ ++next_tid;
+}
+
+static uint32_t
+rand24(void)
+{
+	return (uint32_t)(cma_now_ns() * 2654435761u) & 0xFFFFFF;
+}
+
+/* Lock held: send m, keep it for resends while an answer is owed. */
+static int
+send_msg(struct cma_id *c, const struct cm_msg *m, bool owed)
+{
+	int rc = cm_msg_build(m, c->mad);
+
+	if (rc != 0)
+		return rc;
+	c->retries = owed ? CMA_MAX_RETRIES : 0;
+	c->resend_ns = owed ? cma_now_ns() + CMA_RETRY_MS * 1000000ull : 0;
+	return cma_agent_send(c, c->mad);
+}
+
+/* ---- active side ---- */
+
+int
+rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	struct cma_id *c = cma_id_of(id);
+	struct rdma_conn_param none = { 0 };
+	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
+	struct cm_msg m;
+	int rc;
+
+	if (c == NULL)
+		return cma_errno(-EINVAL);
+	if (p->private_data_len > cm_msg_priv_max(CM_REQ) - CMA_HDR_SIZE)
+		return cma_errno(-EINVAL);	/* 56 bytes after rdma_cm's address header */
+	pthread_mutex_lock(&cma_lock);
+	if (c->state != CMA_ROUTE_OK) {
+		pthread_mutex_unlock(&cma_lock);
+		return cma_errno(-EINVAL);	/* rdma_resolve_route first */
+	}
+	memset(&m, 0, sizeof(m));
+	c->local_psn = rand24();
+	c->mtu = cma_port_mtu();
+	c->resp_res = p->responder_resources > 16 ? 16 : p->responder_resources;
+	c->init_depth = p->initiator_depth > 16 ? 16 : p->initiator_depth;
+	c->retry_count = p->retry_count > 7 ? 7 : p->retry_count;
+	c->rnr_retry_count = p->rnr_retry_count > 7 ? 7 : p->rnr_retry_count;
+	c->tid = new_tid();
+	m.attr = CM_REQ;
+	m.tid = c->tid;
+	m.local_comm_id = c->local_comm_id;
+	m.service_id = cma_service_id(RDMA_PS_TCP, ntohs(rdma_get_dst_port(id)));
+	m.local_ca_guid = cma_agent_guid();
+	m.local_qpn = id->qp != NULL ? id->qp->qp_num : p->qp_num & 0xFFFFFF;
+	m.starting_psn = c->local_psn;
+	m.responder_resources = c->resp_res;
+	m.initiator_depth = c->init_depth;
+	m.remote_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
+	m.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
+	m.transport_type = 0;		/* RC */
+	m.end_to_end_flow_control = p->flow_control != 0;
+	m.retry_count = c->retry_count;
+	m.rnr_retry_count = c->rnr_retry_count;
+	m.max_cm_retries = CMA_MAX_RETRIES;
+	m.path_mtu = (uint8_t)c->mtu;	/* verbs' enum is IBTA's encoding */
+	m.srq = id->srq != NULL || p->srq != 0;
+	m.pkey = 0xFFFF;
+	m.primary_local_lid = 0xFFFF;	/* RoCE: no LIDs, the permissive one */
+	m.primary_remote_lid = 0xFFFF;
+	memcpy(m.primary_local_gid, c->sgid, 16);
+	memcpy(m.primary_remote_gid, c->dgid, 16);
+	m.primary_packet_rate = 2;	/* 2.5 Gb/s: a floor, RoCE paces on its own */
+	m.primary_traffic_class = c->tos;
+	m.primary_hop_limit = 64;
+	/* As a kernel stack over a routed hop limit: SubnetLocal 0, so a kernel peer takes the
+	 * LIDs and SL from what it received (cm_process_routed_req). */
+	m.primary_subnet_local = 0;
+	m.primary_local_ack_timeout = CMA_ACK_TIMEOUT;
+	rc = cma_hdr_build(m.private_data, &id->route.addr.src_addr, &id->route.addr.dst_addr);
+	if (rc == 0) {
+		if (p->private_data_len != 0)
+			memcpy(m.private_data + CMA_HDR_SIZE, p->private_data,
+			       p->private_data_len);
+		m.private_data_len = (uint8_t)(CMA_HDR_SIZE + p->private_data_len);
+		rc = send_msg(c, &m, true);
+	}
+	if (rc == 0)
+		c->state = CMA_REQ_SENT;
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
+}
+
+/* Lock held: RTU for the connection (REP received, or a duplicate REP: ours was lost). */
+static int
+send_rtu(struct cma_id *c)
+{
+	struct cm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_RTU;
+	m.tid = c->tid;
+	m.local_comm_id = c->local_comm_id;
+	m.remote_comm_id = c->remote_comm_id;
+	return send_msg(c, &m, false);
+}
+
+static void
+rep_rcvd(struct cma_id *c, const struct cm_msg *m)
+{
+	int rc;
+
+	if (c->state == CMA_ESTABLISHED) {
+		send_rtu(c);	/* our RTU was lost: the REP came again */
+		return;
+	}
+	if (c->state != CMA_REQ_SENT)
+		return;
+	c->resend_ns = 0;
+	c->remote_comm_id = m->local_comm_id;
+	c->remote_qpn = m->local_qpn;
+	c->remote_psn = m->starting_psn;
+	/* We serve the reads the peer may have outstanding; we may have as many as it serves. */
+	c->resp_res = m->initiator_depth < c->resp_res ? m->initiator_depth : c->resp_res;
+	c->init_depth = m->responder_resources < c->init_depth ? m->responder_resources :
+								  c->init_depth;
+	if (c->id.qp == NULL) {
+		/* The application connects its own QP, then calls rdma_establish(). */
+		c->state = CMA_REP_SENT;
+		cma_queue_event(c, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, m, 0);
+		return;
+	}
+	rc = cma_qp_connect(c);
+	if (rc != 0) {
+		c->state = CMA_DISCONNECTED;
+		cma_queue_event(c, RDMA_CM_EVENT_CONNECT_ERROR, rc, NULL, 0);
+		return;
+	}
+	send_rtu(c);
+	c->state = CMA_ESTABLISHED;
+	cma_queue_event(c, RDMA_CM_EVENT_ESTABLISHED, 0, m, 0);
+}
+
+int
+rdma_establish(struct rdma_cm_id *id)
+{
+	struct cma_id *c = cma_id_of(id);
+	int rc = -EINVAL;
+
+	if (c == NULL)
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	if (c->state == CMA_REP_SENT && c->listener == NULL) {
+		rc = send_rtu(c);
+		c->state = CMA_ESTABLISHED;
+		if (rc == 0)
+			rc = cma_queue_event(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+	}
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
+}
+
+/* ---- passive side ---- */
+
+static void
+send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason,
+	 const void *priv, uint8_t len, struct cma_id *via)
+{
+	struct cm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_REJ;
+	m.tid = req->tid;
+	m.local_comm_id = local_comm_id;
+	m.remote_comm_id = req->local_comm_id;
+	m.msg_rejected = req->attr == CM_REP ? 1 : 0;
+	m.reason = reason;
+	if (len > cm_msg_priv_max(CM_REJ))
+		len = (uint8_t)cm_msg_priv_max(CM_REJ);
+	if (len != 0)
+		memcpy(m.private_data, priv, len);
+	m.private_data_len = len;
+	send_msg(via, &m, false);
+}
+
+static void
+req_rcvd(const struct cm_msg *m)
+{
+	struct sockaddr_storage src, dst;
+	struct cma_id *l, *c, tmp;
+	uint16_t port;
+	int idx, err = 0;
+
+	c = cma_find_peer(m->local_comm_id, m->primary_local_gid);
+	if (c != NULL) {
+		/* A resent REQ: our REP (if sent) was lost; otherwise the application decides. */
+		if (c->state == CMA_REP_SENT)
+			cma_agent_send(c, c->mad);
+		return;
+	}
+	memset(&tmp, 0, sizeof(tmp));
+	if (cma_service_id_ps(m->service_id) != RDMA_PS_TCP || m->transport_type != 0 ||
+	    m->private_data_len < CMA_HDR_SIZE ||
+	    cma_hdr_parse(m->private_data, &src, &dst) != 0)
+		return;	/* not rdma_cm's RC: nobody here to answer it */
+	port = cma_service_id_port(m->service_id);
+	l = cma_find_listener(port, (struct sockaddr *)&dst);
+	idx = cma_sgid_index(m->primary_remote_gid);
+	/* The REJ goes back over an AH to the sender (a temporary id carries it). */
+	if (l == NULL || idx < 0) {
+		memcpy(tmp.dgid, m->primary_local_gid, 16);
+		tmp.ah = cma_agent_ah(tmp.dgid, idx < 0 ? 0 : idx, &err);
+		if (tmp.ah != NULL) {
+			send_rej(m, 0, l == NULL ? CM_REJ_INVALID_SERVICE_ID : CM_REJ_INVALID_GID,
+				 NULL, 0, &tmp);
+			ibv_destroy_ah(tmp.ah);
+		}
+		return;
+	}
+	c = cma_child(l);
+	if (c == NULL)
+		return;
+	c->state = CMA_REQ_RCVD;
+	c->tid = m->tid;
+	c->remote_comm_id = m->local_comm_id;
+	c->remote_qpn = m->local_qpn;
+	c->remote_psn = m->starting_psn;
+	c->retry_count = m->retry_count;
+	c->rnr_retry_count = m->rnr_retry_count;
+	c->mtu = m->path_mtu < (uint8_t)cma_port_mtu() ? (enum ibv_mtu)m->path_mtu : cma_port_mtu();
+	c->tos = m->primary_traffic_class;
+	memcpy(c->dgid, m->primary_local_gid, 16);
+	memcpy(c->sgid, m->primary_remote_gid, 16);
+	c->sgid_index = idx;
+	/* Seen from here: the source is ours (the REQ's destination), the peer the destination. */
+	memcpy(&c->id.route.addr.src_storage, &dst, sizeof(dst));
+	memcpy(&c->id.route.addr.dst_storage, &src, sizeof(src));
+	/* The header carries the active side's port; ours is the service ID's. */
+	if (dst.ss_family == AF_INET)
+		((struct sockaddr_in *)&c->id.route.addr.src_storage)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)&c->id.route.addr.src_storage)->sin6_port = htons(port);
+	c->id.route.num_paths = 1;
+	c->ah = cma_agent_ah(c->dgid, c->sgid_index, &err);
+	if (c->ah == NULL) {
+		cma_free_id(c);	/* no route back: the active side's resends time out */
+		return;
+	}
+	c->resp_res = m->initiator_depth;
+	c->init_depth = m->responder_resources;
+	cma_queue_event(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, m, CMA_HDR_SIZE);
+}
+
+int
+rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	struct cma_id *c = cma_id_of(id);
+	struct rdma_conn_param none = { 0 };
+	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
+	struct cm_msg m;
+	int rc;
+
+	if (c == NULL)
+		return cma_errno(-EINVAL);
+	if (p->private_data_len > cm_msg_priv_max(CM_REP))
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	if (c->state != CMA_REQ_RCVD) {
+		pthread_mutex_unlock(&cma_lock);
+		return cma_errno(-EINVAL);
+	}
+	/* No more than the peer asked for, nor than the device has. */
+	if (conn_param != NULL) {
+		if (p->responder_resources < c->resp_res)
+			c->resp_res = p->responder_resources;
+		if (p->initiator_depth < c->init_depth)
+			c->init_depth = p->initiator_depth;
+		c->rnr_retry_count = p->rnr_retry_count > 7 ? 7 : p->rnr_retry_count;
+	}
+	if (c->resp_res > 16)
+		c->resp_res = 16;
+	if (c->init_depth > 16)
+		c->init_depth = 16;
+	c->local_psn = rand24();
+	rc = cma_qp_connect(c);
+	if (rc == 0) {
+		memset(&m, 0, sizeof(m));
+		m.attr = CM_REP;
+		m.tid = c->tid;
+		m.local_comm_id = c->local_comm_id;
+		m.remote_comm_id = c->remote_comm_id;
+		m.local_qpn = id->qp != NULL ? id->qp->qp_num : p->qp_num & 0xFFFFFF;
+		m.starting_psn = c->local_psn;
+		m.responder_resources = c->resp_res;
+		m.initiator_depth = c->init_depth;
+		m.target_ack_delay = 0;
+		m.failover_accepted = 0;
+		m.end_to_end_flow_control = p->flow_control != 0;
+		m.rnr_retry_count = c->rnr_retry_count;
+		m.srq = id->srq != NULL || p->srq != 0;
+		m.local_ca_guid = cma_agent_guid();
+		if (p->private_data_len != 0)
+			memcpy(m.private_data, p->private_data, p->private_data_len);
+		m.private_data_len = p->private_data_len;
+		rc = send_msg(c, &m, true);
+	}
+	if (rc == 0)
+		c->state = CMA_REP_SENT;
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
+}
+
+int
+rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
+{
+	struct cma_id *c = cma_id_of(id);
+	struct cm_msg req;
+
+	if (c == NULL)
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	if (c->state != CMA_REQ_RCVD) {
+		pthread_mutex_unlock(&cma_lock);
+		return cma_errno(-EINVAL);
+	}
+	memset(&req, 0, sizeof(req));
+	req.attr = CM_REQ;
+	req.tid = c->tid;
+	req.local_comm_id = c->remote_comm_id;
+	send_rej(&req, c->local_comm_id, CM_REJ_CONSUMER, private_data, private_data_len, c);
+	c->state = CMA_DISCONNECTED;
+	pthread_mutex_unlock(&cma_lock);
+	return 0;
+}
+
+static void
+rtu_rcvd(struct cma_id *c)
+{
+	if (c->state != CMA_REP_SENT || c->listener == NULL)
+		return;
+	c->resend_ns = 0;
+	c->state = CMA_ESTABLISHED;
+	cma_queue_event(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+}
+
+static void
+rej_rcvd(struct cma_id *c, const struct cm_msg *m)
+{
+	enum rdma_cm_event_type ev = c->state == CMA_REP_SENT && c->listener != NULL ?
+				     RDMA_CM_EVENT_CONNECT_ERROR : RDMA_CM_EVENT_REJECTED;
+
+	if (c->state != CMA_REQ_SENT && c->state != CMA_REP_SENT)
+		return;
+	c->resend_ns = 0;
+	c->state = CMA_DISCONNECTED;
+	cma_qp_error(c);
+	/* librdmacm's status for REJECTED is the REJ reason (IBTA Table 112). */
+	cma_queue_event(c, ev, m->reason, m, 0);
+}
+
+/* ---- disconnect ---- */
+
+static int
+send_dreq(struct cma_id *c, bool owed)
+{
+	struct cm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_DREQ;
+	m.tid = c->tid = new_tid();
+	m.local_comm_id = c->local_comm_id;
+	m.remote_comm_id = c->remote_comm_id;
+	m.local_qpn = c->remote_qpn;	/* DREQ names the receiver's QP */
+	return send_msg(c, &m, owed);
+}
+
+static void
+send_drep(struct cma_id *c, const struct cm_msg *dreq)
+{
+	struct cm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_DREP;
+	m.tid = dreq->tid;
+	m.local_comm_id = c->local_comm_id;
+	m.remote_comm_id = c->remote_comm_id;
+	send_msg(c, &m, false);
+}
+
+int
+rdma_disconnect(struct rdma_cm_id *id)
+{
+	struct cma_id *c = cma_id_of(id);
+	int rc = 0;
+
+	if (c == NULL)
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	switch (c->state) {
+	case CMA_ESTABLISHED:
+	case CMA_REP_SENT:
+		cma_qp_error(c);
+		rc = send_dreq(c, true);
+		c->state = CMA_DREQ_SENT;
+		break;
+	case CMA_DREQ_SENT:
+	case CMA_DISCONNECTED:
+		break;		/* the peer's DREQ came first, or ours is out */
+	default:
+		rc = -EINVAL;
+	}
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
+}
+
+static void
+dreq_rcvd(struct cma_id *c, const struct cm_msg *m)
+{
+	switch (c->state) {
+	case CMA_ESTABLISHED:
+	case CMA_REP_SENT:
+	case CMA_DREQ_SENT:
+		cma_qp_error(c);
+		send_drep(c, m);
+		c->resend_ns = 0;
+		c->state = CMA_DISCONNECTED;
+		cma_queue_event(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, 0);
+		break;
+	case CMA_DISCONNECTED:
+		send_drep(c, m);	/* our DREP was lost */
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+drep_rcvd(struct cma_id *c)
+{
+	if (c->state != CMA_DREQ_SENT)
+		return;
+	c->resend_ns = 0;
+	c->state = CMA_DISCONNECTED;
+	cma_queue_event(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, 0);
+}
+
+/* Lock held: the id goes away (rdma_destroy_id): the peer hears of it once, unanswered. */
+void
+cma_cm_release(struct cma_id *c)
+{
+	struct cm_msg req;
+
+	c->resend_ns = 0;
+	switch (c->state) {
+	case CMA_ESTABLISHED:
+	case CMA_REP_SENT:
+		cma_qp_error(c);
+		send_dreq(c, false);
+		break;
+	case CMA_REQ_RCVD:
+		memset(&req, 0, sizeof(req));
+		req.attr = CM_REQ;
+		req.tid = c->tid;
+		req.local_comm_id = c->remote_comm_id;
+		send_rej(&req, c->local_comm_id, CM_REJ_CONSUMER, NULL, 0, c);
+		break;
+	default:
+		break;
+	}
+	c->state = CMA_DISCONNECTED;
+}
+
+/* ---- from the agent ---- */
+
+void
+cma_cm_recv(const uint8_t *mad, size_t len)
+{
+	struct cm_msg m;
+	struct cma_id *c;
+
+	if (cm_msg_parse(mad, len, &m) != 0)
+		return;
+	pthread_mutex_lock(&cma_lock);
+	if (m.attr == CM_REQ) {
+		req_rcvd(&m);
+	} else {
+		/* Every other message names our comm ID as its remote one. */
+		c = cma_find_comm(m.remote_comm_id);
+		if (c != NULL && (c->remote_comm_id == 0 || c->remote_comm_id == m.local_comm_id ||
+				  m.attr == CM_REJ)) {
+			switch (m.attr) {
+			case CM_REP:
+				rep_rcvd(c, &m);
+				break;
+			case CM_RTU:
+				rtu_rcvd(c);
+				break;
+			case CM_REJ:
+				rej_rcvd(c, &m);
+				break;
+			case CM_DREQ:
+				dreq_rcvd(c, &m);
+				break;
+			case CM_DREP:
+				drep_rcvd(c);
+				break;
+			case CM_MRA:
+				/* The peer needs longer: wait a full retry period more. */
+				c->resend_ns = cma_now_ns() + CMA_RETRY_MS * 4000000ull;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&cma_lock);
+}
+
+/* Lock held: resend what is owed an answer; give up after CMA_MAX_RETRIES. */
+void
+cma_cm_timers(uint64_t now)
+{
+	struct cma_id *c;
+
+	for (c = cma_ids; c != NULL; c = c->next) {
+		if (c->resend_ns == 0 || now < c->resend_ns || c->destroyed)
+			continue;
+		if (c->retries > 0) {
+			c->retries--;
+			c->resend_ns = now + CMA_RETRY_MS * 1000000ull;
+			cma_agent_send(c, c->mad);
+			continue;
+		}
+		c->resend_ns = 0;
+		switch (c->state) {
+		case CMA_REQ_SENT:
+			c->state = CMA_DISCONNECTED;
+			cma_queue_event(c, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
+			break;
+		case CMA_REP_SENT:
+			c->state = CMA_DISCONNECTED;
+			cma_qp_error(c);
+			cma_queue_event(c, RDMA_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT, NULL, 0);
+			break;
+		case CMA_DREQ_SENT:
+			c->state = CMA_DISCONNECTED;
+			cma_queue_event(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, 0);
+			break;
+		default:
+			break;
+		}
+	}
+}

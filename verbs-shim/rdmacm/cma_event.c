@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Event channels: a pipe per channel, one byte per queued event, so the application may block
+ * in rdma_get_cm_event or poll the fd; events are freed when acked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cma_priv.h"
+
+struct rdma_event_channel *
+rdma_create_event_channel(void)
+{
+	struct cma_channel *ch = calloc(1, sizeof(*ch));
+	int fds[2];
+
+	if (ch == NULL)
+		return NULL;
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		free(ch);
+		return NULL;
+	}
+	ch->ch.fd = fds[0];
+	ch->wfd = fds[1];
+	return &ch->ch;
+}
+
+void
+rdma_destroy_event_channel(struct rdma_event_channel *channel)
+{
+	struct cma_channel *ch = (struct cma_channel *)channel;
+	struct cma_event *e;
+
+	if (ch == NULL)
+		return;
+	pthread_mutex_lock(&cma_lock);
+	while ((e = ch->head) != NULL) {
+		struct cma_id *c = cma_id_of(e->ev.id);
+
+		ch->head = e->next;
+		if (--c->events_out == 0 && c->destroyed)
+			cma_free_id(c);
+		free(e);
+	}
+	pthread_mutex_unlock(&cma_lock);
+	/* The write end stays open: a thread still blocked in rdma_get_cm_event (rping's CM
+	 * thread at exit) must stay blocked, as on the real library's device fd, not read EOF
+	 * and report an error. One descriptor per destroyed channel. */
+	close(ch->ch.fd);
+	free(ch);
+}
+
+/* Lock held. The event carries m's private data from priv_off on (REQ: past the rdma_cm
+ * addressing header) and, for CONNECT_REQUEST / ESTABLISHED, the peer's parameters. */
+int
+cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
+		const struct cm_msg *m, unsigned int priv_off)
+{
+	struct cma_channel *ch = (struct cma_channel *)c->id.channel;
+	struct cma_event *e;
+	const uint8_t one = 1;
+
+	if (ch == NULL)
+		return -EINVAL;
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return -ENOMEM;
+	e->ev.id = &c->id;
+	e->ev.listen_id = type == RDMA_CM_EVENT_CONNECT_REQUEST && c->listener != NULL ?
+			  &c->listener->id : NULL;
+	e->ev.event = type;
+	e->ev.status = status;
+	if (m != NULL) {
+		struct rdma_conn_param *p = &e->ev.param.conn;
+		unsigned int len = m->private_data_len > priv_off ?
+				   m->private_data_len - priv_off : 0;
+
+		memcpy(e->priv, m->private_data + priv_off, len);
+		p->private_data = len != 0 ? e->priv : NULL;
+		p->private_data_len = (uint8_t)len;
+		/* The peer's offer seen from here: its initiator depth is what we serve. */
+		p->responder_resources = m->initiator_depth;
+		p->initiator_depth = m->responder_resources;
+		p->flow_control = m->end_to_end_flow_control;
+		p->retry_count = m->retry_count;
+		p->rnr_retry_count = m->rnr_retry_count;
+		p->srq = m->srq;
+		p->qp_num = m->local_qpn;
+	}
+	c->events_out++;	/* queued or got, until acked: the id outlives its events */
+	if (ch->tail != NULL)
+		ch->tail->next = e;
+	else
+		ch->head = e;
+	ch->tail = e;
+	if (write(ch->wfd, &one, 1) != 1)
+		return -errno;
+	return 0;
+}
+
+int
+rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
+{
+	struct cma_channel *ch = (struct cma_channel *)channel;
+	struct cma_event *e;
+	uint8_t b;
+	ssize_t r;
+
+	if (ch == NULL || event == NULL)
+		return cma_errno(-EINVAL);
+	/* One byte per queued event; a non-blocking fd says EAGAIN as a read would. */
+	do
+		r = read(ch->ch.fd, &b, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		return r == 0 ? cma_errno(-ENODATA) : -1;
+	pthread_mutex_lock(&cma_lock);
+	e = ch->head;
+	if (e != NULL) {
+		ch->head = e->next;
+		if (ch->head == NULL)
+			ch->tail = NULL;
+	}
+	pthread_mutex_unlock(&cma_lock);
+	if (e == NULL)
+		return cma_errno(-ENODATA);
+	*event = &e->ev;
+	return 0;
+}
+
+int
+rdma_ack_cm_event(struct rdma_cm_event *event)
+{
+	struct cma_event *e = (struct cma_event *)event;
+	struct cma_id *c;
+
+	if (e == NULL)
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	c = cma_id_of(e->ev.id);
+	c->events_out--;
+	/* A rejected request's id was the library's own: it goes with its last event. */
+	if (c->destroyed && c->events_out == 0)
+		cma_free_id(c);
+	pthread_mutex_unlock(&cma_lock);
+	free(e);
+	return 0;
+}
+
+const char *
+rdma_event_str(enum rdma_cm_event_type event)
+{
+	static const char *const names[] = {
+		"RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR",
+		"RDMA_CM_EVENT_ROUTE_RESOLVED", "RDMA_CM_EVENT_ROUTE_ERROR",
+		"RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE",
+		"RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE",
+		"RDMA_CM_EVENT_REJECTED", "RDMA_CM_EVENT_ESTABLISHED",
+		"RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL",
+		"RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR",
+		"RDMA_CM_EVENT_ADDR_CHANGE", "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+	};
+
+	if ((unsigned int)event < sizeof(names) / sizeof(names[0]))
+		return names[event];
+	return "UNKNOWN EVENT";
+}
+

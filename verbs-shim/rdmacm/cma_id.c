@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdma_cm ids and event channels: create/destroy, addresses (bind, resolve, listen), the event
+ * queue behind a channel's fd, and the small getters. The connection itself is cma_conn.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cma_priv.h"
+
+pthread_mutex_t cma_lock = PTHREAD_MUTEX_INITIALIZER;
+struct ibv_context *cma_verbs;
+struct cma_id *cma_ids;
+static uint32_t next_comm_id;
+static uint16_t next_port = 40000;
+
+uint64_t
+cma_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The verbs contract: -1 with errno. */
+int
+cma_errno(int rc)
+{
+	if (rc == 0)
+		return 0;
+	errno = rc < 0 ? -rc : rc;
+	return -1;
+}
+
+struct cma_id *
+cma_id_of(struct rdma_cm_id *id)
+{
+	return (struct cma_id *)id;
+}
+
+/* The one device: droce0 of the verbs shim, opened on first use. */
+static int
+open_device(void)
+{
+	struct ibv_device **list;
+	int n;
+
+	if (cma_verbs != NULL)
+		return 0;
+	list = ibv_get_device_list(&n);
+	if (list == NULL || n == 0) {
+		if (list != NULL)
+			ibv_free_device_list(list);
+		return -ENODEV;
+	}
+	cma_verbs = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	return cma_verbs != NULL ? 0 : -ENODEV;
+}
+
+/* RoCEv2 GID of an address: ::ffff:a.b.c.d for IPv4, the address itself for IPv6. */
+int
+cma_gid_of(const struct sockaddr *sa, uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	if (sa->sa_family == AF_INET) {
+		gid[10] = gid[11] = 0xff;
+		memcpy(gid + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		return 0;
+	}
+	if (sa->sa_family == AF_INET6) {
+		memcpy(gid, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+		return 0;
+	}
+	return -EAFNOSUPPORT;
+}
+
+/* Index of gid in the device's table, or -EADDRNOTAVAIL. */
+int
+cma_sgid_index(const uint8_t gid[16])
+{
+	struct ibv_port_attr pa;
+	union ibv_gid g;
+	int i;
+
+	if (ibv_query_port(cma_verbs, 1, &pa) != 0)
+		return -ENODEV;
+	for (i = 0; i < pa.gid_tbl_len; i++)
+		if (ibv_query_gid(cma_verbs, 1, i, &g) == 0 && memcmp(g.raw, gid, 16) == 0)
+			return i;
+	return -EADDRNOTAVAIL;
+}
+
+/* The device's first GID of a family, as an address (port 0). */
+static int
+local_addr(int family, struct sockaddr_storage *ss)
+{
+	struct ibv_port_attr pa;
+	union ibv_gid g;
+	static const uint8_t v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	bool is4;
+	int i;
+
+	if (ibv_query_port(cma_verbs, 1, &pa) != 0)
+		return -ENODEV;
+	for (i = 0; i < pa.gid_tbl_len; i++) {
+		if (ibv_query_gid(cma_verbs, 1, i, &g) != 0)
+			continue;
+		is4 = memcmp(g.raw, v4, 12) == 0;
+		memset(ss, 0, sizeof(*ss));
+		if (family == AF_INET && is4) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+			s4->sin_family = AF_INET;
+			memcpy(&s4->sin_addr, g.raw + 12, 4);
+			return 0;
+		}
+		if (family == AF_INET6 && !is4) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+			s6->sin6_family = AF_INET6;
+			memcpy(&s6->sin6_addr, g.raw, 16);
+			return 0;
+		}
+	}
+	return -EADDRNOTAVAIL;
+}
+
+static uint16_t
+sa_port(const struct sockaddr *sa)
+{
+	return ntohs(sa->sa_family == AF_INET ? ((const struct sockaddr_in *)sa)->sin_port :
+						((const struct sockaddr_in6 *)sa)->sin6_port);
+}
+
+static void
+sa_set_port(struct sockaddr *sa, uint16_t port)
+{
+	if (sa->sa_family == AF_INET)
+		((struct sockaddr_in *)sa)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
+}
+
+static bool
+sa_any(const struct sockaddr *sa)
+{
+	static const struct in6_addr any6 = IN6ADDR_ANY_INIT;
+
+	if (sa->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_ANY);
+	return memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr, &any6, 16) == 0;
+}
+
+static socklen_t
+sa_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+					  sizeof(struct sockaddr_in6);
+}
+
+/* ---- ids ---- */
+
+/* Lock held. */
+void
+cma_free_id(struct cma_id *c)
+{
+	struct cma_id **pp;
+
+	for (pp = &cma_ids; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	if (c->id.channel != NULL)
+		((struct cma_channel *)c->id.channel)->ids--;
+	free(c);
+}
+
+
+static struct cma_id *
+new_id(struct rdma_event_channel *channel, void *context, enum rdma_port_space ps,
+       enum ibv_qp_type qpt)
+{
+	struct cma_id *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->id.verbs = cma_verbs;
+	c->id.channel = channel;
+	c->id.context = context;
+	c->id.ps = ps;
+	c->id.qp_type = qpt;
+	c->id.port_num = 1;
+	c->local_comm_id = ++next_comm_id ^ (uint32_t)(cma_now_ns() << 8);
+	c->retry_count = CMA_DEFAULT_RETRY;
+	c->rnr_retry_count = CMA_DEFAULT_RNR_RETRY;
+	c->next = cma_ids;
+	cma_ids = c;
+	if (channel != NULL)
+		((struct cma_channel *)channel)->ids++;
+	return c;
+}
+
+int
+rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void *context,
+	       enum rdma_port_space ps)
+{
+	struct cma_id *c;
+	int rc;
+
+	if (id == NULL)
+		return cma_errno(-EINVAL);
+	/* Only connected RC (TCP port space) is done; UD (RDMA_PS_UDP, SIDR) is not. */
+	if (ps != RDMA_PS_TCP)
+		return cma_errno(-EPROTONOSUPPORT);
+	if (channel == NULL)
+		return cma_errno(-EINVAL);	/* synchronous ids (no channel): not done */
+	pthread_mutex_lock(&cma_lock);
+	rc = open_device();
+	if (rc == 0)
+		rc = cma_agent_start();
+	c = rc == 0 ? new_id(channel, context, ps, IBV_QPT_RC) : NULL;
+	if (rc == 0 && c == NULL)
+		rc = -ENOMEM;
+	pthread_mutex_unlock(&cma_lock);
+	if (rc != 0)
+		return cma_errno(rc);
+	*id = &c->id;
+	return 0;
+}
+
+/* Lock held: a passive side's new id for a REQ, on the listener's channel. */
+struct cma_id *
+cma_child(struct cma_id *listener)
+{
+	struct cma_id *c = new_id(listener->id.channel, listener->id.context, listener->id.ps,
+				  listener->id.qp_type);
+
+	if (c != NULL)
+		c->listener = listener;
+	return c;
+}
+
+int
+rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct cma_id *c = cma_id_of(id);
+
+	if (c == NULL)
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	cma_cm_release(c);
+	if (c->ah != NULL)
+		ibv_destroy_ah(c->ah);
+	c->ah = NULL;
+	c->destroyed = true;
+	if (c->events_out == 0)
+		cma_free_id(c);
+	pthread_mutex_unlock(&cma_lock);
+	return 0;
+}
+
+/* Lock held: the comm ID names the connection a CM message is for. */
+struct cma_id *
+cma_find_comm(uint32_t local_comm_id)
+{
+	struct cma_id *c;
+
+	for (c = cma_ids; c != NULL; c = c->next)
+		if (!c->destroyed && c->local_comm_id == local_comm_id && c->state != CMA_LISTEN)
+			return c;
+	return NULL;
+}
+
+/* Lock held: the passive id of a peer's connection (its comm ID and GID), for resent REQs. */
+struct cma_id *
+cma_find_peer(uint32_t remote_comm_id, const uint8_t dgid[16])
+{
+	struct cma_id *c;
+
+	for (c = cma_ids; c != NULL; c = c->next)
+		if (!c->destroyed && c->listener != NULL && c->remote_comm_id == remote_comm_id &&
+		    memcmp(c->dgid, dgid, 16) == 0)
+			return c;
+	return NULL;
+}
+
+/* Lock held: the listener for a port and destination (an exact address, else a wildcard). */
+struct cma_id *
+cma_find_listener(uint16_t port, const struct sockaddr *dst)
+{
+	struct cma_id *c, *any = NULL;
+	const struct sockaddr *a;
+
+	for (c = cma_ids; c != NULL; c = c->next) {
+		a = &c->id.route.addr.src_addr;
+		if (c->destroyed || c->state != CMA_LISTEN || sa_port(a) != port)
+			continue;
+		if (sa_any(a)) {
+			any = c;
+			continue;
+		}
+		if (a->sa_family == dst->sa_family &&
+		    ((a->sa_family == AF_INET &&
+		      ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		      ((const struct sockaddr_in *)dst)->sin_addr.s_addr) ||
+		     (a->sa_family == AF_INET6 &&
+		      memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			     &((const struct sockaddr_in6 *)dst)->sin6_addr, 16) == 0)))
+			return c;
+	}
+	return any;
+}
+
+static bool
+port_in_use(uint16_t port)
+{
+	struct cma_id *c;
+
+	for (c = cma_ids; c != NULL; c = c->next)
+		if (!c->destroyed && c->state == CMA_LISTEN &&
+		    sa_port(&c->id.route.addr.src_addr) == port)
+			return true;
+	return false;
+}
+
+/* Lock held. A wildcard address stays one (a listener on every GID); a given one must be
+ * ours. Port 0 takes a free one. */
+static int
+bind_locked(struct cma_id *c, const struct sockaddr *addr)
+{
+	uint8_t gid[16];
+	uint16_t port;
+	int idx;
+
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	if (c->state != CMA_IDLE)
+		return -EINVAL;
+	if (!sa_any(addr)) {
+		cma_gid_of(addr, gid);
+		idx = cma_sgid_index(gid);
+		if (idx < 0)
+			return idx;	/* not an address of this device */
+		c->sgid_index = idx;
+		memcpy(c->sgid, gid, 16);
+	}
+	memcpy(&c->id.route.addr.src_storage, addr, sa_len(addr));
+	port = sa_port(addr);
+	if (port == 0) {
+		do {
+			port = next_port++;
+			if (next_port == 0)
+				next_port = 40000;	/* ephemeral ports: 40000-65535 */
+		} while (port_in_use(port));
+		sa_set_port(&c->id.route.addr.src_addr, port);
+	}
+	c->state = CMA_ADDR_BOUND;
+	return 0;
+}
+
+int
+rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	int rc;
+
+	if (id == NULL || addr == NULL)
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	rc = bind_locked(cma_id_of(id), addr);
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
+}
+
+int
+rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct cma_id *c = cma_id_of(id);
+	int rc = 0;
+
+	(void)backlog;
+	if (c == NULL)
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	if (c->state != CMA_ADDR_BOUND)
+		rc = -EINVAL;	/* rdma_bind_addr first */
+	else if (port_in_use(sa_port(&c->id.route.addr.src_addr)))
+		rc = -EADDRINUSE;
+	else
+		c->state = CMA_LISTEN;
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
+}
+
+int
+rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr,
+		  int timeout_ms)
+{
+	struct cma_id *c = cma_id_of(id);
+	struct sockaddr_storage ss;
+	int rc = 0;
+
+	(void)timeout_ms;
+	if (c == NULL || dst_addr == NULL)
+		return cma_errno(-EINVAL);
+	if (dst_addr->sa_family != AF_INET && dst_addr->sa_family != AF_INET6)
+		return cma_errno(-EAFNOSUPPORT);
+	pthread_mutex_lock(&cma_lock);
+	if (c->state == CMA_IDLE) {
+		if (src_addr != NULL && src_addr->sa_family != AF_UNSPEC &&
+		    !sa_any(src_addr)) {
+			rc = bind_locked(c, src_addr);
+		} else {
+			/* The device's own address of the destination's family. */
+			rc = local_addr(dst_addr->sa_family, &ss);
+			if (rc == 0 && src_addr != NULL && src_addr->sa_family != AF_UNSPEC)
+				sa_set_port((struct sockaddr *)&ss, sa_port(src_addr));
+			if (rc == 0)
+				rc = bind_locked(c, (struct sockaddr *)&ss);
+		}
+	} else if (c->state != CMA_ADDR_BOUND) {
+		rc = -EINVAL;
+	}
+	if (rc == 0 && sa_any(&c->id.route.addr.src_addr)) {
+		/* Bound to a wildcard: take the device's address for this destination. */
+		rc = local_addr(dst_addr->sa_family, &ss);
+		if (rc == 0) {
+			sa_set_port((struct sockaddr *)&ss, sa_port(&c->id.route.addr.src_addr));
+			memcpy(&c->id.route.addr.src_storage, &ss, sizeof(ss));
+			cma_gid_of((struct sockaddr *)&ss, c->sgid);
+			c->sgid_index = cma_sgid_index(c->sgid);
+		}
+	}
+	if (rc == 0 && c->id.route.addr.src_addr.sa_family != dst_addr->sa_family)
+		rc = -EAFNOSUPPORT;	/* IPv4 source, IPv6 destination, or the reverse */
+	if (rc == 0) {
+		memcpy(&c->id.route.addr.dst_storage, dst_addr, sa_len(dst_addr));
+		cma_gid_of(dst_addr, c->dgid);
+		rc = cma_queue_event(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
+	}
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
+}
+
+int
+rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
+{
+	struct cma_id *c = cma_id_of(id);
+	struct ibv_ah *ah;
+	int rc = 0, err = 0;
+
+	(void)timeout_ms;
+	if (c == NULL)
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	if (c->state != CMA_ADDR_BOUND || c->id.route.addr.dst_addr.sa_family == AF_UNSPEC) {
+		pthread_mutex_unlock(&cma_lock);
+		return cma_errno(-EINVAL);	/* rdma_resolve_addr first */
+	}
+	pthread_mutex_unlock(&cma_lock);
+	/* The AH resolves the peer's MAC (ARP / ND): unreachable shows here, as ROUTE_ERROR. */
+	ah = cma_agent_ah(c->dgid, c->sgid_index, &err);
+	pthread_mutex_lock(&cma_lock);
+	if (ah == NULL) {
+		rc = cma_queue_event(c, RDMA_CM_EVENT_ROUTE_ERROR, err != 0 ? -err : -EHOSTUNREACH,
+				     NULL, 0);
+	} else {
+		c->ah = ah;
+		c->state = CMA_ROUTE_OK;
+		c->id.route.num_paths = 1;
+		rc = cma_queue_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0);
+	}
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
+}
+
+int
+rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
+{
+	struct cma_id *c = cma_id_of(id);
+
+	if (c == NULL || optval == NULL)
+		return cma_errno(-EINVAL);
+	if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_TOS && optlen == 1) {
+		c->tos = *(uint8_t *)optval;
+		c->tos_set = true;
+		return 0;
+	}
+	/* Reuse/AFONLY/ACK timeout: accepted, our defaults stand. */
+	if (level == RDMA_OPTION_ID || level == RDMA_OPTION_IB)
+		return 0;
+	return cma_errno(-ENOSYS);
+}
+
+uint16_t
+rdma_get_src_port(struct rdma_cm_id *id)
+{
+	return htons(sa_port(&id->route.addr.src_addr));
+}
+
+uint16_t
+rdma_get_dst_port(struct rdma_cm_id *id)
+{
+	return htons(sa_port(&id->route.addr.dst_addr));
+}
+
+struct ibv_context **
+rdma_get_devices(int *num_devices)
+{
+	struct ibv_context **list = calloc(2, sizeof(*list));
+	int rc;
+
+	if (list == NULL)
+		return NULL;
+	pthread_mutex_lock(&cma_lock);
+	rc = open_device();
+	pthread_mutex_unlock(&cma_lock);
+	list[0] = rc == 0 ? cma_verbs : NULL;
+	if (num_devices != NULL)
+		*num_devices = rc == 0 ? 1 : 0;
+	return list;
+}
+
+void
+rdma_free_devices(struct ibv_context **list)
+{
+	free(list);
+}

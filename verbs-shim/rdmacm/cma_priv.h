@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DROCE_CMA_PRIV_H
+#define DROCE_CMA_PRIV_H
+
+/*
+ * Internals of the librdmacm replacement: rdma_cm ids and event channels on top of the verbs
+ * shim, and the IB CM handshake (REQ/REP/RTU, REJ, DREQ/DREP) as MADs over the device's GSI QP
+ * (QP1, UD, RoCEv2), so peers are kernel RoCE stacks and ConnectX as well as droce. One global
+ * lock (cma_lock) guards ids, channels and the CM state; the agent thread (cma_agent.c) receives
+ * MADs and runs the retry timers.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "cm_msg.h"
+
+enum {
+	CMA_PRIV_MAX = 224,
+	CMA_MAX_RETRIES = 15,			/* CM message resends (IBTA 12.6.5 MaxCMRetries) */
+	CMA_RETRY_MS = 250,			/* between resends */
+	CMA_CM_RESPONSE_TIMEOUT = 16,		/* 4.096 us * 2^16 = 268 ms, as CMA_RETRY_MS */
+	CMA_ACK_TIMEOUT = 14,			/* local ACK timeout: 4.096 us * 2^14 = 67 ms */
+	CMA_DEFAULT_RETRY = 7,
+	CMA_DEFAULT_RNR_RETRY = 7,
+};
+
+enum cma_state {
+	CMA_IDLE,		/* created */
+	CMA_ADDR_BOUND,		/* bind_addr or resolve_addr done */
+	CMA_ROUTE_OK,		/* resolve_route done: the peer's AH exists */
+	CMA_LISTEN,
+	CMA_REQ_SENT,		/* active: REQ out, waiting for REP */
+	CMA_REQ_RCVD,		/* passive: CONNECT_REQUEST reported, accept/reject pending */
+	CMA_REP_SENT,		/* passive: REP out, waiting for RTU */
+	CMA_ESTABLISHED,
+	CMA_DREQ_SENT,
+	CMA_DISCONNECTED,
+};
+
+struct cma_event {
+	struct rdma_cm_event ev;	/* first: the application holds &ev */
+	struct cma_event *next;
+	uint8_t priv[CMA_PRIV_MAX];
+};
+
+struct cma_channel {
+	struct rdma_event_channel ch;	/* first: ch.fd, read by the application */
+	int wfd;			/* write end of the pipe behind ch.fd */
+	struct cma_event *head, *tail;	/* queued, not yet got */
+	unsigned int ids;		/* ids on this channel */
+};
+
+struct cma_id {
+	struct rdma_cm_id id;		/* first: the application holds &id */
+	struct cma_id *next;		/* all ids (cma_ids) */
+	enum cma_state state;
+	struct cma_id *listener;	/* passive: the id the REQ came to */
+	unsigned int events_out;	/* queued or got, not yet acked */
+	bool destroyed;
+	/* The peer and the connection. */
+	uint8_t sgid[16], dgid[16];
+	int sgid_index;
+	struct ibv_ah *ah;		/* to the peer's QP1 */
+	uint32_t local_comm_id, remote_comm_id;
+	uint64_t tid;
+	uint32_t remote_qpn, remote_psn, local_psn;
+	uint8_t resp_res, init_depth;	/* ours, as offered / accepted */
+	uint8_t retry_count, rnr_retry_count;
+	enum ibv_mtu mtu;
+	/* The last CM message sent, for resends; next resend time, resends left. */
+	uint8_t mad[CM_MAD_SIZE];
+	uint64_t resend_ns;
+	unsigned int retries;
+	/* rdma_set_option */
+	uint8_t tos;
+	bool tos_set;
+};
+
+/* cma_event.c */
+int cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
+		    const struct cm_msg *m, unsigned int priv_off);
+
+/* cma_id.c */
+extern pthread_mutex_t cma_lock;
+extern struct ibv_context *cma_verbs;
+extern struct cma_id *cma_ids;
+struct cma_id *cma_id_of(struct rdma_cm_id *id);
+void cma_free_id(struct cma_id *c);
+struct cma_id *cma_find_comm(uint32_t local_comm_id);
+struct cma_id *cma_find_peer(uint32_t remote_comm_id, const uint8_t dgid[16]);
+struct cma_id *cma_find_listener(uint16_t port, const struct sockaddr *dst);
+struct cma_id *cma_child(struct cma_id *listener);
+int cma_errno(int rc);
+uint64_t cma_now_ns(void);
+int cma_gid_of(const struct sockaddr *sa, uint8_t gid[16]);
+int cma_sgid_index(const uint8_t gid[16]);
+
+/* cma_agent.c: the GSI QP and its thread */
+int cma_agent_start(void);
+int cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE]);
+struct ibv_ah *cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err);
+uint64_t cma_agent_guid(void);
+
+/* cma_qp.c */
+int cma_qp_connect(struct cma_id *c);
+void cma_qp_error(struct cma_id *c);
+enum ibv_mtu cma_port_mtu(void);
+
+/* cma_conn.c: the CM state machine */
+void cma_cm_recv(const uint8_t *mad, size_t len);
+void cma_cm_timers(uint64_t now);
+void cma_cm_release(struct cma_id *c);
+
+#endif

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An rdma_cm id's QP: created in INIT (as librdmacm does), moved to RTR and RTS with what the
+ * handshake agreed (the peer's QPN and PSN, the path MTU, read/atomic depths), to ERR on
+ * disconnect; rdma_init_qp_attr for applications that move their own QPs.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cma_priv.h"
+
+static int
+qp_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	return -ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				     IBV_QP_ACCESS_FLAGS);
+}
+
+static void
+rtr_attr(const struct cma_id *c, struct ibv_qp_attr *a, int *mask)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = c->mtu;
+	a->dest_qp_num = c->remote_qpn;
+	a->rq_psn = c->remote_psn;
+	a->max_dest_rd_atomic = c->resp_res;
+	a->min_rnr_timer = 12;		/* 0.64 ms, the kernel's default */
+	a->ah_attr.is_global = 1;
+	memcpy(a->ah_attr.grh.dgid.raw, c->dgid, 16);
+	a->ah_attr.grh.sgid_index = (uint8_t)c->sgid_index;
+	a->ah_attr.grh.hop_limit = 64;
+	a->ah_attr.grh.traffic_class = c->tos;
+	a->ah_attr.port_num = 1;
+	*mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+}
+
+static void
+rts_attr(const struct cma_id *c, struct ibv_qp_attr *a, int *mask)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTS;
+	a->sq_psn = c->local_psn;
+	a->timeout = CMA_ACK_TIMEOUT;
+	a->retry_cnt = c->retry_count;
+	a->rnr_retry = c->rnr_retry_count;
+	a->max_rd_atomic = c->init_depth;
+	*mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+}
+
+/* RTR then RTS, if the id has a QP (an application that made its own uses
+ * rdma_init_qp_attr). */
+int
+cma_qp_connect(struct cma_id *c)
+{
+	struct ibv_qp_attr a;
+	int mask, rc;
+
+	if (c->id.qp == NULL)
+		return 0;
+	rtr_attr(c, &a, &mask);
+	rc = ibv_modify_qp(c->id.qp, &a, mask);
+	if (rc != 0)
+		return -rc;
+	rts_attr(c, &a, &mask);
+	return -ibv_modify_qp(c->id.qp, &a, mask);
+}
+
+void
+cma_qp_error(struct cma_id *c)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	if (c->id.qp != NULL)
+		ibv_modify_qp(c->id.qp, &a, IBV_QP_STATE);
+}
+
+int
+rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	struct cma_id *c = cma_id_of(id);
+	int rc = 0;
+
+	if (c == NULL || qp_attr == NULL || qp_attr_mask == NULL)
+		return cma_errno(-EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	switch (qp_attr->qp_state) {
+	case IBV_QPS_INIT:
+		memset(qp_attr, 0, sizeof(*qp_attr));
+		qp_attr->qp_state = IBV_QPS_INIT;
+		qp_attr->port_num = 1;
+		qp_attr->qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+		*qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_ACCESS_FLAGS;
+		break;
+	case IBV_QPS_RTR:
+		if (c->remote_qpn == 0)
+			rc = -EINVAL;	/* the peer is not known yet */
+		else
+			rtr_attr(c, qp_attr, qp_attr_mask);
+		break;
+	case IBV_QPS_RTS:
+		rts_attr(c, qp_attr, qp_attr_mask);
+		break;
+	default:
+		rc = -EINVAL;
+	}
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
+}
+
+int
+rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp *qp;
+	int rc;
+
+	if (id == NULL || qp_init_attr == NULL)
+		return cma_errno(-EINVAL);
+	if (pd == NULL)
+		pd = id->pd;
+	if (pd == NULL) {
+		pd = id->pd = ibv_alloc_pd(id->verbs);
+		if (pd == NULL)
+			return -1;
+	}
+	if (qp_init_attr->qp_type != IBV_QPT_RC)
+		return cma_errno(-EINVAL);	/* RDMA_PS_TCP ids carry RC QPs */
+	qp = ibv_create_qp(pd, qp_init_attr);
+	if (qp == NULL)
+		return -1;
+	rc = qp_init(qp);
+	if (rc != 0) {
+		ibv_destroy_qp(qp);
+		return cma_errno(rc);
+	}
+	id->qp = qp;
+	id->send_cq = qp_init_attr->send_cq;
+	id->recv_cq = qp_init_attr->recv_cq;
+	id->srq = qp_init_attr->srq;
+	return 0;
+}
+
+int
+rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp *qp;
+	int rc;
+
+	if (id == NULL || attr == NULL)
+		return cma_errno(-EINVAL);
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+		if (id->pd == NULL && (id->pd = ibv_alloc_pd(id->verbs)) == NULL)
+			return -1;
+		attr->pd = id->pd;
+		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
+	}
+	if (attr->qp_type != IBV_QPT_RC)
+		return cma_errno(-EINVAL);
+	qp = ibv_create_qp_ex(id->verbs, attr);
+	if (qp == NULL)
+		return -1;
+	rc = qp_init(qp);
+	if (rc != 0) {
+		ibv_destroy_qp(qp);
+		return cma_errno(rc);
+	}
+	id->qp = qp;
+	id->send_cq = attr->send_cq;
+	id->recv_cq = attr->recv_cq;
+	id->srq = attr->srq;
+	return 0;
+}
+
+void
+rdma_destroy_qp(struct rdma_cm_id *id)
+{
+	if (id == NULL || id->qp == NULL)
+		return;
+	ibv_destroy_qp(id->qp);
+	id->qp = NULL;
+}
+
+enum ibv_mtu
+cma_port_mtu(void)
+{
+	struct ibv_port_attr pa;
+
+	return ibv_query_port(cma_verbs, 1, &pa) == 0 ? pa.active_mtu : IBV_MTU_1024;
+}
+
