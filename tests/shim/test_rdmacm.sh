@@ -68,6 +68,12 @@ KILL_SERVER=1 cm rej rping -s -a 198.18.0.1 -p 7473 -C 1 -- \
 [ "$RC" != 0 ] || fail "rping to a port nobody listens on: exit status 0"
 grep -Eq 'RDMA_CM_EVENT_REJECTED' "$OUT" "$ERR" || fail "rping to a port nobody listens on: no REJECTED"
 
+# The peer's runtime is up (it answers ARP) but nothing there speaks CM: no GSI, its engine
+# drops DestQP 1. The REQ is resent 15 times, then rping hears UNREACHABLE.
+KILL_SERVER=1 cm nocm ibv_rc_pingpong -g 0 -- rping -c -a 198.18.0.1 -p 7475 -C 1 -v
+[ "$RC" != 0 ] || fail "rping to a peer without rdma_cm: exit status 0"
+grep -Eq 'RDMA_CM_EVENT_UNREACHABLE' "$OUT" "$ERR" || fail "rping to a peer without rdma_cm: no UNREACHABLE"
+
 # Nobody has the address: ARP goes unanswered, rdma_resolve_route reports ROUTE_ERROR.
 KILL_SERVER=1 cm noarp rping -s -a 198.18.0.1 -p 7474 -C 1 -- \
 	rping -c -a 198.18.0.9 -p 7474 -C 1 -v

@@ -121,38 +121,6 @@ rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_at
 }
 
 int
-rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
-{
-	struct ibv_qp *qp;
-	int rc;
-
-	if (id == NULL || qp_init_attr == NULL)
-		return cma_errno(-EINVAL);
-	if (pd == NULL)
-		pd = id->pd;
-	if (pd == NULL) {
-		pd = id->pd = ibv_alloc_pd(id->verbs);
-		if (pd == NULL)
-			return -1;
-	}
-	if (qp_init_attr->qp_type != IBV_QPT_RC)
-		return cma_errno(-EINVAL);	/* RDMA_PS_TCP ids carry RC QPs */
-	qp = ibv_create_qp(pd, qp_init_attr);
-	if (qp == NULL)
-		return -1;
-	rc = qp_init(qp);
-	if (rc != 0) {
-		ibv_destroy_qp(qp);
-		return cma_errno(rc);
-	}
-	id->qp = qp;
-	id->send_cq = qp_init_attr->send_cq;
-	id->recv_cq = qp_init_attr->recv_cq;
-	id->srq = qp_init_attr->srq;
-	return 0;
-}
-
-int
 rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 {
 	struct ibv_qp *qp;
@@ -160,14 +128,15 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 
 	if (id == NULL || attr == NULL)
 		return cma_errno(-EINVAL);
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+	if (attr->qp_type != IBV_QPT_RC)
+		return cma_errno(-EINVAL);	/* RDMA_PS_TCP ids carry RC QPs */
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || attr->pd == NULL) {
+		/* No PD given: the id's, made on first need as librdmacm does. */
 		if (id->pd == NULL && (id->pd = ibv_alloc_pd(id->verbs)) == NULL)
 			return -1;
 		attr->pd = id->pd;
 		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
 	}
-	if (attr->qp_type != IBV_QPT_RC)
-		return cma_errno(-EINVAL);
 	qp = ibv_create_qp_ex(id->verbs, attr);
 	if (qp == NULL)
 		return -1;
@@ -181,6 +150,24 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 	id->recv_cq = attr->recv_cq;
 	id->srq = attr->srq;
 	return 0;
+}
+
+int
+rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp_init_attr_ex x;
+	int rc;
+
+	if (id == NULL || qp_init_attr == NULL)
+		return cma_errno(-EINVAL);
+	memset(&x, 0, sizeof(x));
+	memcpy(&x, qp_init_attr, sizeof(*qp_init_attr));	/* the _ex struct's head */
+	x.pd = pd != NULL ? pd : id->pd;
+	x.comp_mask = IBV_QP_INIT_ATTR_PD;
+	rc = rdma_create_qp_ex(id, &x);
+	if (rc == 0)
+		qp_init_attr->cap = x.cap;
+	return rc;
 }
 
 void
