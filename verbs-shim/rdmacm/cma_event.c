@@ -38,11 +38,7 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 		return;
 	pthread_mutex_lock(&cma_lock);
 	while ((e = ch->head) != NULL) {
-		struct cma_id *c = cma_id_of(e->ev.id);
-
 		ch->head = e->next;
-		if (--c->events_out == 0 && c->destroyed)
-			cma_free_id(c);
 		free(e);
 	}
 	pthread_mutex_unlock(&cma_lock);
@@ -63,7 +59,7 @@ cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 	struct cma_event *e;
 	const uint8_t one = 1;
 
-	if (ch == NULL)
+	if (ch == NULL || c->destroyed)
 		return -EINVAL;
 	e = calloc(1, sizeof(*e));
 	if (e == NULL)
@@ -90,7 +86,6 @@ cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		p->srq = m->srq;
 		p->qp_num = m->local_qpn;
 	}
-	c->events_out++;	/* queued or got, until acked: the id outlives its events */
 	if (ch->tail != NULL)
 		ch->tail->next = e;
 	else
@@ -111,24 +106,48 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 
 	if (ch == NULL || event == NULL)
 		return cma_errno(-EINVAL);
-	/* One byte per queued event; a non-blocking fd says EAGAIN as a read would. */
-	do
-		r = read(ch->ch.fd, &b, 1);
-	while (r < 0 && errno == EINTR);
-	if (r != 1)
-		return r == 0 ? cma_errno(-ENODATA) : -1;
-	pthread_mutex_lock(&cma_lock);
-	e = ch->head;
-	if (e != NULL) {
-		ch->head = e->next;
-		if (ch->head == NULL)
-			ch->tail = NULL;
-	}
-	pthread_mutex_unlock(&cma_lock);
-	if (e == NULL)
-		return cma_errno(-ENODATA);
+	/* One byte per queued event; a non-blocking fd says EAGAIN as a read would. A byte
+	 * without its event: the event went with its id (rdma_destroy_id): read on. */
+	do {
+		do
+			r = read(ch->ch.fd, &b, 1);
+		while (r < 0 && errno == EINTR);
+		if (r != 1)
+			return r == 0 ? cma_errno(-ENODATA) : -1;
+		pthread_mutex_lock(&cma_lock);
+		e = ch->head;
+		if (e != NULL) {
+			ch->head = e->next;
+			if (ch->head == NULL)
+				ch->tail = NULL;
+			cma_id_of(e->ev.id)->events_out++;
+		}
+		pthread_mutex_unlock(&cma_lock);
+	} while (e == NULL);
 	*event = &e->ev;
 	return 0;
+}
+
+/* Lock held: the id goes; so do its events nobody has got yet (as the kernel's rdma_cm
+ * drops them). Their bytes stay in the pipe: rdma_get_cm_event skips them. */
+void
+cma_drop_events(struct cma_id *c)
+{
+	struct cma_channel *ch = (struct cma_channel *)c->id.channel;
+	struct cma_event **pp, *e;
+
+	if (ch == NULL)
+		return;
+	ch->tail = NULL;
+	for (pp = &ch->head; (e = *pp) != NULL;) {
+		if (e->ev.id == &c->id) {
+			*pp = e->next;
+			free(e);
+			continue;
+		}
+		ch->tail = e;
+		pp = &e->next;
+	}
 }
 
 int
@@ -141,10 +160,8 @@ rdma_ack_cm_event(struct rdma_cm_event *event)
 		return cma_errno(-EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	c = cma_id_of(e->ev.id);
-	c->events_out--;
-	/* A rejected request's id was the library's own: it goes with its last event. */
-	if (c->destroyed && c->events_out == 0)
-		cma_free_id(c);
+	if (--c->events_out == 0)
+		pthread_cond_broadcast(&cma_acked);	/* an rdma_destroy_id may wait for it */
 	pthread_mutex_unlock(&cma_lock);
 	free(e);
 	return 0;

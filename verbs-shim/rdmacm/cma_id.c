@@ -14,6 +14,7 @@
 #include "cma_priv.h"
 
 pthread_mutex_t cma_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t cma_acked = PTHREAD_COND_INITIALIZER;
 struct ibv_context *cma_verbs;
 struct cma_id *cma_ids;
 static uint32_t next_comm_id;
@@ -257,12 +258,15 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		return cma_errno(-EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	cma_cm_release(c);
+	c->destroyed = true;	/* no more events; the agent no longer finds it */
+	cma_drop_events(c);
+	/* As librdmacm: an event the application got is acked before its id goes (rping's CM
+	 * thread writes through the id's context when DISCONNECTED comes). */
+	while (c->events_out > 0)
+		pthread_cond_wait(&cma_acked, &cma_lock);
 	if (c->ah != NULL)
 		ibv_destroy_ah(c->ah);
-	c->ah = NULL;
-	c->destroyed = true;
-	if (c->events_out == 0)
-		cma_free_id(c);
+	cma_free_id(c);
 	pthread_mutex_unlock(&cma_lock);
 	return 0;
 }

@@ -59,8 +59,8 @@ struct cma_id {
 	struct cma_id *next;		/* all ids (cma_ids) */
 	enum cma_state state;
 	struct cma_id *listener;	/* passive: the id the REQ came to */
-	unsigned int events_out;	/* queued or got, not yet acked */
-	bool destroyed;
+	unsigned int events_out;	/* got, not yet acked */
+	bool destroyed;			/* rdma_destroy_id waits for events_out */
 	/* The peer and the connection. */
 	uint8_t sgid[16], dgid[16];
 	int sgid_index;
@@ -83,9 +83,11 @@ struct cma_id {
 /* cma_event.c */
 int cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		    const struct cm_msg *m, unsigned int priv_off);
+void cma_drop_events(struct cma_id *c);
 
 /* cma_id.c */
 extern pthread_mutex_t cma_lock;
+extern pthread_cond_t cma_acked;	/* an event was acked (rdma_destroy_id waits) */
 extern struct ibv_context *cma_verbs;
 extern struct cma_id *cma_ids;
 struct cma_id *cma_id_of(struct rdma_cm_id *id);
