@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Unmodified rdma_cm programs (rdmacm-utils' rping, perftest's -R) between two processes over
-# net_memif through droce-run: the shim's librdmacm.so.1 replacement connects them with the
+# Unmodified rdma_cm programs (rdmacm-utils' rping, ucmatose and cmtime, perftest's -R) between
+# two processes over net_memif through droce-run: the shim's librdmacm.so.1 replacement
+# connects them with the
 # IB CM handshake as MADs over QP1 (REQ/REP/RTU, DREQ/DREP, REJ for a port nobody listens
 # on). Loopback only, 198.18.0.0/15 and 2001:2::/48. Asserts completion, exit status, the
 # data rping verifies, and the CM messages in a capture (tshark, when installed); never timing.
@@ -53,6 +54,20 @@ expect_rc 0 "rping client"
 [ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "rping server: exit status $SRV_RC"; }
 grep -q '^server ping data: rdma-ping-19' "$TMP/srv.out" ||
 	{ cp "$TMP/srv.out" "$OUT"; fail "rping server: the 20th ping not seen"; }
+
+# ucmatose: 4 connections at once, 10 messages of 1000 B each way on each, then disconnects
+cm ucmatose ucmatose -b 198.18.0.1 -p 7477 -c 4 -C 10 -S 1000 -- \
+	ucmatose -s 198.18.0.1 -p 7477 -c 4 -C 10 -S 1000
+expect_rc 0 "ucmatose client"
+expect_out "^return status 0" "ucmatose client"
+[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "ucmatose server: exit status $SRV_RC"; }
+
+# cmtime: 50 connections set up and torn down; its QPs get the id's own CQs (it passes none).
+# Its server never exits by itself.
+KILL_SERVER=1 cm cmtime cmtime -b 198.18.0.1 -p 7478 -c 50 -- cmtime -s 198.18.0.1 -p 7478 -c 50
+expect_rc 0 "cmtime client"
+expect_out "^connect +:" "cmtime client"
+! grep -q "failure" "$OUT" "$ERR" || fail "cmtime client: a step failed"
 
 # Under valgrind on both sides: no invalid access, no uninitialised value used, no leak but
 # DPDK's and rping's own unjoined threads (the suppression files say why).

@@ -120,6 +120,39 @@ rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_at
 	return cma_errno(rc);
 }
 
+/* The id's own CQ (and completion channel) for a direction the caller gave none, as
+ * librdmacm makes them: cmtime passes no CQs at all. */
+static int
+own_cq(struct rdma_cm_id *id, struct ibv_cq **cq, struct ibv_comp_channel **ch, uint32_t size)
+{
+	*ch = ibv_create_comp_channel(id->verbs);
+	if (*ch == NULL)
+		return -errno;
+	*cq = ibv_create_cq(id->verbs, size > 0 ? (int)size : 1, id, *ch, 0);
+	if (*cq == NULL) {
+		ibv_destroy_comp_channel(*ch);
+		*ch = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+static void
+drop_own_cqs(struct rdma_cm_id *id)
+{
+	if (id->send_cq_channel != NULL) {
+		ibv_destroy_cq(id->send_cq);
+		ibv_destroy_comp_channel(id->send_cq_channel);
+		id->send_cq_channel = NULL;
+	}
+	if (id->recv_cq_channel != NULL) {
+		ibv_destroy_cq(id->recv_cq);
+		ibv_destroy_comp_channel(id->recv_cq_channel);
+		id->recv_cq_channel = NULL;
+	}
+	id->send_cq = id->recv_cq = NULL;
+}
+
 int
 rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 {
@@ -137,17 +170,26 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 		attr->pd = id->pd;
 		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
 	}
-	qp = ibv_create_qp_ex(id->verbs, attr);
-	if (qp == NULL)
-		return -1;
+	rc = 0;
+	if (attr->send_cq == NULL)
+		rc = own_cq(id, &attr->send_cq, &id->send_cq_channel, attr->cap.max_send_wr);
+	if (rc == 0 && attr->recv_cq == NULL && attr->srq == NULL)
+		rc = own_cq(id, &attr->recv_cq, &id->recv_cq_channel, attr->cap.max_recv_wr);
+	id->send_cq = attr->send_cq;
+	id->recv_cq = attr->recv_cq;
+	qp = rc == 0 ? ibv_create_qp_ex(id->verbs, attr) : NULL;
+	if (qp == NULL) {
+		rc = rc != 0 ? rc : -errno;
+		drop_own_cqs(id);
+		return cma_errno(rc);
+	}
 	rc = qp_init(qp);
 	if (rc != 0) {
 		ibv_destroy_qp(qp);
+		drop_own_cqs(id);
 		return cma_errno(rc);
 	}
 	id->qp = qp;
-	id->send_cq = attr->send_cq;
-	id->recv_cq = attr->recv_cq;
 	id->srq = attr->srq;
 	return 0;
 }
@@ -177,6 +219,7 @@ rdma_destroy_qp(struct rdma_cm_id *id)
 		return;
 	ibv_destroy_qp(id->qp);
 	id->qp = NULL;
+	drop_own_cqs(id);
 }
 
 enum ibv_mtu
