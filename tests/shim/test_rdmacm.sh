@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Unmodified rdma_cm programs (rdmacm-utils' rping, ucmatose and cmtime, perftest's -R) between
 # two processes over net_memif through droce-run: the shim's librdmacm.so.1 replacement
-# connects them with the
-# IB CM handshake as MADs over QP1 (REQ/REP/RTU, DREQ/DREP, REJ for a port nobody listens
-# on). Loopback only, 198.18.0.0/15 and 2001:2::/48. Asserts completion, exit status, the
+# connects them with the IB CM handshake as MADs over QP1 (REQ/REP/RTU, DREQ/DREP, REJ for a
+# port nobody listens on). Loopback only, 198.18.0.0/15 and 2001:2::/48. Asserts completion, exit status, the
 # data rping verifies, and the CM messages in a capture (tshark, when installed); never timing.
 # Usage: test_rdmacm.sh <build>/verbs-shim <build>/tools/droce-run/droce-run
 . "$(dirname "$0")/shim_lib.sh"
