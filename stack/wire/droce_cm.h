@@ -3,9 +3,9 @@
 #define DROCE_WIRE_CM_H
 
 /*
- * Communication Management messages (IBTA 12.6, tables 106-113): the 232 bytes after the MAD
- * header (droce_mad.h) of a class 0x07 MAD. Offsets in the comments are from the start of that
- * data, as in the IBTA tables; add 24 for the offset in the MAD.
+ * Communication Management messages (IBTA 12.6, tables 106-113; SIDR 12.11, tables 119-120): the
+ * 232 bytes after the MAD header (droce_mad.h) of a class 0x07 MAD. Offsets in the comments are
+ * from the start of that data, as in the IBTA tables; add 24 for the offset in the MAD.
  *
  * Sub-byte fields are written most-significant first, as the IBTA's Byte[Bit] notation numbers
  * them from the top: "QPN(24) RespRes(8)" in a 32-bit word is QPN in bits 31..8. Note this is
@@ -200,6 +200,46 @@ struct droce_cm_drep {
 	uint8_t private_data[224];	/* 8 */
 } __attribute__((packed));
 _Static_assert(sizeof(struct droce_cm_drep) == 232, "CM DREP is 232 bytes");
+
+/*
+ * Service ID Resolution (IBTA 12.11): rdma_cm's UD port space (RDMA_PS_UDP) asks for a service's
+ * UD QPN and Q_Key with a SIDR_REQ and gets them in a SIDR_REP; no connection, no comm IDs. The
+ * SIDR_REP echoes the SIDR_REQ's RequestID (kernel cm.c cm_format_sidr_rep).
+ */
+
+/* SIDR_REQ (table 119). */
+struct droce_cm_sidr_req {
+	droce_be32_t request_id;	/* 0 */
+	droce_be16_t pkey;		/* 4 */
+	droce_be16_t resv6;		/* 6 */
+	droce_be64_t service_id;	/* 8 */
+	uint8_t private_data[216];	/* 16 */
+} __attribute__((packed));
+_Static_assert(sizeof(struct droce_cm_sidr_req) == 232, "CM SIDR_REQ is 232 bytes");
+
+#define DROCE_CM_SIDR_INFO_SIZE		72
+
+/* SIDR_REP (table 120). */
+struct droce_cm_sidr_rep {
+	droce_be32_t request_id;	/* 0 */
+	uint8_t status;			/* 4 */
+	uint8_t info_len;		/* 5: AdditionalInformationLength (8 bits; REJ's: 7) */
+	droce_be16_t vendor_id_h;	/* 6: VendorID 23..8 */
+	droce_be32_t qpn_vendor_l;	/* 8: QPN(24) VendorID 7..0(8) */
+	droce_be64_t service_id;	/* 12: not 8-byte aligned in the MAD */
+	droce_be32_t qkey;		/* 20 */
+	uint8_t info[DROCE_CM_SIDR_INFO_SIZE];	/* 24: AdditionalInformation */
+	uint8_t private_data[136];	/* 96 */
+} __attribute__((packed));
+_Static_assert(sizeof(struct droce_cm_sidr_rep) == 232, "CM SIDR_REP is 232 bytes");
+
+/* SIDR_REP status (IBTA 12.11; the same numbers as the kernel's enum ib_cm_sidr_status). */
+#define DROCE_CM_SIDR_SUCCESS			0	/* QPN and Q_Key valid */
+#define DROCE_CM_SIDR_UNSUPPORTED		1	/* no such service ID */
+#define DROCE_CM_SIDR_REJECT			2	/* service known, request rejected */
+#define DROCE_CM_SIDR_NO_QP			3
+#define DROCE_CM_SIDR_REDIRECT			4	/* ClassPortInfo in AdditionalInformation */
+#define DROCE_CM_SIDR_UNSUPPORTED_VERSION	5	/* the highest ClassVersion in the info */
 
 /*
  * RDMA IP CM Service (IBTA Annex A11): a REQ whose service ID is 0x00000000_01_PP_pppp (port

@@ -63,7 +63,8 @@ emit(const char *name, int ipv, const char *src, const char *dst, const char *ex
 		m->primary_sl, m->primary_subnet_local, m->primary_local_ack_timeout,
 		m->target_ack_delay, m->failover_accepted, m->msg_rejected, m->reason, m->ari_len);
 	hex(m->ari, sizeof(m->ari));
-	printf("\", \"service_timeout\": %u, \"private_data\": \"", m->service_timeout);
+	printf("\", \"service_timeout\": %u, \"sidr_status\": %u, \"private_data\": \"",
+		m->service_timeout, m->sidr_status);
 	hex(m->private_data, cm_msg_priv_max(m->attr));
 	printf("\"%s}\n", extra);
 	return 0;
@@ -229,5 +230,48 @@ main(void)
 	m.local_comm_id = 0x5E6F7081;
 	m.remote_comm_id = 0x1A2B3C4D;
 	rc |= emit("DREP", 4, b4, a4, "", &m);
+
+	/* rdma_cm's UD port space: a SIDR_REQ, cma_hdr first (as cma_resolve_ib_udp sends it). */
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_SIDR_REQ;
+	m.tid = 0x0000000100000007ull;
+	m.local_comm_id = 0x2B3C4D5E;		/* RequestID */
+	m.pkey = 0xFFFF;
+	m.service_id = cma_service_id(0x0111, 7174);	/* RDMA_PS_UDP */
+	{
+		struct sockaddr_in s4 = {0}, d4 = {0};
+		size_t i;
+
+		s4.sin_family = d4.sin_family = AF_INET;
+		s4.sin_port = htons(40002);
+		d4.sin_port = htons(7174);
+		inet_pton(AF_INET, a4, &s4.sin_addr);
+		inet_pton(AF_INET, b4, &d4.sin_addr);
+		if (cma_hdr_build(m.private_data, (struct sockaddr *)&s4,
+				  (struct sockaddr *)&d4) != 0) {
+			fprintf(stderr, "cm_golden: cma_hdr_build failed\n");
+			return 1;
+		}
+		for (i = CMA_HDR_SIZE; i < 216; i++)
+			m.private_data[i] = (uint8_t)i;
+		m.private_data_len = 216;
+	}
+	rc |= emit("SIDR_REQ", 4, a4, b4, "", &m);
+
+	/* The answer: the UD QPN and rdma_cm's UDP Q_Key (RDMA_UDP_QKEY); some info to place. */
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_SIDR_REP;
+	m.tid = 0x0000000100000007ull;
+	m.local_comm_id = 0x2B3C4D5E;		/* the SIDR_REQ's, echoed */
+	m.sidr_status = 0;
+	m.local_qpn = 0x00FEDC;
+	m.service_id = cma_service_id(0x0111, 7174);
+	m.local_qkey = 0x01234567;
+	m.ari_len = 4;
+	memcpy(m.ari, "\xd1\xd2\xd3\xd4", 4);
+	m.private_data[0] = 0x5A;
+	m.private_data[135] = 0xA5;
+	m.private_data_len = 136;
+	rc |= emit("SIDR_REP", 4, b4, a4, "", &m);
 	return rc;
 }

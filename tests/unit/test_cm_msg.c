@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * IB CM MAD codec (verbs-shim/rdmacm/cm_msg.c): round trips at the widest values, byte offsets
- * against the IBTA 12.6 tables (106-113; data offset + 24 for the MAD header), refusals, and
- * rdma_cm's cma_hdr and service ID.
+ * against the IBTA 12.6 tables (106-113) and 12.11's SIDR tables (119-120; data offset + 24 for
+ * the MAD header), refusals, and rdma_cm's cma_hdr and service ID.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,7 +14,15 @@
 #include "wire/droce_mad.h"
 #include "droce_test.h"
 
-static const uint16_t all_attrs[] = {CM_REQ, CM_MRA, CM_REJ, CM_REP, CM_RTU, CM_DREQ, CM_DREP};
+static const uint16_t all_attrs[] = {CM_REQ, CM_MRA, CM_REJ, CM_REP, CM_RTU, CM_DREQ, CM_DREP,
+				     CM_SIDR_REQ, CM_SIDR_REP};
+
+/* REQ and the SIDR messages carry no remote comm ID. */
+static bool
+has_remote_id(uint16_t attr)
+{
+	return attr != CM_REQ && attr != CM_SIDR_REQ && attr != CM_SIDR_REP;
+}
 
 /* Private data of every attribute's full size, a byte pattern that shows misplacement. */
 static void
@@ -35,7 +43,7 @@ msg_max(struct cm_msg *m, uint16_t attr)
 	m->attr = attr;
 	m->tid = UINT64_MAX;
 	m->local_comm_id = UINT32_MAX;
-	m->remote_comm_id = attr == CM_REQ ? 0 : UINT32_MAX;	/* a REQ has none */
+	m->remote_comm_id = has_remote_id(attr) ? UINT32_MAX : 0;
 	switch (attr) {
 	case CM_REQ:
 		m->service_id = UINT64_MAX;
@@ -93,6 +101,18 @@ msg_max(struct cm_msg *m, uint16_t attr)
 	case CM_DREQ:
 		m->local_qpn = 0xFFFFFF;
 		break;
+	case CM_SIDR_REQ:
+		m->pkey = 0xFFFF;
+		m->service_id = UINT64_MAX;
+		break;
+	case CM_SIDR_REP:
+		m->sidr_status = 0xFF;
+		m->ari_len = 72;
+		memset(m->ari, 0xFF, sizeof(m->ari));
+		m->local_qpn = 0xFFFFFF;
+		m->service_id = UINT64_MAX;
+		m->local_qkey = UINT32_MAX;
+		break;
 	default:
 		break;
 	}
@@ -111,7 +131,7 @@ msg_pattern(struct cm_msg *m, uint16_t attr)
 	m->attr = attr;
 	m->tid = 0x0102030405060708ull;
 	m->local_comm_id = 0x11223344;
-	m->remote_comm_id = attr == CM_REQ ? 0 : 0x55667788;
+	m->remote_comm_id = has_remote_id(attr) ? 0x55667788 : 0;
 	switch (attr) {
 	case CM_REQ:
 		m->service_id = 0x0000000001061D2Full;
@@ -170,6 +190,19 @@ msg_pattern(struct cm_msg *m, uint16_t attr)
 	case CM_DREQ:
 		m->local_qpn = 0x123456;
 		break;
+	case CM_SIDR_REQ:
+		m->pkey = 0x8A5B;
+		m->service_id = 0x0000000001111D2Full;	/* RDMA_PS_UDP, port 7471 */
+		break;
+	case CM_SIDR_REP:
+		m->sidr_status = DROCE_CM_SIDR_REDIRECT;
+		m->ari_len = 72;
+		m->ari[0] = 0xC1;
+		m->ari[71] = 0xC2;
+		m->local_qpn = 0xABCDEF;
+		m->service_id = 0xA1A2A3A4A5A6A7A8ull;
+		m->local_qkey = 0xB1B2B3B4;
+		break;
 	default:
 		break;
 	}
@@ -219,6 +252,7 @@ assert_msg_eq(const struct cm_msg *a, const struct cm_msg *b)
 	CU_ASSERT_EQUAL(a->ari_len, b->ari_len);
 	CU_ASSERT_EQUAL(memcmp(a->ari, b->ari, sizeof(a->ari)), 0);
 	CU_ASSERT_EQUAL(a->service_timeout, b->service_timeout);
+	CU_ASSERT_EQUAL(a->sidr_status, b->sidr_status);
 	CU_ASSERT_EQUAL(a->private_data_len, b->private_data_len);
 	CU_ASSERT_EQUAL(memcmp(a->private_data, b->private_data, a->private_data_len), 0);
 }
@@ -313,6 +347,40 @@ test_cm_round_trip_single_fields(void)
 	ONE(rnr_retry_count);
 	ONE(srq);
 #undef ONE
+	/* The QPN shares its word with VendorID's low byte; status and info length share one. */
+	msg_max(&max, CM_SIDR_REP);
+#define ONE(field)                                                    \
+	do {                                                          \
+		memset(&m, 0, sizeof(m));                             \
+		m.attr = CM_SIDR_REP;                                 \
+		m.field = max.field;                                  \
+		CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);            \
+		CU_ASSERT_EQUAL(cm_msg_parse(mad, sizeof(mad), &back), 0); \
+		m.private_data_len = back.private_data_len;           \
+		assert_msg_eq(&m, &back);                             \
+	} while (0)
+	ONE(local_comm_id);
+	ONE(sidr_status);
+	ONE(ari_len);
+	ONE(local_qpn);
+	ONE(service_id);
+	ONE(local_qkey);
+#undef ONE
+	msg_max(&max, CM_SIDR_REQ);
+#define ONE(field)                                                    \
+	do {                                                          \
+		memset(&m, 0, sizeof(m));                             \
+		m.attr = CM_SIDR_REQ;                                 \
+		m.field = max.field;                                  \
+		CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);            \
+		CU_ASSERT_EQUAL(cm_msg_parse(mad, sizeof(mad), &back), 0); \
+		m.private_data_len = back.private_data_len;           \
+		assert_msg_eq(&m, &back);                             \
+	} while (0)
+	ONE(local_comm_id);
+	ONE(pkey);
+	ONE(service_id);
+#undef ONE
 }
 
 /* Fields at their maximum never touch reserved bits or the fields the struct does not carry. */
@@ -373,6 +441,19 @@ test_cm_reserved_stay_zero(void)
 	msg_max(&m, CM_DREQ);
 	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
 	CU_ASSERT_EQUAL(mad[24 + 11], 0);
+
+	msg_max(&m, CM_SIDR_REQ);
+	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	CU_ASSERT_EQUAL(mad[24 + 6], 0);	/* reserved after the P_Key */
+	CU_ASSERT_EQUAL(mad[24 + 7], 0);
+
+	msg_max(&m, CM_SIDR_REP);
+	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	CU_ASSERT_EQUAL(mad[24 + 4], 0xFF);	/* status, all 8 bits */
+	CU_ASSERT_EQUAL(mad[24 + 5], 72);	/* info length, all 8 bits: no shift as REJ's */
+	CU_ASSERT_EQUAL(mad[24 + 6], 0);	/* VendorID 23..8 */
+	CU_ASSERT_EQUAL(mad[24 + 7], 0);
+	CU_ASSERT_EQUAL(mad[24 + 11], 0);	/* VendorID 7..0, below the QPN */
 }
 
 static int
@@ -474,6 +555,43 @@ test_cm_other_offsets(void)
 	AT_OFF(32, 0x16, 0x1D);			/* 8: private data */
 }
 
+/* SIDR_REQ (table 119) and SIDR_REP (table 120). */
+static void
+test_cm_sidr_offsets(void)
+{
+	struct cm_msg m;
+	uint8_t mad[CM_MAD_SIZE];
+	size_t i;
+
+	msg_pattern(&m, CM_SIDR_REQ);
+	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	AT_OFF(0, 0x01, 0x07, 0x02, 0x03);
+	AT_OFF(8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08);	/* TransactionID */
+	AT_OFF(16, 0x00, 0x17);			/* AttributeID SIDR_REQ */
+	AT_OFF(24, 0x11, 0x22, 0x33, 0x44);	/* 0: RequestID */
+	AT_OFF(28, 0x8A, 0x5B, 0x00, 0x00);	/* 4: P_Key, 6: reserved */
+	AT_OFF(32, 0x00, 0x00, 0x00, 0x00, 0x01, 0x11, 0x1D, 0x2F);	/* 8: ServiceID */
+	AT_OFF(40, 0x17, 0x1E, 0x25);		/* 16: private data (seed 0x17, step 7) */
+	CU_ASSERT_EQUAL(mad[255], (uint8_t)(0x17 + 215 * 7));
+
+	msg_pattern(&m, CM_SIDR_REP);
+	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	AT_OFF(0, 0x01, 0x07, 0x02, 0x03);
+	AT_OFF(16, 0x00, 0x18);			/* AttributeID SIDR_REP */
+	AT_OFF(24, 0x11, 0x22, 0x33, 0x44);	/* 0: RequestID */
+	/* 4: Status 4 (redirect), 5: AdditionalInformationLength 72, 6: VendorID 23..8 zero */
+	AT_OFF(28, 0x04, 0x48, 0x00, 0x00);
+	AT_OFF(32, 0xAB, 0xCD, 0xEF, 0x00);	/* 8: QPN (24), 11: VendorID 7..0 zero */
+	AT_OFF(36, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8);	/* 12: ServiceID */
+	AT_OFF(44, 0xB1, 0xB2, 0xB3, 0xB4);	/* 20: Q_Key */
+	AT_OFF(48, 0xC1, 0x00);			/* 24: AdditionalInformation */
+	AT_OFF(48 + 71, 0xC2);
+	for (i = 49; i < 48 + 71; i++)
+		CU_ASSERT_EQUAL(mad[i], 0);
+	AT_OFF(120, 0x18, 0x1F, 0x26);		/* 96: private data (seed 0x18, step 7) */
+	CU_ASSERT_EQUAL(mad[255], (uint8_t)(0x18 + 135 * 7));
+}
+
 /* The wire structs agree with the same offsets. */
 static void
 test_cm_wire_structs(void)
@@ -497,10 +615,28 @@ test_cm_wire_structs(void)
 	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_RTU), 224);
 	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_DREQ), 220);
 	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_DREP), 224);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REQ), 0);
+	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_SIDR_REQ), 216);
+	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_SIDR_REP), 136);
+	CU_ASSERT_EQUAL(cm_msg_priv_max(DROCE_CM_ATTR_LAP), 0);
+	CU_ASSERT_EQUAL(cm_msg_priv_max(DROCE_CM_ATTR_APR), 0);
+	CU_ASSERT_EQUAL(cm_msg_priv_max(DROCE_CM_ATTR_CLASS_PORT_INFO), 0);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_req, pkey), 4);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_req, service_id), 8);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_req, private_data), 16);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, status), 4);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, info_len), 5);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, vendor_id_h), 6);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, qpn_vendor_l), 8);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, service_id), 12);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, qkey), 20);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, info), 24);
+	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, private_data), 96);
 	CU_ASSERT_STRING_EQUAL(cm_attr_name(CM_REQ), "REQ");
 	CU_ASSERT_STRING_EQUAL(cm_attr_name(CM_DREP), "DREP");
+	CU_ASSERT_STRING_EQUAL(cm_attr_name(CM_SIDR_REQ), "SIDR_REQ");
+	CU_ASSERT_STRING_EQUAL(cm_attr_name(CM_SIDR_REP), "SIDR_REP");
 	CU_ASSERT_STRING_EQUAL(cm_attr_name(DROCE_CM_ATTR_LAP), "?");
+	CU_ASSERT_STRING_EQUAL(cm_attr_name(DROCE_CM_ATTR_APR), "?");
 }
 
 /* Short private data: copied, the rest of the field zero. */
@@ -531,6 +667,27 @@ test_cm_private_short(void)
 	CU_ASSERT_EQUAL(mad[24 + 9], 0);
 	for (i = 36; i < CM_MAD_SIZE; i++)
 		CU_ASSERT_EQUAL(mad[i], 0);
+
+	/* A SIDR_REP with 3 bytes of info and 2 of private data: the rest zero. */
+	memset(mad, 0xEE, sizeof(mad));
+	msg_pattern(&m, CM_SIDR_REP);
+	m.ari_len = 3;
+	m.ari[1] = 0xD1;
+	m.ari[2] = 0xD2;
+	m.private_data_len = 2;
+	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	CU_ASSERT_EQUAL(mad[24 + 5], 3);
+	AT_OFF(48, 0xC1, 0xD1, 0xD2);
+	for (i = 51; i < 120; i++)
+		CU_ASSERT_EQUAL(mad[i], 0);	/* ari[71] (0xC2) is past ari_len: not copied */
+	AT_OFF(120, 0x18, 0x1F);
+	for (i = 122; i < CM_MAD_SIZE; i++)
+		CU_ASSERT_EQUAL(mad[i], 0);
+	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
+	CU_ASSERT_EQUAL(back.ari_len, 3);
+	CU_ASSERT_EQUAL(back.ari[2], 0xD2);
+	CU_ASSERT_EQUAL(back.ari[71], 0);
+	CU_ASSERT_EQUAL(back.private_data_len, 136);
 }
 
 static void
@@ -573,8 +730,13 @@ test_cm_build_refuses(void)
 	REFUSE(CM_REJ, ari_len, 73);
 	REFUSE(CM_REJ, ari_len, 0x80);
 	REFUSE(CM_DREQ, local_qpn, 0x1000000);
-	REFUSE(CM_REQ, attr, 0x0017);		/* SIDR_REQ */
+	REFUSE(CM_SIDR_REP, local_qpn, 0x1000000);
+	REFUSE(CM_SIDR_REP, ari_len, 73);
+	REFUSE(CM_SIDR_REP, ari_len, 0xFF);
 	REFUSE(CM_REQ, attr, 0x0019);		/* LAP */
+	REFUSE(CM_REQ, attr, 0x001A);		/* APR */
+	REFUSE(CM_REQ, attr, 0x0001);		/* ClassPortInfo */
+	REFUSE(CM_REQ, attr, 0x001B);
 	REFUSE(CM_REQ, attr, 0);
 	for (i = 0; i < sizeof(all_attrs) / sizeof(all_attrs[0]); i++)
 		REFUSE(all_attrs[i], private_data_len,
@@ -585,6 +747,11 @@ test_cm_build_refuses(void)
 	msg_pattern(&m, CM_RTU);
 	m.local_qpn = 0xFFFFFFFF;
 	m.primary_sl = 0xFF;
+	CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);
+	/* A SIDR_REQ has no QPN, a REQ's 7-bit ARI length is not a SIDR_REP's 8-bit one. */
+	msg_pattern(&m, CM_SIDR_REQ);
+	m.local_qpn = 0xFFFFFFFF;
+	m.ari_len = 0xFF;
 	CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);
 }
 
@@ -618,12 +785,14 @@ test_cm_parse_refuses(void)
 	BAD(3, 0x01, -EINVAL);			/* method Get */
 	BAD(3, 0x83, -EINVAL);			/* R bit on a Send */
 	BAD(3, 0x81, -EINVAL);			/* GetResp */
-	BAD(17, 0x17, -EPROTONOSUPPORT);	/* SIDR_REQ */
-	BAD(17, 0x18, -EPROTONOSUPPORT);	/* SIDR_REP */
+	BAD(17, 0x17, 0);			/* SIDR_REQ: parsed (the REP's bytes as one) */
+	BAD(17, 0x18, 0);			/* SIDR_REP */
 	BAD(17, 0x19, -EPROTONOSUPPORT);	/* LAP */
 	BAD(17, 0x1A, -EPROTONOSUPPORT);	/* APR */
 	BAD(17, 0x01, -EPROTONOSUPPORT);	/* ClassPortInfo */
 	BAD(16, 0x01, -EPROTONOSUPPORT);	/* 0x0113 */
+	BAD(17, 0x1B, -EPROTONOSUPPORT);
+	BAD(17, 0x00, -EPROTONOSUPPORT);
 	/* Status, class specific and attribute modifier are not CM's business. */
 	BAD(4, 0xFF, 0);
 	BAD(23, 0xFF, 0);
@@ -643,6 +812,37 @@ test_cm_parse_rej_long_ari(void)
 	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
 	CU_ASSERT_EQUAL(back.ari_len, 127);
 	CU_ASSERT_EQUAL(back.ari[71], 0xC2);
+}
+
+/* A SIDR_REP claiming up to 255 bytes of info: length as sent, 72 bytes copied; VendorID and
+ * reserved bits ignored. */
+static void
+test_cm_parse_sidr_rep_long_info(void)
+{
+	struct cm_msg m, back;
+	uint8_t mad[CM_MAD_SIZE];
+
+	msg_pattern(&m, CM_SIDR_REP);
+	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	mad[24 + 5] = 0xFF;
+	mad[24 + 6] = 0x12;	/* a peer's VendorID */
+	mad[24 + 7] = 0x34;
+	mad[24 + 11] = 0x56;
+	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
+	CU_ASSERT_EQUAL(back.ari_len, 255);
+	CU_ASSERT_EQUAL(back.ari[0], 0xC1);
+	CU_ASSERT_EQUAL(back.ari[71], 0xC2);
+	CU_ASSERT_EQUAL(back.local_qpn, 0xABCDEF);
+	CU_ASSERT_EQUAL(back.sidr_status, DROCE_CM_SIDR_REDIRECT);
+	CU_ASSERT_EQUAL(back.private_data[0], 0x18);
+
+	msg_pattern(&m, CM_SIDR_REQ);
+	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	mad[24 + 6] = 0xFF;	/* reserved */
+	mad[24 + 7] = 0xFF;
+	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
+	CU_ASSERT_EQUAL(back.pkey, 0x8A5B);
+	CU_ASSERT_EQUAL(back.service_id, 0x0000000001111D2Full);
 }
 
 static void
@@ -771,11 +971,13 @@ DROCE_TEST_MAIN("cm_msg",
 	DROCE_TEST(test_cm_reserved_stay_zero),
 	DROCE_TEST(test_cm_req_offsets),
 	DROCE_TEST(test_cm_other_offsets),
+	DROCE_TEST(test_cm_sidr_offsets),
 	DROCE_TEST(test_cm_wire_structs),
 	DROCE_TEST(test_cm_private_short),
 	DROCE_TEST(test_cm_build_refuses),
 	DROCE_TEST(test_cm_parse_refuses),
 	DROCE_TEST(test_cm_parse_rej_long_ari),
+	DROCE_TEST(test_cm_parse_sidr_rep_long_info),
 	DROCE_TEST(test_cma_hdr_ipv4),
 	DROCE_TEST(test_cma_hdr_ipv6),
 	DROCE_TEST(test_cma_hdr_refuses),

@@ -16,12 +16,14 @@ _Static_assert(CM_MAD_SIZE == DROCE_MAD_SIZE, "one MAD size");
 _Static_assert(CM_REQ == DROCE_CM_ATTR_REQ && CM_MRA == DROCE_CM_ATTR_MRA &&
 		       CM_REJ == DROCE_CM_ATTR_REJ && CM_REP == DROCE_CM_ATTR_REP &&
 		       CM_RTU == DROCE_CM_ATTR_RTU && CM_DREQ == DROCE_CM_ATTR_DREQ &&
-		       CM_DREP == DROCE_CM_ATTR_DREP,
+		       CM_DREP == DROCE_CM_ATTR_DREP && CM_SIDR_REQ == DROCE_CM_ATTR_SIDR_REQ &&
+		       CM_SIDR_REP == DROCE_CM_ATTR_SIDR_REP,
 	"one set of attribute IDs");
 _Static_assert(sizeof(((struct cm_msg *)0)->private_data) ==
 		       sizeof(((struct droce_cm_rtu *)0)->private_data),
 	"private_data holds the largest (RTU, DREP)");
 _Static_assert(sizeof(((struct cm_msg *)0)->ari) == DROCE_CM_ARI_SIZE, "ARI size");
+_Static_assert(DROCE_CM_SIDR_INFO_SIZE == DROCE_CM_ARI_SIZE, "SIDR_REP's info goes in ari");
 _Static_assert(CMA_HDR_SIZE == sizeof(struct droce_cm_ip_hdr), "one cma_hdr size");
 
 #define PRIV_SIZE(type) sizeof(((struct type *)0)->private_data)
@@ -50,6 +52,10 @@ cm_msg_priv_max(uint16_t attr)
 		return PRIV_SIZE(droce_cm_dreq);
 	case CM_DREP:
 		return PRIV_SIZE(droce_cm_drep);
+	case CM_SIDR_REQ:
+		return PRIV_SIZE(droce_cm_sidr_req);
+	case CM_SIDR_REP:
+		return PRIV_SIZE(droce_cm_sidr_rep);
 	default:
 		return 0;
 	}
@@ -73,6 +79,10 @@ cm_attr_name(uint16_t attr)
 		return "DREQ";
 	case CM_DREP:
 		return "DREP";
+	case CM_SIDR_REQ:
+		return "SIDR_REQ";
+	case CM_SIDR_REP:
+		return "SIDR_REP";
 	default:
 		return "?";
 	}
@@ -102,6 +112,9 @@ cm_msg_fits(const struct cm_msg *m)
 		       FITS(m->rnr_retry_count, 3);
 	case CM_DREQ:
 		return FITS(m->local_qpn, 24);
+	case CM_SIDR_REP:
+		/* AdditionalInformationLength is 8 bits wide, the field 72 bytes. */
+		return FITS(m->local_qpn, 24) && m->ari_len <= DROCE_CM_SIDR_INFO_SIZE;
 	default:
 		return true;
 	}
@@ -243,6 +256,33 @@ parse_rep(const uint8_t *b, struct cm_msg *m)
 	m->local_ca_guid = droce_get_be64(AT(b, droce_cm_rep, local_ca_guid));
 }
 
+static void
+build_sidr_rep(const struct cm_msg *m, uint8_t *b)
+{
+	droce_put_be32(AT(b, droce_cm_sidr_rep, request_id), m->local_comm_id);
+	*AT(b, droce_cm_sidr_rep, status) = m->sidr_status;
+	*AT(b, droce_cm_sidr_rep, info_len) = m->ari_len;
+	/* VendorID (bytes 6-7 and 11) 0: no vendor extensions (the kernel's ECE would go there). */
+	droce_put_be32(AT(b, droce_cm_sidr_rep, qpn_vendor_l), m->local_qpn << DROCE_CM_24_SHIFT);
+	droce_put_be64(AT(b, droce_cm_sidr_rep, service_id), m->service_id);
+	droce_put_be32(AT(b, droce_cm_sidr_rep, qkey), m->local_qkey);
+	memcpy(AT(b, droce_cm_sidr_rep, info), m->ari, m->ari_len);
+}
+
+static void
+parse_sidr_rep(const uint8_t *b, struct cm_msg *m)
+{
+	m->local_comm_id = droce_get_be32(AT(b, droce_cm_sidr_rep, request_id));
+	m->sidr_status = *AT(b, droce_cm_sidr_rep, status);
+	/* As sent (up to 255): a peer may claim more than the 72 bytes there are. */
+	m->ari_len = *AT(b, droce_cm_sidr_rep, info_len);
+	m->local_qpn =
+		droce_get_be32(AT(b, droce_cm_sidr_rep, qpn_vendor_l)) >> DROCE_CM_24_SHIFT;
+	m->service_id = droce_get_be64(AT(b, droce_cm_sidr_rep, service_id));
+	m->local_qkey = droce_get_be32(AT(b, droce_cm_sidr_rep, qkey));
+	memcpy(m->ari, AT(b, droce_cm_sidr_rep, info), DROCE_CM_SIDR_INFO_SIZE);
+}
+
 /* The private data's offset in the MAD. */
 static size_t
 priv_off(uint16_t attr)
@@ -258,6 +298,10 @@ priv_off(uint16_t attr)
 		return offsetof(struct droce_cm_rep, private_data);
 	case CM_DREQ:
 		return offsetof(struct droce_cm_dreq, private_data);
+	case CM_SIDR_REQ:
+		return offsetof(struct droce_cm_sidr_req, private_data);
+	case CM_SIDR_REP:
+		return offsetof(struct droce_cm_sidr_rep, private_data);
 	default:	/* RTU, DREP */
 		return offsetof(struct droce_cm_rtu, private_data);
 	}
@@ -307,6 +351,14 @@ cm_msg_build(const struct cm_msg *m, uint8_t mad[CM_MAD_SIZE])
 		droce_put_be32(AT(mad, droce_cm_dreq, remote_comm_id), m->remote_comm_id);
 		droce_put_be32(AT(mad, droce_cm_dreq, remote_qpn),
 			m->local_qpn << DROCE_CM_24_SHIFT);
+		break;
+	case CM_SIDR_REQ:
+		droce_put_be32(AT(mad, droce_cm_sidr_req, request_id), m->local_comm_id);
+		droce_put_be16(AT(mad, droce_cm_sidr_req, pkey), m->pkey);
+		droce_put_be64(AT(mad, droce_cm_sidr_req, service_id), m->service_id);
+		break;
+	case CM_SIDR_REP:
+		build_sidr_rep(m, mad);
 		break;
 	default:	/* RTU, DREP: the two comm IDs */
 		droce_put_be32(AT(mad, droce_cm_rtu, local_comm_id), m->local_comm_id);
@@ -373,6 +425,14 @@ cm_msg_parse(const uint8_t *mad, size_t len, struct cm_msg *m)
 		m->remote_comm_id = droce_get_be32(AT(mad, droce_cm_dreq, remote_comm_id));
 		m->local_qpn =
 			droce_get_be32(AT(mad, droce_cm_dreq, remote_qpn)) >> DROCE_CM_24_SHIFT;
+		break;
+	case CM_SIDR_REQ:
+		m->local_comm_id = droce_get_be32(AT(mad, droce_cm_sidr_req, request_id));
+		m->pkey = droce_get_be16(AT(mad, droce_cm_sidr_req, pkey));
+		m->service_id = droce_get_be64(AT(mad, droce_cm_sidr_req, service_id));
+		break;
+	case CM_SIDR_REP:
+		parse_sidr_rep(mad, m);
 		break;
 	default:	/* RTU, DREP */
 		m->local_comm_id = droce_get_be32(AT(mad, droce_cm_rtu, local_comm_id));
