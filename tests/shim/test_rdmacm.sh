@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Unmodified rdma_cm programs (rdmacm-utils' rping, ucmatose and cmtime, perftest's -R) between
+# Unmodified rdma_cm programs (rdmacm-utils' rping, ucmatose, cmtime, udaddy; perftest's -R) between
 # two processes over net_memif through droce-run: the shim's librdmacm.so.1 replacement
 # connects them with the IB CM handshake as MADs over QP1 (REQ/REP/RTU, DREQ/DREP, REJ for a
 # port nobody listens on). Loopback only, 198.18.0.0/15 and 2001:2::/48. Asserts completion, exit status, the
@@ -67,6 +67,23 @@ KILL_SERVER=1 cm cmtime cmtime -b 198.18.0.1 -p 7478 -c 50 -- cmtime -s 198.18.0
 expect_rc 0 "cmtime client"
 expect_out "^connect +:" "cmtime client"
 ! grep -q "failure" "$OUT" "$ERR" || fail "cmtime client: a step failed"
+
+# The UD port space: SIDR_REQ / SIDR_REP instead of a connection; udaddy sends 10 datagrams
+# each way on 2 ids, perftest's send bandwidth over UD, and a SIDR_REQ nobody listens for.
+cm udaddy udaddy -b 198.18.0.1 -c 2 -C 10 -S 256 -- udaddy -s 198.18.0.1 -c 2 -C 10 -S 256
+expect_rc 0 "udaddy client"
+expect_out "^test complete" "udaddy client"
+[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "udaddy server: exit status $SRV_RC"; }
+cm perf_ud ib_send_bw -R -c UD -n 200 -s 512 -p 18602 -- ib_send_bw -R -c UD -n 200 -s 512 -p 18602 198.18.0.1
+expect_rc 0 "ib_send_bw -R -c UD client"
+expect_out "^ +512 +200 +[0-9.]+" "ib_send_bw -R -c UD client"
+[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "ib_send_bw -R -c UD server: exit status $SRV_RC"; }
+# (rping listens on udaddy's port, 7174, but in the TCP port space: the SIDR_REP says
+# "unsupported", IBTA 12.11, and udaddy hears UNREACHABLE)
+KILL_SERVER=1 cm sidr_none rping -s -a 198.18.0.1 -C 1 -- udaddy -s 198.18.0.1 -c 1 -C 1
+[ "$RC" != 0 ] || fail "udaddy to a port only a TCP id listens on: exit status 0"
+grep -q 'RDMA_CM_EVENT_UNREACHABLE' "$OUT" "$ERR" ||
+	fail "udaddy to a port only a TCP id listens on: no UNREACHABLE"
 
 # Under valgrind on both sides: no invalid access, no uninitialised value used, no leak but
 # DPDK's and rping's own unjoined threads (the suppression files say why).

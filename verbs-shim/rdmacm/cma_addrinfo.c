@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rdma_getaddrinfo: the socket resolver's addresses, as rdma_cm's RC/TCP-port-space source
+ * rdma_getaddrinfo: the socket resolver's addresses, as rdma_cm's (TCP or UDP port space) source
  * (RAI_PASSIVE) or destination. No route or connect data: the device resolves those itself.
  */
 #include <errno.h>
@@ -25,8 +25,9 @@ rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrin
 		h.ai_family = hints->ai_family;
 		if (hints->ai_flags & RAI_NUMERICHOST)
 			h.ai_flags |= AI_NUMERICHOST;
-		if (hints->ai_port_space != 0 && hints->ai_port_space != RDMA_PS_TCP)
-			return cma_errno(-EPROTONOSUPPORT);	/* RC ids only */
+		if (hints->ai_port_space != 0 && hints->ai_port_space != RDMA_PS_TCP &&
+		    hints->ai_port_space != RDMA_PS_UDP)
+			return cma_errno(-EPROTONOSUPPORT);
 	}
 	if (passive)
 		h.ai_flags |= AI_PASSIVE;
@@ -42,8 +43,9 @@ rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrin
 	}
 	r->ai_flags = hints != NULL ? hints->ai_flags : 0;
 	r->ai_family = ai->ai_family;
-	r->ai_qp_type = IBV_QPT_RC;
-	r->ai_port_space = RDMA_PS_TCP;
+	r->ai_port_space = hints != NULL && hints->ai_port_space == RDMA_PS_UDP ? RDMA_PS_UDP :
+										   RDMA_PS_TCP;
+	r->ai_qp_type = r->ai_port_space == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
 	if (passive) {
 		memcpy(r->ai_src_addr, ai->ai_addr, ai->ai_addrlen);
 		r->ai_src_len = ai->ai_addrlen;

@@ -20,8 +20,8 @@ enum {
 
 static uint64_t next_tid;
 
-static uint64_t
-new_tid(void)
+uint64_t
+cma_new_tid(void)
 {
 	return (cma_now_ns() << 16) ^ ++next_tid;
 }
@@ -33,8 +33,8 @@ rand24(void)
 }
 
 /* Lock held: send m, keep it for resends while an answer is owed. */
-static int
-send_msg(struct cma_id *c, const struct cm_msg *m, bool owed)
+int
+cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed)
 {
 	int rc = cm_msg_build(m, c->mad);
 
@@ -58,6 +58,12 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 
 	if (c == NULL)
 		return cma_errno(-EINVAL);
+	if (c->id.qp_type == IBV_QPT_UD) {
+		pthread_mutex_lock(&cma_lock);
+		rc = cma_ud_connect(c, p);
+		pthread_mutex_unlock(&cma_lock);
+		return cma_errno(rc);
+	}
 	if (p->private_data_len > cm_msg_priv_max(CM_REQ) - CMA_HDR_SIZE)
 		return cma_errno(-EINVAL);	/* 56 bytes after rdma_cm's address header */
 	pthread_mutex_lock(&cma_lock);
@@ -72,7 +78,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	c->init_depth = p->initiator_depth > 16 ? 16 : p->initiator_depth;
 	c->retry_count = p->retry_count > 7 ? 7 : p->retry_count;
 	c->rnr_retry_count = p->rnr_retry_count > 7 ? 7 : p->rnr_retry_count;
-	c->tid = new_tid();
+	c->tid = cma_new_tid();
 	m.attr = CM_REQ;
 	m.tid = c->tid;
 	m.local_comm_id = c->local_comm_id;
@@ -109,7 +115,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 			memcpy(m.private_data + CMA_HDR_SIZE, p->private_data,
 			       p->private_data_len);
 		m.private_data_len = (uint8_t)(CMA_HDR_SIZE + p->private_data_len);
-		rc = send_msg(c, &m, true);
+		rc = cma_send_msg(c, &m, true);
 	}
 	if (rc == 0)
 		c->state = CMA_REQ_SENT;
@@ -128,7 +134,7 @@ send_rtu(struct cma_id *c)
 	m.tid = c->tid;
 	m.local_comm_id = c->local_comm_id;
 	m.remote_comm_id = c->remote_comm_id;
-	return send_msg(c, &m, false);
+	return cma_send_msg(c, &m, false);
 }
 
 static void
@@ -206,7 +212,7 @@ send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason,
 	if (len != 0)
 		memcpy(m.private_data, priv, len);
 	m.private_data_len = len;
-	send_msg(via, &m, false);
+	cma_send_msg(via, &m, false);
 }
 
 static void
@@ -230,7 +236,7 @@ req_rcvd(const struct cm_msg *m)
 	    cma_hdr_parse(m->private_data, &src, &dst) != 0)
 		return;	/* not rdma_cm's RC: nobody here to answer it */
 	port = cma_service_id_port(m->service_id);
-	l = cma_find_listener(port, (struct sockaddr *)&dst);
+	l = cma_find_listener(RDMA_PS_TCP, port, (struct sockaddr *)&dst);
 	idx = cma_sgid_index(m->primary_remote_gid);
 	/* The REJ goes back over an AH to the sender (a temporary id carries it). */
 	if (l == NULL || idx < 0) {
@@ -288,6 +294,12 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 
 	if (c == NULL)
 		return cma_errno(-EINVAL);
+	if (c->id.qp_type == IBV_QPT_UD) {
+		pthread_mutex_lock(&cma_lock);
+		rc = cma_ud_accept(c, p);
+		pthread_mutex_unlock(&cma_lock);
+		return cma_errno(rc);
+	}
 	if (p->private_data_len > cm_msg_priv_max(CM_REP))
 		return cma_errno(-EINVAL);
 	pthread_mutex_lock(&cma_lock);
@@ -328,7 +340,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		if (p->private_data_len != 0)
 			memcpy(m.private_data, p->private_data, p->private_data_len);
 		m.private_data_len = p->private_data_len;
-		rc = send_msg(c, &m, true);
+		rc = cma_send_msg(c, &m, true);
 	}
 	if (rc == 0)
 		c->state = CMA_REP_SENT;
@@ -348,6 +360,12 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_dat
 	if (c->state != CMA_REQ_RCVD) {
 		pthread_mutex_unlock(&cma_lock);
 		return cma_errno(-EINVAL);
+	}
+	if (c->id.qp_type == IBV_QPT_UD) {
+		int rc = cma_ud_reject(c, private_data, private_data_len);
+
+		pthread_mutex_unlock(&cma_lock);
+		return cma_errno(rc);
 	}
 	memset(&req, 0, sizeof(req));
 	req.attr = CM_REQ;
@@ -393,11 +411,11 @@ send_dreq(struct cma_id *c, bool owed)
 
 	memset(&m, 0, sizeof(m));
 	m.attr = CM_DREQ;
-	m.tid = c->tid = new_tid();
+	m.tid = c->tid = cma_new_tid();
 	m.local_comm_id = c->local_comm_id;
 	m.remote_comm_id = c->remote_comm_id;
 	m.local_qpn = c->remote_qpn;	/* DREQ names the receiver's QP */
-	return send_msg(c, &m, owed);
+	return cma_send_msg(c, &m, owed);
 }
 
 static void
@@ -410,7 +428,7 @@ send_drep(struct cma_id *c, const struct cm_msg *dreq)
 	m.tid = dreq->tid;
 	m.local_comm_id = c->local_comm_id;
 	m.remote_comm_id = c->remote_comm_id;
-	send_msg(c, &m, false);
+	cma_send_msg(c, &m, false);
 }
 
 int
@@ -422,7 +440,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 	if (c == NULL)
 		return cma_errno(-EINVAL);
 	pthread_mutex_lock(&cma_lock);
-	switch (c->state) {
+	switch (c->id.qp_type == IBV_QPT_UD ? CMA_IDLE : c->state) {	/* UD: no connection */
 	case CMA_ESTABLISHED:
 	case CMA_REP_SENT:
 		cma_qp_error(c);
@@ -477,7 +495,7 @@ cma_cm_release(struct cma_id *c)
 	struct cm_msg req;
 
 	c->resend_ns = 0;
-	switch (c->state) {
+	switch (c->id.qp_type == IBV_QPT_UD ? CMA_IDLE : c->state) {	/* UD: nothing owed */
 	case CMA_ESTABLISHED:
 	case CMA_REP_SENT:
 		cma_qp_error(c);
@@ -509,6 +527,10 @@ cma_cm_recv(const uint8_t *mad, size_t len)
 	pthread_mutex_lock(&cma_lock);
 	if (m.attr == CM_REQ) {
 		req_rcvd(&m);
+	} else if (m.attr == CM_SIDR_REQ) {
+		cma_ud_req_rcvd(&m);
+	} else if (m.attr == CM_SIDR_REP) {
+		cma_ud_rep_rcvd(&m);
 	} else {
 		/* Every other message names our comm ID as its remote one. */
 		c = cma_find_comm(m.remote_comm_id);

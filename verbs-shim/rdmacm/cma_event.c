@@ -69,7 +69,24 @@ cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 			  &c->listener->id : NULL;
 	e->ev.event = type;
 	e->ev.status = status;
-	if (m != NULL) {
+	if (m != NULL && c->id.qp_type == IBV_QPT_UD) {
+		struct rdma_ud_param *u = &e->ev.param.ud;
+		unsigned int len = m->private_data_len > priv_off ?
+				   m->private_data_len - priv_off : 0;
+
+		memcpy(e->priv, m->private_data + priv_off, len);
+		u->private_data = len != 0 ? e->priv : NULL;
+		u->private_data_len = (uint8_t)len;
+		/* SIDR_REP: the peer's QP and Q_Key, and an address handle's worth of path */
+		u->qp_num = m->local_qpn;
+		u->qkey = m->local_qkey;
+		u->ah_attr.is_global = 1;
+		memcpy(u->ah_attr.grh.dgid.raw, c->dgid, 16);
+		u->ah_attr.grh.sgid_index = (uint8_t)c->sgid_index;
+		u->ah_attr.grh.hop_limit = 64;
+		u->ah_attr.grh.traffic_class = c->tos;
+		u->ah_attr.port_num = 1;
+	} else if (m != NULL) {
 		struct rdma_conn_param *p = &e->ev.param.conn;
 		unsigned int len = m->private_data_len > priv_off ?
 				   m->private_data_len - priv_off : 0;

@@ -218,8 +218,8 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void 
 
 	if (id == NULL)
 		return cma_errno(-EINVAL);
-	/* Only connected RC (TCP port space) is done; UD (RDMA_PS_UDP, SIDR) is not. */
-	if (ps != RDMA_PS_TCP)
+	/* Connected RC (TCP port space) and UD (UDP port space, SIDR); not IB's or IPoIB's. */
+	if (ps != RDMA_PS_TCP && ps != RDMA_PS_UDP)
 		return cma_errno(-EPROTONOSUPPORT);
 	if (channel == NULL)
 		return cma_errno(-EINVAL);	/* synchronous ids (no channel): not done */
@@ -227,7 +227,8 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void 
 	rc = open_device();
 	if (rc == 0)
 		rc = cma_agent_start();
-	c = rc == 0 ? new_id(channel, context, ps, IBV_QPT_RC) : NULL;
+	c = rc == 0 ? new_id(channel, context, ps, ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC) :
+		      NULL;
 	if (rc == 0 && c == NULL)
 		rc = -ENOMEM;
 	pthread_mutex_unlock(&cma_lock);
@@ -298,14 +299,14 @@ cma_find_peer(uint32_t remote_comm_id, const uint8_t dgid[16])
 
 /* Lock held: the listener for a port and destination (an exact address, else a wildcard). */
 struct cma_id *
-cma_find_listener(uint16_t port, const struct sockaddr *dst)
+cma_find_listener(uint16_t ps, uint16_t port, const struct sockaddr *dst)
 {
 	struct cma_id *c, *any = NULL;
 	const struct sockaddr *a;
 
 	for (c = cma_ids; c != NULL; c = c->next) {
 		a = &c->id.route.addr.src_addr;
-		if (c->destroyed || c->state != CMA_LISTEN || sa_port(a) != port)
+		if (c->destroyed || c->state != CMA_LISTEN || c->id.ps != ps || sa_port(a) != port)
 			continue;
 		if (sa_any(a)) {
 			any = c;
@@ -323,13 +324,14 @@ cma_find_listener(uint16_t port, const struct sockaddr *dst)
 	return any;
 }
 
+/* A listener of the port space on the port (TCP and UDP ports are separate spaces). */
 static bool
-port_in_use(uint16_t port)
+port_in_use(enum rdma_port_space ps, uint16_t port)
 {
 	struct cma_id *c;
 
 	for (c = cma_ids; c != NULL; c = c->next)
-		if (!c->destroyed && c->state == CMA_LISTEN &&
+		if (!c->destroyed && c->state == CMA_LISTEN && c->id.ps == ps &&
 		    sa_port(&c->id.route.addr.src_addr) == port)
 			return true;
 	return false;
@@ -363,7 +365,7 @@ bind_locked(struct cma_id *c, const struct sockaddr *addr)
 			port = next_port++;
 			if (next_port == 0)
 				next_port = 40000;	/* ephemeral ports: 40000-65535 */
-		} while (port_in_use(port));
+		} while (port_in_use(c->id.ps, port));
 		sa_set_port(&c->id.route.addr.src_addr, port);
 	}
 	c->state = CMA_ADDR_BOUND;
@@ -395,7 +397,7 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_ADDR_BOUND)
 		rc = -EINVAL;	/* rdma_bind_addr first */
-	else if (port_in_use(sa_port(&c->id.route.addr.src_addr)))
+	else if (port_in_use(c->id.ps, sa_port(&c->id.route.addr.src_addr)))
 		rc = -EADDRINUSE;
 	else
 		c->state = CMA_LISTEN;

@@ -67,6 +67,7 @@ struct cma_id {
 	struct ibv_ah *ah;		/* to the peer's QP1 */
 	uint32_t local_comm_id, remote_comm_id;
 	uint64_t tid;
+	uint64_t service_id;		/* passive UD: the SIDR_REP names it again */
 	uint32_t remote_qpn, remote_psn, local_psn;
 	uint8_t resp_res, init_depth;	/* ours, as offered / accepted */
 	uint8_t retry_count, rnr_retry_count;
@@ -94,7 +95,7 @@ struct cma_id *cma_id_of(struct rdma_cm_id *id);
 void cma_free_id(struct cma_id *c);
 struct cma_id *cma_find_comm(uint32_t local_comm_id);
 struct cma_id *cma_find_peer(uint32_t remote_comm_id, const uint8_t dgid[16]);
-struct cma_id *cma_find_listener(uint16_t port, const struct sockaddr *dst);
+struct cma_id *cma_find_listener(uint16_t ps, uint16_t port, const struct sockaddr *dst);
 struct cma_id *cma_child(struct cma_id *listener);
 int cma_errno(int rc);
 uint64_t cma_now_ns(void);
@@ -113,8 +114,17 @@ void cma_qp_error(struct cma_id *c);
 enum ibv_mtu cma_port_mtu(void);
 
 /* cma_conn.c: the CM state machine */
+uint64_t cma_new_tid(void);
+int cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed);
 void cma_cm_recv(const uint8_t *mad, size_t len);
 void cma_cm_timers(uint64_t now);
 void cma_cm_release(struct cma_id *c);
+
+/* cma_ud.c: RDMA_PS_UDP ids, SIDR (lock held) */
+int cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p);
+int cma_ud_accept(struct cma_id *c, const struct rdma_conn_param *p);
+int cma_ud_reject(struct cma_id *c, const void *priv, uint8_t len);
+void cma_ud_req_rcvd(const struct cm_msg *m);
+void cma_ud_rep_rcvd(const struct cm_msg *m);
 
 #endif

@@ -9,6 +9,8 @@
 
 #include "cma_priv.h"
 
+/* RC: INIT, the rest when the peer is known. UD: INIT with rdma_cm's Q_Key, then RTR and RTS
+ * at once: it has no peer of its own (librdmacm does the same). */
 static int
 qp_init(struct ibv_qp *qp)
 {
@@ -20,8 +22,19 @@ qp_init(struct ibv_qp *qp)
 				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 	};
 
-	return -ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				     IBV_QP_ACCESS_FLAGS);
+	if (qp->qp_type != IBV_QPT_UD)
+		return -ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					     IBV_QP_ACCESS_FLAGS);
+	a.qkey = RDMA_UDP_QKEY;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+		return -errno;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return -errno;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -errno : 0;
 }
 
 static void
@@ -161,8 +174,8 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 
 	if (id == NULL || attr == NULL)
 		return cma_errno(-EINVAL);
-	if (attr->qp_type != IBV_QPT_RC)
-		return cma_errno(-EINVAL);	/* RDMA_PS_TCP ids carry RC QPs */
+	if (attr->qp_type != id->qp_type)
+		return cma_errno(-EINVAL);	/* RC for RDMA_PS_TCP ids, UD for RDMA_PS_UDP */
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || attr->pd == NULL) {
 		/* No PD given: the id's, made on first need as librdmacm does. */
 		if (id->pd == NULL && (id->pd = ibv_alloc_pd(id->verbs)) == NULL)
