@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Unmodified rdma_cm programs (rdmacm-utils' rping, ucmatose, cmtime, udaddy; perftest's -R) between
-# two processes over net_memif through droce-run: the shim's librdmacm.so.1 replacement
-# connects them with the IB CM handshake as MADs over QP1 (REQ/REP/RTU, DREQ/DREP, REJ for a
-# port nobody listens on). Loopback only, 198.18.0.0/15 and 2001:2::/48. Asserts completion, exit status, the
-# data rping verifies, and the CM messages in a capture (tshark, when installed); never timing.
+# Unmodified rdma_cm programs (rdmacm-utils' rping, ucmatose, cmtime, udaddy, rdma_server and
+# rdma_client; perftest's -R) between two processes over net_memif through droce-run: the
+# shim's librdmacm.so.1 replacement connects them with the IB CM handshake as MADs over QP1
+# (REQ/REP/RTU, DREQ/DREP, REJ; SIDR_REQ/SIDR_REP for UD ids). Loopback only, 198.18.0.0/15
+# and 2001:2::/48. Asserts completion, exit status, the data rping verifies, the errors
+# applications hear, and the CM messages in a capture (tshark); never timing.
 # Usage: test_rdmacm.sh <build>/verbs-shim <build>/tools/droce-run/droce-run
 . "$(dirname "$0")/shim_lib.sh"
 DR=$2
@@ -67,6 +68,14 @@ KILL_SERVER=1 cm cmtime cmtime -b 198.18.0.1 -p 7478 -c 50 -- cmtime -s 198.18.0
 expect_rc 0 "cmtime client"
 expect_out "^connect +:" "cmtime client"
 ! grep -q "failure" "$OUT" "$ERR" || fail "cmtime client: a step failed"
+
+# The synchronous calls (no channel: rdma_create_ep, rdma_get_request, a blocking
+# rdma_connect / rdma_accept) and the inline rdma_verbs.h helpers on the ids' own CQs.
+cm sync rdma_server -p 7482 -- rdma_client -s 198.18.0.1 -p 7482
+expect_rc 0 "rdma_client"
+expect_out "^rdma_client: end 0" "rdma_client"
+[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "rdma_server: exit status $SRV_RC"; }
+grep -q "^rdma_server: end 0" "$TMP/srv.out" || { cp "$TMP/srv.out" "$OUT"; fail "rdma_server: not end 0"; }
 
 # The UD port space: SIDR_REQ / SIDR_REP instead of a connection; udaddy sends 10 datagrams
 # each way on 2 ids, perftest's send bandwidth over UD, and a SIDR_REQ nobody listens for.

@@ -62,6 +62,8 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		pthread_mutex_lock(&cma_lock);
 		rc = cma_ud_connect(c, p);
 		pthread_mutex_unlock(&cma_lock);
+		if (rc == 0 && c->own_ch != NULL)
+			rc = cma_sync_wait(c, RDMA_CM_EVENT_ESTABLISHED, NULL);
 		return cma_errno(rc);
 	}
 	if (p->private_data_len > cm_msg_priv_max(CM_REQ) - CMA_HDR_SIZE)
@@ -120,6 +122,8 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	if (rc == 0)
 		c->state = CMA_REQ_SENT;
 	pthread_mutex_unlock(&cma_lock);
+	if (rc == 0 && c->own_ch != NULL)
+		rc = cma_sync_wait(c, RDMA_CM_EVENT_ESTABLISHED, NULL);
 	return cma_errno(rc);
 }
 
@@ -193,6 +197,16 @@ rdma_establish(struct rdma_cm_id *id)
 }
 
 /* ---- passive side ---- */
+
+/* rdma_get_request's event stays with the id until it is answered. */
+static void
+ack_request(struct rdma_cm_id *id)
+{
+	if (id->event != NULL) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
+}
 
 static void
 send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason,
@@ -294,6 +308,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 
 	if (c == NULL)
 		return cma_errno(-EINVAL);
+	ack_request(id);
 	if (c->id.qp_type == IBV_QPT_UD) {
 		pthread_mutex_lock(&cma_lock);
 		rc = cma_ud_accept(c, p);
@@ -345,6 +360,8 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	if (rc == 0)
 		c->state = CMA_REP_SENT;
 	pthread_mutex_unlock(&cma_lock);
+	if (rc == 0 && c->own_ch != NULL)
+		rc = cma_sync_wait(c, RDMA_CM_EVENT_ESTABLISHED, NULL);
 	return cma_errno(rc);
 }
 
@@ -356,6 +373,7 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_dat
 
 	if (c == NULL)
 		return cma_errno(-EINVAL);
+	ack_request(id);
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_REQ_RCVD) {
 		pthread_mutex_unlock(&cma_lock);

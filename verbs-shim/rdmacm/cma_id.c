@@ -213,6 +213,7 @@ int
 rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void *context,
 	       enum rdma_port_space ps)
 {
+	struct rdma_event_channel *own;
 	struct cma_id *c;
 	int rc;
 
@@ -221,19 +222,26 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void 
 	/* Connected RC (TCP port space) and UD (UDP port space, SIDR); not IB's or IPoIB's. */
 	if (ps != RDMA_PS_TCP && ps != RDMA_PS_UDP)
 		return cma_errno(-EPROTONOSUPPORT);
-	if (channel == NULL)
-		return cma_errno(-EINVAL);	/* synchronous ids (no channel): not done */
+	/* No channel: a synchronous id, with a channel of its own that its calls wait on. */
+	own = channel == NULL ? rdma_create_event_channel() : NULL;
+	if (channel == NULL && own == NULL)
+		return -1;
 	pthread_mutex_lock(&cma_lock);
 	rc = open_device();
 	if (rc == 0)
 		rc = cma_agent_start();
-	c = rc == 0 ? new_id(channel, context, ps, ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC) :
-		      NULL;
+	c = rc == 0 ? new_id(own != NULL ? own : channel, context, ps,
+			     ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC) : NULL;
 	if (rc == 0 && c == NULL)
 		rc = -ENOMEM;
+	if (c != NULL)
+		c->own_ch = own;
 	pthread_mutex_unlock(&cma_lock);
-	if (rc != 0)
+	if (rc != 0) {
+		if (own != NULL)
+			rdma_destroy_event_channel(own);
 		return cma_errno(rc);
+	}
 	*id = &c->id;
 	return 0;
 }
@@ -254,10 +262,16 @@ int
 rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct cma_id *c = cma_id_of(id);
+	struct rdma_event_channel *own;
 
 	if (c == NULL)
 		return cma_errno(-EINVAL);
+	if (c->id.event != NULL) {
+		rdma_ack_cm_event(c->id.event);	/* rdma_get_request's, not handed out */
+		c->id.event = NULL;
+	}
 	pthread_mutex_lock(&cma_lock);
+	own = c->own_ch;
 	cma_cm_release(c);
 	c->destroyed = true;	/* no more events; the agent no longer finds it */
 	cma_drop_events(c);
@@ -267,8 +281,11 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		pthread_cond_wait(&cma_acked, &cma_lock);
 	if (c->ah != NULL)
 		ibv_destroy_ah(c->ah);
+	free(c->ep_attr);
 	cma_free_id(c);
 	pthread_mutex_unlock(&cma_lock);
+	if (own != NULL)
+		rdma_destroy_event_channel(own);
 	return 0;
 }
 
@@ -452,6 +469,8 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct socka
 		rc = cma_queue_event(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
 	}
 	pthread_mutex_unlock(&cma_lock);
+	if (rc == 0 && c->own_ch != NULL)
+		rc = cma_sync_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED, NULL);
 	return cma_errno(rc);
 }
 
@@ -484,6 +503,8 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 		rc = cma_queue_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0);
 	}
 	pthread_mutex_unlock(&cma_lock);
+	if (rc == 0 && c->own_ch != NULL)
+		rc = cma_sync_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL);
 	return cma_errno(rc);
 }
 

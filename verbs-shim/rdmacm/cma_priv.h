@@ -76,6 +76,12 @@ struct cma_id {
 	uint8_t mad[CM_MAD_SIZE];
 	uint64_t resend_ns;
 	unsigned int retries;
+	/* Synchronous ids (no channel given): the channel their calls wait on; rdma_create_ep's
+	 * QP attributes for rdma_get_request's ids (passive side). */
+	struct rdma_event_channel *own_ch;
+	struct ibv_qp_init_attr *ep_attr;
+	struct ibv_pd *ep_pd;
+	bool own_pd;			/* id.pd made by this library (no PD given) */
 	/* rdma_set_option */
 	uint8_t tos;
 	bool tos_set;
@@ -119,6 +125,9 @@ int cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed);
 void cma_cm_recv(const uint8_t *mad, size_t len);
 void cma_cm_timers(uint64_t now);
 void cma_cm_release(struct cma_id *c);
+
+/* cma_sync.c: synchronous ids */
+int cma_sync_wait(struct cma_id *c, enum rdma_cm_event_type want, struct rdma_cm_event **keep);
 
 /* cma_ud.c: RDMA_PS_UDP ids, SIDR (lock held) */
 int cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p);

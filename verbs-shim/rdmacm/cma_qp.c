@@ -178,8 +178,12 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 		return cma_errno(-EINVAL);	/* RC for RDMA_PS_TCP ids, UD for RDMA_PS_UDP */
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || attr->pd == NULL) {
 		/* No PD given: the id's, made on first need as librdmacm does. */
-		if (id->pd == NULL && (id->pd = ibv_alloc_pd(id->verbs)) == NULL)
-			return -1;
+		if (id->pd == NULL) {
+			id->pd = ibv_alloc_pd(id->verbs);
+			if (id->pd == NULL)
+				return -1;
+			cma_id_of(id)->own_pd = true;	/* rdma_destroy_ep frees it */
+		}
 		attr->pd = id->pd;
 		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
 	}

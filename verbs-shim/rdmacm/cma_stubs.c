@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What librdmacm exports and this replacement does not do: UD / multicast, the synchronous
- * (channel-less) endpoint calls, SRQs on ids, ECE and rsockets. Each fails with EOPNOTSUPP
+ * What librdmacm exports and this replacement does not do: multicast, SRQs on ids, migrating
+ * ids between channels, ECE and rsockets. Each fails with EOPNOTSUPP
  * (-1, or NULL / a negative length), so a program that needs one says so and none falls
  * through to the real library with our ids.
  */
@@ -17,17 +17,11 @@
 
 #define FAIL(ret) do { errno = EOPNOTSUPP; return (ret); } while (0)
 
-int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd,
-		   struct ibv_qp_init_attr *qp_init_attr)
-{ (void)id; (void)res; (void)pd; (void)qp_init_attr; FAIL(-1); }
-void rdma_destroy_ep(struct rdma_cm_id *id) { (void)id; }
 int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 { (void)id; (void)pd; (void)attr; FAIL(-1); }
 int rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr)
 { (void)id; (void)attr; FAIL(-1); }
 void rdma_destroy_srq(struct rdma_cm_id *id) { (void)id; }
-int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
-{ (void)listen; (void)id; FAIL(-1); }
 int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context)
 { (void)id; (void)addr; (void)context; FAIL(-1); }
 int rdma_join_multicast_ex(struct rdma_cm_id *id, struct rdma_cm_join_mc_attr_ex *attr,
