@@ -278,17 +278,7 @@ req_rcvd(const struct cm_msg *m)
 	memcpy(c->dgid, m->primary_local_gid, 16);
 	memcpy(c->sgid, m->primary_remote_gid, 16);
 	c->sgid_index = idx;
-	/* Seen from here: the source is ours (the REQ's destination), the peer the destination. */
-	memcpy(&c->id.route.addr.src_storage, &dst, sizeof(dst));
-	memcpy(&c->id.route.addr.dst_storage, &src, sizeof(src));
-	/* The header carries the active side's port; ours is the service ID's. */
-	if (dst.ss_family == AF_INET)
-		((struct sockaddr_in *)&c->id.route.addr.src_storage)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)&c->id.route.addr.src_storage)->sin6_port = htons(port);
-	c->id.route.num_paths = 1;
-	c->ah = cma_agent_ah(c->dgid, c->sgid_index, &err);
-	if (c->ah == NULL) {
+	if (cma_child_route(c, &src, &dst, port) != 0) {
 		cma_free_id(c);	/* no route back: the active side's resends time out */
 		return;
 	}

@@ -4,6 +4,7 @@
  * in rdma_get_cm_event or poll the fd; events are freed when acked.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,11 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 	free(ch);
 }
 
+_Static_assert(offsetof(struct rdma_conn_param, private_data) ==
+	       offsetof(struct rdma_ud_param, private_data) &&
+	       offsetof(struct rdma_conn_param, private_data_len) ==
+	       offsetof(struct rdma_ud_param, private_data_len), "param.conn / param.ud");
+
 /* Lock held. The event carries m's private data from priv_off on (REQ: past the rdma_cm
  * addressing header) and, for CONNECT_REQUEST / ESTABLISHED, the peer's parameters. */
 int
@@ -69,14 +75,18 @@ cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 			  &c->listener->id : NULL;
 	e->ev.event = type;
 	e->ev.status = status;
-	if (m != NULL && c->id.qp_type == IBV_QPT_UD) {
-		struct rdma_ud_param *u = &e->ev.param.ud;
+	if (m != NULL) {
 		unsigned int len = m->private_data_len > priv_off ?
 				   m->private_data_len - priv_off : 0;
 
+		/* private_data and its length sit alike in param.conn and param.ud */
 		memcpy(e->priv, m->private_data + priv_off, len);
-		u->private_data = len != 0 ? e->priv : NULL;
-		u->private_data_len = (uint8_t)len;
+		e->ev.param.conn.private_data = len != 0 ? e->priv : NULL;
+		e->ev.param.conn.private_data_len = (uint8_t)len;
+	}
+	if (m != NULL && c->id.qp_type == IBV_QPT_UD) {
+		struct rdma_ud_param *u = &e->ev.param.ud;
+
 		/* SIDR_REP: the peer's QP and Q_Key, and an address handle's worth of path */
 		u->qp_num = m->local_qpn;
 		u->qkey = m->local_qkey;
@@ -88,12 +98,7 @@ cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		u->ah_attr.port_num = 1;
 	} else if (m != NULL) {
 		struct rdma_conn_param *p = &e->ev.param.conn;
-		unsigned int len = m->private_data_len > priv_off ?
-				   m->private_data_len - priv_off : 0;
 
-		memcpy(e->priv, m->private_data + priv_off, len);
-		p->private_data = len != 0 ? e->priv : NULL;
-		p->private_data_len = (uint8_t)len;
 		/* The peer's offer seen from here: its initiator depth is what we serve. */
 		p->responder_resources = m->initiator_depth;
 		p->initiator_depth = m->responder_resources;

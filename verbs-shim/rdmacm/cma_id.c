@@ -289,6 +289,23 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	return 0;
 }
 
+/* Lock held: a passive id's addresses seen from here (ours is the request's destination, on
+ * the service ID's port: rdma_cm's header carries the active side's; the peer's is the
+ * source) and its AH back to the peer (c->dgid, c->sgid_index set). */
+int
+cma_child_route(struct cma_id *c, const struct sockaddr_storage *src,
+		const struct sockaddr_storage *dst, uint16_t port)
+{
+	int err;
+
+	memcpy(&c->id.route.addr.src_storage, dst, sizeof(*dst));
+	memcpy(&c->id.route.addr.dst_storage, src, sizeof(*src));
+	sa_set_port(&c->id.route.addr.src_addr, port);
+	c->id.route.num_paths = 1;
+	c->ah = cma_agent_ah(c->dgid, c->sgid_index, &err);
+	return c->ah != NULL ? 0 : -err;
+}
+
 /* Lock held: the comm ID names the connection a CM message is for. */
 struct cma_id *
 cma_find_comm(uint32_t local_comm_id)

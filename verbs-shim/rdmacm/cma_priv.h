@@ -103,6 +103,8 @@ struct cma_id *cma_find_comm(uint32_t local_comm_id);
 struct cma_id *cma_find_peer(uint32_t remote_comm_id, const uint8_t dgid[16]);
 struct cma_id *cma_find_listener(uint16_t ps, uint16_t port, const struct sockaddr *dst);
 struct cma_id *cma_child(struct cma_id *listener);
+int cma_child_route(struct cma_id *c, const struct sockaddr_storage *src,
+		    const struct sockaddr_storage *dst, uint16_t port);
 int cma_errno(int rc);
 uint64_t cma_now_ns(void);
 int cma_gid_of(const struct sockaddr *sa, uint8_t gid[16]);

@@ -115,15 +115,7 @@ cma_ud_req_rcvd(const struct cm_msg *m)
 	memcpy(c->dgid, dgid, 16);
 	memcpy(c->sgid, sgid, 16);
 	c->sgid_index = idx;
-	memcpy(&c->id.route.addr.src_storage, &dst, sizeof(dst));
-	memcpy(&c->id.route.addr.dst_storage, &src, sizeof(src));
-	if (dst.ss_family == AF_INET)
-		((struct sockaddr_in *)&c->id.route.addr.src_storage)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)&c->id.route.addr.src_storage)->sin6_port = htons(port);
-	c->id.route.num_paths = 1;
-	c->ah = cma_agent_ah(c->dgid, c->sgid_index, &err);
-	if (c->ah == NULL) {
+	if (cma_child_route(c, &src, &dst, port) != 0) {
 		cma_free_id(c);
 		return;
 	}
