@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,8 @@ enum {
 static struct {
 	bool up;
 	bool stop;
+	bool log;			/* DROCE_RDMACM_LOG: a line per CM MAD on stderr */
+	uint64_t sent, resent, received;
 	pthread_t thread;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *ch;
@@ -79,10 +82,41 @@ cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err)
 	return ah;
 }
 
-/* Lock held. Send slots are reused round robin: 64 MADs in flight at most, far more than the
- * handshakes of one process keep outstanding. */
+/* One line for an interop session's log: the message, its transaction and comm IDs. */
+static void
+log_mad(const char *what, const uint8_t *mad)
+{
+	const uint8_t *d = mad + 24;	/* the CM message after the MAD header */
+
+	if (!ag.log)
+		return;
+	fprintf(stderr, "droce-rdmacm: %s %s tid %016llx ids %02x%02x%02x%02x/%02x%02x%02x%02x\n",
+		what, cm_attr_name((uint16_t)(mad[16] << 8 | mad[17])),
+		(unsigned long long)be64toh(*(const uint64_t *)(const void *)(mad + 8)),
+		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]);
+}
+
+static int post_mad(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE], const char *what);
+
 int
 cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE])
+{
+	ag.sent++;
+	return post_mad(c, mad, "sent");
+}
+
+/* The last message again: its answer is overdue, or the peer repeated its own. */
+int
+cma_agent_resend(struct cma_id *c)
+{
+	ag.resent++;
+	return post_mad(c, c->mad, "resent");
+}
+
+/* Lock held. Send slots are reused round robin: 64 MADs in flight at most, far more than the
+ * handshakes of one process keep outstanding. */
+static int
+post_mad(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE], const char *what)
 {
 	unsigned int i = ag.next_send++ % AGENT_SENDS;
 	struct ibv_sge sge = { .addr = (uintptr_t)send_slot(i), .length = CM_MAD_SIZE,
@@ -92,6 +126,7 @@ cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE])
 
 	if (c->ah == NULL)
 		return -EHOSTUNREACH;
+	log_mad(what, mad);
 	memcpy(send_slot(i), mad, CM_MAD_SIZE);
 	wr.wr.ud.ah = c->ah;
 	wr.wr.ud.remote_qpn = 1;
@@ -109,9 +144,14 @@ drain(void)
 		for (i = 0; i < n; i++) {
 			if (wc[i].wr_id >= AGENT_RECVS)
 				continue;	/* a send's completion */
-			if (wc[i].status == IBV_WC_SUCCESS && wc[i].byte_len > GRH_SIZE)
-				cma_cm_recv(recv_slot((unsigned int)wc[i].wr_id) + GRH_SIZE,
-					    wc[i].byte_len - GRH_SIZE);
+			if (wc[i].status == IBV_WC_SUCCESS && wc[i].byte_len >= GRH_SIZE + 24) {
+				const uint8_t *mad = recv_slot((unsigned int)wc[i].wr_id) +
+						     GRH_SIZE;
+
+				ag.received++;
+				log_mad("received", mad);
+				cma_cm_recv(mad, wc[i].byte_len - GRH_SIZE);
+			}
 			post_recv((unsigned int)wc[i].wr_id);
 		}
 	}
@@ -173,6 +213,7 @@ cma_agent_start(void)
 
 	if (ag.up)
 		return 0;
+	ag.log = getenv("DROCE_RDMACM_LOG") != NULL && strcmp(getenv("DROCE_RDMACM_LOG"), "0") != 0;
 	if (ibv_query_device(cma_verbs, &da) != 0)
 		return -ENODEV;
 	ag.guid = be64toh(da.node_guid);
@@ -210,4 +251,8 @@ cma_agent_stop(void)
 	__atomic_store_n(&ag.stop, true, __ATOMIC_RELAXED);
 	pthread_join(ag.thread, NULL);
 	ag.up = false;
+	if (ag.log)
+		fprintf(stderr, "droce-rdmacm: CM MADs sent %llu (of them resent %llu), received %llu\n",
+			(unsigned long long)(ag.sent + ag.resent), (unsigned long long)ag.resent,
+			(unsigned long long)ag.received);
 }

@@ -241,7 +241,7 @@ req_rcvd(const struct cm_msg *m)
 	if (c != NULL) {
 		/* A resent REQ: our REP (if sent) was lost; otherwise the application decides. */
 		if (c->state == CMA_REP_SENT)
-			cma_agent_send(c, c->mad);
+			cma_agent_resend(c);
 		return;
 	}
 	memset(&tmp, 0, sizeof(tmp));
@@ -584,7 +584,7 @@ cma_cm_timers(uint64_t now)
 		if (c->retries > 0) {
 			c->retries--;
 			c->resend_ns = now + CMA_RETRY_MS * 1000000ull;
-			cma_agent_send(c, c->mad);
+			cma_agent_resend(c);
 			continue;
 		}
 		c->resend_ns = 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,12 +43,17 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 		ch->head = e->next;
 		free(e);
 	}
-	pthread_mutex_unlock(&cma_lock);
-	/* The write end stays open: a thread still blocked in rdma_get_cm_event (rping's CM
-	 * thread at exit) must stay blocked, as on the real library's device fd, not read EOF
-	 * and report an error. One descriptor per destroyed channel. */
 	close(ch->ch.fd);
-	free(ch);
+	if (ch->readers == 0) {
+		close(ch->wfd);
+		free(ch);
+	} else {
+		/* A thread is blocked in rdma_get_cm_event (rping's CM thread at exit): as on the
+		 * real library's device fd it stays blocked, never reads EOF nor an error, and
+		 * never touches freed memory. The write end and the struct stay. */
+		ch->closed = true;
+	}
+	pthread_mutex_unlock(&cma_lock);
 }
 
 _Static_assert(offsetof(struct rdma_conn_param, private_data) ==
@@ -123,6 +129,7 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 {
 	struct cma_channel *ch = (struct cma_channel *)channel;
 	struct cma_event *e;
+	int rerr = 0;
 	uint8_t b;
 	ssize_t r;
 
@@ -130,21 +137,33 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 		return cma_errno(-EINVAL);
 	/* One byte per queued event; a non-blocking fd says EAGAIN as a read would. A byte
 	 * without its event: the event went with its id (rdma_destroy_id): read on. */
+	pthread_mutex_lock(&cma_lock);
+	ch->readers++;
+	pthread_mutex_unlock(&cma_lock);
 	do {
 		do
 			r = read(ch->ch.fd, &b, 1);
 		while (r < 0 && errno == EINTR);
-		if (r != 1)
-			return r == 0 ? cma_errno(-ENODATA) : -1;
+		rerr = r < 0 ? errno : 0;
 		pthread_mutex_lock(&cma_lock);
-		e = ch->head;
-		if (e != NULL) {
+		if (ch->closed) {
+			/* Destroyed under us: stay here, as a reader of the real library would. */
+			pthread_mutex_unlock(&cma_lock);
+			for (;;)
+				pause();
+		}
+		e = NULL;
+		if (r == 1 && (e = ch->head) != NULL) {
 			ch->head = e->next;
 			if (ch->head == NULL)
 				ch->tail = NULL;
 			cma_id_of(e->ev.id)->events_out++;
 		}
+		if (r != 1 || e != NULL)
+			ch->readers--;
 		pthread_mutex_unlock(&cma_lock);
+		if (r != 1)
+			return cma_errno(r == 0 ? -ENODATA : -rerr);
 	} while (e == NULL);
 	*event = &e->ev;
 	return 0;

@@ -52,6 +52,8 @@ struct cma_channel {
 	int wfd;			/* write end of the pipe behind ch.fd */
 	struct cma_event *head, *tail;	/* queued, not yet got */
 	unsigned int ids;		/* ids on this channel */
+	unsigned int readers;		/* threads inside rdma_get_cm_event */
+	bool closed;			/* destroyed while a reader was inside: kept */
 };
 
 struct cma_id {
@@ -113,6 +115,7 @@ int cma_sgid_index(const uint8_t gid[16]);
 /* cma_agent.c: the GSI QP and its thread */
 int cma_agent_start(void);
 int cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE]);
+int cma_agent_resend(struct cma_id *c);
 struct ibv_ah *cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err);
 uint64_t cma_agent_guid(void);
 

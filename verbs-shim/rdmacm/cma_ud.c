@@ -89,7 +89,7 @@ cma_ud_req_rcvd(const struct cm_msg *m)
 	c = cma_find_peer(m->local_comm_id, dgid);
 	if (c != NULL) {
 		if (c->state == CMA_ESTABLISHED)
-			cma_agent_send(c, c->mad);	/* our SIDR_REP was lost */
+			cma_agent_resend(c);	/* our SIDR_REP was lost */
 		return;
 	}
 	port = cma_service_id_port(m->service_id);
