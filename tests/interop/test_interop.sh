@@ -7,7 +7,8 @@
 #
 # Asserted:
 #   clean   every case (ibv_{rc,uc,ud,srq}_pingpong, ib_{write,read,send}_bw, ib_atomic_bw
-#           fetch-and-add and compare-and-swap, ib_{write,read,send}_lat), droce serving and
+#           fetch-and-add and compare-and-swap, ib_{write,read,send}_lat; over rdma_cm rping,
+#           ib_write_bw -R and ib_send_lat -R, the peer's librdmacm the shim's), droce serving and
 #           the peer serving: exit 0, report.json lists each one passed with a figure, RoCE
 #           frames both ways in droce's capture, the counters file read;
 #   corrupt M rewrites the P_Key of one in 25 of the peer's RoCE frames (a field the ICRC
@@ -75,7 +76,7 @@ done
 PEER="ip netns exec $NSB $DR -q --no-huge --iface vb --ip 198.18.0.2/24 --"
 COMMON=(--iface va --ip 198.18.0.1/24 --droce-wrap "ip netns exec $NSA" --no-huge
 	--droce-oob 198.19.0.1 --peer "$PEER" --peer-oob 198.19.0.2 --peer-dev droce0
-	--peer-gid 0)
+	--peer-gid 0 --peer-ip 198.18.0.2)
 
 # report_check DIR EXPECTED_CASES: every case passed, with a figure and frames both ways
 report_check() {
@@ -95,15 +96,17 @@ sys.exit(0 if len(res) == int(sys.argv[2]) and not bad and r["failed"] == 0 and
 EOF
 }
 
-# clean: the 12 cases, those with sizes at one size, both roles: 24 runs
+# clean: the 15 cases (12 verbs, 3 rdma_cm: rping, ib_write_bw -R, ib_send_lat -R), those with
+# sizes at one size, both roles: 30 runs
 OUT=$TMP/clean
 timeout -s KILL 600 "$IOP" "${COMMON[@]}" --sizes 4096 --iters 200 --timeout 40 --port 18600 \
 	--out "$OUT" >"$TMP/clean.txt" 2>&1
 rc=$?
 cat "$TMP/clean.txt"
 [ $rc = 0 ] || fail "clean: droce-interop exited $rc"
-report_check "$OUT" 24 || fail "clean: report.json"
-grep -q "^24 cases: 24 passed, 0 failed" "$TMP/clean.txt" || fail "clean: summary line"
+report_check "$OUT" 30 || fail "clean: report.json"
+grep -q "^30 cases: 30 passed, 0 failed" "$TMP/clean.txt" || fail "clean: summary line"
+grep -Eq "^rping +4096 +droce-client +ok" "$TMP/clean.txt" || fail "clean: rping with the peer serving"
 
 # corrupt: the peer's frames towards droce get P_Key 0x7fff now and then
 inns "$NSM" nft "add rule bridge dio impair ether saddr 02:00:00:00:06:02 udp dport 4791 numgen random mod 25 == 0 @th,80,8 set 0x7f counter" ||
