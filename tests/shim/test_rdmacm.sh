@@ -16,11 +16,14 @@ command -v rping >/dev/null || { fail "rping is not installed (Debian package rd
 [ -e "$SHIM_DIR/librdmacm.so.1" ] || { fail "$SHIM_DIR/librdmacm.so.1 was not built (librdmacm-dev)"; finish; }
 
 drun() {	# drun ROLE IP IP6 EXTRA... -- PROGRAM...
-	local role=$1 ip=$2 ip6=$3
+	local role=$1 ip=$2 ip6=$3 ex=
 	shift 3
+	# In the background (a subshell) exec: $! is then timeout itself, which passes a kill on
+	# to the program (droce-run execs it), and no server outlives its case.
+	[ "$BASHPID" = "$$" ] || ex=exec
 	# a memif client waits up to 20 s for its server's port (the default 5 s is tight when
 	# the host is busy: two runtimes start at once on two CPUs)
-	timeout -s KILL 60 "$DR" -q --no-huge --eal --no-telemetry --memif "$role" \
+	$ex timeout -s KILL 60 "$DR" -q --no-huge --eal --no-telemetry --memif "$role" \
 		--socket "$TMP/$NAME.sock" --ip "$ip" --ip6 "$ip6" --set start_wait_ms=20000 "$@"
 }
 
@@ -129,7 +132,7 @@ grep -Eq 'RDMA_CM_EVENT_REJECTED' "$OUT" "$ERR" || fail "rping to a port nobody 
 
 # The peer's runtime is up (it answers ARP) but nothing there speaks CM: no GSI, its engine
 # drops DestQP 1. The REQ is resent 15 times, then rping hears UNREACHABLE.
-KILL_SERVER=1 cm nocm ibv_rc_pingpong -g 0 -- rping -c -a 198.18.0.1 -p 7475 -C 1 -v
+KILL_SERVER=1 cm nocm ibv_rc_pingpong -g 0 -p 18771 -- rping -c -a 198.18.0.1 -p 7475 -C 1 -v
 [ "$RC" != 0 ] || fail "rping to a peer without rdma_cm: exit status 0"
 grep -Eq 'RDMA_CM_EVENT_UNREACHABLE' "$OUT" "$ERR" || fail "rping to a peer without rdma_cm: no UNREACHABLE"
 

@@ -13,7 +13,6 @@
 
 enum {
 	CM_REJ_INVALID_SERVICE_ID = 8,	/* IBTA Table 112: no listener for the service ID */
-	CM_REJ_TIMEOUT = 1,
 	CM_REJ_INVALID_GID = 9,
 	CM_REJ_CONSUMER = 28,		/* the application rejected (rdma_reject) */
 };
