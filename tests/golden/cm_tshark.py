@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from scapy.layers.inet import IP, UDP  # noqa: E402
@@ -30,6 +31,9 @@ from scapy.utils import wrpcap  # noqa: E402
 from scapy.contrib.roce import BTH  # noqa: E402
 
 import roce_layers as rl  # noqa: E402
+# tshark as golden_check.py runs it: the IB payload heuristics (which guess at CM private data
+# and our bytes too) off, its expert info at warning level and above reported
+from golden_check import tshark_base, tshark_expert  # noqa: E402
 
 ROCE_PORT = 4791
 GSI_QKEY = 0x80010000
@@ -190,11 +194,6 @@ ATTR_NAMES = {CM_REQ: "ConnectRequest", CM_MRA: "MsgRcptAck", CM_REJ: "ConnectRe
               CM_DREP: "DisconnectReply", CM_SIDR_REQ: "ServiceIDResReq",
               CM_SIDR_REP: "ServiceIDResReqResp"}
 
-# Heuristic dissectors of CM private data and IB payloads that guess at our bytes (as in
-# golden_check.py): what they make of them says nothing about the CM fields.
-HEURISTICS = ("rpcrdma_infiniband", "mellanox_eoib", "iser_infiniband", "sdp_infiniband",
-              "smb_direct_infiniband", "smcr_infiniband", "lnet_ib", "eth_over_ib",
-              "fc_infiniband")
 
 
 def fields_of(m):
@@ -242,22 +241,8 @@ def main():
     msgs = [json.loads(line) for line in r.stdout.splitlines()]
     wrpcap(out, [frame(m, n) for n, m in enumerate(msgs)])
 
-    base = [tshark, "-n", "-r", out]
-    for h in HEURISTICS:
-        base += ["--disable-heuristic", h]
-    problems = []
-    # Expert info at warning level or above (malformed packets are errors).
-    r = subprocess.run(base + ["-q", "-z", "expert"], capture_output=True, text=True)
-    if r.returncode != 0:
-        problems.append("tshark exit %d: %s" % (r.returncode, r.stderr.strip()))
-    section = None
-    for line in r.stdout.splitlines():
-        s = line.strip()
-        for head in ("Errors", "Warns", "Notes", "Chats", "Comments"):
-            if s.startswith(head + " ("):
-                section = head
-        if section in ("Errors", "Warns") and s and s[0].isdigit():
-            problems.append("tshark expert %s: %s" % (section, s))
+    base = tshark_base(tshark, out)
+    problems = tshark_expert(base)
 
     names = []
     for m in msgs:

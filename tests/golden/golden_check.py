@@ -188,15 +188,17 @@ def tshark_value(field, val):
         return None
 
 
-def cmd_tshark(tshark, builder, spec, expect_path, out):
-    err = run_builder(builder, spec, out)
-    if err:
-        return fail([err], "tshark")
-    base = [tshark, "-n", "-r", out]
+def tshark_base(tshark, pcap):
+    """tshark reading pcap, numbers unresolved, the payload heuristics off."""
+    base = [tshark, "-n", "-r", pcap]
     for h in IB_PAYLOAD_HEURISTICS:
         base += ["--disable-heuristic", h]
+    return base
+
+
+def tshark_expert(base):
+    """tshark's expert info at warning level or above (malformed packets are errors)."""
     msgs = []
-    # Expert info at warning level or above, malformed packets included.
     r = subprocess.run(base + ["-q", "-z", "expert"], capture_output=True, text=True)
     if r.returncode != 0:
         msgs.append("tshark exit %d: %s" % (r.returncode, r.stderr.strip()))
@@ -208,6 +210,15 @@ def cmd_tshark(tshark, builder, spec, expect_path, out):
                 section = head
         if section in ("Errors", "Warns") and s and s[0].isdigit():
             msgs.append("tshark expert %s: %s" % (section, s))
+    return msgs
+
+
+def cmd_tshark(tshark, builder, spec, expect_path, out):
+    err = run_builder(builder, spec, out)
+    if err:
+        return fail([err], "tshark")
+    base = tshark_base(tshark, out)
+    msgs = tshark_expert(base)
     # Per packet: protocols reached, then every InfiniBand field tshark shows against ours.
     cmd = base + ["-T", "fields", "-E", "separator=/t", "-E", "occurrence=f",
                   "-e", "frame.number", "-e", "frame.protocols", "-e", "_ws.malformed"]
