@@ -43,17 +43,29 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 		ch->head = e->next;
 		free(e);
 	}
-	close(ch->ch.fd);
-	if (ch->readers == 0) {
-		close(ch->wfd);
-		free(ch);
-	} else {
-		/* A thread is blocked in rdma_get_cm_event (rping's CM thread at exit): as on the
-		 * real library's device fd it stays blocked, never reads EOF nor an error, and
-		 * never touches freed memory. The write end and the struct stay. */
-		ch->closed = true;
-	}
+	/* The pipe and the struct stay (two descriptors a channel): a thread that is in
+	 * rdma_get_cm_event, or calls it a moment later (rping's CM thread at exit, racing main's
+	 * destroy), then blocks for good, as on the real library's device fd, instead of reading
+	 * EOF, a closed or reused descriptor, or freed memory. */
+	__atomic_store_n(&ch->closed, true, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&cma_lock);
+}
+
+/* A synchronous id's own channel: only this library's calls on that id ever read it, from the
+ * thread that destroys it, so it can go whole. */
+void
+cma_channel_free(struct rdma_event_channel *channel)
+{
+	struct cma_channel *ch = (struct cma_channel *)channel;
+	struct cma_event *e;
+
+	while ((e = ch->head) != NULL) {
+		ch->head = e->next;
+		free(e);
+	}
+	close(ch->ch.fd);
+	close(ch->wfd);
+	free(ch);
 }
 
 _Static_assert(offsetof(struct rdma_conn_param, private_data) ==
@@ -124,6 +136,14 @@ cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 	return 0;
 }
 
+/* A reader of a destroyed channel stays here for good (see rdma_destroy_event_channel). */
+static void __attribute__((noreturn))
+park(void)
+{
+	for (;;)
+		pause();
+}
+
 int
 rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
 {
@@ -137,20 +157,17 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 		return cma_errno(-EINVAL);
 	/* One byte per queued event; a non-blocking fd says EAGAIN as a read would. A byte
 	 * without its event: the event went with its id (rdma_destroy_id): read on. */
-	pthread_mutex_lock(&cma_lock);
-	ch->readers++;
-	pthread_mutex_unlock(&cma_lock);
 	do {
+		if (__atomic_load_n(&ch->closed, __ATOMIC_RELAXED))
+			park();
 		do
 			r = read(ch->ch.fd, &b, 1);
 		while (r < 0 && errno == EINTR);
 		rerr = r < 0 ? errno : 0;
 		pthread_mutex_lock(&cma_lock);
 		if (ch->closed) {
-			/* Destroyed under us: stay here, as a reader of the real library would. */
 			pthread_mutex_unlock(&cma_lock);
-			for (;;)
-				pause();
+			park();
 		}
 		e = NULL;
 		if (r == 1 && (e = ch->head) != NULL) {
@@ -159,8 +176,6 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 				ch->tail = NULL;
 			cma_id_of(e->ev.id)->events_out++;
 		}
-		if (r != 1 || e != NULL)
-			ch->readers--;
 		pthread_mutex_unlock(&cma_lock);
 		if (r != 1)
 			return cma_errno(r == 0 ? -ENODATA : -rerr);

@@ -239,7 +239,7 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void 
 	pthread_mutex_unlock(&cma_lock);
 	if (rc != 0) {
 		if (own != NULL)
-			rdma_destroy_event_channel(own);
+			cma_channel_free(own);
 		return cma_errno(rc);
 	}
 	*id = &c->id;
@@ -285,7 +285,7 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	cma_free_id(c);
 	pthread_mutex_unlock(&cma_lock);
 	if (own != NULL)
-		rdma_destroy_event_channel(own);
+		cma_channel_free(own);
 	return 0;
 }
 

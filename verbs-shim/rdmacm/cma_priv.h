@@ -52,8 +52,7 @@ struct cma_channel {
 	int wfd;			/* write end of the pipe behind ch.fd */
 	struct cma_event *head, *tail;	/* queued, not yet got */
 	unsigned int ids;		/* ids on this channel */
-	unsigned int readers;		/* threads inside rdma_get_cm_event */
-	bool closed;			/* destroyed while a reader was inside: kept */
+	bool closed;			/* destroyed: kept, its readers block for good */
 };
 
 struct cma_id {
@@ -93,6 +92,7 @@ struct cma_id {
 int cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		    const struct cm_msg *m, unsigned int priv_off);
 void cma_drop_events(struct cma_id *c);
+void cma_channel_free(struct rdma_event_channel *channel);
 
 /* cma_id.c */
 extern pthread_mutex_t cma_lock;
