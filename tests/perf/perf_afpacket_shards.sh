@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # droce-perf with 2 shards a side over net_af_packet (qpairs=2: two packet sockets joined in a
 # PACKET_FANOUT group, the kernel's flow hash picking the socket) on a veth pair in a private
-# network namespace; perf_shards.sh's checks (both shards carried traffic, steering happened).
+# network namespace; perf_shards.sh's checks (both shards carried traffic; every frame one
+# shard handed over arrived at the other: where each flow lands is the kernel's hash, so a shard
+# may steer none).
 # Needs root (netns, veth); otherwise reported as skipped (77), never as passed.
 #   perf_afpacket_shards.sh PERF_SHARDS_SH DROCE_PERF [client options...]
 set -u
@@ -38,7 +40,7 @@ echo "--- client exit \$crc"
 exit \$crc
 PAIR
 chmod +x "$dir/pair.sh"
-ip netns exec "$ns" sh "$check" "$dir/pair.sh" "$perf" "$@"
+PERF_SHARDS_HASHED=1 ip netns exec "$ns" sh "$check" "$dir/pair.sh" "$perf" "$@"
 rc=$?
 rm -rf "$dir"
 exit $rc
