@@ -304,7 +304,7 @@ test_cm_round_trip_single_fields(void)
 #define ONE(field)                                                    \
 	do {                                                          \
 		memset(&m, 0, sizeof(m));                             \
-		m.attr = CM_REQ;                                      \
+		m.attr = max.attr;                                    \
 		m.field = max.field;                                  \
 		CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);            \
 		CU_ASSERT_EQUAL(cm_msg_parse(mad, sizeof(mad), &back), 0); \
@@ -329,54 +329,21 @@ test_cm_round_trip_single_fields(void)
 	ONE(primary_sl);
 	ONE(primary_subnet_local);
 	ONE(primary_local_ack_timeout);
-#undef ONE
 	msg_max(&max, CM_REP);
-#define ONE(field)                                                    \
-	do {                                                          \
-		memset(&m, 0, sizeof(m));                             \
-		m.attr = CM_REP;                                      \
-		m.field = max.field;                                  \
-		CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);            \
-		CU_ASSERT_EQUAL(cm_msg_parse(mad, sizeof(mad), &back), 0); \
-		m.private_data_len = back.private_data_len;           \
-		assert_msg_eq(&m, &back);                             \
-	} while (0)
 	ONE(target_ack_delay);
 	ONE(failover_accepted);
 	ONE(end_to_end_flow_control);
 	ONE(rnr_retry_count);
 	ONE(srq);
-#undef ONE
 	/* The QPN shares its word with VendorID's low byte; status and info length share one. */
 	msg_max(&max, CM_SIDR_REP);
-#define ONE(field)                                                    \
-	do {                                                          \
-		memset(&m, 0, sizeof(m));                             \
-		m.attr = CM_SIDR_REP;                                 \
-		m.field = max.field;                                  \
-		CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);            \
-		CU_ASSERT_EQUAL(cm_msg_parse(mad, sizeof(mad), &back), 0); \
-		m.private_data_len = back.private_data_len;           \
-		assert_msg_eq(&m, &back);                             \
-	} while (0)
 	ONE(local_comm_id);
 	ONE(sidr_status);
 	ONE(ari_len);
 	ONE(local_qpn);
 	ONE(service_id);
 	ONE(local_qkey);
-#undef ONE
 	msg_max(&max, CM_SIDR_REQ);
-#define ONE(field)                                                    \
-	do {                                                          \
-		memset(&m, 0, sizeof(m));                             \
-		m.attr = CM_SIDR_REQ;                                 \
-		m.field = max.field;                                  \
-		CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);            \
-		CU_ASSERT_EQUAL(cm_msg_parse(mad, sizeof(mad), &back), 0); \
-		m.private_data_len = back.private_data_len;           \
-		assert_msg_eq(&m, &back);                             \
-	} while (0)
 	ONE(local_comm_id);
 	ONE(pkey);
 	ONE(service_id);
