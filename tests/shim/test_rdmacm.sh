@@ -6,10 +6,12 @@
 # (REQ/REP/RTU, DREQ/DREP, REJ; SIDR_REQ/SIDR_REP for UD ids). Loopback only, 198.18.0.0/15
 # and 2001:2::/48. Asserts completion, exit status, the data rping verifies, the errors
 # applications hear, and the CM messages in a capture (tshark); never timing.
-# Usage: test_rdmacm.sh <build>/verbs-shim <build>/tools/droce-run/droce-run [droce-netem]
+# Usage: test_rdmacm.sh <build>/verbs-shim <build>/tools/droce-run/droce-run
+#        <build>/tests/shim/cm_late [droce-netem]
 . "$(dirname "$0")/shim_lib.sh"
 DR=$2
-NETEM=${3:-}
+CMLATE=$3
+NETEM=${4:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$OUT" "$ERR" "$TMP"' EXIT
 command -v rping >/dev/null || { fail "rping is not installed (Debian package rdmacm-utils)"; finish; }
@@ -27,10 +29,23 @@ drun() {	# drun ROLE IP IP6 EXTRA... -- PROGRAM...
 		--socket "$TMP/$NAME.sock" --ip "$ip" --ip6 "$ip6" --set start_wait_ms=20000 "$@"
 }
 
+# wait_line FILE REGEX PID: until FILE has a line matching REGEX (30 s at most) or PID ends.
+wait_line() {
+	local i
+	for i in $(seq 600); do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
 # cm NAME SERVER_ARGS -- CLIENT_ARGS: TOOL as the server (198.18.0.1), then the client
 # (198.18.0.2) once the server listens; client output in $OUT/$ERR, server's in $TMP/srv.out.
-# rdma_cm has no TCP side channel: a REQ before the listener exists is rejected, as on a
-# kernel stack, so the client starts when the server's runtime is up.
+# The client starts when the server's rdma_listen has taken effect (DROCE_RDMACM_LOG's
+# "listening" line, or READY's regex; READY= with no value: SRV_WAIT seconds, for a server
+# that never listens). A REQ that comes first waits for the listener (cma_park.c); the cases
+# with cm_late below test that on purpose.
 cm() {
 	local sargs=() spid
 	NAME=$1
@@ -40,9 +55,15 @@ cm() {
 		shift
 	done
 	shift
-	drun server 198.18.0.1/24 2001:2::1/64 ${SRV_EXTRA:-} -- "${sargs[@]}" >"$TMP/srv.out" 2>&1 &
+	DROCE_RDMACM_LOG=1 drun server 198.18.0.1/24 2001:2::1/64 ${SRV_EXTRA:-} -- "${sargs[@]}" \
+		>"$TMP/srv.out" 2>&1 &
 	spid=$!
-	sleep "${SRV_WAIT:-2}"
+	if [ -n "${READY-^droce-rdmacm: listening}" ]; then
+		wait_line "$TMP/srv.out" "${READY-^droce-rdmacm: listening}" $spid ||
+			echo "$NAME: the server is not ready after 30 s (or it exited)"
+	else
+		sleep "${SRV_WAIT:-2}"
+	fi
 	drun client 198.18.0.2/24 2001:2::2/64 ${CLI_EXTRA:-} -- "$@" >"$OUT" 2>"$ERR"
 	RC=$?
 	if [ "${KILL_SERVER:-0}" = 1 ]; then
@@ -100,6 +121,35 @@ KILL_SERVER=1 cm sidr_none rping -s -a 198.18.0.1 -C 1 -- udaddy -s 198.18.0.1 -
 grep -q 'RDMA_CM_EVENT_UNREACHABLE' "$OUT" "$ERR" ||
 	fail "udaddy to a port only a TCP id listens on: no UNREACHABLE"
 
+# The client's REQ before the server's rdma_listen (what perftest -R can do between its
+# exchange and its test QPs, forced: cm_late's server listens only once the REQ is out, and
+# 200 ms later). The REQ waits for the listener and is delivered to it; its resends are not
+# delivered twice.
+M=$TMP/late.marker
+READY='^bound' cm late "$CMLATE" server 198.18.0.1 7480 "$M" 200 -- \
+	"$CMLATE" client 198.18.0.1 7480 "$M"
+expect_rc 0 "a REQ before the listen: client"
+expect_out "^event RDMA_CM_EVENT_ESTABLISHED status 0" "a REQ before the listen: client"
+[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "a REQ before the listen: server exit status $SRV_RC"; }
+grep -q "REQ for port 7480: no id listens on it yet, it waits up to 1000 ms" "$TMP/srv.out" ||
+	{ cp "$TMP/srv.out" "$OUT"; fail "a REQ before the listen: it did not wait for the listener"; }
+[ "$(grep -c '^event RDMA_CM_EVENT_CONNECT_REQUEST' "$TMP/srv.out")" = 1 ] ||
+	{ cp "$TMP/srv.out" "$OUT"; fail "a REQ before the listen: not one CONNECT_REQUEST"; }
+# ...nobody listens: REJ reason 8 once the wait is over (300 ms), or at once with no wait
+# (DROCE_RDMACM_LISTEN_WAIT_MS=0, as the kernel's CM does); the server's log says which.
+late_rej() {	# late_rej WAIT_MS PORT LOG_LINE
+	rm -f "$M"
+	DROCE_RDMACM_LISTEN_WAIT_MS=$1 READY='^bound' KILL_SERVER=1 cm "late_rej$1" \
+		"$CMLATE" server 198.18.0.1 "$2" "$M" never -- "$CMLATE" client 198.18.0.1 "$2" "$M"
+	expect_rc 3 "a REQ nobody listens for, wait $1 ms: client"
+	expect_out "^rejected status 8" "a REQ nobody listens for, wait $1 ms: client"
+	grep -qF "$3" "$TMP/srv.out" ||
+		{ cp "$TMP/srv.out" "$OUT"; fail "a REQ nobody listens for, wait $1 ms: no '$3'"; }
+}
+late_rej 300 7481 "REQ for port 7481: no id listened on it within 300 ms"
+late_rej 0 7483 "rejected REQ for port 7483: no id listens on it (REJ reason 8)"
+! grep -q "waits up to" "$TMP/srv.out" || fail "a REQ with no wait: it waited"
+
 # Under valgrind on both sides: no invalid access, no uninitialised value used, no leak but
 # DPDK's and rping's own unjoined threads (the suppression files say why).
 if command -v valgrind >/dev/null; then
@@ -107,7 +157,7 @@ if command -v valgrind >/dev/null; then
 		--errors-for-leak-kinds=definite,possible
 		--suppressions=$(dirname "$0")/valgrind-dpdk.supp
 		--suppressions=$(dirname "$0")/valgrind-rping.supp"
-	SRV_WAIT=8 cm vg $VG rping -s -a 198.18.0.1 -p 7476 -C 3 -V -S 64 -- \
+	cm vg $VG rping -s -a 198.18.0.1 -p 7476 -C 3 -V -S 64 -- \
 		$VG rping -c -a 198.18.0.1 -p 7476 -C 3 -V -v -S 64
 	expect_rc 0 "rping under valgrind, client"
 	[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "rping under valgrind, server: exit status $SRV_RC"; }
@@ -132,7 +182,7 @@ grep -Eq 'RDMA_CM_EVENT_REJECTED' "$OUT" "$ERR" || fail "rping to a port nobody 
 
 # The peer's runtime is up (it answers ARP) but nothing there speaks CM: no GSI, its engine
 # drops DestQP 1. The REQ is resent 15 times, then rping hears UNREACHABLE.
-KILL_SERVER=1 cm nocm ibv_rc_pingpong -g 0 -p 18771 -- rping -c -a 198.18.0.1 -p 7475 -C 1 -v
+READY= KILL_SERVER=1 cm nocm ibv_rc_pingpong -g 0 -p 18771 -- rping -c -a 198.18.0.1 -p 7475 -C 1 -v
 [ "$RC" != 0 ] || fail "rping to a peer without rdma_cm: exit status 0"
 grep -Eq 'RDMA_CM_EVENT_UNREACHABLE' "$OUT" "$ERR" || fail "rping to a peer without rdma_cm: no UNREACHABLE"
 
@@ -166,11 +216,12 @@ if [ -n "$NETEM" ]; then
 		grep -q ready "$TMP/netem.out" && break
 		sleep 0.05
 	done
-	timeout -s KILL 90 "$DR" -q --no-huge --eal --no-telemetry --ip 198.18.0.1/24 \
-		--vdev "net_memif0,role=client,socket=/$tag-b" -- \
+	DROCE_RDMACM_LOG=1 timeout -s KILL 90 "$DR" -q --no-huge --eal --no-telemetry \
+		--ip 198.18.0.1/24 --vdev "net_memif0,role=client,socket=/$tag-b" -- \
 		rping -s -a 198.18.0.1 -C 10 -V -S 200 >"$TMP/srv.out" 2>&1 &
 	spid=$!
-	sleep 2
+	wait_line "$TMP/srv.out" '^droce-rdmacm: listening' $spid ||
+		echo "lossy: the server is not ready after 30 s (or it exited)"
 	DROCE_RDMACM_LOG=1 timeout -s KILL 90 "$DR" -q --no-huge --eal --no-telemetry \
 		--ip 198.18.0.2/24 --vdev "net_memif0,role=client,socket=/$tag-a" \
 		--set "counters_file=$TMP/lossy.json" -- \

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,18 +83,44 @@ cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err)
 	return ah;
 }
 
-/* One line for an interop session's log: the message, its transaction and comm IDs. */
+/* A line of DROCE_RDMACM_LOG's record; the agent may not have started yet. */
+void
+cma_log(const char *fmt, ...)
+{
+	static int env = -1;
+	char line[256];
+	va_list ap;
+
+	if (env < 0) {
+		const char *e = getenv("DROCE_RDMACM_LOG");
+
+		env = e != NULL && strcmp(e, "0") != 0;
+	}
+	if (!env)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "droce-rdmacm: %s\n", line);
+}
+
+/* One line for an interop session's log: the message, its transaction and comm IDs, and a
+ * REJ's reason (IBTA Table 112), which is what an application hears as the event's status. */
 static void
 log_mad(const char *what, const uint8_t *mad)
 {
 	const uint8_t *d = mad + 24;	/* the CM message after the MAD header */
+	uint16_t attr = (uint16_t)(mad[16] << 8 | mad[17]);
+	char reason[24] = "";
 
 	if (!ag.log)
 		return;
-	fprintf(stderr, "droce-rdmacm: %s %s tid %016llx ids %02x%02x%02x%02x/%02x%02x%02x%02x\n",
-		what, cm_attr_name((uint16_t)(mad[16] << 8 | mad[17])),
-		(unsigned long long)be64toh(*(const uint64_t *)(const void *)(mad + 8)),
-		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]);
+	if (attr == CM_REJ)
+		snprintf(reason, sizeof(reason), " reason %u", (unsigned int)(d[10] << 8 | d[11]));
+	cma_log("%s %s tid %016llx ids %02x%02x%02x%02x/%02x%02x%02x%02x%s", what,
+		cm_attr_name(attr),
+		(unsigned long long)be64toh(*(const uint64_t *)(const void *)(mad + 8)), d[0], d[1],
+		d[2], d[3], d[4], d[5], d[6], d[7], reason);
 }
 
 static int post_mad(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE], const char *what);

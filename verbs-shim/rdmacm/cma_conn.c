@@ -10,12 +10,7 @@
 #include <string.h>
 
 #include "cma_priv.h"
-
-enum {
-	CM_REJ_INVALID_SERVICE_ID = 8,	/* IBTA Table 112: no listener for the service ID */
-	CM_REJ_INVALID_GID = 9,
-	CM_REJ_CONSUMER = 28,		/* the application rejected (rdma_reject) */
-};
+#include "wire/droce_cm.h"
 
 static uint64_t next_tid;
 
@@ -207,13 +202,18 @@ ack_request(struct rdma_cm_id *id)
 	}
 }
 
+/* ari: the AdditionalRejectedInformation the reason calls for (IBTA 12.6.7.2), or NULL. */
 static void
-send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason,
-	 const void *priv, uint8_t len, struct cma_id *via)
+send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason, const void *ari,
+	 uint8_t ari_len, const void *priv, uint8_t len, struct cma_id *via)
 {
 	struct cm_msg m;
 
 	memset(&m, 0, sizeof(m));
+	if (ari_len != 0) {
+		memcpy(m.ari, ari, ari_len);
+		m.ari_len = ari_len;
+	}
 	m.attr = CM_REJ;
 	m.tid = req->tid;
 	m.local_comm_id = local_comm_id;
@@ -252,14 +252,24 @@ req_rcvd(const struct cm_msg *m)
 	l = cma_find_listener(RDMA_PS_TCP, port, (struct sockaddr *)&dst);
 	idx = cma_sgid_index(m->primary_remote_gid);
 	/* The REJ goes back over an AH to the sender (a temporary id carries it). */
+	if (l == NULL && cma_park(m, RDMA_PS_TCP, port))
+		return;
 	if (l == NULL || idx < 0) {
 		memcpy(tmp.dgid, m->primary_local_gid, 16);
 		tmp.ah = cma_agent_ah(tmp.dgid, idx < 0 ? 0 : idx, &err);
-		if (tmp.ah != NULL) {
-			send_rej(m, 0, l == NULL ? CM_REJ_INVALID_SERVICE_ID : CM_REJ_INVALID_GID,
-				 NULL, 0, &tmp);
-			ibv_destroy_ah(tmp.ah);
+		if (tmp.ah == NULL)
+			return;
+		/* IBTA Table 112: reason 8, no ARI; reason 12 carries the GID not found. */
+		if (l == NULL) {
+			cma_log("rejected REQ for port %u: no id listens on it (REJ reason 8)", port);
+			send_rej(m, 0, DROCE_CM_REJ_INVALID_SERVICE_ID, NULL, 0, NULL, 0, &tmp);
+		} else {
+			cma_log("rejected REQ for port %u: its GID is not this device's (REJ reason 12)",
+				port);
+			send_rej(m, 0, DROCE_CM_REJ_INVALID_GID, m->primary_remote_gid, 16, NULL, 0,
+				 &tmp);
 		}
+		ibv_destroy_ah(tmp.ah);
 		return;
 	}
 	c = cma_child(l);
@@ -378,7 +388,8 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_dat
 	req.attr = CM_REQ;
 	req.tid = c->tid;
 	req.local_comm_id = c->remote_comm_id;
-	send_rej(&req, c->local_comm_id, CM_REJ_CONSUMER, private_data, private_data_len, c);
+	send_rej(&req, c->local_comm_id, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, private_data,
+		 private_data_len, c);
 	c->state = CMA_DISCONNECTED;
 	pthread_mutex_unlock(&cma_lock);
 	return 0;
@@ -513,7 +524,7 @@ cma_cm_release(struct cma_id *c)
 		req.attr = CM_REQ;
 		req.tid = c->tid;
 		req.local_comm_id = c->remote_comm_id;
-		send_rej(&req, c->local_comm_id, CM_REJ_CONSUMER, NULL, 0, c);
+		send_rej(&req, c->local_comm_id, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0, c);
 		break;
 	default:
 		break;
@@ -527,34 +538,43 @@ void
 cma_cm_recv(const uint8_t *mad, size_t len)
 {
 	struct cm_msg m;
-	struct cma_id *c;
 
 	if (cm_msg_parse(mad, len, &m) != 0)
 		return;
 	pthread_mutex_lock(&cma_lock);
-	if (m.attr == CM_REQ) {
-		req_rcvd(&m);
-	} else if (m.attr == CM_SIDR_REQ) {
-		cma_ud_req_rcvd(&m);
-	} else if (m.attr == CM_SIDR_REP) {
-		cma_ud_rep_rcvd(&m);
+	cma_cm_dispatch(&m);
+	pthread_mutex_unlock(&cma_lock);
+}
+
+/* Lock held: a received message to its handler (also a parked REQ, received again). */
+void
+cma_cm_dispatch(const struct cm_msg *m)
+{
+	struct cma_id *c;
+
+	if (m->attr == CM_REQ) {
+		req_rcvd(m);
+	} else if (m->attr == CM_SIDR_REQ) {
+		cma_ud_req_rcvd(m);
+	} else if (m->attr == CM_SIDR_REP) {
+		cma_ud_rep_rcvd(m);
 	} else {
 		/* Every other message names our comm ID as its remote one. */
-		c = cma_find_comm(m.remote_comm_id);
-		if (c != NULL && (c->remote_comm_id == 0 || c->remote_comm_id == m.local_comm_id ||
-				  m.attr == CM_REJ)) {
-			switch (m.attr) {
+		c = cma_find_comm(m->remote_comm_id);
+		if (c != NULL && (c->remote_comm_id == 0 ||
+				  c->remote_comm_id == m->local_comm_id || m->attr == CM_REJ)) {
+			switch (m->attr) {
 			case CM_REP:
-				rep_rcvd(c, &m);
+				rep_rcvd(c, m);
 				break;
 			case CM_RTU:
 				rtu_rcvd(c);
 				break;
 			case CM_REJ:
-				rej_rcvd(c, &m);
+				rej_rcvd(c, m);
 				break;
 			case CM_DREQ:
-				dreq_rcvd(c, &m);
+				dreq_rcvd(c, m);
 				break;
 			case CM_DREP:
 				drep_rcvd(c);
@@ -568,7 +588,6 @@ cma_cm_recv(const uint8_t *mad, size_t len)
 			}
 		}
 	}
-	pthread_mutex_unlock(&cma_lock);
 }
 
 /* Lock held: resend what is owed an answer; give up after CMA_MAX_RETRIES. */
@@ -577,6 +596,7 @@ cma_cm_timers(uint64_t now)
 {
 	struct cma_id *c;
 
+	cma_park_timers(now);
 	for (c = cma_ids; c != NULL; c = c->next) {
 		if (c->resend_ns == 0 || now < c->resend_ns || c->destroyed)
 			continue;

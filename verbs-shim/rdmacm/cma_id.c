@@ -166,6 +166,22 @@ sa_len(const struct sockaddr *sa)
 					  sizeof(struct sockaddr_in6);
 }
 
+/* From here on a REQ (SIDR_REQ) for the port finds the id: a peer, or a test harness, may
+ * wait for this line before it connects, as rdma_cm has no other sign of a listener. */
+static void
+log_listen(const struct rdma_cm_id *id)
+{
+	const struct sockaddr *a = &id->route.addr.src_addr;
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(a->sa_family,
+		  a->sa_family == AF_INET ? (const void *)&((const struct sockaddr_in *)a)->sin_addr :
+					    (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr,
+		  ip, sizeof(ip));
+	cma_log("listening on %s port %u (%s port space)", ip, sa_port(a),
+		id->ps == RDMA_PS_UDP ? "UDP" : "TCP");
+}
+
 /* ---- ids ---- */
 
 /* Lock held. */
@@ -435,6 +451,10 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 		rc = -EADDRINUSE;
 	else
 		c->state = CMA_LISTEN;
+	if (rc == 0) {
+		log_listen(&c->id);
+		cma_park_listen(c->id.ps, sa_port(&c->id.route.addr.src_addr));
+	}
 	pthread_mutex_unlock(&cma_lock);
 	return cma_errno(rc);
 }

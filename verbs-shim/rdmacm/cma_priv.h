@@ -112,8 +112,14 @@ uint64_t cma_now_ns(void);
 int cma_gid_of(const struct sockaddr *sa, uint8_t gid[16]);
 int cma_sgid_index(const uint8_t gid[16]);
 
+/* cma_park.c: requests for a port nobody listens on yet */
+bool cma_park(const struct cm_msg *m, uint16_t ps, uint16_t port);
+void cma_park_listen(uint16_t ps, uint16_t port);
+void cma_park_timers(uint64_t now);
+
 /* cma_agent.c: the GSI QP and its thread */
 int cma_agent_start(void);
+void cma_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE]);
 int cma_agent_resend(struct cma_id *c);
 struct ibv_ah *cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err);
@@ -128,6 +134,7 @@ enum ibv_mtu cma_port_mtu(void);
 uint64_t cma_new_tid(void);
 int cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed);
 void cma_cm_recv(const uint8_t *mad, size_t len);
+void cma_cm_dispatch(const struct cm_msg *m);
 void cma_cm_timers(uint64_t now);
 void cma_cm_release(struct cma_id *c);
 

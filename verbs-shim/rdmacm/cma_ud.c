@@ -95,6 +95,8 @@ cma_ud_req_rcvd(const struct cm_msg *m)
 	port = cma_service_id_port(m->service_id);
 	l = cma_find_listener(RDMA_PS_UDP, port, (struct sockaddr *)&dst);
 	idx = cma_sgid_index(sgid);
+	if (l == NULL && cma_park(m, RDMA_PS_UDP, port))
+		return;
 	if (l == NULL || idx < 0) {
 		memset(&tmp, 0, sizeof(tmp));
 		tmp.ah = cma_agent_ah(dgid, idx < 0 ? 0 : idx, &err);

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An rdma_cm pair that makes the client's REQ arrive before the server's rdma_listen, on
+ * purpose: the race perftest -R runs between its exchange and its test QPs. Built against
+ * the real librdmacm headers, run on droce's librdmacm.so.1 (test_rdmacm.sh).
+ *
+ *   cm_late server ADDR PORT MARKER EXTRA_MS  bind, print "bound", wait for MARKER to exist,
+ *                                             EXTRA_MS more, then listen and take one
+ *                                             connection until the client disconnects
+ *   cm_late server ADDR PORT MARKER never     bind, never listen (until killed)
+ *   cm_late client ADDR PORT MARKER           connect; MARKER is made once the REQ is out;
+ *                                             exit 0 established (and disconnected),
+ *                                             3 rejected (status printed), 4 otherwise
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/rdma_cma.h>
+
+static struct rdma_event_channel *ch;
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "cm_late: %s: %s\n", what, strerror(errno));
+	exit(4);
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The next event, acked; its id and status returned. */
+static enum rdma_cm_event_type
+next_event(struct rdma_cm_id **id, int *status)
+{
+	struct rdma_cm_event *ev;
+	enum rdma_cm_event_type t;
+
+	if (rdma_get_cm_event(ch, &ev) != 0)
+		die("rdma_get_cm_event");
+	t = ev->event;
+	*id = ev->id;
+	*status = ev->status;
+	printf("event %s status %d\n", rdma_event_str(t), ev->status);
+	fflush(stdout);
+	rdma_ack_cm_event(ev);
+	return t;
+}
+
+static void
+expect(enum rdma_cm_event_type want)
+{
+	struct rdma_cm_id *id;
+	int status;
+
+	if (next_event(&id, &status) != want) {
+		fprintf(stderr, "cm_late: expected %s\n", rdma_event_str(want));
+		exit(4);
+	}
+}
+
+static void
+make_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr a = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	if (rdma_create_qp(id, NULL, &a) != 0)
+		die("rdma_create_qp");
+}
+
+static int
+server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const char *extra)
+{
+	struct rdma_cm_id *child;
+	int status, i;
+
+	if (rdma_bind_addr(id, (struct sockaddr *)sin) != 0)
+		die("rdma_bind_addr");
+	printf("bound\n");
+	fflush(stdout);
+	for (i = 0; i < 3000 && access(marker, F_OK) != 0; i++)	/* 30 s at most */
+		sleep_ms(10);
+	if (strcmp(extra, "never") == 0) {
+		for (;;)
+			pause();	/* the harness kills us */
+	}
+	sleep_ms(atol(extra));
+	if (rdma_listen(id, 1) != 0)
+		die("rdma_listen");
+	if (next_event(&child, &status) != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 4;
+	make_qp(child);
+	if (rdma_accept(child, NULL) != 0)
+		die("rdma_accept");
+	expect(RDMA_CM_EVENT_ESTABLISHED);
+	expect(RDMA_CM_EVENT_DISCONNECTED);
+	rdma_destroy_qp(child);
+	rdma_destroy_id(child);
+	return 0;
+}
+
+static int
+client(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker)
+{
+	struct rdma_cm_id *ev_id;
+	struct rdma_conn_param p = { .retry_count = 7, .rnr_retry_count = 7 };
+	int status, fd;
+
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)sin, 2000) != 0)
+		die("rdma_resolve_addr");
+	expect(RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (rdma_resolve_route(id, 2000) != 0)
+		die("rdma_resolve_route");
+	expect(RDMA_CM_EVENT_ROUTE_RESOLVED);
+	make_qp(id);
+	if (rdma_connect(id, &p) != 0)
+		die("rdma_connect");
+	fd = open(marker, O_CREAT | O_WRONLY, 0600);	/* the REQ is out */
+	if (fd < 0)
+		die(marker);
+	close(fd);
+	switch (next_event(&ev_id, &status)) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		printf("rejected status %d\n", status);
+		return 3;
+	default:
+		return 4;
+	}
+	if (rdma_disconnect(id) != 0)
+		die("rdma_disconnect");
+	expect(RDMA_CM_EVENT_DISCONNECTED);
+	rdma_destroy_qp(id);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rdma_cm_id *id;
+	int rc;
+
+	if (argc < 5 || (strcmp(argv[1], "server") == 0 && argc < 6) ||
+	    inet_pton(AF_INET, argv[2], &sin.sin_addr) != 1) {
+		fprintf(stderr, "usage: cm_late server ADDR PORT MARKER EXTRA_MS|never\n"
+				"       cm_late client ADDR PORT MARKER\n");
+		return 2;
+	}
+	sin.sin_port = htons((uint16_t)atoi(argv[3]));
+	ch = rdma_create_event_channel();
+	if (ch == NULL)
+		die("rdma_create_event_channel");
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0)
+		die("rdma_create_id");
+	if (strcmp(argv[1], "server") == 0)
+		rc = server(id, &sin, argv[4], argv[5]);
+	else
+		rc = client(id, &sin, argv[4]);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	return rc;
+}
