@@ -2,19 +2,25 @@
 /*
  * An rdma_cm pair that makes the client's REQ arrive before the server's rdma_listen, on
  * purpose: the race perftest -R runs between its exchange and its test QPs. Built against
- * the real librdmacm headers, run on droce's librdmacm.so.1 (test_rdmacm.sh).
+ * the real librdmacm headers, run on droce's librdmacm.so.1 (test_rdmacm.sh). Once
+ * connected each side prints its QP's attributes ("qp ..."), which the test checks against
+ * the REQ and REP on the wire: what a kernel peer would make of them.
  *
  *   cm_late server ADDR PORT MARKER EXTRA_MS  bind, print "bound", wait for MARKER to exist,
  *                                             EXTRA_MS more, then listen and take one
  *                                             connection until the client disconnects
  *   cm_late server ADDR PORT MARKER never     bind, never listen (until killed)
- *   cm_late client ADDR PORT MARKER           connect; MARKER is made once the REQ is out;
- *                                             exit 0 established (and disconnected),
+ *   cm_late client ADDR PORT MARKER [null]    connect (retry 5, RNR retry 6, responder
+ *                                             resources 3, initiator depth 2; "null": no
+ *                                             conn_param); MARKER is made once the REQ is
+ *                                             out; exit 0 established (and disconnected),
  *                                             3 rejected (status printed), 4 otherwise
+ * The server accepts with RNR retry 3, responder resources and initiator depth 1.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +76,23 @@ expect(enum rdma_cm_event_type want)
 	}
 }
 
+/* What the handshake made of the QP (nothing sent yet: the PSNs are the starting ones). */
+static void
+print_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(id->qp, &a, IBV_QP_SQ_PSN | IBV_QP_RQ_PSN | IBV_QP_RETRY_CNT |
+					 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC |
+					 IBV_QP_MAX_DEST_RD_ATOMIC, &init) != 0)
+		die("ibv_query_qp");
+	printf("qp sq_psn %u rq_psn %u retry %u rnr_retry %u max_rd_atomic %u "
+	       "max_dest_rd_atomic %u\n", a.sq_psn, a.rq_psn, a.retry_cnt, a.rnr_retry,
+	       a.max_rd_atomic, a.max_dest_rd_atomic);
+	fflush(stdout);
+}
+
 static void
 make_qp(struct rdma_cm_id *id)
 {
@@ -86,6 +109,8 @@ make_qp(struct rdma_cm_id *id)
 static int
 server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const char *extra)
 {
+	struct rdma_conn_param p = { .responder_resources = 1, .initiator_depth = 1,
+				     .rnr_retry_count = 3 };
 	struct rdma_cm_id *child;
 	int status, i;
 
@@ -105,9 +130,10 @@ server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const
 	if (next_event(&child, &status) != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 4;
 	make_qp(child);
-	if (rdma_accept(child, NULL) != 0)
+	if (rdma_accept(child, &p) != 0)
 		die("rdma_accept");
 	expect(RDMA_CM_EVENT_ESTABLISHED);
+	print_qp(child);
 	expect(RDMA_CM_EVENT_DISCONNECTED);
 	rdma_destroy_qp(child);
 	rdma_destroy_id(child);
@@ -115,10 +141,11 @@ server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const
 }
 
 static int
-client(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker)
+client(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, bool null_param)
 {
 	struct rdma_cm_id *ev_id;
-	struct rdma_conn_param p = { .retry_count = 7, .rnr_retry_count = 7 };
+	struct rdma_conn_param p = { .responder_resources = 3, .initiator_depth = 2,
+				     .retry_count = 5, .rnr_retry_count = 6 };
 	int status, fd;
 
 	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)sin, 2000) != 0)
@@ -128,7 +155,7 @@ client(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker)
 		die("rdma_resolve_route");
 	expect(RDMA_CM_EVENT_ROUTE_RESOLVED);
 	make_qp(id);
-	if (rdma_connect(id, &p) != 0)
+	if (rdma_connect(id, null_param ? NULL : &p) != 0)
 		die("rdma_connect");
 	fd = open(marker, O_CREAT | O_WRONLY, 0600);	/* the REQ is out */
 	if (fd < 0)
@@ -136,6 +163,7 @@ client(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker)
 	close(fd);
 	switch (next_event(&ev_id, &status)) {
 	case RDMA_CM_EVENT_ESTABLISHED:
+		print_qp(id);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		printf("rejected status %d\n", status);
@@ -160,7 +188,7 @@ main(int argc, char **argv)
 	if (argc < 5 || (strcmp(argv[1], "server") == 0 && argc < 6) ||
 	    inet_pton(AF_INET, argv[2], &sin.sin_addr) != 1) {
 		fprintf(stderr, "usage: cm_late server ADDR PORT MARKER EXTRA_MS|never\n"
-				"       cm_late client ADDR PORT MARKER\n");
+				"       cm_late client ADDR PORT MARKER [null]\n");
 		return 2;
 	}
 	sin.sin_port = htons((uint16_t)atoi(argv[3]));
@@ -172,7 +200,7 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "server") == 0)
 		rc = server(id, &sin, argv[4], argv[5]);
 	else
-		rc = client(id, &sin, argv[4]);
+		rc = client(id, &sin, argv[4], argc > 5 && strcmp(argv[5], "null") == 0);
 	rdma_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 	return rc;

@@ -121,20 +121,68 @@ KILL_SERVER=1 cm sidr_none rping -s -a 198.18.0.1 -C 1 -- udaddy -s 198.18.0.1 -
 grep -q 'RDMA_CM_EVENT_UNREACHABLE' "$OUT" "$ERR" ||
 	fail "udaddy to a port only a TCP id listens on: no UNREACHABLE"
 
+# qp_of FILE FIELD: a field of the "qp ..." line cm_late printed; cm_of PCAP FIELD: a CM
+# field tshark reads in a capture (the first message that has it), in decimal (tshark
+# prints some fields in hex).
+qp_of() {
+	awk -v f="$2" '$1 == "qp" { for (i = 2; i < NF; i++) if ($i == f) print $(i + 1) }' "$1" |
+		head -1
+}
+cm_of() {
+	local v
+	v=$(tshark -r "$1" -Y "$2" -T fields -e "$2" 2>/dev/null | head -1)
+	[ -z "$v" ] || printf '%d\n' "$v"
+}
+
+# check_cm_qps WHAT PCAP RETRY CLIENT_RNR SERVER_RNR: the QPs both cm_late sides made of the
+# REQ and REP in PCAP, as a kernel peer makes them (drivers/infiniband/core/cm.c): each side's
+# REQ/REP names the PSN it expects to receive; the passive QP takes the REQ's retry and RNR
+# retry counts, the active one its own retry count and the REP's RNR retry count; the REQ's
+# packet rate is 0 (the port's current rate: a kernel peer makes it its static rate).
+check_cm_qps() {
+	local what=$1 pcap=$2 req_psn rep_psn got chk
+	req_psn=$(cm_of "$pcap" infiniband.cm.req.startpsn)
+	rep_psn=$(cm_of "$pcap" infiniband.cm.rep.startpsn)
+	if [ -z "$req_psn" ] || [ -z "$rep_psn" ]; then
+		fail "$what: no REQ or REP in the capture"
+		return
+	fi
+	for chk in "$OUT sq_psn $rep_psn" "$OUT rq_psn $req_psn" "$TMP/srv.out sq_psn $req_psn" \
+		"$TMP/srv.out rq_psn $rep_psn" "$OUT retry $3" "$TMP/srv.out retry $3" \
+		"$OUT rnr_retry $4" "$TMP/srv.out rnr_retry $5"; do
+		set -- $chk
+		got=$(qp_of "$1" "$2")
+		[ "$got" = "$3" ] || fail "$what: $2 $got in $1's QP, expected $3"
+	done
+	got=$(cm_of "$pcap" infiniband.cm.req.prim_pktrate)
+	[ "$got" = 0 ] || fail "$what: the REQ's packet rate is $got, not 0"
+}
+
 # The client's REQ before the server's rdma_listen (what perftest -R can do between its
 # exchange and its test QPs, forced: cm_late's server listens only once the REQ is out, and
 # 200 ms later). The REQ waits for the listener and is delivered to it; its resends are not
 # delivered twice.
 M=$TMP/late.marker
-READY='^bound' cm late "$CMLATE" server 198.18.0.1 7480 "$M" 200 -- \
-	"$CMLATE" client 198.18.0.1 7480 "$M"
+READY='^bound' SRV_EXTRA="--set capture=$TMP/late.pcap" cm late \
+	"$CMLATE" server 198.18.0.1 7480 "$M" 200 -- "$CMLATE" client 198.18.0.1 7480 "$M"
 expect_rc 0 "a REQ before the listen: client"
+check_cm_qps "a REQ before the listen" "$TMP/late.pcap" 5 3 6
 expect_out "^event RDMA_CM_EVENT_ESTABLISHED status 0" "a REQ before the listen: client"
 [ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "a REQ before the listen: server exit status $SRV_RC"; }
 grep -q "REQ for port 7480: no id listens on it yet, it waits up to 1000 ms" "$TMP/srv.out" ||
 	{ cp "$TMP/srv.out" "$OUT"; fail "a REQ before the listen: it did not wait for the listener"; }
 [ "$(grep -c '^event RDMA_CM_EVENT_CONNECT_REQUEST' "$TMP/srv.out")" = 1 ] ||
 	{ cp "$TMP/srv.out" "$OUT"; fail "a REQ before the listen: not one CONNECT_REQUEST"; }
+# rdma_connect with no conn_param: librdmacm's 7 retries of each kind, so the server's QP
+# retries RNR 7 times and both retry 7 times (the client's RNR count is still the REP's).
+rm -f "$M"
+READY='^bound' SRV_EXTRA="--set capture=$TMP/null.pcap" cm nullp \
+	"$CMLATE" server 198.18.0.1 7484 "$M" 0 -- "$CMLATE" client 198.18.0.1 7484 "$M" null
+expect_rc 0 "rdma_connect(id, NULL): client"
+check_cm_qps "rdma_connect(id, NULL)" "$TMP/null.pcap" 7 3 7
+[ "$(cm_of "$TMP/null.pcap" infiniband.cm.req.responderres)" = 16 ] ||
+	fail "rdma_connect(id, NULL): the REQ does not offer the device's 16 responder resources"
+
 # ...nobody listens: REJ reason 8 once the wait is over (300 ms), or at once with no wait
 # (DROCE_RDMACM_LISTEN_WAIT_MS=0, as the kernel's CM does); the server's log says which.
 late_rej() {	# late_rej WAIT_MS PORT LOG_LINE

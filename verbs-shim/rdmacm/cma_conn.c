@@ -41,17 +41,35 @@ cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed)
 
 /* ---- active side ---- */
 
+/* librdmacm's conn_param where the caller gives none (ucma_copy_conn_param_to_kern): 7
+ * retries of each kind, the device's read/atomic depths. */
+static void
+default_conn_param(struct rdma_conn_param *p)
+{
+	struct ibv_device_attr a;
+
+	memset(p, 0, sizeof(*p));
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;
+	if (cma_verbs != NULL && ibv_query_device(cma_verbs, &a) == 0) {
+		p->responder_resources = (uint8_t)a.max_qp_rd_atom;
+		p->initiator_depth = (uint8_t)a.max_qp_init_rd_atom;
+	}
+}
+
 int
 rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	struct cma_id *c = cma_id_of(id);
-	struct rdma_conn_param none = { 0 };
+	struct rdma_conn_param none;
 	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
 	struct cm_msg m;
 	int rc;
 
 	if (c == NULL)
 		return cma_errno(-EINVAL);
+	if (conn_param == NULL)
+		default_conn_param(&none);
 	if (c->id.qp_type == IBV_QPT_UD) {
 		pthread_mutex_lock(&cma_lock);
 		rc = cma_ud_connect(c, p);
@@ -98,7 +116,9 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	m.primary_remote_lid = 0xFFFF;
 	memcpy(m.primary_local_gid, c->sgid, 16);
 	memcpy(m.primary_remote_gid, c->dgid, 16);
-	m.primary_packet_rate = 2;	/* 2.5 Gb/s: a floor, RoCE paces on its own */
+	/* 0, "the port's current rate", as kernel rdma_cm sends on RoCE: a kernel peer makes
+	 * the field its QP's static rate, and 2 would be 2.5 Gb/s. */
+	m.primary_packet_rate = 0;
 	m.primary_traffic_class = c->tos;
 	m.primary_hop_limit = 64;
 	/* As a kernel stack over a routed hop limit: SubnetLocal 0, so a kernel peer takes the
@@ -135,6 +155,10 @@ send_rtu(struct cma_id *c)
 	return cma_send_msg(c, &m, false);
 }
 
+static void send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason,
+		     const void *ari, uint8_t ari_len, const void *priv, uint8_t len,
+		     struct cma_id *via);
+
 static void
 rep_rcvd(struct cma_id *c, const struct cm_msg *m)
 {
@@ -150,6 +174,7 @@ rep_rcvd(struct cma_id *c, const struct cm_msg *m)
 	c->remote_comm_id = m->local_comm_id;
 	c->remote_qpn = m->local_qpn;
 	c->remote_psn = m->starting_psn;
+	c->rnr_retry_count = m->rnr_retry_count;	/* the passive side's to ask of us */
 	/* We serve the reads the peer may have outstanding; we may have as many as it serves. */
 	c->resp_res = m->initiator_depth < c->resp_res ? m->initiator_depth : c->resp_res;
 	c->init_depth = m->responder_resources < c->init_depth ? m->responder_resources :
@@ -162,7 +187,10 @@ rep_rcvd(struct cma_id *c, const struct cm_msg *m)
 	}
 	rc = cma_qp_connect(c);
 	if (rc != 0) {
+		/* As the kernel's cma_rep_recv: the peer hears a REJ rather than resending. */
 		c->state = CMA_DISCONNECTED;
+		cma_qp_error(c);
+		send_rej(m, c->local_comm_id, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0, c);
 		cma_queue_event(c, RDMA_CM_EVENT_CONNECT_ERROR, rc, NULL, 0);
 		return;
 	}
@@ -259,14 +287,18 @@ req_rcvd(const struct cm_msg *m)
 		tmp.ah = cma_agent_ah(tmp.dgid, idx < 0 ? 0 : idx, &err);
 		if (tmp.ah == NULL)
 			return;
-		/* IBTA Table 112: reason 8, no ARI; reason 12 carries the GID not found. */
+		/* Reason 8 has no ARI; reason 12's is a GID of ours (the kernel's cm_req_handler
+		 * sends its index 0). */
 		if (l == NULL) {
 			cma_log("rejected REQ for port %u: no id listens on it (REJ reason 8)", port);
 			send_rej(m, 0, DROCE_CM_REJ_INVALID_SERVICE_ID, NULL, 0, NULL, 0, &tmp);
 		} else {
+			union ibv_gid own;
+			bool have = ibv_query_gid(cma_verbs, 1, 0, &own) == 0;
+
 			cma_log("rejected REQ for port %u: its GID is not this device's (REJ reason 12)",
 				port);
-			send_rej(m, 0, DROCE_CM_REJ_INVALID_GID, m->primary_remote_gid, 16, NULL, 0,
+			send_rej(m, 0, DROCE_CM_REJ_INVALID_GID, own.raw, have ? 16 : 0, NULL, 0,
 				 &tmp);
 		}
 		ibv_destroy_ah(tmp.ah);
@@ -300,7 +332,7 @@ int
 rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	struct cma_id *c = cma_id_of(id);
-	struct rdma_conn_param none = { 0 };
+	struct rdma_conn_param none = { .rnr_retry_count = 7 };	/* librdmacm's with none */
 	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
 	struct cm_msg m;
 	int rc;
@@ -327,8 +359,9 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 			c->resp_res = p->responder_resources;
 		if (p->initiator_depth < c->init_depth)
 			c->init_depth = p->initiator_depth;
-		c->rnr_retry_count = p->rnr_retry_count > 7 ? 7 : p->rnr_retry_count;
 	}
+	/* For the peer's QP; ours keeps the REQ's (the kernel's cm_req_handler). */
+	c->rep_rnr_retry = p->rnr_retry_count > 7 ? 7 : p->rnr_retry_count;
 	if (c->resp_res > 16)
 		c->resp_res = 16;
 	if (c->init_depth > 16)
@@ -348,7 +381,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		m.target_ack_delay = 0;
 		m.failover_accepted = 0;
 		m.end_to_end_flow_control = p->flow_control != 0;
-		m.rnr_retry_count = c->rnr_retry_count;
+		m.rnr_retry_count = c->rep_rnr_retry;
 		m.srq = id->srq != NULL || p->srq != 0;
 		m.local_ca_guid = cma_agent_guid();
 		if (p->private_data_len != 0)
@@ -405,19 +438,17 @@ rtu_rcvd(struct cma_id *c)
 	cma_queue_event(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, 0);
 }
 
+/* REJECTED in any state, as the kernel's cma_ib_handler reports IB_CM_REJ_RECEIVED. */
 static void
 rej_rcvd(struct cma_id *c, const struct cm_msg *m)
 {
-	enum rdma_cm_event_type ev = c->state == CMA_REP_SENT && c->listener != NULL ?
-				     RDMA_CM_EVENT_CONNECT_ERROR : RDMA_CM_EVENT_REJECTED;
-
 	if (c->state != CMA_REQ_SENT && c->state != CMA_REP_SENT)
 		return;
 	c->resend_ns = 0;
 	c->state = CMA_DISCONNECTED;
 	cma_qp_error(c);
-	/* librdmacm's status for REJECTED is the REJ reason (IBTA Table 112). */
-	cma_queue_event(c, ev, m->reason, m, 0);
+	/* librdmacm's status for REJECTED is the REJ reason. */
+	cma_queue_event(c, RDMA_CM_EVENT_REJECTED, m->reason, m, 0);
 }
 
 /* ---- disconnect ---- */
@@ -613,9 +644,10 @@ cma_cm_timers(uint64_t now)
 			cma_queue_event(c, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
 			break;
 		case CMA_REP_SENT:
+			/* no RTU: UNREACHABLE, as the kernel reports IB_CM_REP_ERROR */
 			c->state = CMA_DISCONNECTED;
 			cma_qp_error(c);
-			cma_queue_event(c, RDMA_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT, NULL, 0);
+			cma_queue_event(c, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
 			break;
 		case CMA_DREQ_SENT:
 			c->state = CMA_DISCONNECTED;

@@ -71,7 +71,9 @@ struct cma_id {
 	uint64_t service_id;		/* passive UD: the SIDR_REP names it again */
 	uint32_t remote_qpn, remote_psn, local_psn;
 	uint8_t resp_res, init_depth;	/* ours, as offered / accepted */
-	uint8_t retry_count, rnr_retry_count;
+	uint8_t retry_count, rnr_retry_count;	/* our QP's: the REQ's (passive), the REP's
+						 * RNR count (active) */
+	uint8_t rep_rnr_retry;		/* passive: the REP's, what the peer's QP is to use */
 	enum ibv_mtu mtu;
 	/* The last CM message sent, for resends; next resend time, resends left. */
 	uint8_t mad[CM_MAD_SIZE];

@@ -44,9 +44,12 @@ rtr_attr(const struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 	a->qp_state = IBV_QPS_RTR;
 	a->path_mtu = c->mtu;
 	a->dest_qp_num = c->remote_qpn;
-	a->rq_psn = c->remote_psn;
+	/* Each side's REQ/REP names the PSN it expects to receive (the kernel's cm.c sets
+	 * rq_psn from the REQ it sends and sq_psn from the one it gets; rdma_cm forces
+	 * rq_psn to what it announced). */
+	a->rq_psn = c->local_psn;
 	a->max_dest_rd_atomic = c->resp_res;
-	a->min_rnr_timer = 12;		/* 0.64 ms, the kernel's default */
+	a->min_rnr_timer = 12;		/* 0.64 ms (the kernel's CM asks 0: 655 ms) */
 	a->ah_attr.is_global = 1;
 	memcpy(a->ah_attr.grh.dgid.raw, c->dgid, 16);
 	a->ah_attr.grh.sgid_index = (uint8_t)c->sgid_index;
@@ -62,7 +65,7 @@ rts_attr(const struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 {
 	memset(a, 0, sizeof(*a));
 	a->qp_state = IBV_QPS_RTS;
-	a->sq_psn = c->local_psn;
+	a->sq_psn = c->remote_psn;
 	a->timeout = CMA_ACK_TIMEOUT;
 	a->retry_cnt = c->retry_count;
 	a->rnr_retry = c->rnr_retry_count;
@@ -110,6 +113,15 @@ rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_at
 	switch (qp_attr->qp_state) {
 	case IBV_QPS_INIT:
 		memset(qp_attr, 0, sizeof(*qp_attr));
+		if (c->id.qp_type == IBV_QPT_UD) {
+			/* UD: rdma_cm's Q_Key, no access flags (the kernel's cma_ib_init_qp_attr) */
+			qp_attr->qp_state = IBV_QPS_INIT;
+			qp_attr->port_num = 1;
+			qp_attr->qkey = RDMA_UDP_QKEY;
+			*qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					IBV_QP_QKEY;
+			break;
+		}
 		qp_attr->qp_state = IBV_QPS_INIT;
 		qp_attr->port_num = 1;
 		qp_attr->qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -118,13 +130,24 @@ rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_at
 				IBV_QP_ACCESS_FLAGS;
 		break;
 	case IBV_QPS_RTR:
-		if (c->remote_qpn == 0)
+		if (c->id.qp_type == IBV_QPT_UD) {
+			memset(qp_attr, 0, sizeof(*qp_attr));	/* no peer of its own */
+			qp_attr->qp_state = IBV_QPS_RTR;
+			*qp_attr_mask = IBV_QP_STATE;
+		} else if (c->remote_qpn == 0) {
 			rc = -EINVAL;	/* the peer is not known yet */
-		else
+		} else {
 			rtr_attr(c, qp_attr, qp_attr_mask);
+		}
 		break;
 	case IBV_QPS_RTS:
-		rts_attr(c, qp_attr, qp_attr_mask);
+		if (c->id.qp_type == IBV_QPT_UD) {
+			memset(qp_attr, 0, sizeof(*qp_attr));
+			qp_attr->qp_state = IBV_QPS_RTS;
+			*qp_attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+		} else {
+			rts_attr(c, qp_attr, qp_attr_mask);
+		}
 		break;
 	default:
 		rc = -EINVAL;
