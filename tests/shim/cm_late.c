@@ -6,9 +6,11 @@
  * connected each side prints its QP's attributes ("qp ..."), which the test checks against
  * the REQ and REP on the wire: what a kernel peer would make of them.
  *
- *   cm_late server ADDR PORT MARKER EXTRA_MS  bind, print "bound", wait for MARKER to exist,
+ *   cm_late server ADDR PORT MARKER EXTRA_MS [ACCEPT_MS]
+ *                                             bind, print "bound", wait for MARKER to exist,
  *                                             EXTRA_MS more, then listen and take one
- *                                             connection until the client disconnects
+ *                                             connection (rdma_accept ACCEPT_MS after its
+ *                                             CONNECT_REQUEST) until the client disconnects
  *   cm_late server ADDR PORT MARKER never     bind, never listen (until killed)
  *   cm_late client ADDR PORT MARKER [null]    connect (retry 5, RNR retry 6, responder
  *                                             resources 3, initiator depth 2; "null": no
@@ -107,7 +109,8 @@ make_qp(struct rdma_cm_id *id)
 }
 
 static int
-server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const char *extra)
+server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const char *extra,
+       long accept_ms)
 {
 	struct rdma_conn_param p = { .responder_resources = 1, .initiator_depth = 1,
 				     .rnr_retry_count = 3 };
@@ -130,6 +133,7 @@ server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const
 	if (next_event(&child, &status) != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 4;
 	make_qp(child);
+	sleep_ms(accept_ms);
 	if (rdma_accept(child, &p) != 0)
 		die("rdma_accept");
 	expect(RDMA_CM_EVENT_ESTABLISHED);
@@ -187,7 +191,7 @@ main(int argc, char **argv)
 
 	if (argc < 5 || (strcmp(argv[1], "server") == 0 && argc < 6) ||
 	    inet_pton(AF_INET, argv[2], &sin.sin_addr) != 1) {
-		fprintf(stderr, "usage: cm_late server ADDR PORT MARKER EXTRA_MS|never\n"
+		fprintf(stderr, "usage: cm_late server ADDR PORT MARKER EXTRA_MS|never [ACCEPT_MS]\n"
 				"       cm_late client ADDR PORT MARKER [null]\n");
 		return 2;
 	}
@@ -198,7 +202,7 @@ main(int argc, char **argv)
 	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0)
 		die("rdma_create_id");
 	if (strcmp(argv[1], "server") == 0)
-		rc = server(id, &sin, argv[4], argv[5]);
+		rc = server(id, &sin, argv[4], argv[5], argc > 6 ? atol(argv[6]) : 0);
 	else
 		rc = client(id, &sin, argv[4], argc > 5 && strcmp(argv[5], "null") == 0);
 	rdma_destroy_id(id);

@@ -183,6 +183,18 @@ check_cm_qps "rdma_connect(id, NULL)" "$TMP/null.pcap" 7 3 7
 [ "$(cm_of "$TMP/null.pcap" infiniband.cm.req.responderres)" = 16 ] ||
 	fail "rdma_connect(id, NULL): the REQ does not offer the device's 16 responder resources"
 
+# An application slow to accept (4.5 s: past the client's 15 REQ resends, 250 ms apart): the
+# passive side answers a resent REQ with an MRA (Service Timeout 24, as kernel rdma_cm does)
+# and the client waits for the REP instead of giving up (UNREACHABLE without the MRA).
+rm -f "$M"
+READY='^bound' cm slow "$CMLATE" server 198.18.0.1 7485 "$M" 0 4500 -- \
+	env DROCE_RDMACM_LOG=1 "$CMLATE" client 198.18.0.1 7485 "$M"
+expect_rc 0 "an accept 4.5 s late: client"
+expect_out "^event RDMA_CM_EVENT_ESTABLISHED status 0" "an accept 4.5 s late: client"
+expect_err "^droce-rdmacm: received MRA" "an accept 4.5 s late: client"
+grep -q "^droce-rdmacm: sent MRA" "$TMP/srv.out" ||
+	{ cp "$TMP/srv.out" "$OUT"; fail "an accept 4.5 s late: the server sent no MRA"; }
+
 # ...nobody listens: REJ reason 8 once the wait is over (300 ms), or at once with no wait
 # (DROCE_RDMACM_LISTEN_WAIT_MS=0, as the kernel's CM does); the server's log says which.
 late_rej() {	# late_rej WAIT_MS PORT LOG_LINE

@@ -256,6 +256,24 @@ send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason, cons
 	cma_send_msg(via, &m, false);
 }
 
+/* "Message received, the answer takes longer" for a REQ the application has not accepted
+ * yet, as kernel rdma_cm sends (CMA_CM_MRA_SETTING: Service Timeout 24, ~69 s): the peer
+ * waits rather than run out of resends. */
+static void
+send_mra(struct cma_id *c, const struct cm_msg *req)
+{
+	struct cm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_MRA;
+	m.tid = req->tid;
+	m.local_comm_id = c->local_comm_id;
+	m.remote_comm_id = c->remote_comm_id;
+	m.msg_rejected = DROCE_CM_MSG_REQ;	/* MessageMRAed */
+	m.service_timeout = CMA_MRA_SERVICE_TIMEOUT;
+	cma_send_msg(c, &m, false);
+}
+
 static void
 req_rcvd(const struct cm_msg *m)
 {
@@ -266,9 +284,11 @@ req_rcvd(const struct cm_msg *m)
 
 	c = cma_find_peer(m->local_comm_id, m->primary_local_gid);
 	if (c != NULL) {
-		/* A resent REQ: our REP (if sent) was lost; otherwise the application decides. */
+		/* A resent REQ: our REP was lost, or the application has not answered yet. */
 		if (c->state == CMA_REP_SENT)
 			cma_agent_resend(c);
+		else if (c->state == CMA_REQ_RCVD)
+			send_mra(c, m);
 		return;
 	}
 	memset(&tmp, 0, sizeof(tmp));
@@ -577,6 +597,20 @@ cma_cm_recv(const uint8_t *mad, size_t len)
 	pthread_mutex_unlock(&cma_lock);
 }
 
+/* The peer needs longer (an MRA): the next resend waits its Service Timeout, 4.096 us *
+ * 2^t, and one retry period more, as the kernel's cm_mra_handler waits (a kernel passive
+ * side whose application has not accepted yet asks 2^24: ~69 s). */
+static void
+mra_rcvd(struct cma_id *c, const struct cm_msg *m)
+{
+	if (c->resend_ns == 0)
+		return;	/* nothing of ours is waiting for an answer */
+	c->resend_ns = cma_now_ns() + (4096ull << m->service_timeout) +
+		       CMA_RETRY_MS * 1000000ull;
+	cma_log("received MRA: the peer asks %llu ms more",
+		(unsigned long long)((4096ull << m->service_timeout) / 1000000u));
+}
+
 /* Lock held: a received message to its handler (also a parked REQ, received again). */
 void
 cma_cm_dispatch(const struct cm_msg *m)
@@ -611,8 +645,7 @@ cma_cm_dispatch(const struct cm_msg *m)
 				drep_rcvd(c);
 				break;
 			case CM_MRA:
-				/* The peer needs longer: wait a full retry period more. */
-				c->resend_ns = cma_now_ns() + CMA_RETRY_MS * 4000000ull;
+				mra_rcvd(c, m);
 				break;
 			default:
 				break;

@@ -24,6 +24,7 @@ enum {
 	CMA_RETRY_MS = 250,			/* between resends */
 	CMA_CM_RESPONSE_TIMEOUT = 16,		/* 4.096 us * 2^16 = 268 ms, as CMA_RETRY_MS */
 	CMA_ACK_TIMEOUT = 14,			/* local ACK timeout: 4.096 us * 2^14 = 67 ms */
+	CMA_MRA_SERVICE_TIMEOUT = 24,		/* an MRA asks 4.096 us * 2^24 = 69 s more */
 	CMA_DEFAULT_RETRY = 7,
 	CMA_DEFAULT_RNR_RETRY = 7,
 };
