@@ -141,17 +141,24 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	return cma_errno(rc);
 }
 
+/* A message of c's connection in transaction tid: the fields all but a REQ carry. */
+static void
+msg_start(struct cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c)
+{
+	memset(m, 0, sizeof(*m));
+	m->attr = attr;
+	m->tid = tid;
+	m->local_comm_id = c->local_comm_id;
+	m->remote_comm_id = c->remote_comm_id;
+}
+
 /* Lock held: RTU for the connection (REP received, or a duplicate REP: ours was lost). */
 static int
 send_rtu(struct cma_id *c)
 {
 	struct cm_msg m;
 
-	memset(&m, 0, sizeof(m));
-	m.attr = CM_RTU;
-	m.tid = c->tid;
-	m.local_comm_id = c->local_comm_id;
-	m.remote_comm_id = c->remote_comm_id;
+	msg_start(&m, CM_RTU, c->tid, c);
 	return cma_send_msg(c, &m, false);
 }
 
@@ -264,11 +271,7 @@ send_mra(struct cma_id *c, const struct cm_msg *req)
 {
 	struct cm_msg m;
 
-	memset(&m, 0, sizeof(m));
-	m.attr = CM_MRA;
-	m.tid = req->tid;
-	m.local_comm_id = c->local_comm_id;
-	m.remote_comm_id = c->remote_comm_id;
+	msg_start(&m, CM_MRA, req->tid, c);
 	m.msg_rejected = DROCE_CM_MSG_REQ;	/* MessageMRAed */
 	m.service_timeout = CMA_MRA_SERVICE_TIMEOUT;
 	cma_send_msg(c, &m, false);
@@ -389,11 +392,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	c->local_psn = rand24();
 	rc = cma_qp_connect(c);
 	if (rc == 0) {
-		memset(&m, 0, sizeof(m));
-		m.attr = CM_REP;
-		m.tid = c->tid;
-		m.local_comm_id = c->local_comm_id;
-		m.remote_comm_id = c->remote_comm_id;
+		msg_start(&m, CM_REP, c->tid, c);
 		m.local_qpn = id->qp != NULL ? id->qp->qp_num : p->qp_num & 0xFFFFFF;
 		m.starting_psn = c->local_psn;
 		m.responder_resources = c->resp_res;
@@ -478,11 +477,8 @@ send_dreq(struct cma_id *c, bool owed)
 {
 	struct cm_msg m;
 
-	memset(&m, 0, sizeof(m));
-	m.attr = CM_DREQ;
-	m.tid = c->tid = cma_new_tid();
-	m.local_comm_id = c->local_comm_id;
-	m.remote_comm_id = c->remote_comm_id;
+	c->tid = cma_new_tid();
+	msg_start(&m, CM_DREQ, c->tid, c);
 	m.local_qpn = c->remote_qpn;	/* DREQ names the receiver's QP */
 	return cma_send_msg(c, &m, owed);
 }
@@ -492,11 +488,7 @@ send_drep(struct cma_id *c, const struct cm_msg *dreq)
 {
 	struct cm_msg m;
 
-	memset(&m, 0, sizeof(m));
-	m.attr = CM_DREP;
-	m.tid = dreq->tid;
-	m.local_comm_id = c->local_comm_id;
-	m.remote_comm_id = c->remote_comm_id;
+	msg_start(&m, CM_DREP, dreq->tid, c);
 	cma_send_msg(c, &m, false);
 }
 
