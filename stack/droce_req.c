@@ -166,6 +166,12 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 		r->max_psn_sent = r->psn;
 	qp->cc_ops->on_send(&qp->cc, bytes, now);
 	qp->cc.held = false;
+	/* IBTA 9.7.6.1.3: the local ACK timer runs while any request packet is unacknowledged,
+	 * so any packet starts it, not only a message's last: a message longer than the window,
+	 * or resent after an RNR NAK, would otherwise fill the window with no timer running and
+	 * wait forever if its ACKs are lost (rxe restarts it on every packet sent). */
+	if (qp->type == DROCE_QPT_RC && r->rto_at == UINT64_MAX)
+		droce_comp_arm_rto(qp, now);
 	if (!last) {
 		if (w->state == DROCE_SWQE_POSTED)
 			w->state = DROCE_SWQE_STARTED;	/* a resend never demotes SENT */
@@ -180,8 +186,6 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 		droce_comp_complete(qp, DROCE_WC_SUCCESS);
 		return;
 	}
-	if (r->rto_at == UINT64_MAX)
-		droce_comp_arm_rto(qp, now);
 }
 
 static int

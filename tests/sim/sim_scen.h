@@ -17,7 +17,7 @@
 #include "sim_net.h"
 #include "sim_trace.h"
 
-#define SCEN_MEM 65536
+#define SCEN_MEM (1u << 20)	/* 4096 packets at a 256 B path MTU: past the send window */
 #define SCEN_WC 256
 
 struct scen {
