@@ -143,9 +143,16 @@ uc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	case RST_DONE:
 	case RST_QUIET:
 		break;
-	case RST_ERR_LENGTH:
 	case RST_ERR_LOCAL:
-		droce_resp_fatal(qp, st, p);
+		droce_resp_fatal(qp, st, p);	/* a receive WQE we cannot write: class A */
+		break;
+	case RST_ERR_LENGTH:
+		/* Longer than the receive buffer, or a packet of the wrong size: dropped like any
+		 * UC error, the WQE kept for the next message and the QP up (rxe's class D). */
+		droce_qp_cnt(qp, DROCE_CNT_RESP_LOCAL_LENGTH_ERROR);
+		droce_dev_drop(qp->dev, DROCE_DROP_LENGTH);
+		s->msg = DROCE_RMSG_NONE;
+		s->uc_drop = !(op->flags & DROCE_OPF_LAST);
 		break;
 	default:
 		/* RNR, R_Key and sequence errors: the message is silently dropped. */
@@ -184,7 +191,12 @@ ud_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		return;
 	}
 	if ((uint64_t)DROCE_UD_GRH + p->pay_len > s->rwqe.length) {
-		droce_resp_fatal(qp, RST_ERR_LENGTH, p);
+		/* Too long for the receive buffer: that WQE completes with a local length error
+		 * and the QP goes on (rxe's class D/E). A datagram anyone can send must not end a
+		 * UD QP, QP1 (the CM's) included. */
+		droce_qp_cnt(qp, DROCE_CNT_RESP_LOCAL_LENGTH_ERROR);
+		droce_dev_drop(qp->dev, DROCE_DROP_LENGTH);
+		droce_resp_complete(qp, DROCE_WC_LOC_LEN_ERR, NULL, 0, DROCE_WC_RECV);
 		return;
 	}
 	memset(grh, 0, sizeof(grh));

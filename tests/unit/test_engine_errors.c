@@ -494,6 +494,18 @@ test_ud_qkey_and_grh(void)
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 4), 1);
 	CU_ASSERT_EQUAL(wc[0].wr_id, 2);
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_LOC_LEN_ERR);
+	/* ...and the QP goes on: a datagram anyone can send must not end a UD QP (rxe's class
+	 * D/E); the next one that fits arrives. */
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_RTS);
+	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RESP_LOCAL_LENGTH_ERROR), 1);
+	CU_ASSERT_EQUAL(droce_dev_drops(f.w.n[1].dev, DROCE_DROP_LENGTH), 1);
+	CU_ASSERT_EQUAL(fx_recv(&f, 200, 3), 0);
+	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);
+	eh_run(&f.w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 3);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].byte_len, 140);
 	/* longer than the path MTU: refused at post */
 	sge.length = 5000;
 	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), -EINVAL);
@@ -566,7 +578,40 @@ test_uc_sqe(void)
 	eh_fini(&f.w);
 }
 
+/* UC: a SEND longer than the receive buffer is dropped like any UC error (IBTA 9.8.3, rxe's
+ * class D): nothing completes at the receiver, its WQE waits for the next message, the QP
+ * stays up. */
+static void
+test_uc_too_long(void)
+{
+	struct fx f;
+	struct droce_wc wc[4];
+
+	fx_init(&f, DROCE_QPT_UC, ALL_ACCESS);
+	CU_ASSERT_EQUAL(fx_recv(&f, 1500, 50), 0);
+	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_SEND, 3000, 0, 0, 1), 0);
+	eh_run(&f.w, 1000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);	/* UC: complete once sent */
+	CU_ASSERT_EQUAL(eh_poll(&f.w.n[1], wc, 4), 0);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_RTS);
+	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RESP_LOCAL_LENGTH_ERROR), 1);
+	CU_ASSERT_EQUAL(droce_dev_drops(f.w.n[1].dev, DROCE_DROP_LENGTH), 1);
+	/* the next message fits: it takes the same receive WQE */
+	la[0] ^= 0x5A;
+	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_SEND, 1000, 0, 0, 2), 0);
+	eh_run(&f.w, 1000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 50);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].byte_len, 1000);
+	CU_ASSERT_EQUAL(memcmp(ra, la, 1000), 0);
+	la[0] ^= 0x5A;
+	eh_fini(&f.w);
+}
+
 DROCE_TEST_MAIN("engine_errors",
+	DROCE_TEST(test_uc_too_long),
 	DROCE_TEST(test_uc_sqe),
 	DROCE_TEST(test_rkey_wrong),
 	DROCE_TEST(test_bounds),
