@@ -40,10 +40,6 @@ droce_resp_complete(struct droce_qp *qp, enum droce_wc_status st, const struct d
 		if (op->flags & DROCE_OPF_IMM) {
 			flags |= DROCE_WC_WITH_IMM;
 			imm = droce_cpu_to_be32(p->imm);
-		} else if (op->flags & DROCE_OPF_INV) {
-			/* verbs reports the invalidated R_Key where the immediate goes */
-			flags |= DROCE_WC_WITH_INV;
-			imm = p->ieth_rkey;
 		}
 		if (qp->type == DROCE_QPT_UD) {
 			flags |= DROCE_WC_GRH;
@@ -198,6 +194,13 @@ exec_send(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 			return st;
 		s->msg = DROCE_RMSG_SEND;
 	}
+	/* IBTA 9.4.1.2 / 10.6.6: the responder must invalidate the IETH's R_Key, and only a
+	 * memory window or a fast-registered MR can be; droce has neither, so the key cannot be
+	 * one a peer may invalidate. Reporting WITH_INV would tell the application a fence took
+	 * place that did not (rxe's class J: REM_INV_REQ_ERR, the QP to ERR; the NAK tells the
+	 * requester at once rather than through its retries). */
+	if (op->flags & DROCE_OPF_INV)
+		return RST_ERR_INV;
 	if ((uint64_t)s->cur.pos + p->pay_len > s->rwqe.length)
 		return RST_ERR_LENGTH;
 	if (p->pay_len)

@@ -610,7 +610,45 @@ test_uc_too_long(void)
 	eh_fini(&f.w);
 }
 
+/* SEND with invalidate (here its LAST packet carries the IETH): droce has no key a peer may
+ * invalidate (no memory windows, no fast-registered MRs), so, as rxe's class J, the receive
+ * completes with REM_INV_REQ_ERR (never WITH_INV: no fence took place), the requester hears
+ * a NAK (Invalid Request), both QPs end in ERR. */
+static void
+test_send_with_inv(void)
+{
+	struct fx f;
+	struct droce_sge sge = { (uintptr_t)la, 2000, 0 };
+	struct droce_send_wr wr, *bad;
+	struct droce_wc wc[4];
+
+	fx_init(&f, DROCE_QPT_RC, ALL_ACCESS);
+	sge.lkey = droce_mr_lkey(f.lmr);
+	CU_ASSERT_EQUAL(fx_recv(&f, 4096, 9), 0);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = DROCE_WR_SEND_WITH_INV;
+	wr.send_flags = DROCE_SEND_SIGNALED;
+	wr.invalidate_rkey = droce_mr_rkey(f.rmr);
+	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);
+	eh_run(&f.w, 100000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 9);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_REM_INV_REQ_ERR);
+	CU_ASSERT_FALSE(wc[0].wc_flags & DROCE_WC_WITH_INV);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_REM_INV_REQ_ERR);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_ERR);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[0]), DROCE_QPS_ERR);
+	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RESP_REMOTE_INVALID_REQUEST), 1);
+	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_REQ_REMOTE_INVALID_REQUEST), 1);
+	eh_fini(&f.w);
+}
+
 DROCE_TEST_MAIN("engine_errors",
+	DROCE_TEST(test_send_with_inv),
 	DROCE_TEST(test_uc_too_long),
 	DROCE_TEST(test_uc_sqe),
 	DROCE_TEST(test_rkey_wrong),

@@ -182,11 +182,10 @@ rc_all(bool ipv6, unsigned int loss, bool vlan)
 		add_vlan(&s);
 	s.w.n[0].loss = loss;
 	s.w.n[1].loss = loss;
-	post_recvs(&s, 64);
+	post_recvs(&s, 57);	/* 21 SENDs below and 40 more past them: 4 meet RNR NAKs */
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		post(&s, DROCE_WR_SEND, sizes[i], DROCE_SEND_SOLICITED);
 		post(&s, DROCE_WR_SEND_WITH_IMM, sizes[i], 0);
-		post(&s, DROCE_WR_SEND_WITH_INV, sizes[i], 0);
 		post(&s, DROCE_WR_RDMA_WRITE, sizes[i], 0);
 		post(&s, DROCE_WR_RDMA_WRITE_WITH_IMM, sizes[i], 0);
 		post(&s, DROCE_WR_RDMA_READ, sizes[i], 0);
@@ -201,8 +200,10 @@ rc_all(bool ipv6, unsigned int loss, bool vlan)
 	post_recvs(&s, 8);
 	eh_run(&s.w, 2000000000ull);
 	/* and the traffic worked: every WR and every message's receive completed successfully */
-	CU_ASSERT_EQUAL(successes(&s.w.n[0]), 7 * 6 + 2 + rnr);
-	CU_ASSERT_EQUAL(successes(&s.w.n[1]), 7 * 4 + rnr);
+	/* (no SEND with invalidate: droce has no key a peer may invalidate, it ends the QP;
+	 * test_engine_errors) */
+	CU_ASSERT_EQUAL(successes(&s.w.n[0]), 7 * 5 + 2 + rnr);
+	CU_ASSERT_EQUAL(successes(&s.w.n[1]), 7 * 3 + rnr);
 	if (rnr)
 		CU_ASSERT(rnr_naks > 0);
 	CU_ASSERT_EQUAL(s.t.bad, 0);
@@ -211,7 +212,6 @@ rc_all(bool ipv6, unsigned int loss, bool vlan)
 	CU_ASSERT(s.t.seen[DROCE_OP_RC_ACKNOWLEDGE] > 0);
 	CU_ASSERT(s.t.seen[DROCE_OP_RC_ATOMIC_ACKNOWLEDGE] > 0);
 	CU_ASSERT(s.t.seen[DROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE] > 0);
-	CU_ASSERT(s.t.seen[DROCE_OP_RC_SEND_LAST_WITH_INVALIDATE] > 0);
 	CU_ASSERT(s.t.seen[DROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE] > 0);
 	CU_ASSERT_EQUAL(s.t.tagged, vlan ? s.t.frames : 0);
 	eh_fini(&s.w);
