@@ -57,6 +57,8 @@ fx_send(struct fx *f, enum droce_wr_opcode op, uint32_t len, uint64_t raddr, uin
 		wr.wr.rdma.remote_addr = raddr;
 		wr.wr.rdma.rkey = rkey;
 	}
+	if (op == DROCE_WR_SEND_WITH_INV)
+		wr.invalidate_rkey = rkey;	/* the key the IETH names */
 	return droce_post_send(f->qp[0], &wr, &bad);
 }
 
@@ -618,21 +620,11 @@ static void
 test_send_with_inv(void)
 {
 	struct fx f;
-	struct droce_sge sge = { (uintptr_t)la, 2000, 0 };
-	struct droce_send_wr wr, *bad;
 	struct droce_wc wc[4];
 
 	fx_init(&f, DROCE_QPT_RC, ALL_ACCESS);
-	sge.lkey = droce_mr_lkey(f.lmr);
 	CU_ASSERT_EQUAL(fx_recv(&f, 4096, 9), 0);
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 1;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = DROCE_WR_SEND_WITH_INV;
-	wr.send_flags = DROCE_SEND_SIGNALED;
-	wr.invalidate_rkey = droce_mr_rkey(f.rmr);
-	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);
+	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_SEND_WITH_INV, 2000, 0, droce_mr_rkey(f.rmr), 1), 0);
 	eh_run(&f.w, 100000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 4), 1);
 	CU_ASSERT_EQUAL(wc[0].wr_id, 9);
