@@ -83,8 +83,12 @@ droce_np_tx(struct droce_qp *qp, uint64_t now)
 	p.ackreq = false;
 	p.psn = 0;
 	p.dqpn = qp->np_dqpn;
-	/* ConnectX sends CNPs at DSCP 48, not ECN-capable: a CNP is never marked itself. */
+	/* ConnectX sends CNPs at DSCP 48, not ECN-capable: a CNP is never marked itself; on a
+	 * VLAN at priority 6 (its cnp_802p_prio), so that PFC pausing the data's priority does
+	 * not hold the CNP that would slow the data. */
 	p.tclass = (uint8_t)(DROCE_CNP_DSCP << 2 | DROCE_ECN_NOT_ECT);
+	if (p.has_vlan)
+		p.vlan_tci = (uint16_t)(DROCE_CNP_VLAN_PRIO << 13 | (p.vlan_tci & 0x1FFF));
 	buf = qp->dev->io.tx_alloc(qp->dev->io.ctx, droce_build_frame_len(&p, 0), &cookie);
 	if (buf == NULL)
 		return -EAGAIN;

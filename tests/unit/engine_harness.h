@@ -362,4 +362,30 @@ eh_qp_state(struct droce_qp *qp)
 	return a.qp_state;
 }
 
+/* Move the QP pair (qp[i] on node i) to SQD and back with an 802.1Q address vector carrying
+ * tci (SQD -> SQD may change the AV): every later frame, templates included, is tagged.
+ * Returns 0 or the first modify's -errno. */
+static inline int
+eh_pair_vlan(struct eh_world *w, struct droce_qp *const qp[2], uint16_t tci)
+{
+	struct droce_qp_attr a;
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < 2 && rc == 0; i++) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = DROCE_QPS_SQD;
+		rc = droce_qp_modify(qp[i], &a, DROCE_QP_STATE);
+		eh_av(&w->n[1 - i], &a.ah_attr);
+		a.ah_attr.has_vlan = true;
+		a.ah_attr.vlan_tci = tci;
+		if (rc == 0)
+			rc = droce_qp_modify(qp[i], &a, DROCE_QP_STATE | DROCE_QP_AV);
+		a.qp_state = DROCE_QPS_RTS;
+		if (rc == 0)
+			rc = droce_qp_modify(qp[i], &a, DROCE_QP_STATE);
+	}
+	return rc;
+}
+
 #endif /* ENGINE_HARNESS_H */

@@ -739,7 +739,7 @@ test_rx_offload(void)
 static bool
 mark_ce(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 {
-	uint8_t *ip = frame + 14;
+	uint8_t *ip = frame + (frame[12] == 0x81 && frame[13] == 0x00 ? 18 : 14);	/* 802.1Q */
 
 	(void)from;
 	(void)arg;
@@ -748,6 +748,38 @@ mark_ce(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 	ip[10] = ip[11] = 0;
 	droce_put_be16(ip + 10, droce_ipv4_csum(ip, 20));
 	return true;
+}
+
+/* The CNP among the last two frames node 1 sent (the ACK may follow it), parsed into pk. */
+static bool
+last_cnp(struct setup *s, struct droce_pkt *pk)
+{
+	unsigned int i;
+
+	for (i = s->w.n[1].tail - 2; i != s->w.n[1].head; i++) {
+		const struct eh_frame *f = &s->w.n[1].q[i % EH_FRAMES];
+
+		if (droce_parse(f->b, f->len, pk, 0) == DROCE_DROP_NONE &&
+		    pk->opcode == DROCE_OP_CNP)
+			return true;
+	}
+	return false;
+}
+
+/* An RC pair (on VLAN tci, if not 0) whose first WRITE, 1 KiB, arrives CE-marked. */
+static void
+ce_write(struct setup *s, uint16_t tci, struct eh_qp_opts *o)
+{
+	struct droce_wc wc[4];
+
+	eh_opts_default(o);
+	setup(s, DROCE_QPT_RC, o);
+	if (tci != 0)
+		CU_ASSERT_EQUAL_FATAL(eh_pair_vlan(&s->w, s->qp, tci), 0);
+	s->w.n[0].filter = mark_ce;
+	CU_ASSERT_EQUAL(post_send(s, DROCE_WR_RDMA_WRITE, 0, 1024, 0, 1), 0);
+	eh_run(&s->w, 1000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s->w.n[0], wc, 4), 1);
 }
 
 /* Notification point: CE-marked data makes the receiver send a CNP (opcode 0x81, BECN) to the
@@ -759,31 +791,18 @@ test_cnp_notification_point(void)
 	struct setup s;
 	struct droce_wc wc[4];
 	struct droce_pkt pk;
-	unsigned int i, cnps = 0;
 
-	eh_opts_default(&o);
-	setup(&s, DROCE_QPT_RC, &o);
-	s.w.n[0].filter = mark_ce;
-	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 1024, 0, 1), 0);
-	eh_run(&s.w, 1000000);
-	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 4), 1);
+	ce_write(&s, 0, &o);
 	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[1], DROCE_CNT_NP_ECN_MARKED), 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[1], DROCE_CNT_NP_CNP_SENT), 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[0], DROCE_CNT_RP_CNP_HANDLED), 1);
 	/* the CNP on the wire: opcode 0x81, BECN, DestQP = the sender's QP, DSCP 48, not ECT */
-	for (i = s.w.n[1].tail - 2; i != s.w.n[1].head + 0 && cnps == 0; i++) {
-		const struct eh_frame *f = &s.w.n[1].q[i % EH_FRAMES];
-
-		if (droce_parse(f->b, f->len, &pk, 0) == DROCE_DROP_NONE &&
-		    pk.opcode == DROCE_OP_CNP) {
-			cnps++;
-			CU_ASSERT_TRUE(pk.becn);
-			CU_ASSERT_EQUAL(pk.dqpn, droce_qp_num(s.qp[0]));
-			CU_ASSERT_EQUAL(pk.tclass, 48 << 2);
-			CU_ASSERT_EQUAL(pk.psn, 0);
-		}
-	}
-	CU_ASSERT_EQUAL(cnps, 1);
+	CU_ASSERT_TRUE_FATAL(last_cnp(&s, &pk));
+	CU_ASSERT_TRUE(pk.becn);
+	CU_ASSERT_EQUAL(pk.dqpn, droce_qp_num(s.qp[0]));
+	CU_ASSERT_EQUAL(pk.tclass, 48 << 2);
+	CU_ASSERT_EQUAL(pk.psn, 0);
+	CU_ASSERT_FALSE(pk.has_vlan);
 	/* a burst within the interval earns one CNP (the last left more than 4 us ago) */
 	s.w.now += 10000;
 	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 16 * 1024, 0, 2), 0);
@@ -803,8 +822,26 @@ test_cnp_notification_point(void)
 	eh_fini(&s.w);
 }
 
+/* On a VLAN (PCP 1, DEI, VID 5) the CNP goes at priority 6, ConnectX's cnp_802p_prio, with the
+ * data's VID and DEI: PFC pausing the data's priority must not hold the CNP back. */
+static void
+test_cnp_vlan_priority(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_pkt pk;
+
+	ce_write(&s, 0x3005, &o);
+	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[1], DROCE_CNT_NP_CNP_SENT), 1);
+	CU_ASSERT_TRUE_FATAL(last_cnp(&s, &pk));
+	CU_ASSERT_TRUE(pk.has_vlan);
+	CU_ASSERT_EQUAL(pk.vlan_tci, 0xD005);
+	eh_fini(&s.w);
+}
+
 DROCE_TEST_MAIN("engine_basic",
 	DROCE_TEST(test_cnp_notification_point),
+	DROCE_TEST(test_cnp_vlan_priority),
 	DROCE_TEST(test_rx_offload),
 	DROCE_TEST(test_large_messages),
 	DROCE_TEST(test_ud_ipv6_grh),

@@ -148,27 +148,6 @@ successes(struct eh_node *n)
 	return ok;
 }
 
-/* Move both QPs to SQD and back with an 802.1Q address vector (SQD -> SQD may change the AV):
- * every later frame, the header and ACK templates included, carries the tag. */
-static void
-add_vlan(struct setup *s)
-{
-	struct droce_qp_attr a;
-	unsigned int i;
-
-	for (i = 0; i < 2; i++) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = DROCE_QPS_SQD;
-		CU_ASSERT_EQUAL(droce_qp_modify(s->qp[i], &a, DROCE_QP_STATE), 0);
-		eh_av(&s->w.n[1 - i], &a.ah_attr);
-		a.ah_attr.has_vlan = true;
-		a.ah_attr.vlan_tci = 0x6005;
-		CU_ASSERT_EQUAL(droce_qp_modify(s->qp[i], &a, DROCE_QP_STATE | DROCE_QP_AV), 0);
-		a.qp_state = DROCE_QPS_RTS;
-		CU_ASSERT_EQUAL(droce_qp_modify(s->qp[i], &a, DROCE_QP_STATE), 0);
-	}
-}
-
 static void
 rc_all(bool ipv6, unsigned int loss, bool vlan)
 {
@@ -179,7 +158,7 @@ rc_all(bool ipv6, unsigned int loss, bool vlan)
 	setup(&s, DROCE_QPT_RC, ipv6);
 	rnr_naks = 0;
 	if (vlan)
-		add_vlan(&s);
+		CU_ASSERT_EQUAL(eh_pair_vlan(&s.w, s.qp, 0x6005), 0);
 	s.w.n[0].loss = loss;
 	s.w.n[1].loss = loss;
 	post_recvs(&s, 57);	/* 21 SENDs below and 40 more past them: 4 meet RNR NAKs */
