@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The IB CM handshake for rdma_cm's connected ids (IBTA 12.6, 12.9): active REQ -> REP -> RTU,
- * passive REQ -> CONNECT_REQUEST -> accept (REP) -> RTU -> ESTABLISHED, REJ, DREQ/DREP; the QP
- * moved INIT -> RTR -> RTS on the way as librdmacm does; resends while an answer is owed.
+ * passive REQ -> CONNECT_REQUEST -> accept (REP) -> RTU -> ESTABLISHED, or REJ; the QP moved
+ * INIT -> RTR -> RTS on the way as librdmacm does. Disconnection is cma_disc.c; received MADs
+ * reach the handlers here, and resends are timed, in cma_recv.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -142,8 +143,8 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 }
 
 /* A message of c's connection in transaction tid: the fields all but a REQ carry. */
-static void
-msg_start(struct cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c)
+void
+cma_msg_start(struct cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c)
 {
 	memset(m, 0, sizeof(*m));
 	m->attr = attr;
@@ -158,7 +159,7 @@ send_rtu(struct cma_id *c)
 {
 	struct cm_msg m;
 
-	msg_start(&m, CM_RTU, c->tid, c);
+	cma_msg_start(&m, CM_RTU, c->tid, c);
 	return cma_send_msg(c, &m, false);
 }
 
@@ -166,8 +167,8 @@ static void send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t 
 		     const void *ari, uint8_t ari_len, const void *priv, uint8_t len,
 		     struct cma_id *via);
 
-static void
-rep_rcvd(struct cma_id *c, const struct cm_msg *m)
+void
+cma_rep_rcvd(struct cma_id *c, const struct cm_msg *m)
 {
 	int rc;
 
@@ -271,14 +272,14 @@ send_mra(struct cma_id *c, const struct cm_msg *req)
 {
 	struct cm_msg m;
 
-	msg_start(&m, CM_MRA, req->tid, c);
+	cma_msg_start(&m, CM_MRA, req->tid, c);
 	m.msg_rejected = DROCE_CM_MSG_REQ;	/* MessageMRAed */
 	m.service_timeout = CMA_MRA_SERVICE_TIMEOUT;
 	cma_send_msg(c, &m, false);
 }
 
-static void
-req_rcvd(const struct cm_msg *m)
+void
+cma_req_rcvd(const struct cm_msg *m)
 {
 	struct sockaddr_storage src, dst;
 	struct cma_id *l, *c, tmp;
@@ -392,7 +393,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	c->local_psn = rand24();
 	rc = cma_qp_connect(c);
 	if (rc == 0) {
-		msg_start(&m, CM_REP, c->tid, c);
+		cma_msg_start(&m, CM_REP, c->tid, c);
 		m.local_qpn = id->qp != NULL ? id->qp->qp_num : p->qp_num & 0xFFFFFF;
 		m.starting_psn = c->local_psn;
 		m.responder_resources = c->resp_res;
@@ -416,11 +417,23 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	return cma_errno(rc);
 }
 
+/* Lock held: REJ (the consumer's, reason 28) for the REQ c received and has not answered. */
+void
+cma_reject_req(struct cma_id *c, const void *priv, uint8_t len)
+{
+	struct cm_msg req;
+
+	memset(&req, 0, sizeof(req));
+	req.attr = CM_REQ;
+	req.tid = c->tid;
+	req.local_comm_id = c->remote_comm_id;
+	send_rej(&req, c->local_comm_id, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, priv, len, c);
+}
+
 int
 rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
 {
 	struct cma_id *c = cma_id_of(id);
-	struct cm_msg req;
 
 	if (c == NULL)
 		return cma_errno(-EINVAL);
@@ -436,19 +449,14 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_dat
 		pthread_mutex_unlock(&cma_lock);
 		return cma_errno(rc);
 	}
-	memset(&req, 0, sizeof(req));
-	req.attr = CM_REQ;
-	req.tid = c->tid;
-	req.local_comm_id = c->remote_comm_id;
-	send_rej(&req, c->local_comm_id, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, private_data,
-		 private_data_len, c);
+	cma_reject_req(c, private_data, private_data_len);
 	c->state = CMA_DISCONNECTED;
 	pthread_mutex_unlock(&cma_lock);
 	return 0;
 }
 
-static void
-rtu_rcvd(struct cma_id *c)
+void
+cma_rtu_rcvd(struct cma_id *c)
 {
 	if (c->state != CMA_REP_SENT || c->listener == NULL)
 		return;
@@ -458,8 +466,8 @@ rtu_rcvd(struct cma_id *c)
 }
 
 /* REJECTED in any state, as the kernel's cma_ib_handler reports IB_CM_REJ_RECEIVED. */
-static void
-rej_rcvd(struct cma_id *c, const struct cm_msg *m)
+void
+cma_rej_rcvd(struct cma_id *c, const struct cm_msg *m)
 {
 	if (c->state != CMA_REQ_SENT && c->state != CMA_REP_SENT)
 		return;
@@ -468,218 +476,4 @@ rej_rcvd(struct cma_id *c, const struct cm_msg *m)
 	cma_qp_error(c);
 	/* librdmacm's status for REJECTED is the REJ reason. */
 	cma_queue_event(c, RDMA_CM_EVENT_REJECTED, m->reason, m, 0);
-}
-
-/* ---- disconnect ---- */
-
-static int
-send_dreq(struct cma_id *c, bool owed)
-{
-	struct cm_msg m;
-
-	c->tid = cma_new_tid();
-	msg_start(&m, CM_DREQ, c->tid, c);
-	m.local_qpn = c->remote_qpn;	/* DREQ names the receiver's QP */
-	return cma_send_msg(c, &m, owed);
-}
-
-static void
-send_drep(struct cma_id *c, const struct cm_msg *dreq)
-{
-	struct cm_msg m;
-
-	msg_start(&m, CM_DREP, dreq->tid, c);
-	cma_send_msg(c, &m, false);
-}
-
-int
-rdma_disconnect(struct rdma_cm_id *id)
-{
-	struct cma_id *c = cma_id_of(id);
-	int rc = 0;
-
-	if (c == NULL)
-		return cma_errno(-EINVAL);
-	pthread_mutex_lock(&cma_lock);
-	switch (c->id.qp_type == IBV_QPT_UD ? CMA_IDLE : c->state) {	/* UD: no connection */
-	case CMA_ESTABLISHED:
-	case CMA_REP_SENT:
-		cma_qp_error(c);
-		rc = send_dreq(c, true);
-		c->state = CMA_DREQ_SENT;
-		break;
-	case CMA_DREQ_SENT:
-	case CMA_DISCONNECTED:
-		break;		/* the peer's DREQ came first, or ours is out */
-	default:
-		rc = -EINVAL;
-	}
-	pthread_mutex_unlock(&cma_lock);
-	return cma_errno(rc);
-}
-
-static void
-dreq_rcvd(struct cma_id *c, const struct cm_msg *m)
-{
-	switch (c->state) {
-	case CMA_ESTABLISHED:
-	case CMA_REP_SENT:
-	case CMA_DREQ_SENT:
-		cma_qp_error(c);
-		send_drep(c, m);
-		c->resend_ns = 0;
-		c->state = CMA_DISCONNECTED;
-		cma_queue_event(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, 0);
-		break;
-	case CMA_DISCONNECTED:
-		send_drep(c, m);	/* our DREP was lost */
-		break;
-	default:
-		break;
-	}
-}
-
-static void
-drep_rcvd(struct cma_id *c)
-{
-	if (c->state != CMA_DREQ_SENT)
-		return;
-	c->resend_ns = 0;
-	c->state = CMA_DISCONNECTED;
-	cma_queue_event(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, 0);
-}
-
-/* Lock held: the id goes away (rdma_destroy_id): the peer hears of it once, unanswered. */
-void
-cma_cm_release(struct cma_id *c)
-{
-	struct cm_msg req;
-
-	c->resend_ns = 0;
-	switch (c->id.qp_type == IBV_QPT_UD ? CMA_IDLE : c->state) {	/* UD: nothing owed */
-	case CMA_ESTABLISHED:
-	case CMA_REP_SENT:
-		cma_qp_error(c);
-		send_dreq(c, false);
-		break;
-	case CMA_REQ_RCVD:
-		memset(&req, 0, sizeof(req));
-		req.attr = CM_REQ;
-		req.tid = c->tid;
-		req.local_comm_id = c->remote_comm_id;
-		send_rej(&req, c->local_comm_id, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0, c);
-		break;
-	default:
-		break;
-	}
-	c->state = CMA_DISCONNECTED;
-}
-
-/* ---- from the agent ---- */
-
-void
-cma_cm_recv(const uint8_t *mad, size_t len)
-{
-	struct cm_msg m;
-
-	if (cm_msg_parse(mad, len, &m) != 0)
-		return;
-	pthread_mutex_lock(&cma_lock);
-	cma_cm_dispatch(&m);
-	pthread_mutex_unlock(&cma_lock);
-}
-
-/* The peer needs longer (an MRA): the next resend waits its Service Timeout, 4.096 us *
- * 2^t, and one retry period more, as the kernel's cm_mra_handler waits (a kernel passive
- * side whose application has not accepted yet asks 2^24: ~69 s). */
-static void
-mra_rcvd(struct cma_id *c, const struct cm_msg *m)
-{
-	if (c->resend_ns == 0)
-		return;	/* nothing of ours is waiting for an answer */
-	c->resend_ns = cma_now_ns() + (4096ull << m->service_timeout) +
-		       CMA_RETRY_MS * 1000000ull;
-	cma_log("received MRA: the peer asks %llu ms more",
-		(unsigned long long)((4096ull << m->service_timeout) / 1000000u));
-}
-
-/* Lock held: a received message to its handler (also a parked REQ, received again). */
-void
-cma_cm_dispatch(const struct cm_msg *m)
-{
-	struct cma_id *c;
-
-	if (m->attr == CM_REQ) {
-		req_rcvd(m);
-	} else if (m->attr == CM_SIDR_REQ) {
-		cma_ud_req_rcvd(m);
-	} else if (m->attr == CM_SIDR_REP) {
-		cma_ud_rep_rcvd(m);
-	} else {
-		/* Every other message names our comm ID as its remote one. */
-		c = cma_find_comm(m->remote_comm_id);
-		if (c != NULL && (c->remote_comm_id == 0 ||
-				  c->remote_comm_id == m->local_comm_id || m->attr == CM_REJ)) {
-			switch (m->attr) {
-			case CM_REP:
-				rep_rcvd(c, m);
-				break;
-			case CM_RTU:
-				rtu_rcvd(c);
-				break;
-			case CM_REJ:
-				rej_rcvd(c, m);
-				break;
-			case CM_DREQ:
-				dreq_rcvd(c, m);
-				break;
-			case CM_DREP:
-				drep_rcvd(c);
-				break;
-			case CM_MRA:
-				mra_rcvd(c, m);
-				break;
-			default:
-				break;
-			}
-		}
-	}
-}
-
-/* Lock held: resend what is owed an answer; give up after CMA_MAX_RETRIES. */
-void
-cma_cm_timers(uint64_t now)
-{
-	struct cma_id *c;
-
-	cma_park_timers(now);
-	for (c = cma_ids; c != NULL; c = c->next) {
-		if (c->resend_ns == 0 || now < c->resend_ns || c->destroyed)
-			continue;
-		if (c->retries > 0) {
-			c->retries--;
-			c->resend_ns = now + CMA_RETRY_MS * 1000000ull;
-			cma_agent_resend(c);
-			continue;
-		}
-		c->resend_ns = 0;
-		switch (c->state) {
-		case CMA_REQ_SENT:
-			c->state = CMA_DISCONNECTED;
-			cma_queue_event(c, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
-			break;
-		case CMA_REP_SENT:
-			/* no RTU: UNREACHABLE, as the kernel reports IB_CM_REP_ERROR */
-			c->state = CMA_DISCONNECTED;
-			cma_qp_error(c);
-			cma_queue_event(c, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
-			break;
-		case CMA_DREQ_SENT:
-			c->state = CMA_DISCONNECTED;
-			cma_queue_event(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, 0);
-			break;
-		default:
-			break;
-		}
-	}
 }

@@ -138,6 +138,15 @@ uint64_t cma_new_tid(void);
 int cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed);
 void cma_cm_recv(const uint8_t *mad, size_t len);
 void cma_cm_dispatch(const struct cm_msg *m);
+void cma_msg_start(struct cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c);
+void cma_reject_req(struct cma_id *c, const void *priv, uint8_t len);
+void cma_req_rcvd(const struct cm_msg *m);
+void cma_rep_rcvd(struct cma_id *c, const struct cm_msg *m);
+void cma_rtu_rcvd(struct cma_id *c);
+void cma_rej_rcvd(struct cma_id *c, const struct cm_msg *m);
+/* cma_disc.c */
+void cma_dreq_rcvd(struct cma_id *c, const struct cm_msg *m);
+void cma_drep_rcvd(struct cma_id *c);
 void cma_cm_timers(uint64_t now);
 void cma_cm_release(struct cma_id *c);
 
