@@ -24,6 +24,9 @@ enum {
 	DROCE_SHIM_MAX_DEVS = 1,
 	DROCE_SHIM_PORT = 1,		/* verbs port numbers start at 1 */
 	DROCE_SHIM_GID_TBL_LEN = DROCE_MAX_GIDS,
+	/* The route's hop limit a kernel RoCE device puts in a unicast GRH whatever the
+	 * program asked (ib_resolve_unicast_gid_dmac): Linux's default TTL and hop limit. */
+	DROCE_SHIM_HOP_LIMIT = 64,
 };
 
 /* Limits the engine does not publish yet (see /work/notes/api-changes.md). */

@@ -123,6 +123,19 @@ expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "rc4 server"
 for s in 1 63 1024 1025 4095 16384 65536; do	# one byte to 64 MTUs; off-MTU sizes
 	pair "rc_s$s" "^$((s * ITERS * 2)) bytes in " ibv_rc_pingpong -g 0 -n $ITERS -c -s $s
 done
+# The IPv4 TTL and the IPv6 hop limit are the route's (64), as a kernel RoCE device sends
+# them, though ibv_rc_pingpong asks for hop limit 1 (TTL 1 dies at the first router).
+for g in 0 1; do
+	rm -f "$TMP"/ttl-*.pcap
+	DRUN_EXTRA="--set capture=$TMP/ttl-%p.pcap" pair "ttl$g" "^$ITERS iters in " \
+		ibv_rc_pingpong -g $g -n $ITERS -c
+	f=ip.ttl
+	[ $g = 0 ] || f=ipv6.hlim
+	got=$(cat "$TMP"/ttl-*.pcap >/dev/null 2>&1 && for c in "$TMP"/ttl-*.pcap; do
+		tshark -r "$c" -Y "udp.dstport == 4791" -T fields -e $f 2>/dev/null; done | sort -u |
+		tr '\n' ' ')
+	[ "$got" = "64 " ] || fail "ibv_rc_pingpong -g $g: RoCE frames' $f is '$got', not 64"
+done
 pair rce "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -e	# completion channel
 pair rce6 "^$ITERS iters in " ibv_rc_pingpong -g 1 -n $ITERS -c -e -s 9000
 pair rcN "^$ITERS iters in " ibv_rc_pingpong -g 0 -n $ITERS -c -N	# ibv_wr_* API

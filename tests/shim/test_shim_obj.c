@@ -228,7 +228,34 @@ test_ah_from_wc(void)
 	close_ctx();
 }
 
+/* A unicast destination's hop limit is the route's (64), whatever the program asks, as a
+ * kernel RoCE device does (ibv_rc_pingpong asks 1); a multicast one stays the program's. */
+static void
+test_av_hop_limit(void)
+{
+	static const uint8_t v4[16] = { [10] = 0xFF, [11] = 0xFF, 198, 18, 0, 2 };
+	static const uint8_t v4mc[16] = { [10] = 0xFF, [11] = 0xFF, 239, 1, 2, 3 };
+	static const uint8_t v6[16] = { 0x20, 0x01, 0x00, 0x02, [15] = 2 };
+	static const uint8_t v6mc[16] = { 0xFF, 0x0E, [15] = 1 };
+	const uint8_t *gids[4] = { v4, v6, v4mc, v6mc };
+	const uint8_t want[4] = { 64, 64, 1, 1 };
+	struct ibv_ah_attr a;
+	struct droce_av av;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		memset(&a, 0, sizeof(a));
+		a.is_global = 1;
+		a.port_num = 1;
+		a.grh.hop_limit = 1;
+		memcpy(a.grh.dgid.raw, gids[i], 16);
+		CU_ASSERT_EQUAL_FATAL(droce_shim_av(&av, &a), 0);
+		CU_ASSERT_EQUAL(av.hop_limit, want[i]);
+	}
+}
+
 DROCE_TEST_MAIN("shim_obj",
+	DROCE_TEST(test_av_hop_limit),
 	DROCE_TEST(test_ah_from_wc),
 	DROCE_TEST(test_qp_layout),
 	DROCE_TEST(test_cq_layout),
