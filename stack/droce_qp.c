@@ -39,11 +39,11 @@ check_init_attr(struct droce_pd *pd, const struct droce_qp_init_attr *a)
 		return -EINVAL;
 	if (a->srq != NULL && (!a->srq->used || a->srq->pd->dev != pd->dev))
 		return -EINVAL;
-	if (c->max_send_wr == 0 || c->max_send_wr > DROCE_MAX_WR || c->max_recv_wr > DROCE_MAX_WR ||
+	/* A queue of depth 0 is allowed (a QP that only initiates WRITEs and READs, or only
+	 * receives), as rxe and mlx5 allow it: a post to it finds the queue full (-ENOMEM). */
+	if (c->max_send_wr > DROCE_MAX_WR || c->max_recv_wr > DROCE_MAX_WR ||
 	    c->max_send_sge > DROCE_MAX_SGE || c->max_recv_sge > DROCE_MAX_SGE ||
 	    c->max_inline_data > DROCE_MAX_INLINE)
-		return -EINVAL;
-	if (a->srq == NULL && c->max_recv_wr == 0)
 		return -EINVAL;
 	return 0;
 }

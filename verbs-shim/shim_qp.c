@@ -90,6 +90,10 @@ shim_create_qp(struct ibv_context *c, struct ibv_qp_init_attr_ex *a, bool gsi)
 		return droce_shim_null(-EOPNOTSUPP);
 	if (a->send_cq == NULL || a->recv_cq == NULL)
 		return droce_shim_null(-EINVAL);
+	/* No more than ibv_query_device advertises (and a post can carry), as rxe checks. */
+	if (a->cap.max_send_wr > DROCE_SHIM_MAX_QP_WR || a->cap.max_recv_wr > DROCE_SHIM_MAX_QP_WR ||
+	    a->cap.max_send_sge > DROCE_SHIM_MAX_SGE || a->cap.max_recv_sge > DROCE_SHIM_MAX_SGE)
+		return droce_shim_null(-EINVAL);
 	memset(&r, 0, sizeof(r));
 	r.pd = ((struct droce_shim_pd *)a->pd)->epd;
 	r.init.qp_type = (enum droce_qp_type)a->qp_type;	/* equal to IBV_QPT_* */
@@ -248,7 +252,7 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, struct ibv_qp_i
 	struct shim_qp_req r;
 	int rc;
 
-	(void)mask;	/* everything is cheap to report */
+	/* everything is cheap to report; mask only decides whether qp->state follows */
 	memset(&r, 0, sizeof(r));
 	r.qp = q->eqp;
 	rc = droce_shim_call(shim_qp_query_fn, &r);
@@ -292,6 +296,10 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, struct ibv_qp_i
 		init->qp_type = qp->qp_type;
 		init->sq_sig_all = r.init.sq_sig_all;
 	}
+	/* As libibverbs' ibv_query_qp: the QP's state field follows what was read (after an
+	 * async error moved the QP to ERR, a program reading qp->state sees it). */
+	if (mask & IBV_QP_STATE)
+		qp->state = a->qp_state;
 	return 0;
 }
 

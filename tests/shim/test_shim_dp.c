@@ -391,6 +391,19 @@ test_wr_api(void)
  * only (EINVAL); otherwise an ordinary UD QP: INIT with the GSI Q_Key, RTR, RTS, receives,
  * flushed with qp_num 1; created again after destroy. (No peer here: the engine test
  * tests/unit/test_gsi.c sends to and from it.) */
+/* The runtime, one CQ for both directions of qa, an MR over buf and sge's key in it. */
+static void
+qp_fixture(struct ibv_cq **cq, struct ibv_mr **mr, struct ibv_sge *sge,
+	   struct ibv_qp_init_attr *qa)
+{
+	setup();
+	*cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	*mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_FATAL(*cq != NULL && *mr != NULL);
+	sge->lkey = (*mr)->lkey;
+	qa->send_cq = qa->recv_cq = *cq;
+}
+
 static void
 test_gsi(void)
 {
@@ -406,13 +419,7 @@ test_gsi(void)
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
 
-	setup();
-	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
-	CU_ASSERT_FATAL(cq != NULL && mr != NULL);
-	sge.lkey = mr->lkey;
-	qa.send_cq = cq;
-	qa.recv_cq = cq;
+	qp_fixture(&cq, &mr, &sge, &qa);
 	gsi = droce_shim_create_gsi_qp(pd, &qa);
 	CU_ASSERT_FATAL(gsi != NULL);
 	CU_ASSERT(gsi->qp_num == 1 && gsi->qp_type == IBV_QPT_UD && gsi->pd == pd);
@@ -467,7 +474,59 @@ test_gsi(void)
 	teardown();
 }
 
+/* A QP may have a queue of depth 0 (only initiating WRITEs/READs, or only receiving), as on
+ * rxe and mlx5: created, and a post to it finds it full (ENOMEM). More SGEs than the device
+ * advertises are refused at creation (a post could not carry them). ibv_query_qp makes
+ * qp->state follow the state it read, as libibverbs' does. */
+static void
+test_qp_caps(void)
+{
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 0, .max_send_sge = 1 } };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_recv_wr rwr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+	struct ibv_device_attr dev;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+
+	qp_fixture(&cq, &mr, &sge, &qa);
+	qp = ibv_create_qp(pd, &qa);	/* no receive queue, no SRQ */
+	CU_ASSERT_FATAL(qp != NULL);
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	CU_ASSERT_FATAL(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				      IBV_QP_ACCESS_FLAGS) == 0);
+	CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == ENOMEM && bad == &rwr);
+	/* qp->state follows a query (here set back by hand: the shim keeps it in step itself) */
+	qp->state = IBV_QPS_RESET;
+	CU_ASSERT(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init) == 0);
+	CU_ASSERT(attr.qp_state == IBV_QPS_INIT && qp->state == IBV_QPS_INIT);
+	CU_ASSERT(ibv_destroy_qp(qp) == 0);
+	qa.cap.max_send_wr = 0;		/* receive only */
+	qa.cap.max_recv_wr = 4;
+	qp = ibv_create_qp(pd, &qa);
+	CU_ASSERT_FATAL(qp != NULL);
+	CU_ASSERT(ibv_destroy_qp(qp) == 0);
+	CU_ASSERT_FATAL(ibv_query_device(ctx, &dev) == 0);
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = (uint32_t)dev.max_sge + 1;
+	errno = 0;
+	CU_ASSERT(ibv_create_qp(pd, &qa) == NULL && errno == EINVAL);
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = (uint32_t)dev.max_sge + 1;
+	errno = 0;
+	CU_ASSERT(ibv_create_qp(pd, &qa) == NULL && errno == EINVAL);
+	CU_ASSERT(ibv_dereg_mr(mr) == 0);
+	CU_ASSERT(ibv_destroy_cq(cq) == 0);
+	teardown();
+}
+
 DROCE_TEST_MAIN("shim_dp",
+	DROCE_TEST(test_qp_caps),
 	DROCE_TEST(test_gsi),
 	DROCE_TEST(test_wr_api),
 	DROCE_TEST(test_cq_ex),
