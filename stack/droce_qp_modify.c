@@ -80,9 +80,11 @@ static const struct droce_qp_trans trans[NQPS][NQPS] = {
 			.opt = { S_CUR | S_ALT | S_ACC | S_MRNR | S_MIG,
 				 S_CUR | S_ALT | S_ACC | S_MIG,
 				 S_CUR | S_QKEY } },
+		/* RC may name the port again with the new AV (the kernel's qp_state_table; its
+		 * uverbs adds PORT itself when AV is given here). */
 		[DROCE_QPS_SQD] = { .valid = true,
-			.opt = { S_AV | S_TO | S_RETRY | S_RNR | S_MRA | S_MDRA | S_ALT | S_ACC |
-					 S_PKEY | S_MRNR | S_MIG,
+			.opt = { S_PORT | S_AV | S_TO | S_RETRY | S_RNR | S_MRA | S_MDRA | S_ALT |
+					 S_ACC | S_PKEY | S_MRNR | S_MIG,
 				 S_AV | S_ALT | S_ACC | S_PKEY | S_MIG, S_PKEY | S_QKEY } },
 	},
 	[DROCE_QPS_SQE] = {

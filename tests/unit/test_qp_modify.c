@@ -421,6 +421,28 @@ test_sqd_event(void)
 	eh_fini(&w);
 }
 
+/* SQD -> SQD: an RC QP may give the port with its new AV, as the kernel's table allows (and
+ * its uverbs adds when AV is given); a UC QP may not, as there. */
+static void
+test_sqd_sqd_port(void)
+{
+	const unsigned int mask = DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PORT;
+	struct eh_world w;
+	struct droce_qp *qp;
+	struct droce_qp_attr a;
+	unsigned int i;
+
+	eh_init(&w, 1500);
+	for (i = 0; i < 2; i++) {	/* types[]: RC, then UC */
+		qp = new_qp(&w, types[i]);
+		CU_ASSERT_EQUAL_FATAL(reach(&w, qp, types[i], DROCE_QPS_SQD), 0);
+		fill_attr(&a, &w.n[1], DROCE_QPS_SQD);
+		CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, mask), i == 0 ? 0 : -EINVAL);
+		droce_qp_destroy(qp);
+	}
+	eh_fini(&w);
+}
+
 /*
  * droce_qp_init() and droce_qp_connect(): each type reaches RTS with what it was given (the
  * query reads it back; UD ignores the peer fields), a QP not in INIT is refused and stays
@@ -502,4 +524,5 @@ DROCE_TEST_MAIN("qp_modify",
 	DROCE_TEST(test_cur_state),
 	DROCE_TEST(test_err_flush_and_reset),
 	DROCE_TEST(test_sqd_event),
+	DROCE_TEST(test_sqd_sqd_port),
 	DROCE_TEST(test_connect_helpers))
