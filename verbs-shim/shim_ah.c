@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "droce_pkt.h"
 #include "droce_shim.h"
 
 struct shim_ah_req {
@@ -34,13 +35,11 @@ shim_ah_destroy_fn(struct droce_rt *rt, void *arg)
 	return droce_ah_destroy(((struct shim_ah_req *)arg)->ah);
 }
 
-/* ::ffff:a.b.c.d, a RoCEv2 GID for an IPv4 address */
+/* ff00::/8, or ::ffff:224.0.0.0/4 for RoCEv2 over IPv4 */
 static bool
-is_v4_mapped(const uint8_t g[16])
+gid_is_multicast(const uint8_t g[16])
 {
-	static const uint8_t pfx[12] = { [10] = 0xFF, [11] = 0xFF };
-
-	return memcmp(g, pfx, sizeof(pfx)) == 0;
+	return g[0] == 0xFF || (droce_gid_is_v4(g) && (g[12] & 0xF0) == 0xE0);
 }
 
 /* The GRH part of an ibv_ah_attr as the engine's address vector (MAC not resolved). */
@@ -61,9 +60,7 @@ droce_shim_av(struct droce_av *av, const struct ibv_ah_attr *a)
 	/* On RoCE the kernel replaces a unicast destination's hop limit with the route's, for
 	 * QPs and AHs alike: ibv_rc_pingpong asks 1, which would be TTL 1 on the wire and die
 	 * at the first router of a routed RoCEv2 network. A multicast one is the program's. */
-	av->hop_limit = g->dgid.raw[0] == 0xFF ||
-				(is_v4_mapped(g->dgid.raw) && (g->dgid.raw[12] & 0xF0) == 0xE0) ?
-			g->hop_limit : DROCE_SHIM_HOP_LIMIT;
+	av->hop_limit = gid_is_multicast(g->dgid.raw) ? g->hop_limit : DROCE_SHIM_HOP_LIMIT;
 	av->flow_label = g->flow_label;
 	return 0;
 }

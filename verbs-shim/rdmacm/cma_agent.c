@@ -27,7 +27,6 @@ enum {
 static struct {
 	bool up;
 	bool stop;
-	bool log;			/* DROCE_RDMACM_LOG: a line per CM MAD on stderr */
 	uint64_t sent, resent, received;
 	pthread_t thread;
 	struct ibv_pd *pd;
@@ -83,20 +82,28 @@ cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err)
 	return ah;
 }
 
+/* DROCE_RDMACM_LOG set (and not 0): a line per CM MAD, listen and rejection on stderr. */
+static bool
+log_on(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *e = getenv("DROCE_RDMACM_LOG");
+
+		on = e != NULL && strcmp(e, "0") != 0;
+	}
+	return on;
+}
+
 /* A line of DROCE_RDMACM_LOG's record; the agent may not have started yet. */
 void
 cma_log(const char *fmt, ...)
 {
-	static int env = -1;
 	char line[256];
 	va_list ap;
 
-	if (env < 0) {
-		const char *e = getenv("DROCE_RDMACM_LOG");
-
-		env = e != NULL && strcmp(e, "0") != 0;
-	}
-	if (!env)
+	if (!log_on())
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
@@ -113,7 +120,7 @@ log_mad(const char *what, const uint8_t *mad)
 	uint16_t attr = (uint16_t)(mad[16] << 8 | mad[17]);
 	char reason[24] = "";
 
-	if (!ag.log)
+	if (!log_on())
 		return;
 	if (attr == CM_REJ)
 		snprintf(reason, sizeof(reason), " reason %u", (unsigned int)(d[10] << 8 | d[11]));
@@ -240,7 +247,6 @@ cma_agent_start(void)
 
 	if (ag.up)
 		return 0;
-	ag.log = getenv("DROCE_RDMACM_LOG") != NULL && strcmp(getenv("DROCE_RDMACM_LOG"), "0") != 0;
 	if (ibv_query_device(cma_verbs, &da) != 0)
 		return -ENODEV;
 	ag.guid = be64toh(da.node_guid);
@@ -278,7 +284,7 @@ cma_agent_stop(void)
 	__atomic_store_n(&ag.stop, true, __ATOMIC_RELAXED);
 	pthread_join(ag.thread, NULL);
 	ag.up = false;
-	if (ag.log)
+	if (log_on())
 		fprintf(stderr, "droce-rdmacm: CM MADs sent %llu (of them resent %llu), received %llu\n",
 			(unsigned long long)(ag.sent + ag.resent), (unsigned long long)ag.resent,
 			(unsigned long long)ag.received);
