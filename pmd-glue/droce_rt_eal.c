@@ -21,6 +21,7 @@
 
 #include "droce_rt_err.h"
 #include "droce_rt_check.h"
+#include "droce_rt_guard.h"
 #include "droce_rt_port.h"
 
 struct capture {
@@ -208,7 +209,7 @@ droce_rt_eal_cleanup(const struct droce_rt_config *cfg)
 	char dir[PATH_MAX];
 
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
+	droce_rt_guard_eal_cleanup();
 	if (own_prefix(cfg) && dir[0] != '\0')
 		remove_runtime_dir(dir);
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_interrupts.h>
 
@@ -189,4 +190,54 @@ droce_rt_guard_stop(uint16_t port_id)
 	rte_intr_instance_free(ih);
 	if (r.efd >= 0)
 		close(r.efd);
+}
+
+/* Where EAL's interrupt thread waits while EAL is cleaned up (static: it outlives the call). */
+static struct park_req {
+	int efd;
+	int parked;
+} park = { -1, 0 };
+
+static void
+park_cb(void *arg)
+{
+	struct park_req *p = arg;
+	uint64_t v;
+
+	if (read(p->efd, &v, sizeof(v)) != sizeof(v))
+		return;
+	__atomic_store_n(&p->parked, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+}
+
+/* Park the interrupt thread; true once it is parked. */
+static bool
+park_intr_thread(void)
+{
+	struct timespec ts = { 0, 1000 * 1000 };
+	struct rte_intr_handle *ih;
+	uint64_t one = 1;
+	unsigned int i;
+
+	park.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (park.efd < 0)
+		return false;
+	/* PRIVATE: the handle, and the copy EAL keeps, live in malloc memory, not DPDK's. */
+	ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (ih == NULL || rte_intr_fd_set(ih, park.efd) != 0 ||
+	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0 ||
+	    rte_intr_callback_register(ih, park_cb, &park) != 0 ||
+	    write(park.efd, &one, sizeof(one)) != sizeof(one))
+		return false;	/* left as is: cleanup runs unparked, as before */
+	for (i = 0; i < 1000 && !__atomic_load_n(&park.parked, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&ts, NULL);
+	return __atomic_load_n(&park.parked, __ATOMIC_ACQUIRE) != 0;
+}
+
+int
+droce_rt_guard_eal_cleanup(void)
+{
+	park_intr_thread();
+	return rte_eal_cleanup();
 }

@@ -39,6 +39,19 @@ uint16_t droce_rt_guard_tx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts
 void droce_rt_guard_stop(uint16_t port_id);
 
 /*
+ * rte_eal_cleanup(), with EAL's interrupt thread parked first. DPDK 22.11 never stops that
+ * thread, yet cleanup unmaps DPDK memory (rte_eal_memory_detach), where interrupt sources keep
+ * their handles; and a memif server's close leaves its listener source registered
+ * (memif_socket_remove_device frees the handle only). The thread woken during cleanup walks
+ * the sources and dies in rte_intr_fd_get (SIGSEGV: a droce-perf server, once in 25 runs of
+ * the perf suite here). Parked means inside a callback of ours that never returns (waiting
+ * at most 1 s for the thread to get there); the process's exit ends it, and EAL cannot start
+ * again in a process anyway.
+ * Returns rte_eal_cleanup's result.
+ */
+int droce_rt_guard_eal_cleanup(void);
+
+/*
  * For tests: run fn(arg) guarded as a burst on port, with port_down() standing for the link
  * check. Returns true when fn faulted and the guard took the fault.
  */

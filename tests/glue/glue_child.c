@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,4 +41,25 @@ glue_in_child(void (*fn)(void *out, const void *arg), const void *arg, void *out
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		rc = rc != 0 ? rc : -ECHILD;
 	return rc;
+}
+
+int
+glue_child_status(int (*fn)(void), unsigned int seconds)
+{
+	struct rlimit no_core = { 0, 0 };
+	int status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		setrlimit(RLIMIT_CORE, &no_core);	/* no core file in the build directory */
+		alarm(seconds);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	return status;
 }

@@ -16,4 +16,10 @@
 int glue_in_child(void (*fn)(void *out, const void *arg), const void *arg, void *out,
 		  size_t size, unsigned int seconds);
 
+/*
+ * fn() in a child that dumps no core and dies after `seconds`, exiting with fn's result.
+ * Returns the child's wait status (for a case that may die of a signal), or -errno.
+ */
+int glue_child_status(int (*fn)(void), unsigned int seconds);
+
 #endif /* GLUE_CHILD_H */

@@ -8,11 +8,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "droce_rt_guard.h"
+#include "glue_child.h"
 #include "droce_test.h"
 
 static volatile int reached;
@@ -69,40 +69,22 @@ test_fault_taken_when_down(void)
 	CU_ASSERT_EQUAL(reached, 3);
 }
 
-/* Runs fn in a child; returns its wait status. */
 static int
-in_child(void (*fn)(void))
-{
-	pid_t pid = fork();
-	int st = 0;
-
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		struct rlimit no_core = { 0, 0 };
-
-		setrlimit(RLIMIT_CORE, &no_core);	/* no core file in the build directory */
-		alarm(10);
-		fn();
-		_exit(0);
-	}
-	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
-	return st;
-}
-
-static void
 fault_port_up(void)
 {
 	droce_rt_guard_init();
 	droce_rt_guard_run(3, read_unmapped, unmapped_page(), down);
+	return 0;
 }
 
-static void
+static int
 fault_outside_guard(void)
 {
 	volatile const uint8_t *p = unmapped_page();
 
 	droce_rt_guard_init();
 	reached = p[0];
+	return 0;
 }
 
 static void
@@ -111,12 +93,13 @@ app_handler(int sig)
 	_exit(sig == SIGSEGV ? 42 : 43);
 }
 
-static void
+static int
 fault_with_app_handler(void)
 {
 	signal(SIGSEGV, app_handler);
 	droce_rt_guard_init();
 	droce_rt_guard_run(3, read_unmapped, unmapped_page(), down);
+	return 0;
 }
 
 /* A fault nobody took: death by SIGSEGV, or under AddressSanitizer (whose handler the guard
@@ -136,11 +119,11 @@ test_other_faults_still_kill(void)
 {
 	int st;
 
-	st = in_child(fault_port_up);
+	st = glue_child_status(fault_port_up, 10);
 	CU_ASSERT_TRUE(died_of_fault(st));
-	st = in_child(fault_outside_guard);
+	st = glue_child_status(fault_outside_guard, 10);
 	CU_ASSERT_TRUE(died_of_fault(st));
-	st = in_child(fault_with_app_handler);
+	st = glue_child_status(fault_with_app_handler, 10);
 	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 42);
 }
 

@@ -298,12 +298,12 @@ main(int argc, char **argv)
 	argv[ret] = argv[0];
 	if (droce_netem_parse_args(argc - ret, argv + ret, &o, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-netem: %s\n", err);
-		rte_eal_cleanup();
+		droce_rt_guard_eal_cleanup();
 		return 2;
 	}
 	if (o.help) {
 		droce_netem_usage(argv[0]);
-		rte_eal_cleanup();
+		droce_rt_guard_eal_cleanup();
 		return 0;
 	}
 	RTE_ETH_FOREACH_DEV(p) {
@@ -316,7 +316,7 @@ main(int argc, char **argv)
 			"e.g. "
 			"net_memif0,role=server,socket=/a and net_memif1,role=server,socket=/b)\n",
 			nports);
-		rte_eal_cleanup();
+		droce_rt_guard_eal_cleanup();
 		return 2;
 	}
 	nmbuf = 2 * o.hold + 4 * RING_DESC + 2 * MAX_BURST + 1024;
@@ -325,7 +325,7 @@ main(int argc, char **argv)
 	if (mp == NULL) {
 		fprintf(stderr, "droce-netem: mbuf pool of %u failed: %s (try a smaller --hold or "
 			"more -m)\n", nmbuf, rte_strerror(rte_errno));
-		rte_eal_cleanup();
+		droce_rt_guard_eal_cleanup();
 		return 2;
 	}
 	ret = 1;
@@ -372,6 +372,6 @@ out:
 		free(store[d]);
 	}
 	rte_mempool_free(mp);
-	rte_eal_cleanup();
+	droce_rt_guard_eal_cleanup();
 	return ret;
 }

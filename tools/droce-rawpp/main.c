@@ -287,13 +287,13 @@ main(int argc, char **argv)
 	argv[ret] = argv[0];
 	memset(&c, 0, sizeof(c));
 	if (parse(argc - ret, argv + ret, &c.o) != 0) {
-		rte_eal_cleanup();
+		droce_rt_guard_eal_cleanup();
 		return 2;
 	}
 	if (rte_eth_dev_count_avail() < 1) {
 		fprintf(stderr,
 			"droce-rawpp: no port (give --vdev=net_memif0,role=client,socket=/x)\n");
-		rte_eal_cleanup();
+		droce_rt_guard_eal_cleanup();
 		return 2;
 	}
 	c.o.port = 0;
@@ -309,7 +309,7 @@ main(int argc, char **argv)
 					(int)rte_socket_id());
 	if (c.mp == NULL || rx_mp == NULL) {
 		fprintf(stderr, "droce-rawpp: mbuf pool failed: %s\n", rte_strerror(rte_errno));
-		rte_eal_cleanup();
+		droce_rt_guard_eal_cleanup();
 		return 2;
 	}
 	rte_mempool_obj_iter(c.mp, prefill, &c.o);
@@ -326,6 +326,6 @@ main(int argc, char **argv)
 	rte_eth_dev_close(c.o.port);
 	rte_mempool_free(c.mp);
 	rte_mempool_free(rx_mp);
-	rte_eal_cleanup();
+	droce_rt_guard_eal_cleanup();
 	return ret == 0 ? 0 : 1;
 }
