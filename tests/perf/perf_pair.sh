@@ -44,6 +44,8 @@ src=$?
 echo "--- server (exit $src)"
 cat "$dir/server.out"
 echo "--- client exit $crc"
+# A crash's backtrace (droce-perf prints one) last, where a shortened log still shows it.
+[ $src -eq 0 ] || grep -A 12 "^droce-perf: signal" "$dir/server.out" | sed 's/^/server crash: /'
 if [ "${EXPECT_SERVER_FAIL:-0}" = 1 ]; then
 	[ $src -ne 0 ] || { echo "server should have failed"; exit 1; }
 	exit $crc
