@@ -158,7 +158,7 @@ neigh_counters() {
 	for p in "$1" "$2"; do
 		c=$(pgrep -P "$p" | head -n 1)
 		# by its file prefix (the runtime's droce<pid>): -p asks every droce process under
-		# /var/run/dpdk first, and a busy one there can make it miss ours (notes/bugs.md)
+		# /var/run/dpdk first, and a busy one there can make it miss ours
 		for i in $(seq 10); do
 			timeout 10 "$STAT" -f "droce${c:-0}" -g neigh --json >"$OUT" 2>"$ERR" && break
 			sleep 0.1

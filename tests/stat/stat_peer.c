@@ -117,8 +117,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "%s: start: %s\n", argv[1], droce_rt_strerror(rt));
 		goto fail;
 	}
-	/* Not fatal: a memif server has been seen passing traffic with its link still reported
-	 * down (notes/bugs.md); resolving the peer below is the real test of the path. */
+	/* Not fatal: a memif server has been seen here passing traffic with its link still
+	 * reported down; resolving the peer below is the real test of the path. */
 	if (droce_rt_run_until(rt, link_is_up, rt, 5000) != 0)
 		fprintf(stderr, "%s: link not reported up after 5 s\n", argv[1]);
 	gid[15] = server ? 2 : 1;

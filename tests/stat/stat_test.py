@@ -207,7 +207,7 @@ def live(peer, tool, pcap_tool):
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(0.5)
         # Stop the client, then the server: both closing at once races EAL's interrupt thread
-        # against rte_eal_cleanup (notes/bugs.md). Their captures hold the frames counted.
+        # against rte_eal_cleanup (pmd-glue/README.md, memif). Their captures hold the frames counted.
         open(stop["client"], "w").close()
         try:
             _, werr = watch.communicate(timeout=15)
