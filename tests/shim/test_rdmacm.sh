@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Unmodified rdma_cm programs (rdmacm-utils' rping, ucmatose, cmtime, udaddy, rdma_server and
-# rdma_client; perftest's -R) between two processes over net_memif through droce-run: the
+# rdma_client, mckey and rstream for what is not supported; perftest's -R) between two processes over net_memif through droce-run: the
 # shim's librdmacm.so.1 replacement connects them with the IB CM handshake as MADs over QP1
 # (REQ/REP/RTU, DREQ/DREP, REJ; SIDR_REQ/SIDR_REP for UD ids). Loopback only, 198.18.0.0/15
 # and 2001:2::/48. Asserts completion, exit status, the data rping verifies, the errors
@@ -305,6 +305,23 @@ else
 	echo "droce-netem not built: the lossy-link case is not run"
 	fail "droce-netem missing"
 fi
+
+# What droce's rdma_cm does not do fails at once, and a line on stderr names what is
+# missing, once per function: multicast (mckey's join and leave) and rsockets (rstream).
+# One process each: neither gets as far as a peer.
+NAME=unsupported
+drun server 198.18.0.1/24 2001:2::1/64 -- mckey -m 239.1.1.1 -b 198.18.0.1 -C 1 >"$OUT" 2>"$ERR"
+RC=$?
+[ "$RC" != 0 ] || fail "mckey: exit status 0, though droce has no multicast"
+for f in rdma_join_multicast_ex rdma_leave_multicast; do
+	[ "$(grep -c "^droce-rdmacm: $f: multicast is not supported by droce" "$OUT" "$ERR" |
+	     awk -F: '{ n += $2 } END { print n }')" = 1 ] || fail "mckey: no single line naming $f"
+done
+drun server 198.18.0.1/24 2001:2::1/64 -- rstream -b 198.18.0.1 -C 1 >"$OUT" 2>"$ERR"
+RC=$?
+[ "$RC" != 0 ] || fail "rstream: exit status 0, though droce has no rsockets"
+grep -q "^droce-rdmacm: rsocket: rsockets are not supported by droce" "$OUT" "$ERR" ||
+	fail "rstream: no line naming rsockets"
 
 # The handshake on the wire, as Wireshark reads it: REQ, REP, RTU, DREQ, DREP over QP1.
 if command -v tshark >/dev/null && [ -s "$TMP/cm6.pcap" ]; then

@@ -3,10 +3,14 @@
  * What librdmacm exports and this replacement does not do: multicast, SRQs on ids, migrating
  * ids between channels, ECE and rsockets. Each fails with EOPNOTSUPP
  * (-1, or NULL / a negative length), so a program that needs one says so and none falls
- * through to the real library with our ids.
+ * through to the real library with our ids. Programs do not probe these as they probe
+ * optional verbs, so each also says what is missing on stderr, once per function: errno
+ * alone reads like a limit of the device.
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -15,65 +19,83 @@
 #include <rdma/rdma_verbs.h>
 #include <rdma/rsocket.h>
 
-#define FAIL(ret) do { errno = EOPNOTSUPP; return (ret); } while (0)
+static void
+unsupported(const char *fn, const char *what, bool *said)
+{
+	if (!__atomic_exchange_n(said, true, __ATOMIC_RELAXED))
+		fprintf(stderr, "droce-rdmacm: %s: %s not supported by droce (EOPNOTSUPP)\n", fn,
+			what);
+	errno = EOPNOTSUPP;
+}
+
+#define FAIL_AS(what, ret) \
+	do { \
+		static bool said_; \
+		unsupported(__func__, what, &said_); \
+		return (ret); \
+	} while (0)
+#define FAIL_SRQ(ret) FAIL_AS("SRQs on rdma_cm ids are", ret)
+#define FAIL_MC(ret) FAIL_AS("multicast is", ret)
+#define FAIL_ECE(ret) FAIL_AS("ECE is", ret)
+#define FAIL_RS(ret) FAIL_AS("rsockets are", ret)
 
 int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
-{ (void)id; (void)pd; (void)attr; FAIL(-1); }
+{ (void)id; (void)pd; (void)attr; FAIL_SRQ(-1); }
 int rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr)
-{ (void)id; (void)attr; FAIL(-1); }
+{ (void)id; (void)attr; FAIL_SRQ(-1); }
 void rdma_destroy_srq(struct rdma_cm_id *id) { (void)id; }
 int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context)
-{ (void)id; (void)addr; (void)context; FAIL(-1); }
+{ (void)id; (void)addr; (void)context; FAIL_MC(-1); }
 int rdma_join_multicast_ex(struct rdma_cm_id *id, struct rdma_cm_join_mc_attr_ex *attr,
 			   void *context)
-{ (void)id; (void)attr; (void)context; FAIL(-1); }
+{ (void)id; (void)attr; (void)context; FAIL_MC(-1); }
 int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
-{ (void)id; (void)addr; FAIL(-1); }
+{ (void)id; (void)addr; FAIL_MC(-1); }
 int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
-{ (void)id; (void)channel; FAIL(-1); }
+{ (void)id; (void)channel; FAIL_AS("moving an id to another channel is", -1); }
 int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 { (void)id; (void)event; return 0; }	/* ESTABLISHED comes from the RTU here */
 int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
-{ (void)id; (void)ece; FAIL(-1); }
+{ (void)id; (void)ece; FAIL_ECE(-1); }
 int rdma_get_remote_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
-{ (void)id; (void)ece; FAIL(-1); }
+{ (void)id; (void)ece; FAIL_ECE(-1); }
 int rdma_reject_ece(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
-{ (void)id; (void)private_data; (void)private_data_len; FAIL(-1); }
+{ (void)id; (void)private_data; (void)private_data_len; FAIL_ECE(-1); }
 
 int rsocket(int domain, int type, int protocol)
-{ (void)domain; (void)type; (void)protocol; FAIL(-1); }
-int rbind(int s, const struct sockaddr *a, socklen_t l) { (void)s; (void)a; (void)l; FAIL(-1); }
-int rlisten(int s, int backlog) { (void)s; (void)backlog; FAIL(-1); }
-int raccept(int s, struct sockaddr *a, socklen_t *l) { (void)s; (void)a; (void)l; FAIL(-1); }
+{ (void)domain; (void)type; (void)protocol; FAIL_RS(-1); }
+int rbind(int s, const struct sockaddr *a, socklen_t l) { (void)s; (void)a; (void)l; FAIL_RS(-1); }
+int rlisten(int s, int backlog) { (void)s; (void)backlog; FAIL_RS(-1); }
+int raccept(int s, struct sockaddr *a, socklen_t *l) { (void)s; (void)a; (void)l; FAIL_RS(-1); }
 int rconnect(int s, const struct sockaddr *a, socklen_t l)
-{ (void)s; (void)a; (void)l; FAIL(-1); }
-int rshutdown(int s, int how) { (void)s; (void)how; FAIL(-1); }
-int rclose(int s) { (void)s; FAIL(-1); }
-ssize_t rrecv(int s, void *b, size_t n, int f) { (void)s; (void)b; (void)n; (void)f; FAIL(-1); }
+{ (void)s; (void)a; (void)l; FAIL_RS(-1); }
+int rshutdown(int s, int how) { (void)s; (void)how; FAIL_RS(-1); }
+int rclose(int s) { (void)s; FAIL_RS(-1); }
+ssize_t rrecv(int s, void *b, size_t n, int f) { (void)s; (void)b; (void)n; (void)f; FAIL_RS(-1); }
 ssize_t rrecvfrom(int s, void *b, size_t n, int f, struct sockaddr *a, socklen_t *l)
-{ (void)s; (void)b; (void)n; (void)f; (void)a; (void)l; FAIL(-1); }
-ssize_t rrecvmsg(int s, struct msghdr *m, int f) { (void)s; (void)m; (void)f; FAIL(-1); }
+{ (void)s; (void)b; (void)n; (void)f; (void)a; (void)l; FAIL_RS(-1); }
+ssize_t rrecvmsg(int s, struct msghdr *m, int f) { (void)s; (void)m; (void)f; FAIL_RS(-1); }
 ssize_t rsend(int s, const void *b, size_t n, int f)
-{ (void)s; (void)b; (void)n; (void)f; FAIL(-1); }
+{ (void)s; (void)b; (void)n; (void)f; FAIL_RS(-1); }
 ssize_t rsendto(int s, const void *b, size_t n, int f, const struct sockaddr *a, socklen_t l)
-{ (void)s; (void)b; (void)n; (void)f; (void)a; (void)l; FAIL(-1); }
-ssize_t rsendmsg(int s, const struct msghdr *m, int f) { (void)s; (void)m; (void)f; FAIL(-1); }
-ssize_t rread(int s, void *b, size_t n) { (void)s; (void)b; (void)n; FAIL(-1); }
-ssize_t rreadv(int s, const struct iovec *v, int n) { (void)s; (void)v; (void)n; FAIL(-1); }
-ssize_t rwrite(int s, const void *b, size_t n) { (void)s; (void)b; (void)n; FAIL(-1); }
-ssize_t rwritev(int s, const struct iovec *v, int n) { (void)s; (void)v; (void)n; FAIL(-1); }
-int rpoll(struct pollfd *fds, nfds_t n, int t) { (void)fds; (void)n; (void)t; FAIL(-1); }
+{ (void)s; (void)b; (void)n; (void)f; (void)a; (void)l; FAIL_RS(-1); }
+ssize_t rsendmsg(int s, const struct msghdr *m, int f) { (void)s; (void)m; (void)f; FAIL_RS(-1); }
+ssize_t rread(int s, void *b, size_t n) { (void)s; (void)b; (void)n; FAIL_RS(-1); }
+ssize_t rreadv(int s, const struct iovec *v, int n) { (void)s; (void)v; (void)n; FAIL_RS(-1); }
+ssize_t rwrite(int s, const void *b, size_t n) { (void)s; (void)b; (void)n; FAIL_RS(-1); }
+ssize_t rwritev(int s, const struct iovec *v, int n) { (void)s; (void)v; (void)n; FAIL_RS(-1); }
+int rpoll(struct pollfd *fds, nfds_t n, int t) { (void)fds; (void)n; (void)t; FAIL_RS(-1); }
 int rselect(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
-{ (void)n; (void)r; (void)w; (void)e; (void)t; FAIL(-1); }
-int rgetpeername(int s, struct sockaddr *a, socklen_t *l) { (void)s; (void)a; (void)l; FAIL(-1); }
-int rgetsockname(int s, struct sockaddr *a, socklen_t *l) { (void)s; (void)a; (void)l; FAIL(-1); }
+{ (void)n; (void)r; (void)w; (void)e; (void)t; FAIL_RS(-1); }
+int rgetpeername(int s, struct sockaddr *a, socklen_t *l) { (void)s; (void)a; (void)l; FAIL_RS(-1); }
+int rgetsockname(int s, struct sockaddr *a, socklen_t *l) { (void)s; (void)a; (void)l; FAIL_RS(-1); }
 int rsetsockopt(int s, int lv, int o, const void *v, socklen_t l)
-{ (void)s; (void)lv; (void)o; (void)v; (void)l; FAIL(-1); }
+{ (void)s; (void)lv; (void)o; (void)v; (void)l; FAIL_RS(-1); }
 int rgetsockopt(int s, int lv, int o, void *v, socklen_t *l)
-{ (void)s; (void)lv; (void)o; (void)v; (void)l; FAIL(-1); }
-int rfcntl(int s, int cmd, ...) { (void)s; (void)cmd; FAIL(-1); }
+{ (void)s; (void)lv; (void)o; (void)v; (void)l; FAIL_RS(-1); }
+int rfcntl(int s, int cmd, ...) { (void)s; (void)cmd; FAIL_RS(-1); }
 off_t riomap(int s, void *b, size_t n, int p, int f, off_t o)
-{ (void)s; (void)b; (void)n; (void)p; (void)f; (void)o; FAIL(-1); }
-int riounmap(int s, void *b, size_t n) { (void)s; (void)b; (void)n; FAIL(-1); }
+{ (void)s; (void)b; (void)n; (void)p; (void)f; (void)o; FAIL_RS(-1); }
+int riounmap(int s, void *b, size_t n) { (void)s; (void)b; (void)n; FAIL_RS(-1); }
 size_t riowrite(int s, const void *b, size_t n, off_t o, int f)
-{ (void)s; (void)b; (void)n; (void)o; (void)f; errno = EOPNOTSUPP; return 0; }
+{ (void)s; (void)b; (void)n; (void)o; (void)f; FAIL_RS(0); }
