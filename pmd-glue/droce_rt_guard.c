@@ -131,6 +131,34 @@ droce_rt_guard_run(uint16_t port, void (*fn)(void *), void *arg, bool (*port_dow
 	return false;
 }
 
+/*
+ * Have cb(arg) run on EAL's interrupt thread, serialised with the PMDs' handlers there: an
+ * eventfd source registered for the purpose (PRIVATE: the handle, and the copy EAL keeps,
+ * live in malloc memory, not DPDK's) and signalled once; then wait up to ms for *done. cb
+ * must read the eventfd first (a wake-up that is not its own finds it empty). Returns the
+ * registered handle, or NULL when nothing could be registered (cb will not run).
+ */
+static struct rte_intr_handle *
+on_intr_thread(int efd, rte_intr_callback_fn cb, void *arg, const int *done, unsigned int ms)
+{
+	struct timespec ts = { 0, 1000 * 1000 };
+	struct rte_intr_handle *ih;
+	uint64_t one = 1;
+	unsigned int i;
+
+	ih = efd >= 0 ? rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE) : NULL;
+	if (ih == NULL || rte_intr_fd_set(ih, efd) != 0 ||
+	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0 ||
+	    rte_intr_callback_register(ih, cb, arg) != 0) {
+		rte_intr_instance_free(ih);
+		return NULL;
+	}
+	if (write(efd, &one, sizeof(one)) == sizeof(one))
+		for (i = 0; i < ms && !__atomic_load_n(done, __ATOMIC_ACQUIRE); i++)
+			nanosleep(&ts, NULL);
+	return ih;
+}
+
 struct stop_req {
 	uint16_t port_id;
 	int efd;
@@ -154,11 +182,11 @@ stop_cb(void *arg)
  * dev_stop and also by EAL's interrupt thread when the peer disconnects; only the control
  * channel is under a lock, so when both peers exit together the two calls free the
  * shared-memory regions twice ("EAL: Error: Invalid memory", then a crash). So a memif port
- * is stopped on the interrupt thread, serialised with the PMD's handlers: an eventfd source
- * registered for the purpose and gone again before dev_close. (Not an EAL alarm: its timer
- * source stays registered until rte_eal_cleanup, whose unregistering makes the interrupt
- * thread walk its sources, among them the listener handle a memif server's close freed
- * without unregistering it.) Other PMDs, or no eventfd: stopped here.
+ * is stopped on the interrupt thread, serialised with the PMD's handlers, by a source gone
+ * again before dev_close. (Not an EAL alarm: its timer source stays registered until
+ * rte_eal_cleanup, whose unregistering makes the interrupt thread walk its sources, among
+ * them the listener handle a memif server's close freed without unregistering it.) Other
+ * PMDs, or no eventfd: stopped here.
  */
 void
 droce_rt_guard_stop(uint16_t port_id)
@@ -167,23 +195,14 @@ droce_rt_guard_stop(uint16_t port_id)
 	struct rte_eth_dev_info info;
 	struct timespec ts = { 0, 1000 * 1000 };
 	struct rte_intr_handle *ih = NULL;
-	uint64_t one = 1;
-	unsigned int i;
-	int rc = -1;
 
 	if (rte_eth_dev_info_get(port_id, &info) == 0 && info.driver_name != NULL &&
 	    strcmp(info.driver_name, "net_memif") == 0) {
 		r.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		ih = r.efd >= 0 ? rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE) : NULL;
+		ih = on_intr_thread(r.efd, stop_cb, &r, &r.done, 2000);
 	}
-	if (ih != NULL && rte_intr_fd_set(ih, r.efd) == 0 &&
-	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) == 0)
-		rc = rte_intr_callback_register(ih, stop_cb, &r);
-	if (rc == 0 && write(r.efd, &one, sizeof(one)) == sizeof(one))
-		for (i = 0; i < 2000 && !__atomic_load_n(&r.done, __ATOMIC_ACQUIRE); i++)
-			nanosleep(&ts, NULL);
 	/* -EAGAIN while the callback is still running */
-	while (rc == 0 && rte_intr_callback_unregister(ih, stop_cb, &r) == -EAGAIN)
+	while (ih != NULL && rte_intr_callback_unregister(ih, stop_cb, &r) == -EAGAIN)
 		nanosleep(&ts, NULL);
 	if (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE))
 		rte_eth_dev_stop(port_id);	/* not run there (2 s): here, as before */
@@ -212,32 +231,11 @@ park_cb(void *arg)
 		pause();
 }
 
-/* Park the interrupt thread; true once it is parked. */
-static bool
-park_intr_thread(void)
-{
-	struct timespec ts = { 0, 1000 * 1000 };
-	uint64_t one = 1;
-	unsigned int i;
-
-	park.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (park.efd < 0)
-		return false;
-	/* PRIVATE: the handle, and the copy EAL keeps, live in malloc memory, not DPDK's. */
-	park.ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	if (park.ih == NULL || rte_intr_fd_set(park.ih, park.efd) != 0 ||
-	    rte_intr_type_set(park.ih, RTE_INTR_HANDLE_EXT) != 0 ||
-	    rte_intr_callback_register(park.ih, park_cb, &park) != 0 ||
-	    write(park.efd, &one, sizeof(one)) != sizeof(one))
-		return false;	/* left as is: cleanup runs unparked, as before */
-	for (i = 0; i < 1000 && !__atomic_load_n(&park.parked, __ATOMIC_ACQUIRE); i++)
-		nanosleep(&ts, NULL);
-	return __atomic_load_n(&park.parked, __ATOMIC_ACQUIRE) != 0;
-}
-
 int
 droce_rt_guard_eal_cleanup(void)
 {
-	park_intr_thread();
+	/* Not parked within 1 s, or nothing registered: cleanup runs unparked, as before. */
+	park.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	park.ih = on_intr_thread(park.efd, park_cb, &park, &park.parked, 1000);
 	return rte_eal_cleanup();
 }
