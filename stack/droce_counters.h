@@ -58,7 +58,8 @@ struct droce_qp;
 	X(NP_ECN_MARKED, "np_ecn_marked_roce_packets") \
 	X(NP_CNP_SENT, "np_cnp_sent") \
 	X(TX_NO_BUF, "tx_no_buf") \
-	X(CC_DEFERRED, "cc_deferred")
+	X(CC_DEFERRED, "cc_deferred") \
+	X(MCAST_RCVD, "mcast_rcvd_pkts")
 
 enum droce_cnt {
 #define DROCE_X_CNT_ENUM(e, n) DROCE_CNT_##e,

@@ -328,6 +328,12 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 			return;
 		}
 	}
+	if (droce_unlikely(p.dqpn == DROCE_MCAST_QPN)) {
+		if (lean)
+			droce_parse_fast_addrs(frame, &p);	/* the group is the destination GID */
+		droce_mcast_rx(dev, &p, frame, len, now);
+		return;
+	}
 	/* DestQP 1 is the GSI's slot; DestQP 0, and 1 without a GSI, find no QP (CA17-33). */
 	qp = droce_dev_qp(dev, p.dqpn);
 	if (droce_unlikely(qp == NULL)) {

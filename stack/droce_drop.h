@@ -48,7 +48,9 @@
 	X(RESP_GHOST, TRANSPORT, "response for a PSN never sent") \
 	X(RESP_STALE, TRANSPORT, "response for a PSN already acknowledged") \
 	X(RESP_OUT_OF_SEQ, TRANSPORT, "response PSN not the next expected") \
-	X(RESP_UNEXPECTED, TRANSPORT, "response kind does not match the request")
+	X(RESP_UNEXPECTED, TRANSPORT, "response kind does not match the request") \
+	X(MCAST_NOT_GROUP, TRANSPORT, "multicast DestQP 0xFFFFFF sent to a unicast address") \
+	X(MCAST_NO_MEMBER, TRANSPORT, "multicast group with no QP attached here")
 
 enum droce_drop_class {
 	DROCE_DROP_CLASS_OK,

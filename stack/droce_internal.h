@@ -276,7 +276,15 @@ struct droce_qp {
 	uint64_t np_last;		/* when the last CNP left; UINT64_MAX: never */
 	struct droce_pkt *np_ud;	/* UD: the sender's address, from the marked packet */
 	uint64_t cnt[DROCE_CNT_MAX];
+	uint32_t mcast_n;		/* multicast groups it is attached to (droce_mcast.c) */
 	bool used;
+};
+
+/* A multicast group this device has members of: its GID and the UD QPs attached. */
+struct droce_mcast_grp {
+	uint8_t gid[16];
+	uint32_t nqp;		/* 0: a free slot */
+	struct droce_qp *qps[DROCE_MCAST_QPS];
 };
 
 struct droce_dev {
@@ -306,6 +314,7 @@ struct droce_dev {
 	struct droce_drop_stats drops;
 	/* Received frames' ICRC prefix state, by DestQP (droce_rx.c) */
 	struct droce_icrc_v4_cache icrc_rx[DROCE_ICRC_RX_CACHE];
+	struct droce_mcast_grp mcast[DROCE_MCAST_GROUPS];
 };
 
 static inline uint32_t
@@ -327,6 +336,11 @@ droce_qp_cnt(struct droce_qp *qp, enum droce_cnt c)
 {
 	qp->cnt[c]++;
 }
+
+/* droce_mcast.c: a datagram for DestQP 0xFFFFFF; a destroyed QP leaves its groups */
+void droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *frame,
+		    uint32_t len, uint64_t now);
+void droce_mcast_detach_all(struct droce_qp *qp);
 
 /* droce_dev.c: scheduling, timers, events, drops */
 void droce_dev_event(struct droce_dev *dev, enum droce_event_type type, void *elem);

@@ -25,6 +25,14 @@ droce_gid_is_v4(const uint8_t gid[16])
 	return memcmp(gid, v4_mapped_prefix, sizeof(v4_mapped_prefix)) == 0;
 }
 
+bool
+droce_gid_is_multicast(const uint8_t gid[16])
+{
+	if (droce_gid_is_v4(gid))
+		return (gid[12] & 0xF0) == 0xE0;	/* 224.0.0.0/4 (RFC 5771) */
+	return gid[0] == 0xFF;				/* ff00::/8 (RFC 4291 2.7) */
+}
+
 void
 droce_gid_from_v4(uint8_t gid[16], uint32_t addr)
 {

@@ -131,6 +131,8 @@ uint32_t droce_build_frame_len(const struct droce_pkt *p, uint32_t pay_len);
 
 /* IPv4-mapped GID helpers (::ffff:a.b.c.d). */
 bool droce_gid_is_v4(const uint8_t gid[16]);
+/* A multicast group's GID: IPv4-mapped 224.0.0.0/4, or IPv6 ff00::/8. */
+bool droce_gid_is_multicast(const uint8_t gid[16]);
 void droce_gid_from_v4(uint8_t gid[16], uint32_t addr_host_order);
 
 #endif /* DROCE_PKT_H */

@@ -199,6 +199,7 @@ droce_qp_destroy(struct droce_qp *qp)
 	droce_sched_unready(qp);
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	droce_sched_deadline(qp);
+	droce_mcast_detach_all(qp);	/* as the kernel does for a QP destroyed attached */
 	for (i = 0; i < DROCE_CNT_MAX; i++)
 		dev->cnt_gone[i] += qp->cnt[i];
 	qp_free_mem(qp);

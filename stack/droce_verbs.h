@@ -311,6 +311,18 @@ int droce_post_srq_recv(struct droce_srq *srq, struct droce_recv_wr *wr,
 struct droce_ah *droce_ah_create(struct droce_pd *pd, const struct droce_av *av, int *err);
 int droce_ah_destroy(struct droce_ah *ah);
 
+/*
+ * UD multicast: a UD QP attached to a group's GID (IPv4-mapped 224.0.0.0/4, or ff00::/8)
+ * receives what is sent to that GID with DestQP DROCE_MCAST_QPN, as every member does. Up to
+ * DROCE_MCAST_GROUPS groups a device, DROCE_MCAST_QPS QPs a group. Attaching twice is no
+ * error; 0, -EINVAL (not a UD QP, not a multicast GID; detach: not attached) or -ENOMEM.
+ */
+#define DROCE_MCAST_QPN 0xFFFFFFu
+#define DROCE_MCAST_GROUPS 16
+#define DROCE_MCAST_QPS 8
+int droce_mcast_attach(struct droce_qp *qp, const uint8_t gid[16]);
+int droce_mcast_detach(struct droce_qp *qp, const uint8_t gid[16]);
+
 struct droce_qp *droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr,
 				 int *err);
 int droce_qp_destroy(struct droce_qp *qp);

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * UD multicast: the groups a device's QPs are attached to, and the delivery of a datagram
+ * sent to a group (DestQP 0xFFFFFF, the multicast QPN) to each member's receive queue, as
+ * ibv_attach_mcast(3) defines it. No SM: on RoCE a group is just its GID (IP multicast).
+ * Small fixed tables, searched linearly: a handful of groups, no allocation on the Rx path.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "droce_internal.h"
+#include "droce_opcode.h"
+#include "wire/droce_bth.h"
+
+static struct droce_mcast_grp *
+grp_find(struct droce_dev *dev, const uint8_t gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < DROCE_MCAST_GROUPS; i++)
+		if (dev->mcast[i].nqp != 0 && memcmp(dev->mcast[i].gid, gid, 16) == 0)
+			return &dev->mcast[i];
+	return NULL;
+}
+
+static int
+grp_member(const struct droce_mcast_grp *g, const struct droce_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->nqp; i++)
+		if (g->qps[i] == qp)
+			return (int)i;
+	return -1;
+}
+
+static void
+grp_remove(struct droce_mcast_grp *g, unsigned int i)
+{
+	g->qps[i]->mcast_n--;
+	g->qps[i] = g->qps[--g->nqp];	/* an empty group is a free slot */
+}
+
+int
+droce_mcast_attach(struct droce_qp *qp, const uint8_t gid[16])
+{
+	struct droce_mcast_grp *g;
+	unsigned int i;
+
+	/* Only UD QPs join groups; the GID must be a group's, not a unicast address. */
+	if (qp == NULL || !qp->used || gid == NULL || qp->type != DROCE_QPT_UD ||
+	    !droce_gid_is_multicast(gid))
+		return -EINVAL;
+	g = grp_find(qp->dev, gid);
+	if (g == NULL) {
+		for (i = 0; i < DROCE_MCAST_GROUPS && qp->dev->mcast[i].nqp != 0; i++)
+			;
+		if (i == DROCE_MCAST_GROUPS)
+			return -ENOMEM;
+		g = &qp->dev->mcast[i];
+		memcpy(g->gid, gid, 16);
+	}
+	if (grp_member(g, qp) >= 0)
+		return 0;	/* attached already: as rxe and mlx5, not an error */
+	if (g->nqp == DROCE_MCAST_QPS)
+		return -ENOMEM;
+	g->qps[g->nqp++] = qp;
+	qp->mcast_n++;
+	return 0;
+}
+
+int
+droce_mcast_detach(struct droce_qp *qp, const uint8_t gid[16])
+{
+	struct droce_mcast_grp *g;
+	int i;
+
+	if (qp == NULL || !qp->used || gid == NULL)
+		return -EINVAL;
+	g = grp_find(qp->dev, gid);
+	i = g != NULL ? grp_member(g, qp) : -1;
+	if (i < 0)
+		return -EINVAL;
+	grp_remove(g, (unsigned int)i);
+	return 0;
+}
+
+void
+droce_mcast_detach_all(struct droce_qp *qp)
+{
+	unsigned int k;
+	int i;
+
+	for (k = 0; k < DROCE_MCAST_GROUPS && qp->mcast_n != 0; k++) {
+		i = qp->dev->mcast[k].nqp != 0 ? grp_member(&qp->dev->mcast[k], qp) : -1;
+		if (i >= 0)
+			grp_remove(&qp->dev->mcast[k], (unsigned int)i);
+	}
+}
+
+void
+droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *frame,
+	       uint32_t len, uint64_t now)
+{
+	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
+	struct droce_qp *members[DROCE_MCAST_QPS];
+	struct droce_mcast_grp *g;
+	uint32_t i, n;
+
+	/* DestQP 0xFFFFFF means multicast: only a datagram (UD SEND) sent to a group's GID. */
+	if (!(op->flags & DROCE_OPF_UD) || (op->flags & DROCE_OPF_CNP)) {
+		droce_dev_drop(dev, DROCE_DROP_QPT_OPCODE);
+		return;
+	}
+	if (!droce_gid_is_multicast(p->dgid)) {
+		droce_dev_drop(dev, DROCE_DROP_MCAST_NOT_GROUP);
+		return;
+	}
+	g = grp_find(dev, p->dgid);
+	if (g == NULL) {
+		droce_dev_drop(dev, DROCE_DROP_MCAST_NO_MEMBER);
+		return;
+	}
+	/* IBTA 9.6.1.1 (C9-40..42): the P_Key check, as for a unicast datagram. */
+	if ((p->pkey & 0x7FFF) != (DROCE_PKEY_DEFAULT & 0x7FFF)) {
+		droce_dev_drop(dev, DROCE_DROP_PKEY);
+		return;
+	}
+	dev->drops.cnt[DROCE_DROP_NONE]++;
+	/* Each member takes its own copy (its Q_Key check, a receive WQE, a completion). */
+	n = g->nqp;
+	memcpy(members, g->qps, n * sizeof(members[0]));
+	for (i = 0; i < n; i++) {
+		members[i]->cnt[DROCE_CNT_RCVD_PKTS]++;
+		members[i]->cnt[DROCE_CNT_RCVD_BYTES] += len;
+		members[i]->cnt[DROCE_CNT_MCAST_RCVD]++;
+		droce_resp_rx(members[i], p, frame, now);
+	}
+}
