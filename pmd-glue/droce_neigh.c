@@ -228,6 +228,24 @@ droce_neigh_resolve(struct droce_neigh *n, const uint8_t addr[16], uint64_t now,
 	uint8_t nh[16];
 	int rc;
 
+	/* A group has no neighbour to ask: its MAC is derived (RFC 1112 6.4: 01:00:5e and the
+	 * low 23 bits; RFC 2464 7: 33:33 and the low 32 bits). */
+	if (is_v4(addr) ? (addr[12] & 0xF0) == 0xE0 : addr[0] == 0xFF) {
+		if (is_v4(addr) ? !n->conf.has_ipv4 : !n->conf.has_ipv6)
+			return -EAFNOSUPPORT;
+		if (is_v4(addr)) {
+			mac[0] = 0x01;
+			mac[1] = 0x00;
+			mac[2] = 0x5e;
+			mac[3] = addr[13] & 0x7F;
+			mac[4] = addr[14];
+			mac[5] = addr[15];
+		} else {
+			mac[0] = mac[1] = 0x33;
+			memcpy(mac + 2, addr + 12, 4);
+		}
+		return 0;
+	}
 	rc = next_hop(n, addr, nh);
 	if (rc != 0)
 		return rc;

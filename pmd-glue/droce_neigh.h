@@ -106,6 +106,7 @@ int droce_neigh_input(struct droce_neigh *n, const uint8_t *frame, uint32_t len,
  * sent now if none is); -EHOSTUNREACH when it went unanswered (droce_neigh_strerror() says which
  * peer and how many tries); -ENETUNREACH off-prefix with no gateway; -EAFNOSUPPORT when that IP
  * version has no local address; -ENOSPC when the table is full of unresolved entries.
+ * A multicast group (224.0.0.0/4, ff00::/8) resolves at once to its derived MAC.
  * With cb set and -EAGAIN returned, cb(arg, ...) runs once when the resolution ends.
  */
 int droce_neigh_resolve(struct droce_neigh *n, const uint8_t addr[16], uint64_t now,

@@ -65,13 +65,14 @@ droce_rt_drop_final(enum droce_rt_drop d)
 }
 
 /* The shard owning a QPN: its top shard_bits bits (droce_dev_attr.shard_bits); a QPN naming no
- * shard of the nb_shards (or none) belongs to shard 0, whose engine drops it as unknown. */
+ * shard of the nb_shards (or none) belongs to shard 0, whose engine drops it as unknown.
+ * Multicast (0xFFFFFF) is shard 0's too: groups are joined on shard 0's device. */
 static inline unsigned int
 droce_rt_qpn_shard(uint32_t qpn, unsigned int shard_bits, unsigned int nb_shards)
 {
 	unsigned int s;
 
-	if (shard_bits == 0 || qpn > 0xFFFFFF)
+	if (shard_bits == 0 || qpn >= 0xFFFFFF)
 		return 0;
 	s = qpn >> (24 - shard_bits);
 	return s < nb_shards ? s : 0;

@@ -235,6 +235,29 @@ test_expiry(void)
 	CU_ASSERT_EQUAL(c.n, 1);
 }
 
+/* A group resolves at once, off-prefix too, with no request sent (RFC 1112 6.4, RFC 2464 7). */
+static void
+test_multicast(void)
+{
+	static const uint8_t g4[4] = { 239, 129, 2, 3 };
+	static const uint8_t g6[16] = { 0xff, 0x0e, [12] = 0xde, 0xad, 0xbe, 0xef };
+	static const uint8_t m4[6] = { 0x01, 0x00, 0x5e, 0x01, 2, 3 };
+	static const uint8_t m6[6] = { 0x33, 0x33, 0xde, 0xad, 0xbe, 0xef };
+	struct droce_neigh n;
+	struct cap c;
+	uint8_t a[16], mac[6];
+
+	setup(&n, &c, false);
+	mapped(a, g4);
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, a, 0, mac, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(mac, m4, 6), 0);	/* the 24th bit from the end is not mapped */
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, g6, 0, mac, NULL, NULL), -EAFNOSUPPORT);
+	setup(&n, &c, true);
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, g6, 0, mac, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(mac, m6, 6), 0);
+	CU_ASSERT_EQUAL(c.n, 0);
+}
+
 static void
 test_next_hop(void)
 {
@@ -431,4 +454,5 @@ DROCE_TEST_MAIN("neigh",
 	DROCE_TEST(test_ipv6_invalid),
 	DROCE_TEST(test_arp_invalid),
 	DROCE_TEST(test_announce),
-	DROCE_TEST(test_table_full))
+	DROCE_TEST(test_table_full),
+	DROCE_TEST(test_multicast))

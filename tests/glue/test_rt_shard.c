@@ -79,6 +79,7 @@ test_qpn_shard_mapping(void)
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0xABCDEF, 0, 1), 0);
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0x7FFFFF, 1, 2), 0);
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0x800001, 1, 2), 1);
+	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0xFFFFFF, 1, 2), 0);	/* multicast */
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0x412345, 2, 3), 1);
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0x812345, 2, 3), 2);
 	/* shard 3 of 3 does not exist, nor does a truncated frame's QPN: shard 0 drops them */
