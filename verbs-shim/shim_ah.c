@@ -120,6 +120,18 @@ shim_gid_index(const struct droce_shim_dev *d, const uint8_t *gid)
 	return -1;
 }
 
+/* Our first GID of gid's IP family, or -1: the source for answering a group's datagram. */
+static int
+shim_gid_family(const struct droce_shim_dev *d, const uint8_t *gid)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->num_gids; i++)
+		if (droce_gid_is_v4(d->gids[i]) == droce_gid_is_v4(gid))
+			return (int)i;
+	return -1;
+}
+
 int
 ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
 		    struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
@@ -147,6 +159,8 @@ ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc
 		return -1;
 	}
 	idx = shim_gid_index(droce_shim_ctx(context)->dev, dst);
+	if (idx < 0 && gid_is_multicast(dst))
+		idx = shim_gid_family(droce_shim_ctx(context)->dev, dst);	/* to a group */
 	if (idx < 0) {
 		errno = ENOENT;	/* not sent to one of our GIDs */
 		return -1;

@@ -195,6 +195,9 @@ droce_shim_device_attr(const struct droce_shim_dev *d, struct ibv_device_attr *a
 	a->max_res_rd_atom = (int)cfg->max_qp * DROCE_SHIM_MAX_RD_ATOM;
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ah = (int)cfg->max_ah;
+	a->max_mcast_grp = DROCE_MCAST_GROUPS;
+	a->max_mcast_qp_attach = DROCE_MCAST_QPS;
+	a->max_total_mcast_qp_attach = DROCE_MCAST_GROUPS * DROCE_MCAST_QPS;
 	a->max_srq = (int)cfg->max_srq;
 	a->max_srq_wr = DROCE_SHIM_MAX_SRQ_WR;
 	a->max_srq_sge = DROCE_SHIM_MAX_SGE;

@@ -197,6 +197,16 @@ for t in write_bw send_lat; do
 done
 perf write_bw6 1024 ib_write_bw -s 1024 -x 1	# IPv6 GID (the last -x wins)
 expect_out "GID index +: 1\$" "write_bw6"
+# UD multicast (ibv_attach_mcast): the server's QP joins a group, the client sends to the group
+# (DestQP 0xFFFFFF): IPv4 239.1.2.3 (-M), then perftest's own IPv6 group ff01:0:2:c985:: on the
+# IPv6 GID. Fewer messages (50) than the server's receive queue holds (512): UD drops a
+# datagram that finds no receive WQE, and perftest's server would wait for it forever.
+perf mcast_bw4 512 ib_send_bw -g -s 512 -M 0:0:0:0:0:0:0:0:0:0:255:255:239:1:2:3
+expect_out "local address: LID 0000 QPN 0xffffff" "mcast_bw4"
+expect_out "MGID: 00:00:00:00:00:00:00:00:00:00:255:255:239:01:02:03" "mcast_bw4"
+perf mcast_bw6 512 ib_send_bw -g -s 512 -x 1
+expect_out "local address: LID 0000 QPN 0xffffff" "mcast_bw6"
+expect_out "MGID: 255:01:00:00:00:02:201:133" "mcast_bw6"
 
 # One lcore: the shared model needs none of its own (the progress thread floats), so a
 # completion channel still wakes up.
