@@ -74,10 +74,11 @@ _Static_assert(offsetof(struct rdma_conn_param, private_data) ==
 	       offsetof(struct rdma_ud_param, private_data_len), "param.conn / param.ud");
 
 /* Lock held. The event carries m's private data from priv_off on (REQ: past the rdma_cm
- * addressing header) and, for CONNECT_REQUEST / ESTABLISHED, the peer's parameters. */
-int
-cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
-		const struct cm_msg *m, unsigned int priv_off)
+ * addressing header) and, for CONNECT_REQUEST / ESTABLISHED, the peer's parameters; or, with
+ * ud, UD parameters of our own making (a multicast join's). */
+static int
+queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status, const struct cm_msg *m,
+	    unsigned int priv_off, const struct rdma_ud_param *ud)
 {
 	struct cma_channel *ch = (struct cma_channel *)c->id.channel;
 	struct cma_event *e;
@@ -126,6 +127,8 @@ cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		p->srq = m->srq;
 		p->qp_num = m->local_qpn;
 	}
+	if (ud != NULL)
+		e->ev.param.ud = *ud;
 	if (ch->tail != NULL)
 		ch->tail->next = e;
 	else
@@ -134,6 +137,20 @@ cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 	if (write(ch->wfd, &one, 1) != 1)
 		return -errno;
 	return 0;
+}
+
+int
+cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
+		const struct cm_msg *m, unsigned int priv_off)
+{
+	return queue_event(c, type, status, m, priv_off, NULL);
+}
+
+int
+cma_queue_ud_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
+		   const struct rdma_ud_param *u)
+{
+	return queue_event(c, type, status, NULL, 0, u);
 }
 
 /* A reader of a destroyed channel stays here for good (see rdma_destroy_event_channel). */

@@ -297,6 +297,7 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		pthread_cond_wait(&cma_acked, &cma_lock);
 	if (c->ah != NULL)
 		ibv_destroy_ah(c->ah);
+	cma_mc_free_all(c);
 	free(c->ep_attr);
 	cma_free_id(c);
 	pthread_mutex_unlock(&cma_lock);

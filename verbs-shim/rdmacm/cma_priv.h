@@ -89,12 +89,27 @@ struct cma_id {
 	/* rdma_set_option */
 	uint8_t tos;
 	bool tos_set;
+	struct cma_mc *mcs;		/* multicast groups joined (cma_mc.c) */
 };
+
+/* A group an id joined: its address, GID, the join's context, whether id.qp is attached. */
+struct cma_mc {
+	struct cma_mc *next;
+	struct sockaddr_storage addr;
+	uint8_t mgid[16];
+	void *context;
+	bool attached;
+};
+
+/* cma_mc.c: the groups an id leaves when it goes (lock held) */
+void cma_mc_free_all(struct cma_id *c);
 
 /* cma_event.c */
 int cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		    const struct cm_msg *m, unsigned int priv_off);
 void cma_drop_events(struct cma_id *c);
+int cma_queue_ud_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
+		       const struct rdma_ud_param *u);
 void cma_channel_free(struct rdma_event_channel *channel);
 
 /* cma_id.c */

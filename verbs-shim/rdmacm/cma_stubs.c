@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What librdmacm exports and this replacement does not do: multicast, SRQs on ids, migrating
- * ids between channels, ECE and rsockets. Each fails with EOPNOTSUPP
+ * What librdmacm exports and this replacement does not do: SRQs on ids, migrating ids
+ * between channels, ECE and rsockets. Each fails with EOPNOTSUPP
  * (-1, or NULL / a negative length), so a program that needs one says so and none falls
  * through to the real library with our ids. Programs do not probe these as they probe
  * optional verbs, so each also says what is missing on stderr, once per function: errno
@@ -35,7 +35,6 @@ unsupported(const char *fn, const char *what, bool *said)
 		return (ret); \
 	} while (0)
 #define FAIL_SRQ(ret) FAIL_AS("SRQs on rdma_cm ids are", ret)
-#define FAIL_MC(ret) FAIL_AS("multicast is", ret)
 #define FAIL_ECE(ret) FAIL_AS("ECE is", ret)
 #define FAIL_RS(ret) FAIL_AS("rsockets are", ret)
 
@@ -44,13 +43,6 @@ int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_ini
 int rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr)
 { (void)id; (void)attr; FAIL_SRQ(-1); }
 void rdma_destroy_srq(struct rdma_cm_id *id) { (void)id; }
-int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context)
-{ (void)id; (void)addr; (void)context; FAIL_MC(-1); }
-int rdma_join_multicast_ex(struct rdma_cm_id *id, struct rdma_cm_join_mc_attr_ex *attr,
-			   void *context)
-{ (void)id; (void)attr; (void)context; FAIL_MC(-1); }
-int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
-{ (void)id; (void)addr; FAIL_MC(-1); }
 int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 { (void)id; (void)channel; FAIL_AS("moving an id to another channel is", -1); }
 int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
