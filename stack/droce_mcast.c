@@ -51,6 +51,10 @@ droce_mcast_attach(struct droce_qp *qp, const uint8_t gid[16])
 	if (qp == NULL || !qp->used || gid == NULL || qp->type != DROCE_QPT_UD ||
 	    !droce_gid_is_multicast(gid))
 		return -EINVAL;
+	/* A runtime of several shards hands DestQP 0xFFFFFF to shard 0 (as DestQP 1): a member
+	 * on another shard would never receive, so it is refused, not left deaf. */
+	if (qp->dev->attr.shard_bits != 0 && qp->dev->attr.shard != 0)
+		return -EOPNOTSUPP;
 	g = grp_find(qp->dev, gid);
 	if (g == NULL) {
 		for (i = 0; i < DROCE_MCAST_GROUPS && qp->dev->mcast[i].nqp != 0; i++)

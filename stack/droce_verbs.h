@@ -315,7 +315,8 @@ int droce_ah_destroy(struct droce_ah *ah);
  * UD multicast: a UD QP attached to a group's GID (IPv4-mapped 224.0.0.0/4, or ff00::/8)
  * receives what is sent to that GID with DestQP DROCE_MCAST_QPN, as every member does. Up to
  * DROCE_MCAST_GROUPS groups a device, DROCE_MCAST_QPS QPs a group. Attaching twice is no
- * error; 0, -EINVAL (not a UD QP, not a multicast GID; detach: not attached) or -ENOMEM.
+ * error; 0, -EINVAL (not a UD QP, not a multicast GID; detach: not attached), -ENOMEM, or
+ * -EOPNOTSUPP on a device of a shard other than 0 (the runtime gives multicast to shard 0).
  */
 #define DROCE_MCAST_QPN 0xFFFFFFu
 #define DROCE_MCAST_GROUPS 16
