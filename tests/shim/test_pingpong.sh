@@ -201,9 +201,21 @@ expect_out "GID index +: 1\$" "write_bw6"
 # (DestQP 0xFFFFFF): IPv4 239.1.2.3 (-M), then perftest's own IPv6 group ff01:0:2:c985:: on the
 # IPv6 GID. Fewer messages (50) than the server's receive queue holds (512): UD drops a
 # datagram that finds no receive WQE, and perftest's server would wait for it forever.
-perf mcast_bw4 512 ib_send_bw -g -s 512 -M 0:0:0:0:0:0:0:0:0:0:255:255:239:1:2:3
+rm -f "$TMP"/mc-*.pcap
+DRUN_EXTRA="--set capture=$TMP/mc-%p.pcap" \
+	perf mcast_bw4 512 ib_send_bw -g -s 512 -M 0:0:0:0:0:0:0:0:0:0:255:255:239:1:2:3
 expect_out "local address: LID 0000 QPN 0xffffff" "mcast_bw4"
 expect_out "MGID: 00:00:00:00:00:00:00:00:00:00:255:255:239:01:02:03" "mcast_bw4"
+# On the wire, as Wireshark reads both sides' captures: the group's MAC (01:00:5e + 23 bits)
+# and address, DestQP 0xFFFFFF, perftest's Q_Key; the sender's 50 out, the receiver's 50 in.
+if command -v tshark >/dev/null; then
+	got=$(for c in "$TMP"/mc-*.pcap; do
+		tshark -r "$c" -Y "udp.dstport == 4791" -T fields -e eth.dst -e ip.dst \
+			-e infiniband.bth.destqp -e infiniband.deth.q_key 2>/dev/null | sort | uniq -c
+	done | tr -s ' \t' ' ' | sed 's/^ //' | tr '\n' ';')
+	want="50 01:00:5e:01:02:03 239.1.2.3 0xffffff 0x0000000011111111;"
+	[ "$got" = "$want$want" ] || fail "mcast_bw4: captured RoCE frames '$got', not 2 x '$want'"
+fi
 perf mcast_bw6 512 ib_send_bw -g -s 512 -x 1
 expect_out "local address: LID 0000 QPN 0xffffff" "mcast_bw6"
 expect_out "MGID: 255:01:00:00:00:02:201:133" "mcast_bw6"
