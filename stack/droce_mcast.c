@@ -65,7 +65,7 @@ droce_mcast_attach(struct droce_qp *qp, const uint8_t gid[16])
 		memcpy(g->gid, gid, 16);
 	}
 	if (grp_member(g, qp) >= 0)
-		return 0;	/* attached already: as rxe and mlx5, not an error */
+		return 0;	/* attached already: as in rxe, not an error */
 	if (g->nqp == DROCE_MCAST_QPS)
 		return -ENOMEM;
 	g->qps[g->nqp++] = qp;
