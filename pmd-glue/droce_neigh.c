@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "droce_neigh.h"
+#include "droce_pkt.h"
 #include "wire/droce_eth.h"
 
 static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
@@ -230,7 +231,7 @@ droce_neigh_resolve(struct droce_neigh *n, const uint8_t addr[16], uint64_t now,
 
 	/* A group has no neighbour to ask: its MAC is derived (RFC 1112 6.4: 01:00:5e and the
 	 * low 23 bits; RFC 2464 7: 33:33 and the low 32 bits). */
-	if (is_v4(addr) ? (addr[12] & 0xF0) == 0xE0 : addr[0] == 0xFF) {
+	if (droce_gid_is_multicast(addr)) {
 		if (is_v4(addr) ? !n->conf.has_ipv4 : !n->conf.has_ipv6)
 			return -EAFNOSUPPORT;
 		if (is_v4(addr)) {

@@ -35,13 +35,6 @@ shim_ah_destroy_fn(struct droce_rt *rt, void *arg)
 	return droce_ah_destroy(((struct shim_ah_req *)arg)->ah);
 }
 
-/* ff00::/8, or ::ffff:224.0.0.0/4 for RoCEv2 over IPv4 */
-static bool
-gid_is_multicast(const uint8_t g[16])
-{
-	return g[0] == 0xFF || (droce_gid_is_v4(g) && (g[12] & 0xF0) == 0xE0);
-}
-
 /* The GRH part of an ibv_ah_attr as the engine's address vector (MAC not resolved). */
 int
 droce_shim_av(struct droce_av *av, const struct ibv_ah_attr *a)
@@ -60,7 +53,7 @@ droce_shim_av(struct droce_av *av, const struct ibv_ah_attr *a)
 	/* On RoCE the kernel replaces a unicast destination's hop limit with the route's, for
 	 * QPs and AHs alike: ibv_rc_pingpong asks 1, which would be TTL 1 on the wire and die
 	 * at the first router of a routed RoCEv2 network. A multicast one is the program's. */
-	av->hop_limit = gid_is_multicast(g->dgid.raw) ? g->hop_limit : DROCE_SHIM_HOP_LIMIT;
+	av->hop_limit = droce_gid_is_multicast(g->dgid.raw) ? g->hop_limit : DROCE_SHIM_HOP_LIMIT;
 	av->flow_label = g->flow_label;
 	return 0;
 }
@@ -159,7 +152,7 @@ ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc
 		return -1;
 	}
 	idx = shim_gid_index(droce_shim_ctx(context)->dev, dst);
-	if (idx < 0 && gid_is_multicast(dst))
+	if (idx < 0 && droce_gid_is_multicast(dst))
 		idx = shim_gid_family(droce_shim_ctx(context)->dev, dst);	/* to a group */
 	if (idx < 0) {
 		errno = ENOENT;	/* not sent to one of our GIDs */
