@@ -351,8 +351,7 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 		dev->drops.cnt[DROCE_DROP_NONE]++;
 		return;
 	}
-	/* IBTA 9.6.1.1 (C9-40..42): the low 15 bits of the P_Key must match ours (default). */
-	if ((p.pkey & 0x7FFF) != (DROCE_PKEY_DEFAULT & 0x7FFF)) {
+	if (!droce_pkey_ok(p.pkey)) {
 		droce_dev_drop(dev, DROCE_DROP_PKEY);
 		return;
 	}

@@ -16,6 +16,7 @@
 #include "droce_icrc.h"
 #include "droce_pkt.h"
 #include "droce_verbs.h"
+#include "wire/droce_bth.h"
 
 #define DROCE_MAX_RD_ATOMIC	16	/* max_rd_atomic / max_dest_rd_atomic we accept */
 #define DROCE_MAX_SGE		32
@@ -335,6 +336,13 @@ static inline void
 droce_qp_cnt(struct droce_qp *qp, enum droce_cnt c)
 {
 	qp->cnt[c]++;
+}
+
+/* IBTA 9.6.1.1 (C9-40..42): the low 15 bits of a request's P_Key must match ours (default). */
+static inline bool
+droce_pkey_ok(uint16_t pkey)
+{
+	return (pkey & 0x7FFF) == (DROCE_PKEY_DEFAULT & 0x7FFF);
 }
 
 /* droce_mcast.c: a datagram for DestQP 0xFFFFFF; a destroyed QP leaves its groups */

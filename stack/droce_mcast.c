@@ -10,7 +10,6 @@
 
 #include "droce_internal.h"
 #include "droce_opcode.h"
-#include "wire/droce_bth.h"
 
 static struct droce_mcast_grp *
 grp_find(struct droce_dev *dev, const uint8_t gid[16])
@@ -107,9 +106,9 @@ droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *
 	       uint32_t len, uint64_t now)
 {
 	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
-	struct droce_qp *members[DROCE_MCAST_QPS];
 	struct droce_mcast_grp *g;
-	uint32_t i, n;
+	struct droce_qp *qp;
+	uint32_t i;
 
 	/* DestQP 0xFFFFFF means multicast: only a datagram (UD SEND) sent to a group's GID. */
 	if (!(op->flags & DROCE_OPF_UD) || (op->flags & DROCE_OPF_CNP)) {
@@ -125,19 +124,18 @@ droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *
 		droce_dev_drop(dev, DROCE_DROP_MCAST_NO_MEMBER);
 		return;
 	}
-	/* IBTA 9.6.1.1 (C9-40..42): the P_Key check, as for a unicast datagram. */
-	if ((p->pkey & 0x7FFF) != (DROCE_PKEY_DEFAULT & 0x7FFF)) {
+	if (!droce_pkey_ok(p->pkey)) {	/* as for a unicast datagram */
 		droce_dev_drop(dev, DROCE_DROP_PKEY);
 		return;
 	}
 	dev->drops.cnt[DROCE_DROP_NONE]++;
-	/* Each member takes its own copy (its Q_Key check, a receive WQE, a completion). */
-	n = g->nqp;
-	memcpy(members, g->qps, n * sizeof(members[0]));
-	for (i = 0; i < n; i++) {
-		members[i]->cnt[DROCE_CNT_RCVD_PKTS]++;
-		members[i]->cnt[DROCE_CNT_RCVD_BYTES] += len;
-		members[i]->cnt[DROCE_CNT_MCAST_RCVD]++;
-		droce_resp_rx(members[i], p, frame, now);
+	/* Each member takes its own copy (its Q_Key check, a receive WQE, a completion); the
+	 * receive path never changes a group, so its list is walked as it is. */
+	for (i = 0; i < g->nqp; i++) {
+		qp = g->qps[i];
+		qp->cnt[DROCE_CNT_RCVD_PKTS]++;
+		qp->cnt[DROCE_CNT_RCVD_BYTES] += len;
+		qp->cnt[DROCE_CNT_MCAST_RCVD]++;
+		droce_resp_rx(qp, p, frame, now);
 	}
 }
