@@ -159,8 +159,8 @@ sa_any(const struct sockaddr *sa)
 	return memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr, &any6, 16) == 0;
 }
 
-static socklen_t
-sa_len(const struct sockaddr *sa)
+socklen_t
+cma_sa_len(const struct sockaddr *sa)
 {
 	return sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
 					  sizeof(struct sockaddr_in6);
@@ -409,7 +409,7 @@ bind_locked(struct cma_id *c, const struct sockaddr *addr)
 		c->sgid_index = idx;
 		memcpy(c->sgid, gid, 16);
 	}
-	memcpy(&c->id.route.addr.src_storage, addr, sa_len(addr));
+	memcpy(&c->id.route.addr.src_storage, addr, cma_sa_len(addr));
 	port = sa_port(addr);
 	if (port == 0) {
 		do {
@@ -502,7 +502,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct socka
 	if (rc == 0 && c->id.route.addr.src_addr.sa_family != dst_addr->sa_family)
 		rc = -EAFNOSUPPORT;	/* IPv4 source, IPv6 destination, or the reverse */
 	if (rc == 0) {
-		memcpy(&c->id.route.addr.dst_storage, dst_addr, sa_len(dst_addr));
+		memcpy(&c->id.route.addr.dst_storage, dst_addr, cma_sa_len(dst_addr));
 		cma_gid_of(dst_addr, c->dgid);
 		rc = cma_queue_event(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
 	}

@@ -15,12 +15,6 @@
 
 #define CMA_MC_QPN 0xFFFFFFu
 
-static size_t
-addr_len(const struct sockaddr *sa)
-{
-	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-}
-
 static bool
 is_group(const uint8_t g[16])
 {
@@ -70,7 +64,7 @@ join(struct rdma_cm_id *id, const struct sockaddr *addr, bool send_only, void *c
 		rc = -ENOMEM;
 		goto out;
 	}
-	memcpy(&mc->addr, addr, addr_len(addr));
+	memcpy(&mc->addr, addr, cma_sa_len(addr));
 	memcpy(mc->mgid, mgid, 16);
 	mc->context = context;
 	if (c->id.qp != NULL && !send_only) {

@@ -128,6 +128,7 @@ int cma_child_route(struct cma_id *c, const struct sockaddr_storage *src,
 int cma_errno(int rc);
 uint64_t cma_now_ns(void);
 int cma_gid_of(const struct sockaddr *sa, uint8_t gid[16]);
+socklen_t cma_sa_len(const struct sockaddr *sa);	/* sockaddr_in or sockaddr_in6 */
 int cma_sgid_index(const uint8_t gid[16]);
 
 /* cma_park.c: requests for a port nobody listens on yet */
