@@ -10,6 +10,7 @@
 #include "droce_counters.h"
 #include "droce_test.h"
 #include "engine_harness.h"
+#include "num_dev.h"
 
 enum { NQ = 3, SLOT = 2048 };
 
@@ -210,70 +211,25 @@ attach_rules(void)
 	eh_fini(&m.w);
 }
 
-static uint8_t *
-no_tx(void *ctx, uint32_t len, void **cookie)
-{
-	(void)ctx;
-	(void)len;
-	(void)cookie;
-	return NULL;
-}
-
-static void
-no_send(void *ctx, void *cookie, uint32_t len)
-{
-	(void)ctx;
-	(void)cookie;
-	(void)len;
-}
-
-static uint64_t
-no_rand(void *ctx)
-{
-	(void)ctx;
-	return 4;
-}
-
 /* A shard's device: groups only on shard 0, where the runtime hands DestQP 0xFFFFFF. */
 static void
 attach_shards(void)
 {
 	static const uint8_t g4[16] = { [10] = 0xff, [11] = 0xff, 239, 1, 2, 3 };
-	struct droce_io io = { no_tx, no_send, no_rand, NULL };
-	struct droce_qp_init_attr ia;
-	struct droce_dev_attr a;
-	struct droce_dev *dev;
-	struct droce_pd *pd;
-	struct droce_cq *cq;
+	struct num_dev n;
 	struct droce_qp *qp;
 	unsigned int shard;
-	int err = 0;
+	int err;
 
 	for (shard = 0; shard < 2; shard++) {
-		memset(&a, 0, sizeof(a));
-		a.mac[0] = 2;
-		droce_gid_from_v4(a.gids[0], 0xC6120001u);
-		a.num_gids = 1;
-		a.eth_mtu = 1500;
-		a.max_qp = a.max_cq = a.max_pd = 4;
-		a.max_mr = a.max_srq = a.max_ah = 4;
-		a.shard_bits = 1;
-		a.shard = (uint8_t)shard;
-		dev = droce_dev_create(&a, &io, &err);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
-		pd = droce_pd_alloc(dev, &err);
-		cq = droce_cq_create(dev, 16, NULL, &err);
-		memset(&ia, 0, sizeof(ia));
-		ia.qp_type = DROCE_QPT_UD;
-		ia.send_cq = ia.recv_cq = cq;
-		ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
-		ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
-		qp = droce_qp_create(pd, &ia, &err);
+		CU_ASSERT_EQUAL_FATAL(num_dev_init(&n, 4, (uint8_t)shard, 1, 4), 0);
+		qp = num_qp(&n, DROCE_QPT_UD, false, &err);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
 		CU_ASSERT_EQUAL(droce_mcast_attach(qp, g4), shard == 0 ? 0 : -EOPNOTSUPP);
-		droce_dev_destroy(dev);
+		droce_dev_destroy(n.dev);
 	}
 }
+
 
 static void
 deliver_case(bool ipv6)
