@@ -59,7 +59,10 @@ struct droce_qp;
 	X(NP_CNP_SENT, "np_cnp_sent") \
 	X(TX_NO_BUF, "tx_no_buf") \
 	X(CC_DEFERRED, "cc_deferred") \
-	X(MCAST_RCVD, "mcast_rcvd_pkts")
+	X(MCAST_RCVD, "mcast_rcvd_pkts") \
+	X(MW_BIND, "mw_bind") \
+	X(MW_INVALIDATE, "mw_invalidate") \
+	X(MW_OP_ERR, "mw_op_err")
 
 enum droce_cnt {
 #define DROCE_X_CNT_ENUM(e, n) DROCE_CNT_##e,

@@ -46,7 +46,7 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 
 	if (attr == NULL || io == NULL || io->tx_alloc == NULL || io->tx_send == NULL ||
 	    io->rand64 == NULL || attr->num_gids == 0 || attr->num_gids > DROCE_MAX_GIDS ||
-	    attr->max_qp == 0 || attr->max_qp > (1u << 20)) {
+	    attr->max_qp == 0 || attr->max_qp > (1u << 20) || attr->max_mw > (1u << 20)) {
 		if (err)
 			*err = EINVAL;
 		return NULL;
@@ -66,6 +66,15 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	dev->mr_mask = nmr - 1;
 	dev->qps = calloc(nqp, sizeof(*dev->qps));
 	dev->mrs = calloc(nmr, sizeof(*dev->mrs));
+	if (attr->max_mw != 0) {
+		/* a window's slot sits above its key byte and below DROCE_KEY_MW (droce_mw.c) */
+		dev->mw_mask = pow2_at_least(attr->max_mw + 1) - 1;
+		dev->mws = calloc(dev->mw_mask + 1, sizeof(*dev->mws));
+		if (dev->mws == NULL) {
+			droce_dev_destroy(dev);
+			goto nomem;
+		}
+	}
 	dev->pds = calloc(attr->max_pd + 1, sizeof(*dev->pds));
 	dev->cqs = calloc(attr->max_cq + 1, sizeof(*dev->cqs));
 	dev->srqs = calloc(attr->max_srq + 1, sizeof(*dev->srqs));
@@ -103,6 +112,7 @@ droce_dev_destroy(struct droce_dev *dev)
 			free(dev->cqs[i].ring);
 	free(dev->qps);
 	free(dev->mrs);
+	free(dev->mws);
 	free(dev->pds);
 	free(dev->cqs);
 	free(dev->srqs);

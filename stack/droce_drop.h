@@ -40,6 +40,7 @@
 	X(DUP_NO_REPLAY, TRANSPORT, "duplicate request with nothing to replay") \
 	X(OPCODE_SEQ, TRANSPORT, "opcode out of sequence within a message") \
 	X(RKEY, TRANSPORT, "R_Key, PD, access or bounds check failed") \
+	X(INVALIDATE, TRANSPORT, "SEND with Invalidate names no window this QP may invalidate") \
 	X(LENGTH, TRANSPORT, "payload length invalid for the message") \
 	X(QKEY, TRANSPORT, "UD Q_Key mismatch") \
 	X(NO_RWQE, TRANSPORT, "no receive WQE posted (RNR)") \

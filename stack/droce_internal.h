@@ -40,7 +40,7 @@ struct droce_dev;
 
 struct droce_pd {
 	struct droce_dev *dev;
-	uint32_t refs;		/* MRs, QPs, SRQs, AHs using it */
+	uint32_t refs;		/* MRs, MWs, QPs, SRQs, AHs using it */
 	bool used;
 };
 
@@ -51,6 +51,25 @@ struct droce_mr {
 	uint32_t lkey;
 	uint32_t rkey;
 	unsigned int access;
+	uint32_t mw_refs;	/* windows bound to it: it stays registered (droce_mw.c) */
+	bool used;
+};
+
+/* R_Keys of memory windows have this bit set and MR keys never do: one test tells which table
+ * a key names. Below it a window's key is random bits, its slot, and (bits 0-7) the "key"
+ * part a bind may change (IBTA 10.6.7.2: the consumer owns those 8 bits). */
+#define DROCE_KEY_MW 0x80000000u
+#define DROCE_MW_SLOT_SHIFT 8
+
+struct droce_mw {
+	struct droce_pd *pd;
+	struct droce_mr *mr;	/* bound to; NULL while unbound */
+	struct droce_qp *qp;	/* type 2: the QP it was bound through, the one it serves */
+	uint64_t addr;
+	uint64_t length;
+	uint32_t rkey;
+	unsigned int access;
+	enum droce_mw_type type;
 	bool used;
 };
 
@@ -154,6 +173,11 @@ struct droce_swqe {
 	bool checked;		/* local SGEs validated */
 	bool timed;		/* its last packet left once, at sent_ns: an RTT sample (on_rtt) */
 	uint64_t sent_ns;
+	/* BIND_MW: the window, the MR and access; the range is raddr + compare_add bytes, the
+	 * new key rkey. */
+	struct droce_mw *mw;
+	struct droce_mr *bind_mr;
+	unsigned int bind_access;
 };
 
 enum droce_resp_kind {
@@ -298,6 +322,8 @@ struct droce_dev {
 	struct droce_pd *pds;
 	struct droce_mr *mrs;
 	uint32_t mr_mask;	/* mrs has mr_mask + 1 slots; key & mr_mask is the slot */
+	struct droce_mw *mws;
+	uint32_t mw_mask;	/* mws has mw_mask + 1 slots; the slot is in bits 8.. of the key */
 	struct droce_cq *cqs;
 	struct droce_srq *srqs;
 	struct droce_ah *ahs;
@@ -417,6 +443,16 @@ bool droce_av_same_family(const struct droce_dev *dev, const struct droce_av *av
 int droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsigned int access);
 struct droce_mr *droce_mr_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va,
 				       uint64_t len, unsigned int access);
+
+/* droce_mw.c: memory windows. Check a remote access through a window's key (the window's MR,
+ * or NULL); bind (a status: MW_BIND_ERR when refused); invalidate a type 2 window (LOCAL_INV
+ * here, SEND with Invalidate from the peer: 0 or -EINVAL); free the windows bound through a QP
+ * that goes away. */
+struct droce_mr *droce_mw_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va,
+				       uint64_t len, unsigned int access);
+enum droce_wc_status droce_mw_bind(struct droce_qp *qp, const struct droce_swqe *w);
+int droce_mw_invalidate(struct droce_qp *qp, uint32_t rkey);
+void droce_mw_qp_gone(struct droce_qp *qp);
 
 /* droce_cq.c: push = slot (NULL when the CQ overran: the completion is lost), fill, commit */
 void droce_cq_push(struct droce_cq *cq, const struct droce_wc *wc, bool solicited);

@@ -41,14 +41,15 @@ droce_pd_dealloc(struct droce_pd *pd)
 static uint32_t
 make_key(struct droce_dev *dev, uint32_t slot)
 {
-	return ((uint32_t)dev->io.rand64(dev->io.ctx) & ~dev->mr_mask) | slot;
+	return ((uint32_t)dev->io.rand64(dev->io.ctx) & ~(dev->mr_mask | DROCE_KEY_MW)) | slot;
 }
 
 struct droce_mr *
 droce_mr_reg(struct droce_pd *pd, void *addr, size_t length, unsigned int access, int *err)
 {
 	const unsigned int known = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
-				   DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC;
+				   DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC |
+				   DROCE_ACCESS_MW_BIND;
 	struct droce_dev *dev;
 	struct droce_mr *mr = NULL;
 	uint32_t i;
@@ -95,6 +96,8 @@ droce_mr_dereg(struct droce_mr *mr)
 {
 	if (mr == NULL || !mr->used)
 		return -EINVAL;
+	if (mr->mw_refs != 0)
+		return -EBUSY;	/* verbs: memory windows are still bound to it */
 	mr->used = false;
 	mr->pd->refs--;
 	mr->lkey = mr->rkey = 0;
@@ -145,8 +148,11 @@ struct droce_mr *
 droce_mr_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
 		      unsigned int access)
 {
-	struct droce_mr *mr = droce_dev_mr(qp->dev, rkey);
+	struct droce_mr *mr;
 
+	if (rkey & DROCE_KEY_MW)
+		return droce_mw_check_remote(qp, rkey, va, len, access);
+	mr = droce_dev_mr(qp->dev, rkey);
 	if (mr == NULL || mr->rkey != rkey || mr->pd != qp->pd)
 		return NULL;
 	if ((mr->access & access) != access || (qp->attr.qp_access_flags & access) != access)

@@ -21,9 +21,18 @@ op_allowed(enum droce_qp_type t, enum droce_wr_opcode op)
 	case DROCE_WR_ATOMIC_FETCH_AND_ADD:
 	case DROCE_WR_SEND_WITH_INV:
 		return t == DROCE_QPT_RC;
+	case DROCE_WR_LOCAL_INV:
+	case DROCE_WR_BIND_MW:
+		return t != DROCE_QPT_UD;	/* IBTA 10.6.7.2.x: over connected QPs */
 	default:
-		return false;	/* LOCAL_INV, BIND_MW: no memory windows here */
+		return false;
 	}
+}
+
+static bool
+is_local(enum droce_wr_opcode op)
+{
+	return op == DROCE_WR_LOCAL_INV || op == DROCE_WR_BIND_MW;
 }
 
 static bool
@@ -39,10 +48,13 @@ check_wr(const struct droce_qp *qp, const struct droce_send_wr *wr, uint64_t *le
 
 	if (!op_allowed(qp->type, wr->opcode))
 		return -EINVAL;
+	*len = 0;
+	/* No data; a bad window fails the completion (MW_BIND_ERR), not the post. */
+	if (is_local(wr->opcode))
+		return wr->opcode == DROCE_WR_BIND_MW && wr->wr.bind_mw.mw == NULL ? -EINVAL : 0;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
 	    (wr->num_sge > 0 && wr->sg_list == NULL))
 		return -EINVAL;
-	*len = 0;
 	for (i = 0; i < wr->num_sge; i++)
 		*len += wr->sg_list[i].length;
 	if (*len > DROCE_MAX_MSG)
@@ -82,6 +94,20 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 	w->num_sge = (uint32_t)wr->num_sge;
 	w->checked = false;
 	w->timed = false;
+	w->npkts = 0;
+	if (is_local(wr->opcode)) {
+		w->num_sge = 0;
+		w->checked = true;
+		if (wr->opcode == DROCE_WR_BIND_MW) {
+			w->rkey = wr->wr.bind_mw.rkey;
+			w->mw = wr->wr.bind_mw.mw;
+			w->bind_mr = wr->wr.bind_mw.mr;
+			w->bind_access = wr->wr.bind_mw.access;
+			w->raddr = wr->wr.bind_mw.addr;
+			w->compare_add = wr->wr.bind_mw.length;
+		}
+		return;	/* executed by the requester in order, no packet (droce_req.c) */
+	}
 	if (is_atomic(wr->opcode)) {
 		w->raddr = wr->wr.atomic.remote_addr;
 		w->rkey = wr->wr.atomic.rkey;

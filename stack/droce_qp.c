@@ -200,6 +200,7 @@ droce_qp_destroy(struct droce_qp *qp)
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	droce_sched_deadline(qp);
 	droce_mcast_detach_all(qp);	/* as the kernel does for a QP destroyed attached */
+	droce_mw_qp_gone(qp);	/* its type 2 windows: no QP left to serve */
 	for (i = 0; i < DROCE_CNT_MAX; i++)
 		dev->cnt_gone[i] += qp->cnt[i];
 	qp_free_mem(qp);
@@ -305,6 +306,10 @@ wc_opcode(enum droce_wr_opcode op)
 		return DROCE_WC_COMP_SWAP;
 	case DROCE_WR_ATOMIC_FETCH_AND_ADD:
 		return DROCE_WC_FETCH_ADD;
+	case DROCE_WR_BIND_MW:
+		return DROCE_WC_BIND_MW;
+	case DROCE_WR_LOCAL_INV:
+		return DROCE_WC_LOCAL_INV;
 	default:
 		return DROCE_WC_SEND;
 	}

@@ -292,6 +292,48 @@ send_atomic(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	return 1;
 }
 
+/*
+ * BIND_MW and LOCAL_INV act on this side alone, in send-queue order, with no packet and no PSN
+ * (npkts 0): ack_upto passes such a WQE as soon as the one before it is acknowledged, so
+ * completions stay in order. A refused one completes in error (MW_BIND_ERR, LOC_QP_OP_ERR as
+ * rxe) once those before it are done, as a local protection error does. A rewind passes an
+ * executed one again without a second execution.
+ */
+static int
+local_op(struct droce_qp *qp, struct droce_swqe *w)
+{
+	struct droce_requester *r = &qp->req;
+	enum droce_wc_status st;
+
+	if (w->state != DROCE_SWQE_POSTED) {
+		r->next++;
+		return 1;
+	}
+	if (w->opcode == DROCE_WR_BIND_MW)
+		st = droce_mw_bind(qp, w);
+	else
+		st = droce_mw_invalidate(qp, w->inv_rkey) == 0 ? DROCE_WC_SUCCESS :
+								 DROCE_WC_LOC_QP_OP_ERR;
+	if (st != DROCE_WC_SUCCESS) {
+		if (r->comp != r->next)
+			return 0;	/* retried when an ACK completes the ones before */
+		droce_qp_cnt(qp, DROCE_CNT_MW_OP_ERR);
+		droce_comp_complete(qp, st);
+		return 0;
+	}
+	droce_qp_cnt(qp, w->opcode == DROCE_WR_BIND_MW ? DROCE_CNT_MW_BIND :
+							 DROCE_CNT_MW_INVALIDATE);
+	w->first_psn = r->psn;
+	w->state = DROCE_SWQE_SENT;
+	r->sent_hi = r->next + 1;
+	if (r->comp == r->next) {
+		droce_comp_complete(qp, DROCE_WC_SUCCESS);	/* moves next past it */
+		return 1;
+	}
+	r->next++;
+	return 1;
+}
+
 int
 droce_req_tx(struct droce_qp *qp, uint64_t now)
 {
@@ -304,6 +346,8 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 	w = &r->ring[r->next & r->mask];
 	if (gate(qp, w))
 		return 0;
+	if (w->opcode == DROCE_WR_BIND_MW || w->opcode == DROCE_WR_LOCAL_INV)
+		return local_op(qp, w);
 	if (!w->checked) {
 		/* Complete in order: an invalid WQE waits until those before it are done. */
 		if (check_local(qp, w) != 0) {

@@ -22,6 +22,7 @@ static const struct {
 	[RST_ERR_RKEY] = { DROCE_NAK_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR },
 	[RST_ERR_LOCAL] = { DROCE_NAK_REM_OP_ERR, DROCE_EVENT_QP_FATAL },
 	[RST_ERR_INV] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR },
+	[RST_ERR_INVALIDATE] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR },
 	/* ibv_get_async_event(3): "too many RDMA Read or Atomic requests" is an access error */
 	[RST_ERR_RD_RES] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_ACCESS_ERR },
 };
@@ -40,6 +41,10 @@ droce_resp_complete(struct droce_qp *qp, enum droce_wc_status st, const struct d
 		if (op->flags & DROCE_OPF_IMM) {
 			flags |= DROCE_WC_WITH_IMM;
 			imm = droce_cpu_to_be32(p->imm);
+		}
+		if ((op->flags & DROCE_OPF_INV) && st == DROCE_WC_SUCCESS) {
+			flags |= DROCE_WC_WITH_INV;
+			imm = p->ieth_rkey;	/* verbs' invalidated_rkey: host order */
 		}
 		if (qp->type == DROCE_QPT_UD) {
 			flags |= DROCE_WC_GRH;
@@ -82,6 +87,7 @@ droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt 
 		droce_qp_cnt(qp, DROCE_CNT_RESP_REMOTE_INVALID_REQUEST);
 	droce_dev_drop(qp->dev, st == RST_ERR_RKEY ? DROCE_DROP_RKEY :
 				st == RST_ERR_LENGTH ? DROCE_DROP_LENGTH :
+				st == RST_ERR_INVALIDATE ? DROCE_DROP_INVALIDATE :
 				st == RST_ERR_RD_RES ? DROCE_DROP_RESOURCE : DROCE_DROP_OPCODE_SEQ);
 	if (s->have_rwqe) {
 		enum droce_wc_status ws = st == RST_ERR_LENGTH ? DROCE_WC_LOC_LEN_ERR :
@@ -194,15 +200,17 @@ exec_send(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 			return st;
 		s->msg = DROCE_RMSG_SEND;
 	}
-	/* IBTA 9.4.1.2 / 10.6.6: the responder must invalidate the IETH's R_Key, and only a
-	 * memory window or a fast-registered MR can be; droce has neither, so the key cannot be
-	 * one a peer may invalidate. Reporting WITH_INV would tell the application a fence took
-	 * place that did not (rxe's class J: REM_INV_REQ_ERR, the QP to ERR; the NAK tells the
-	 * requester at once rather than through its retries). */
-	if (op->flags & DROCE_OPF_INV)
-		return RST_ERR_INV;
 	if ((uint64_t)s->cur.pos + p->pay_len > s->rwqe.length)
 		return RST_ERR_LENGTH;
+	/* IBTA 9.4.1.2 / 10.6.7.2.x: before the message completes, the IETH's R_Key is
+	 * invalidated; a key that cannot be (no such type 2 window, another PD, an MR: droce has
+	 * no fast-registered ones) fails the receive WQE with REM_INV_REQ_ERR and the QP (rxe's
+	 * class J); the NAK tells the requester at once rather than through its retries. A
+	 * duplicate never gets here: the message is not executed twice. */
+	if ((op->flags & DROCE_OPF_INV) && droce_mw_invalidate(qp, p->ieth_rkey) != 0)
+		return RST_ERR_INVALIDATE;
+	if (op->flags & DROCE_OPF_INV)
+		droce_qp_cnt(qp, DROCE_CNT_MW_INVALIDATE);
 	if (p->pay_len)
 		droce_copy_in(s->rwqe.sge, &s->cur, frame + p->pay_off, p->pay_len);
 	if (op->flags & DROCE_OPF_LAST) {

@@ -19,6 +19,7 @@ enum droce_rst {
 	RST_ERR_RKEY,		/* NAK remote access error (C9-86..88) */
 	RST_ERR_LOCAL,		/* NAK remote operational error (receive WQE LOC_PROT_ERR) */
 	RST_ERR_INV,		/* NAK invalid request (misaligned atomic, bad length) */
+	RST_ERR_INVALIDATE,	/* NAK invalid request: the IETH's R_Key (10.6.7.2.x) */
 	RST_ERR_RD_RES,		/* NAK invalid request: READ/atomic past max_dest_rd_atomic */
 };
 

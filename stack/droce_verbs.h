@@ -16,6 +16,7 @@
 struct droce_dev;
 struct droce_pd;
 struct droce_mr;
+struct droce_mw;
 struct droce_cq;
 struct droce_qp;
 struct droce_srq;
@@ -48,7 +49,12 @@ enum droce_access {
 	DROCE_ACCESS_REMOTE_WRITE = 1 << 1,
 	DROCE_ACCESS_REMOTE_READ = 1 << 2,
 	DROCE_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	DROCE_ACCESS_MW_BIND = 1 << 4,	/* an MR memory windows may be bound to (C10-73) */
 };
+
+/* Memory windows (IBTA 10.6.7), bound by a BIND_MW work request (verbs' ibv_bind_mw posts one
+ * for type 1). Type 2 is bound to one QP and invalidated by LOCAL_INV or SEND with Invalidate. */
+enum droce_mw_type { DROCE_MW_TYPE_1 = 1, DROCE_MW_TYPE_2 = 2 };
 
 enum droce_qp_attr_mask {
 	DROCE_QP_STATE = 1 << 0,
@@ -208,6 +214,15 @@ struct droce_send_wr {
 			uint32_t remote_qpn;
 			uint32_t remote_qkey;
 		} ud;
+		/* BIND_MW: the window takes rkey's low byte (its key; the rest is its index) */
+		struct {
+			struct droce_mw *mw;
+			struct droce_mr *mr;	/* NULL with length 0: unbind (type 1 only) */
+			uint64_t addr;
+			uint64_t length;
+			uint32_t rkey;
+			unsigned int access;	/* DROCE_ACCESS_REMOTE_* */
+		} bind_mw;
 	} wr;
 };
 
@@ -224,7 +239,7 @@ struct droce_wc {
 	enum droce_wc_opcode opcode;
 	uint32_t vendor_err;
 	uint32_t byte_len;
-	uint32_t imm_data;	/* network byte order, as verbs */
+	uint32_t imm_data;	/* network byte order, as verbs; WITH_INV: the R_Key (host) */
 	uint32_t qp_num;
 	uint32_t src_qp;
 	unsigned int wc_flags;
@@ -261,6 +276,7 @@ struct droce_dev_attr {
 	uint32_t max_qp;	/* object pools are sized at creation: no allocation on the data path */
 	uint32_t max_cq;
 	uint32_t max_mr;
+	uint32_t max_mw;	/* memory windows; 0: none */
 	uint32_t max_srq;
 	uint32_t max_ah;
 	uint32_t max_pd;
@@ -293,6 +309,12 @@ struct droce_mr *droce_mr_reg(struct droce_pd *pd, void *addr, size_t length,
 int droce_mr_dereg(struct droce_mr *mr);
 uint32_t droce_mr_lkey(const struct droce_mr *mr);
 uint32_t droce_mr_rkey(const struct droce_mr *mr);
+
+/* A window of pd, unbound. Dealloc unbinds it first. An MR with windows bound to it does not
+ * deregister (-EBUSY), and a destroyed QP's type 2 windows become free. */
+struct droce_mw *droce_mw_alloc(struct droce_pd *pd, enum droce_mw_type type, int *err);
+int droce_mw_dealloc(struct droce_mw *mw);
+uint32_t droce_mw_rkey(const struct droce_mw *mw);
 
 struct droce_cq *droce_cq_create(struct droce_dev *dev, uint32_t cqe, void *cq_context, int *err);
 int droce_cq_destroy(struct droce_cq *cq);

@@ -162,6 +162,7 @@ eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6)
 		a.max_qp = 16;
 		a.max_cq = 16;
 		a.max_mr = 64;
+		a.max_mw = 8;
 		a.max_srq = 4;
 		a.max_ah = 8;
 		a.max_pd = 4;
@@ -351,6 +352,33 @@ static inline int
 eh_poll(struct eh_node *n, struct droce_wc *wc, unsigned int max)
 {
 	return droce_cq_poll(n->cq, max, wc);
+}
+
+/* A signaled request of one SGE to raddr/rkey (the atomic fields for an atomic, adding or
+ * comparing cmp_add; the IETH names rkey for SEND_WITH_INV). droce_post_send's result. */
+static inline int
+eh_post1(struct droce_qp *qp, enum droce_wr_opcode op, struct droce_sge *sge,
+	 uint64_t raddr, uint32_t rkey, uint64_t cmp_add, uint64_t id)
+{
+	struct droce_send_wr wr, *bad;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = id;
+	wr.sg_list = sge;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = DROCE_SEND_SIGNALED;
+	if (op == DROCE_WR_ATOMIC_CMP_AND_SWP || op == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = cmp_add;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	if (op == DROCE_WR_SEND_WITH_INV)
+		wr.invalidate_rkey = rkey;
+	return droce_post_send(qp, &wr, &bad);
 }
 
 static inline enum droce_qp_state

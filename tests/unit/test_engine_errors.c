@@ -41,25 +41,8 @@ fx_send(struct fx *f, enum droce_wr_opcode op, uint32_t len, uint64_t raddr, uin
 	uint64_t id)
 {
 	struct droce_sge sge = { (uintptr_t)la, len, droce_mr_lkey(f->lmr) };
-	struct droce_send_wr wr, *bad;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = op;
-	wr.send_flags = DROCE_SEND_SIGNALED;
-	if (op == DROCE_WR_ATOMIC_CMP_AND_SWP || op == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
-		wr.wr.atomic.remote_addr = raddr;
-		wr.wr.atomic.rkey = rkey;
-		wr.wr.atomic.compare_add = 1;
-	} else {
-		wr.wr.rdma.remote_addr = raddr;
-		wr.wr.rdma.rkey = rkey;
-	}
-	if (op == DROCE_WR_SEND_WITH_INV)
-		wr.invalidate_rkey = rkey;	/* the key the IETH names */
-	return droce_post_send(f->qp[0], &wr, &bad);
+	return eh_post1(f->qp[0], op, &sge, raddr, rkey, 1, id);
 }
 
 static int
@@ -612,10 +595,10 @@ test_uc_too_long(void)
 	eh_fini(&f.w);
 }
 
-/* SEND with invalidate (here its LAST packet carries the IETH): droce has no key a peer may
- * invalidate (no memory windows, no fast-registered MRs), so, as rxe's class J, the receive
- * completes with REM_INV_REQ_ERR (never WITH_INV: no fence took place), the requester hears
- * a NAK (Invalid Request), both QPs end in ERR. */
+/* SEND with invalidate (here its LAST packet carries the IETH) naming an MR's key: only a
+ * type 2 window can be invalidated (droce has no fast-registered MRs), so, as rxe's class J,
+ * the receive completes with REM_INV_REQ_ERR (never WITH_INV: no fence took place), the
+ * requester hears a NAK (Invalid Request), both QPs end in ERR. Windows: test_mw.c. */
 static void
 test_send_with_inv(void)
 {
@@ -636,6 +619,7 @@ test_send_with_inv(void)
 	CU_ASSERT_EQUAL(eh_qp_state(f.qp[0]), DROCE_QPS_ERR);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RESP_REMOTE_INVALID_REQUEST), 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_REQ_REMOTE_INVALID_REQUEST), 1);
+	CU_ASSERT_EQUAL(droce_dev_drops(f.w.n[1].dev, DROCE_DROP_INVALIDATE), 1);
 	eh_fini(&f.w);
 }
 
