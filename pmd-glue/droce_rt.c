@@ -79,6 +79,7 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 	a.max_qp = c->max_qp;
 	a.max_cq = c->max_cq;
 	a.max_mr = c->max_mr;
+	a.max_mw = c->max_mw;
 	a.max_srq = c->max_srq;
 	a.max_ah = c->max_ah;
 	a.max_pd = c->max_pd;

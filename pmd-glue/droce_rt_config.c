@@ -61,6 +61,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("max_qp", max_qp, 1, 1u << 20),
 	U32("max_cq", max_cq, 1, 1u << 20),
 	U32("max_mr", max_mr, 1, 1u << 20),
+	U32("max_mw", max_mw, 0, 1u << 20),
 	U32("max_srq", max_srq, 0, 1u << 20),
 	U32("max_ah", max_ah, 0, 1u << 20),
 	U32("max_pd", max_pd, 1, 1u << 20),
@@ -131,6 +132,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->max_qp = 256;
 	cfg->max_cq = 256;
 	cfg->max_mr = 1024;
+	cfg->max_mw = 256;
 	cfg->max_srq = 64;
 	cfg->max_ah = 256;
 	cfg->max_pd = 64;

@@ -59,7 +59,7 @@ struct droce_rt_config {
 	uint32_t start_wait_ms;		/* how long a port that cannot start yet is retried */
 	enum droce_rt_exception exception;
 	uint64_t seed;			/* rand64 seed; 0 = from the TSC */
-	uint32_t max_qp, max_cq, max_mr, max_srq, max_ah, max_pd;
+	uint32_t max_qp, max_cq, max_mr, max_mw, max_srq, max_ah, max_pd;
 	char capture[256];		/* pcap of every frame received and sent; "" = none */
 	uint32_t capture_max_kb;	/* the capture file stops growing at this size */
 	char counters_file[256];	/* every counter as JSON, written at close; "" = none */
