@@ -117,6 +117,11 @@ struct droce_shim_qp {
 	} wr;
 };
 
+struct droce_shim_mw {
+	struct ibv_mw mw;
+	struct droce_mw *emw;
+};
+
 struct droce_shim_ah {
 	struct ibv_ah ah;
 	struct droce_ah *eah;
@@ -216,6 +221,11 @@ void droce_shim_init_cq(struct droce_shim_cq *cq, struct ibv_context *c,
 			struct ibv_comp_channel *ch, void *cq_context, int cqe);
 void droce_shim_init_qp(struct droce_shim_qp *qp, struct ibv_context *c,
 			const struct ibv_qp_init_attr_ex *attr);
+
+/* shim_mw.c: memory window ops, and a BIND_MW request in engine form (0 or -EINVAL) */
+void droce_shim_mw_ops(struct verbs_context *v);
+int droce_shim_bind_wr(struct droce_send_wr *d, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *info);
 
 /* shim_wr.c: the ibv_wr_* table of struct ibv_qp_ex and its batch storage */
 void droce_shim_qp_ex_ops(struct ibv_qp_ex *qpx);

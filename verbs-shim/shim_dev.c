@@ -184,6 +184,10 @@ droce_shim_device_attr(const struct droce_shim_dev *d, struct ibv_device_attr *a
 	a->max_qp_wr = DROCE_SHIM_MAX_QP_WR;
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT |
 			      IBV_DEVICE_SYS_IMAGE_GUID;
+	/* a type 2 window serves the QP it was bound through, in its PD: 2B, as rxe */
+	if (cfg->max_mw != 0)
+		a->device_cap_flags |= IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+	a->max_mw = (int)cfg->max_mw;
 	a->max_sge = DROCE_SHIM_MAX_SGE;
 	a->max_sge_rd = DROCE_SHIM_MAX_SGE;
 	a->max_cq = (int)cfg->max_cq;

@@ -21,9 +21,9 @@ shim_create_srq_ex(struct ibv_context *c, struct ibv_srq_init_attr_ex *attr)
 }
 
 /*
- * Ops left NULL make verbs.h's inlines fail cleanly with EOPNOTSUPP: alloc_mw/bind_mw
- * (memory windows), open_xrcd/close_xrcd (XRC: an xrcd we could not close would crash
- * ibv_close_xrcd, which has no check), alloc_dm, alloc_td, flows, WQs, counters.
+ * Ops left NULL make verbs.h's inlines fail cleanly with EOPNOTSUPP: open_xrcd/close_xrcd
+ * (XRC: an xrcd we could not close would crash ibv_close_xrcd, which has no check),
+ * alloc_dm, alloc_td, flows, WQs, counters. Memory windows: shim_mw.c.
  */
 void
 droce_shim_ctx_ops(struct verbs_context *v)
@@ -38,6 +38,7 @@ droce_shim_ctx_ops(struct verbs_context *v)
 	v->create_qp_ex = droce_shim_create_qp_ex;
 	v->create_cq_ex = droce_shim_create_cq_ex;
 	v->create_srq_ex = shim_create_srq_ex;
+	droce_shim_mw_ops(v);
 }
 
 /* ---- struct ibv_cq_ex readers: they report the completion start/next_poll left in cur */

@@ -94,14 +94,15 @@ shim_mr_dereg_fn(struct droce_rt *rt, void *arg)
 
 /*
  * The engine keys a region by its virtual address: a different iova (ZERO_BASED, or
- * ibv_reg_mr_iova) is not supported, nor are on-demand paging or memory windows.
+ * ibv_reg_mr_iova) is not supported, nor is on-demand paging.
  */
 /* The access flags the engine takes (DROCE_ACCESS_* equal IBV_ACCESS_*), or -errno. */
 static int
 shim_mr_access(unsigned int access)
 {
 	const unsigned int known = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+				   IBV_ACCESS_MW_BIND;
 
 	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;	/* hints: may be ignored */
 	if ((access & ~known) != 0)

@@ -333,8 +333,7 @@ shim_post_send_fn(struct droce_rt *rt, void *arg)
 	(void)rt;
 	for (w = r->swr; w != NULL; w = w->next) {
 		r->bad = w;
-		if (w->opcode > IBV_WR_SEND_WITH_INV || w->opcode == IBV_WR_BIND_MW ||
-		    (w->send_flags & ~flags) != 0)
+		if (w->opcode > IBV_WR_SEND_WITH_INV || (w->send_flags & ~flags) != 0)
 			return -EINVAL;
 		rc = shim_sges(sge, w->sg_list, w->num_sge);
 		if (rc != 0)
@@ -347,8 +346,13 @@ shim_post_send_fn(struct droce_rt *rt, void *arg)
 		d.send_flags = w->send_flags;			/* equal to IBV_SEND_* */
 		d.imm_data = w->imm_data;
 		d.invalidate_rkey = w->invalidate_rkey;
-		if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-		    w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		if (w->opcode == IBV_WR_BIND_MW) {
+			rc = droce_shim_bind_wr(&d, w->bind_mw.mw, w->bind_mw.rkey,
+						&w->bind_mw.bind_info);
+			if (rc != 0)
+				return rc;
+		} else if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+			   w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 			d.wr.atomic.remote_addr = w->wr.atomic.remote_addr;
 			d.wr.atomic.compare_add = w->wr.atomic.compare_add;
 			d.wr.atomic.swap = w->wr.atomic.swap;

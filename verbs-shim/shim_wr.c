@@ -134,8 +134,10 @@ static void
 shim_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 		const struct ibv_mw_bind_info *bind_info)
 {
-	(void)mw, (void)rkey, (void)bind_info;
-	shim_wr_fail(qpx, EOPNOTSUPP);	/* no memory windows (ibv_alloc_mw fails) */
+	struct droce_send_wr *w = shim_wr_open(qpx, DROCE_WR_BIND_MW);
+
+	if (w != NULL && droce_shim_bind_wr(w, mw, rkey, bind_info) != 0)
+		shim_wr_fail(qpx, EINVAL);
 }
 
 static void
@@ -325,7 +327,7 @@ enum {
 		      IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 		      IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		      IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |
-		      IBV_QP_EX_WITH_SEND_WITH_INV,
+		      IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV,
 };
 
 int

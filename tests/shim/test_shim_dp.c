@@ -380,7 +380,7 @@ test_wr_api(void)
 	CU_ASSERT(ibv_wr_complete(x) == 0);	/* abort dropped the WR */
 	CU_ASSERT(ibv_destroy_qp(qp) == 0);
 
-	qa.send_ops_flags = IBV_QP_EX_WITH_BIND_MW;	/* no memory windows */
+	qa.send_ops_flags = IBV_QP_EX_WITH_TSO;	/* UD LSO: not offered */
 	errno = 0;
 	CU_ASSERT(ibv_create_qp_ex(ctx, &qa) == NULL && errno == EOPNOTSUPP);
 	CU_ASSERT(ibv_destroy_cq(cq) == 0);
