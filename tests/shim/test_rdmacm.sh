@@ -7,11 +7,12 @@
 # and 2001:2::/48. Asserts completion, exit status, the data rping verifies, the errors
 # applications hear, and the CM messages in a capture (tshark); never timing.
 # Usage: test_rdmacm.sh <build>/verbs-shim <build>/tools/droce-run/droce-run
-#        <build>/tests/shim/cm_late [droce-netem]
+#        <build>/tests/shim/cm_late <build>/tests/shim/mw_pair [droce-netem]
 . "$(dirname "$0")/shim_lib.sh"
 DR=$2
 CMLATE=$3
-NETEM=${4:-}
+MWPAIR=$4
+NETEM=${5:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$OUT" "$ERR" "$TMP"' EXIT
 command -v rping >/dev/null || { fail "rping is not installed (Debian package rdmacm-utils)"; finish; }
@@ -103,6 +104,40 @@ expect_rc 0 "rdma_client"
 expect_out "^rdma_client: end 0" "rdma_client"
 [ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "rdma_server: exit status $SRV_RC"; }
 grep -q "^rdma_server: end 0" "$TMP/srv.out" || { cp "$TMP/srv.out" "$OUT"; fail "rdma_server: not end 0"; }
+
+# Memory windows (mw_pair.c checks the bytes, the completions and EBUSY on each side): a type
+# 1 and a type 2 window, WRITEs and a READ through them, SEND with Invalidate of the type 2
+# key, then a WRITE with that key refused. On the wire, as tshark reads the server's capture:
+# the RETHs name the windows' keys (never the MR's), one SEND ONLY with Invalidate (0x17)
+# carries the type 2 key in its IETH.
+SRV_EXTRA="--set capture=$TMP/mw.pcap" cm mw "$MWPAIR" server 198.18.0.1 7483 -- \
+	"$MWPAIR" client 198.18.0.1 7483
+expect_rc 0 "mw_pair client"
+expect_out "^client: ok$" "mw_pair client"
+[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "mw_pair server: exit status $SRV_RC"; }
+grep -q "^server: ok$" "$TMP/srv.out" ||
+	{ cp "$TMP/srv.out" "$OUT"; fail "mw_pair server: not ok"; }
+read -r K1 K2 < <(sed -n 's/^server: keys 0x\([0-9a-f]*\) 0x\([0-9a-f]*\)$/\1 \2/p' "$TMP/srv.out")
+if [ -z "${K2:-}" ]; then
+	cp "$TMP/srv.out" "$OUT"
+	fail "mw_pair server: no keys line"
+elif command -v tshark >/dev/null; then
+	mw_fields() {	# the RoCE frames' opcode and R_Keys (RETH, IETH), one line each
+		tshark -r "$TMP/mw.pcap" -Y "udp.dstport == 4791" -T fields -E separator=, \
+			-E occurrence=f \
+			-e infiniband.bth.opcode -e infiniband.reth.r_key -e infiniband.ieth \
+			2>/dev/null
+	}
+	got=$(mw_fields | sort | uniq -c | awk '{ print $1 " " $2 }' | tr '\n' ' ')
+	# WRITE FIRST (6) to each window, the refused one to the type 2 key again; READ
+	# request (12) through type 1; SEND ONLY with Invalidate (23) naming the type 2 key
+	for want in "1 6,0x$K1," "2 6,0x$K2," "1 12,0x$K1," "1 23,,$K2"; do
+		case " $got" in
+		*" $want "*) ;;
+		*) fail "mw_pair on the wire: no '$want' in '$got'" ;;
+		esac
+	done
+fi
 
 # The UD port space: SIDR_REQ / SIDR_REP instead of a connection; udaddy sends 10 datagrams
 # each way on 2 ids, perftest's send bandwidth over UD, and a SIDR_REQ nobody listens for.
