@@ -59,8 +59,8 @@ check_drained(struct droce_qp *qp)
 }
 
 /* Complete the oldest WQE; an error moves the QP to ERR and flushes the rest (IBTA 10.3.1). */
-void
-droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st)
+static void
+complete_one(struct droce_qp *qp, enum droce_wc_status st)
 {
 	struct droce_requester *r = &qp->req;
 	struct droce_swqe *w = &r->ring[r->comp & r->mask];
@@ -90,6 +90,20 @@ droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st)
 		return;
 	}
 	check_drained(qp);
+}
+
+/* Executed BIND_MW / LOCAL_INV requests next in line wait for nothing more: they complete with
+ * the WQE before them (a READ or atomic response completes its WQE with no ACK to sweep on). */
+void
+droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st)
+{
+	struct droce_requester *r = &qp->req;
+
+	complete_one(qp, st);
+	while (st == DROCE_WC_SUCCESS && qp->state != DROCE_QPS_ERR && r->comp != r->sent_hi &&
+	       droce_wr_is_local(r->ring[r->comp & r->mask].opcode) &&
+	       r->ring[r->comp & r->mask].state == DROCE_SWQE_SENT)
+		complete_one(qp, DROCE_WC_SUCCESS);
 }
 
 /* The peer made progress: retry budgets refill (as rxe and ConnectX do) and the timer restarts. */

@@ -444,6 +444,13 @@ int droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsig
 struct droce_mr *droce_mr_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va,
 				       uint64_t len, unsigned int access);
 
+/* BIND_MW and LOCAL_INV: executed by the requester, no packet, no PSN (droce_req.c). */
+static inline bool
+droce_wr_is_local(enum droce_wr_opcode op)
+{
+	return op == DROCE_WR_BIND_MW || op == DROCE_WR_LOCAL_INV;
+}
+
 /* droce_mw.c: memory windows. Check a remote access through a window's key (the window's MR,
  * or NULL); bind (a status: MW_BIND_ERR when refused); invalidate a type 2 window (LOCAL_INV
  * here, SEND with Invalidate from the peer: 0 or -EINVAL); free the windows bound through a QP

@@ -30,12 +30,6 @@ op_allowed(enum droce_qp_type t, enum droce_wr_opcode op)
 }
 
 static bool
-is_local(enum droce_wr_opcode op)
-{
-	return op == DROCE_WR_LOCAL_INV || op == DROCE_WR_BIND_MW;
-}
-
-static bool
 is_atomic(enum droce_wr_opcode op)
 {
 	return op == DROCE_WR_ATOMIC_CMP_AND_SWP || op == DROCE_WR_ATOMIC_FETCH_AND_ADD;
@@ -50,7 +44,7 @@ check_wr(const struct droce_qp *qp, const struct droce_send_wr *wr, uint64_t *le
 		return -EINVAL;
 	*len = 0;
 	/* No data; a bad window fails the completion (MW_BIND_ERR), not the post. */
-	if (is_local(wr->opcode))
+	if (droce_wr_is_local(wr->opcode))
 		return wr->opcode == DROCE_WR_BIND_MW && wr->wr.bind_mw.mw == NULL ? -EINVAL : 0;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
 	    (wr->num_sge > 0 && wr->sg_list == NULL))
@@ -95,7 +89,7 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 	w->checked = false;
 	w->timed = false;
 	w->npkts = 0;
-	if (is_local(wr->opcode)) {
+	if (droce_wr_is_local(wr->opcode)) {
 		w->num_sge = 0;
 		w->checked = true;
 		if (wr->opcode == DROCE_WR_BIND_MW) {

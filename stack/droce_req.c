@@ -346,7 +346,7 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 	w = &r->ring[r->next & r->mask];
 	if (gate(qp, w))
 		return 0;
-	if (w->opcode == DROCE_WR_BIND_MW || w->opcode == DROCE_WR_LOCAL_INV)
+	if (droce_wr_is_local(w->opcode))
 		return local_op(qp, w);
 	if (!w->checked) {
 		/* Complete in order: an invalid WQE waits until those before it are done. */

@@ -542,6 +542,42 @@ test_order_behind_write(void)
 	eh_fini(&f.w);
 }
 
+/* A READ or an atomic completes on its response, with no ACK after it: a bind or LOCAL_INV
+ * right behind (the send queue's last requests) completes with it, in order. */
+static void
+test_behind_read_atomic(void)
+{
+	struct droce_sge sge;
+	struct droce_wc wc[8];
+	struct droce_mw *mw;
+	struct fx f;
+	int err = 0;
+
+	fx_init(&f, ALL_ACCESS | DROCE_ACCESS_MW_BIND);
+	mw = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_2, &err);
+	sge = (struct droce_sge){ (uintptr_t)ra, 512, droce_mr_lkey(f.rmr) };
+	CU_ASSERT_EQUAL(eh_post1(f.qp[1], DROCE_WR_RDMA_READ, &sge, (uintptr_t)la,
+				 droce_mr_rkey(f.lmr), 0, 1), 0);
+	CU_ASSERT_EQUAL(post_bind(f.qp[1], mw, f.rmr, 4096, 64, REMOTE, 4, 2), 0);
+	eh_run(&f.w, 100000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 8), 2);
+	CU_ASSERT_EQUAL(wc[0].opcode, DROCE_WC_RDMA_READ);
+	CU_ASSERT_EQUAL(wc[1].opcode, DROCE_WC_BIND_MW);
+	CU_ASSERT_EQUAL(wc[0].status | wc[1].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(ra[0], 0x11);
+	sge.length = 8;
+	CU_ASSERT_EQUAL(eh_post1(f.qp[1], DROCE_WR_ATOMIC_FETCH_AND_ADD, &sge, (uintptr_t)la,
+				 droce_mr_rkey(f.lmr), 1, 3), 0);
+	CU_ASSERT_EQUAL(post_local_inv(f.qp[1], droce_mw_rkey(mw), 4), 0);
+	eh_run(&f.w, 100000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 8), 2);
+	CU_ASSERT_EQUAL(wc[0].opcode, DROCE_WC_FETCH_ADD);
+	CU_ASSERT_EQUAL(wc[1].opcode, DROCE_WC_LOCAL_INV);
+	CU_ASSERT_EQUAL(wc[0].status | wc[1].status, DROCE_WC_SUCCESS);
+	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0);	/* the window was invalidated */
+	eh_fini(&f.w);
+}
+
 /* A destroyed QP's type 2 windows are free again: their MR deregisters, they bind anew. */
 static void
 test_qp_destroy_frees(void)
@@ -569,4 +605,5 @@ DROCE_TEST_MAIN("mw",
 	DROCE_TEST(test_send_with_inv),
 	DROCE_TEST(test_send_with_inv_type1),
 	DROCE_TEST(test_order_behind_write),
+	DROCE_TEST(test_behind_read_atomic),
 	DROCE_TEST(test_qp_destroy_frees))
