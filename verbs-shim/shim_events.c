@@ -109,7 +109,11 @@ shim_ev_async(struct shim_ev_round *r)
 				droce_shim_post_async(&c->vctx.context, &ev);
 			break;
 		default:	/* a QP's context is the shim QP (droce_shim_create_qp_ex) */
-			qp = r->qp_init[i].qp_context;
+			/* ...unless it was destroyed since the round read it: only a QP still
+			 * tracked (untracked under ev_lock, before it is freed) is touched */
+			for (qp = ev_qps; qp != NULL; qp = qp->reg_next)
+				if (qp == r->qp_init[i].qp_context)
+					break;
 			if (qp == NULL)
 				break;
 			ev.element.qp = &qp->qp;
