@@ -294,8 +294,8 @@ send_atomic(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 
 /*
  * BIND_MW and LOCAL_INV act on this side alone, in send-queue order, with no packet and no PSN
- * (npkts 0): ack_upto passes such a WQE as soon as the one before it is acknowledged, so
- * completions stay in order. A refused one completes in error (MW_BIND_ERR, LOC_QP_OP_ERR as
+ * (npkts 0): the completer completes such a WQE with the one before it (droce_comp_complete),
+ * so completions stay in order. A refused one completes in error (MW_BIND_ERR, LOC_QP_OP_ERR as
  * rxe) once those before it are done, as a local protection error does. A rewind passes an
  * executed one again without a second execution.
  */

@@ -207,10 +207,11 @@ exec_send(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 	 * no fast-registered ones) fails the receive WQE with REM_INV_REQ_ERR and the QP (rxe's
 	 * class J); the NAK tells the requester at once rather than through its retries. A
 	 * duplicate never gets here: the message is not executed twice. */
-	if ((op->flags & DROCE_OPF_INV) && droce_mw_invalidate(qp, p->ieth_rkey) != 0)
-		return RST_ERR_INVALIDATE;
-	if (op->flags & DROCE_OPF_INV)
+	if (op->flags & DROCE_OPF_INV) {
+		if (droce_mw_invalidate(qp, p->ieth_rkey) != 0)
+			return RST_ERR_INVALIDATE;
 		droce_qp_cnt(qp, DROCE_CNT_MW_INVALIDATE);
+	}
 	if (p->pay_len)
 		droce_copy_in(s->rwqe.sge, &s->cur, frame + p->pay_off, p->pay_len);
 	if (op->flags & DROCE_OPF_LAST) {
