@@ -333,6 +333,7 @@ droce_rt_close(struct droce_rt *rt)
 		rte_ring_free(s->calls);
 	}
 	droce_rt_capture_close(rt);
+	droce_rt_mcast_close(rt);
 	if (rt->exc != NULL) {
 		while (rte_ring_dequeue(rt->exc, &p) == 0) {
 			m = p;

@@ -96,6 +96,13 @@ int droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
 /* Fill av->dmac for av->dgid (for droce_ah_create / a QP's DROCE_QP_AV), and av->has_vlan /
  * vlan_tci with the configured VLAN and priority (none: untagged). */
 int droce_rt_resolve_av(struct droce_rt *rt, struct droce_av *av, uint32_t timeout_ms);
+/* Join (join true) or leave an IP multicast group (a multicast GID) on the host interface
+ * behind the port, for IGMP/MLD snooping switches: the kernel sends the reports and answers
+ * the queries while joined; joins of one group are counted, the last leave ends it. Any
+ * thread. 0, -ENODEV (the port has no host interface: memif, ring, pcap), -ENOENT (leave
+ * without a join), -ENOMEM (DROCE_MCAST_GROUPS groups joined), -EINVAL, or the kernel's
+ * -errno. Groups still joined are left at droce_rt_close. */
+int droce_rt_mcast_report(struct droce_rt *rt, const uint8_t gid[16], bool join);
 /* The last failure's one-line text ("" when none). */
 const char *droce_rt_strerror(const struct droce_rt *rt);
 

@@ -83,6 +83,13 @@ struct droce_rt_shard {
 	struct droce_rt_stats st;
 } __attribute__((aligned(64)));
 
+/* A group the host interface was joined to for the application (droce_rt_mcast.c). */
+struct droce_rt_kgroup {
+	uint8_t gid[16];
+	int fd;			/* the socket holding the membership */
+	unsigned int refs;	/* joins of it; 0: a free slot */
+};
+
 struct droce_rt {
 	struct droce_rt_config cfg;
 	struct droce_rt_port port;
@@ -120,6 +127,7 @@ struct droce_rt {
 	uint32_t tel_want_qps;			/* this request is /droce/qps's: list the QPs too */
 	unsigned int tel_nqps;			/* QPs that exist (more than tel_qps holds?) */
 	struct droce_rt_qp_info *tel_qps;	/* DROCE_RT_TEL_QPS of them */
+	struct droce_rt_kgroup kgroups[DROCE_MCAST_GROUPS];
 };
 
 /* droce_rt_loop.c */
@@ -156,6 +164,9 @@ int droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen);
 void droce_rt_capture_frame(struct droce_rt_shard *s, const uint8_t *frame, uint32_t caplen,
 			    uint32_t len);
 void droce_rt_capture_close(struct droce_rt *rt);
+
+/* droce_rt_mcast.c: leave every group the host interface was joined to */
+void droce_rt_mcast_close(struct droce_rt *rt);
 
 /* droce_rt_telemetry.c */
 enum { DROCE_RT_TEL_MAX = 512 };	/* counters a telemetry snapshot holds */
