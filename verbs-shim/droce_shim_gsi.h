@@ -3,10 +3,11 @@
 #define DROCE_SHIM_GSI_H
 
 /*
- * A private entry point of the verbs shim, for the in-tree librdmacm replacement
+ * Private entry points of the verbs shim, for the in-tree librdmacm replacement
  * (verbs-shim/rdmacm/): it exchanges IB CM MADs over the GSI, QP1, as RoCE devices do, and
- * verbs have no call that creates QP1 (the kernel's MAD layer owns it). Exported by
- * libibverbs.so.1 and the LD_PRELOAD library in a version node of its own, DROCE_SHIM_1.0,
+ * verbs have no call that creates QP1 (the kernel's MAD layer owns it); and it joins
+ * multicast groups on the host interface, as the kernel's rdma_cm does. Exported by
+ * libibverbs.so.1 and the LD_PRELOAD library in a version node of their own, DROCE_SHIM_1.0,
  * outside libibverbs' IBVERBS_* ABI.
  */
 #include <infiniband/verbs.h>
@@ -23,5 +24,14 @@
  * other than UD, otherwise as ibv_create_qp() (ENOMEM, ENODEV without a runtime).
  */
 struct ibv_qp *droce_shim_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+
+/*
+ * Join (join non-zero) or leave the IP multicast group gid (::ffff:a.b.c.d or ff00::/8) on the
+ * host interface behind context's port, so that the kernel sends IGMP / MLD reports for it
+ * (droce_rt_mcast_report): what rdma_join_multicast does for a full member on a kernel RoCE
+ * device. 0, -ENODEV when the port has no host interface (memif: nothing to report to), or
+ * another -errno.
+ */
+int droce_shim_mcast_report(struct ibv_context *context, const union ibv_gid *gid, int join);
 
 #endif /* DROCE_SHIM_GSI_H */

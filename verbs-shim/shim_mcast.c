@@ -7,7 +7,9 @@
  */
 #include <string.h>
 
+#include "droce_rt.h"
 #include "droce_shim.h"
+#include "droce_shim_gsi.h"
 
 struct shim_mcast_req {
 	struct droce_qp *qp;
@@ -50,4 +52,18 @@ ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
 	(void)lid;
 	return shim_mcast(qp, gid, false);
+}
+
+/* The host interface's membership, for the librdmacm replacement (droce_shim_gsi.h). */
+int
+droce_shim_mcast_report(struct ibv_context *context, const union ibv_gid *gid, int join)
+{
+	struct droce_rt *rt;
+
+	if (context == NULL || gid == NULL)
+		return -EINVAL;
+	rt = droce_shim_rt(droce_shim_ctx(context)->dev);
+	if (rt == NULL)
+		return -ENODEV;
+	return droce_rt_mcast_report(rt, gid->raw, join != 0);
 }

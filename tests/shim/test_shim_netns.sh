@@ -15,6 +15,8 @@
 # between droce's addresses, and RoCE frames both ways, sent to that MAC; the kernels answer
 # ping both ways after the runs;
 # no ICMP destination unreachable leaves either kernel (nft counter) and none reaches droce.
+# mckey (rdma_cm multicast): 20 datagrams to 239.1.2.3, and the receiver's kernel joined to
+# the group on its veth while it runs (IGMPv3 join and leave reports in the peer's capture).
 # af_packet: the kernels saw RoCE frames too (nft ingress counter > 0: packet sockets share
 # the interface) and, droce's addresses not being theirs and forwarding being off, dropped
 # them silently. af_xdp: the XDP program took every RoCE frame (ingress counter 0) and
@@ -32,9 +34,10 @@ shift 3
 PMDS=("$@")
 [ ${#PMDS[@]} -gt 0 ] || { echo "FAIL: no PMD given (af_packet, af_xdp)"; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "FAIL: needs root (network namespaces, veth, nftables, XDP)"; exit 1; }
-for t in ip nft ping ss timeout tshark ibv_rc_pingpong ib_write_bw ib_read_lat ib_send_lat; do
+for t in ip nft ping ss timeout tshark dumpcap ibv_rc_pingpong ib_write_bw ib_read_lat ib_send_lat \
+	mckey; do
 	command -v $t >/dev/null || { echo "FAIL: '$t' not found (packages: iproute2 nftables" \
-		"iputils-ping tshark ibverbs-utils perftest)"; exit 1; }
+		"iputils-ping tshark ibverbs-utils perftest rdmacm-utils)"; exit 1; }
 done
 [ "$(nproc)" -ge 2 ] || { echo "FAIL: needs 2 CPUs (the runtime's progress)"; exit 1; }
 
@@ -273,6 +276,68 @@ setup_errors() {
 	ip -n "$NSA" link del dz
 }
 
+# maddr_has NS GROUP: the kernel in NS has joined GROUP on its veth (IGMP membership)
+maddr_has() {
+	local d=va
+	[ "$1" = "$NSA" ] || d=vb
+	ip -n "$1" maddr show dev "$d" | grep -Eq "^[[:space:]]+inet +${2//./\\.}\$"
+}
+
+# mcast_join: rdma_cm multicast, mckey (A joins 239.1.2.3 as a full member, B sends it 20
+# datagrams). A's rdma_join_multicast joins A's kernel to the group on va, as the kernel's
+# rdma_cm does for its RoCE devices (droce_rt_mcast_report), so that a snooping switch would
+# forward the group: the membership exists while A runs and is gone after, and a capture of
+# B's kernel side (dumpcap on vb) holds A's IGMPv3 reports, the join (record type 4,
+# CHANGE_TO_EXCLUDE) and the leave (3, CHANGE_TO_INCLUDE).
+mcast_join() {
+	local a=$TMP/$PMD.mc.a b=$TMP/$PMD.mc.b cap=$TMP/$PMD.igmp.pcapng dp pa pb i got fails0=$FAILS
+	timeout -s INT 60 ip netns exec "$NSB" dumpcap -q -i vb -f igmp -w "$cap" \
+		2>"$TMP/dumpcap.err" &
+	dp=$!
+	PIDS="$PIDS $dp"
+	for i in $(seq 100); do
+		grep -q "^Capturing on" "$TMP/dumpcap.err" && break
+		sleep 0.1
+	done
+	side "$NSA" va 198.18.0.1 2001:2::1 "$a" -- mckey -m 239.1.2.3 -b 198.18.0.1 -C 20 &
+	pa=$!
+	PIDS="$PIDS $pa"
+	for i in $(seq 200); do
+		maddr_has "$NSA" 239.1.2.3 && break
+		kill -0 $pa 2>/dev/null || break
+		sleep 0.1
+	done
+	maddr_has "$NSA" 239.1.2.3 || fail "$PMD mckey: A's kernel did not join 239.1.2.3 on va"
+	side "$NSB" vb 198.18.0.2 2001:2::2 "$b" -- mckey -m 239.1.2.3 -b 198.18.0.2 -s -C 20 &
+	pb=$!
+	PIDS="$PIDS $pb"
+	wait $pb
+	RC=$?
+	cp "$b.out" "$OUT"
+	cp "$b.err" "$ERR"
+	expect_rc 0 "$PMD mckey sender"
+	expect_out "^data transfers complete" "$PMD mckey sender"
+	wait $pa
+	RC=$?
+	cp "$a.out" "$OUT"
+	cp "$a.err" "$ERR"
+	expect_rc 0 "$PMD mckey receiver (all 20 datagrams)"
+	expect_out "^data transfers complete" "$PMD mckey receiver"
+	! maddr_has "$NSA" 239.1.2.3 || fail "$PMD mckey: A's kernel still in 239.1.2.3 after A left"
+	sleep 0.5	# the leave's report on the wire
+	kill -INT $dp 2>/dev/null
+	wait $dp
+	got=$(tshark -r "$cap" -Y "igmp.version == 3 && ip.src == 198.19.0.1" -T fields \
+		-e igmp.maddr -e igmp.record_type 2>/dev/null | sort -u | tr '\t\n' ', ')
+	for i in "239.1.2.3,4 " "239.1.2.3,3 "; do
+		case "$got" in
+		*"$i"*) ;;
+		*) fail "$PMD mckey: no IGMPv3 record '$i' from A's kernel in B's capture ('$got')" ;;
+		esac
+	done
+	[ "$FAILS" != "$fails0" ] || echo "$PMD mckey: ok (20 datagrams; A's kernel joined 239.1.2.3 and left)"
+}
+
 PORT=20100
 for PMD in "${PMDS[@]}"; do
 	netns_up
@@ -290,6 +355,7 @@ for PMD in "${PMDS[@]}"; do
 	DURING=1 pair write_bw "^ +65536 +[1-9][0-9]* +[0-9.]+ +[0-9.]+" \
 		"^ +65536 +[1-9][0-9]* +[0-9.]+ +[0-9.]+" ib_write_bw -x 0 -D 8
 	expect_out "Device +: droce0" "$PMD write_bw"
+	mcast_join
 	# ib_read_lat's server is passive: its remote address line only
 	pair read_lat "^ remote address: LID" "^ +2 +500 +[0-9.]+" ib_read_lat -x 0 -n 500
 	pair send_lat "^ +2 +500 +[0-9.]+" "^ +2 +500 +[0-9.]+" ib_send_lat -x 0 -n 500

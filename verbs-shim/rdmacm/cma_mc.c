@@ -4,7 +4,10 @@
  * without a subnet manager. The group's GID is the address itself (IPv4 as ::ffff:a.b.c.d,
  * RoCEv2), the id's QP is attached to it unless the join is send-only, and MULTICAST_JOIN
  * reports what a sender needs: an AH to the group, DestQP 0xFFFFFF and the rdma_cm Q_Key, as
- * the kernel's rdma_cm does for RoCE.
+ * the kernel's rdma_cm does for RoCE. A full member's join also joins the host interface
+ * behind the port to the group (the kernel then sends IGMP / MLD reports for it, as it does
+ * for a kernel RoCE device's joins), so that snooping switches forward the group here; a
+ * port without one (memif) has nobody to report to.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #include "cma_priv.h"
+#include "droce_shim_gsi.h"
 
 #define CMA_MC_QPN 0xFFFFFFu
 
@@ -23,6 +27,18 @@ is_group(const uint8_t g[16])
 	if (memcmp(g, v4, 12) == 0)
 		return (g[12] & 0xF0) == 0xE0;	/* 224.0.0.0/4 */
 	return g[0] == 0xFF;			/* ff00::/8 */
+}
+
+/* What a join did, undone: the QP detached (unless rdma_destroy_qp did it already), the host
+ * interface's membership left. */
+static void
+mc_undo(struct cma_id *c, struct cma_mc *mc)
+{
+	if (mc->attached && c->id.qp != NULL)
+		ibv_detach_mcast(c->id.qp, (const union ibv_gid *)mc->mgid, 0);
+	if (mc->reported)
+		droce_shim_mcast_report(c->id.verbs, (const union ibv_gid *)mc->mgid, 0);
+	free(mc);
 }
 
 static struct cma_mc **
@@ -74,6 +90,16 @@ join(struct rdma_cm_id *id, const struct sockaddr *addr, bool send_only, void *c
 			goto out;
 		}
 		mc->attached = true;
+	}
+	if (!send_only) {
+		rc = droce_shim_mcast_report(c->id.verbs, (const union ibv_gid *)mgid, 1);
+		if (rc != 0 && rc != -ENODEV) {
+			if (mc->attached)
+				ibv_detach_mcast(c->id.qp, (const union ibv_gid *)mgid, 0);
+			free(mc);
+			goto out;
+		}
+		mc->reported = rc == 0;
 	}
 	memset(&u, 0, sizeof(u));
 	u.private_data = context;	/* librdmacm hands the join's context back here */
@@ -135,10 +161,7 @@ rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 	} else {
 		mc = *pp;
 		*pp = mc->next;
-		/* the QP may be gone already (rdma_destroy_qp detached it) */
-		if (mc->attached && c->id.qp != NULL)
-			ibv_detach_mcast(c->id.qp, (const union ibv_gid *)mc->mgid, 0);
-		free(mc);
+		mc_undo(c, mc);
 	}
 	pthread_mutex_unlock(&cma_lock);
 	return cma_errno(rc);
@@ -151,8 +174,6 @@ cma_mc_free_all(struct cma_id *c)
 
 	while ((mc = c->mcs) != NULL) {
 		c->mcs = mc->next;
-		if (mc->attached && c->id.qp != NULL)
-			ibv_detach_mcast(c->id.qp, (const union ibv_gid *)mc->mgid, 0);
-		free(mc);
+		mc_undo(c, mc);
 	}
 }

@@ -92,13 +92,15 @@ struct cma_id {
 	struct cma_mc *mcs;		/* multicast groups joined (cma_mc.c) */
 };
 
-/* A group an id joined: its address, GID, the join's context, whether id.qp is attached. */
+/* A group an id joined: its address, GID, the join's context, whether id.qp is attached and
+ * whether the host interface was joined to it (IGMP/MLD, droce_shim_mcast_report). */
 struct cma_mc {
 	struct cma_mc *next;
 	struct sockaddr_storage addr;
 	uint8_t mgid[16];
 	void *context;
 	bool attached;
+	bool reported;
 };
 
 /* cma_mc.c: the groups an id leaves when it goes (lock held) */
