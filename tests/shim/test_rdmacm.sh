@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Unmodified rdma_cm programs (rdmacm-utils' rping, ucmatose, cmtime, udaddy, rdma_server and
-# rdma_client, mckey (multicast), rstream for what is not supported; perftest's -R) between two processes over net_memif through droce-run: the
+# rdma_client, mckey (multicast), rstream for what is not supported; perftest's -R; and
+# tests/shim/mw_pair.c, memory windows) between two processes over net_memif through droce-run: the
 # shim's librdmacm.so.1 replacement connects them with the IB CM handshake as MADs over QP1
 # (REQ/REP/RTU, DREQ/DREP, REJ; SIDR_REQ/SIDR_REP for UD ids). Loopback only, 198.18.0.0/15
 # and 2001:2::/48. Asserts completion, exit status, the data rping verifies, the errors
@@ -110,8 +111,8 @@ grep -q "^rdma_server: end 0" "$TMP/srv.out" || { cp "$TMP/srv.out" "$OUT"; fail
 # key, then a WRITE with that key refused. On the wire, as tshark reads the server's capture:
 # the RETHs name the windows' keys (never the MR's), one SEND ONLY with Invalidate (0x17)
 # carries the type 2 key in its IETH.
-SRV_EXTRA="--set capture=$TMP/mw.pcap" cm mw "$MWPAIR" server 198.18.0.1 7483 -- \
-	"$MWPAIR" client 198.18.0.1 7483
+SRV_EXTRA="--set capture=$TMP/mw.pcap" cm mw "$MWPAIR" server 198.18.0.1 7493 -- \
+	"$MWPAIR" client 198.18.0.1 7493
 expect_rc 0 "mw_pair client"
 expect_out "^client: ok$" "mw_pair client"
 [ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "mw_pair server: exit status $SRV_RC"; }
@@ -257,6 +258,14 @@ if command -v valgrind >/dev/null; then
 	expect_rc 0 "rping under valgrind, client"
 	[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "rping under valgrind, server: exit status $SRV_RC"; }
 	[ "$(grep -c '^ping data: rdma-ping-' "$OUT")" = 3 ] || fail "rping under valgrind: not 3 pings"
+	# memory windows: the shim's window objects and bind requests, both sides
+	VGMW="valgrind -q --error-exitcode=99 --leak-check=full --track-origins=yes --fair-sched=yes
+		--errors-for-leak-kinds=definite,possible
+		--suppressions=$(dirname "$0")/valgrind-dpdk.supp"
+	cm vgmw $VGMW "$MWPAIR" server 198.18.0.1 7494 -- $VGMW "$MWPAIR" client 198.18.0.1 7494
+	expect_rc 0 "mw_pair under valgrind, client"
+	expect_out "^client: ok$" "mw_pair under valgrind, client"
+	[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "mw_pair under valgrind, server: exit status $SRV_RC"; }
 else
 	fail "valgrind is not installed (Debian package valgrind)"
 fi
