@@ -124,6 +124,11 @@ bind_ok(const struct droce_qp *qp, const struct droce_swqe *w)
 
 	if (mw == NULL || !mw->used || mw->pd->dev != qp->dev)
 		return false;
+	/* 10.6.7.2: the consumer owns the key's low 8 bits only; the rest must be the window's.
+	 * A bind posted for a window deallocated since, its slot taken by a new one (other
+	 * random bits), fails rather than binding that one. (rxe takes the low byte alone.) */
+	if ((w->rkey & ~KEY_BYTE) != (mw->rkey & ~KEY_BYTE))
+		return false;
 	/* C10-72: the window, the QP and the MR share one PD */
 	if (mw->pd != qp->pd || (w->bind_access & ~remote) != 0)
 		return false;
@@ -155,9 +160,7 @@ droce_mw_bind(struct droce_qp *qp, const struct droce_swqe *w)
 	if (!bind_ok(qp, w))
 		return DROCE_WC_MW_BIND_ERR;
 	unbind(mw);
-	/* The consumer's 8 bits; the rest of the key names the slot and stays (as rxe: a key
-	 * whose upper bits differ is not refused, only its low byte is taken). */
-	mw->rkey = (mw->rkey & ~KEY_BYTE) | (w->rkey & KEY_BYTE);
+	mw->rkey = w->rkey;	/* a new low byte (bind_ok: the rest is the window's) */
 	if (w->compare_add == 0)
 		return DROCE_WC_SUCCESS;
 	mw->mr = w->bind_mr;

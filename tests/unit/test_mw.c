@@ -39,10 +39,10 @@ fx_init(struct fx *f, unsigned int rmr_access)
 	memset(ra, 0x22, sizeof(ra));
 }
 
-/* A BIND_MW on qp of [off, off + len) of ra with the key's low byte set to key. */
+/* A BIND_MW on qp of [off, off + len) of ra, the window to take rkey. */
 static int
-post_bind(struct droce_qp *qp, struct droce_mw *mw, struct droce_mr *mr, uint64_t off,
-	  uint64_t len, unsigned int access, uint8_t key, uint64_t id)
+post_bind_key(struct droce_qp *qp, struct droce_mw *mw, struct droce_mr *mr, uint64_t off,
+	      uint64_t len, unsigned int access, uint32_t rkey, uint64_t id)
 {
 	struct droce_send_wr wr, *bad;
 
@@ -55,8 +55,17 @@ post_bind(struct droce_qp *qp, struct droce_mw *mw, struct droce_mr *mr, uint64_
 	wr.wr.bind_mw.addr = (uintptr_t)ra + off;
 	wr.wr.bind_mw.length = len;
 	wr.wr.bind_mw.access = access;
-	wr.wr.bind_mw.rkey = mw != NULL ? (droce_mw_rkey(mw) & ~0xFFu) | key : 0;
+	wr.wr.bind_mw.rkey = rkey;
 	return droce_post_send(qp, &wr, &bad);
+}
+
+/* The same, with the window's key and its low byte set to key (ibv_inc_rkey's way). */
+static int
+post_bind(struct droce_qp *qp, struct droce_mw *mw, struct droce_mr *mr, uint64_t off,
+	  uint64_t len, unsigned int access, uint8_t key, uint64_t id)
+{
+	return post_bind_key(qp, mw, mr, off, len, access,
+			     mw != NULL ? (droce_mw_rkey(mw) & ~0xFFu) | key : 0, id);
 }
 
 static int
@@ -366,6 +375,40 @@ test_bind_refused(void)
 		bind_refused(&cases[i]);
 }
 
+/* The consumer owns the key's low byte only: a bind naming other upper bits is refused, and
+ * so is one posted for a window deallocated before it ran, whose slot a new window took. */
+static void
+test_bind_key_and_stale(void)
+{
+	struct droce_mw *mw, *mw2;
+	struct droce_wc wc;
+	struct fx f;
+	uint32_t key;
+	int err = 0;
+
+	fx_init(&f, ALL_ACCESS | DROCE_ACCESS_MW_BIND);
+	mw = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_1, &err);
+	key = droce_mw_rkey(mw);
+	CU_ASSERT_EQUAL(post_bind_key(f.qp[1], mw, f.rmr, 0, 64, REMOTE, key ^ 0x100, 1), 0);
+	wc = one_wc(&f, 1);
+	CU_ASSERT_EQUAL(wc.status, DROCE_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(droce_mw_rkey(mw), key);
+	eh_fini(&f.w);
+
+	fx_init(&f, ALL_ACCESS | DROCE_ACCESS_MW_BIND);
+	mw = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_1, &err);
+	CU_ASSERT_EQUAL(post_bind(f.qp[1], mw, f.rmr, 0, 64, REMOTE, 7, 1), 0);
+	CU_ASSERT_EQUAL(droce_mw_dealloc(mw), 0);	/* before the bind runs */
+	mw2 = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_1, &err);
+	CU_ASSERT_PTR_EQUAL(mw2, mw);	/* the same slot */
+	key = droce_mw_rkey(mw2);
+	wc = one_wc(&f, 1);
+	CU_ASSERT_EQUAL(wc.status, DROCE_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(droce_mw_rkey(mw2), key);
+	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0);	/* nothing bound to it */
+	eh_fini(&f.w);
+}
+
 /* Posting checks, and windows on the other side's QP types */
 static void
 test_post_rules(void)
@@ -600,6 +643,7 @@ DROCE_TEST_MAIN("mw",
 	DROCE_TEST(test_type2_other_qp),
 	DROCE_TEST(test_type1_rebind),
 	DROCE_TEST(test_bind_refused),
+	DROCE_TEST(test_bind_key_and_stale),
 	DROCE_TEST(test_post_rules),
 	DROCE_TEST(test_local_inv),
 	DROCE_TEST(test_send_with_inv),
