@@ -152,6 +152,7 @@ sim_ep_create(struct sim_ep *ep, struct sim_net *net, uint64_t seed,
 	attr.max_qp = 64;
 	attr.max_cq = 160;
 	attr.max_mr = 64;
+	attr.max_mw = 8;
 	attr.max_srq = 8;
 	attr.max_ah = 16;
 	attr.max_pd = 4;

@@ -118,6 +118,8 @@ scen_post(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_i
 	wr.imm_data = 0x01020304;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
+	if (op == DROCE_WR_SEND_WITH_INV)
+		wr.invalidate_rkey = rkey;	/* the key its IETH names */
 	return droce_post_send(s->qp[n], &wr, &bad);
 }
 

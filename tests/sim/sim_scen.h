@@ -50,7 +50,8 @@ void scen_setup_rc(struct scen *s, const struct sim_qp_params *p);
 
 #define SCEN_UNSIGNALED (1u << 31)	/* scen_post flag: post without DROCE_SEND_SIGNALED */
 
-/* A WR from node n: local bytes [off, off+len) of its buffer, remote (addr, rkey). */
+/* A WR from node n: local bytes [off, off+len) of its buffer, remote (addr, rkey); for
+ * SEND_WITH_INV, rkey is the key to invalidate. */
 int scen_post(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_id,
 	      uint32_t off, uint32_t len, uint64_t raddr, uint32_t rkey, unsigned int flags);
 int scen_post_atomic(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_id,
