@@ -444,6 +444,14 @@ int droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsig
 struct droce_mr *droce_mr_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va,
 				       uint64_t len, unsigned int access);
 
+/* [va, va + len) inside [start, start + size), without 64-bit overflow (IBTA C9-88, C10-75):
+ * for MRs, windows, and a window inside its MR. */
+static inline bool
+droce_range_in(uint64_t start, uint64_t size, uint64_t va, uint64_t len)
+{
+	return va >= start && len <= size && va - start <= size - len;
+}
+
 /* BIND_MW and LOCAL_INV: executed by the requester, no packet, no PSN (droce_req.c). */
 static inline bool
 droce_wr_is_local(enum droce_wr_opcode op)

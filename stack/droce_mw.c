@@ -107,9 +107,7 @@ droce_mw_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va, uint64_t 
 		return NULL;
 	if ((mw->access & access) != access || (qp->attr.qp_access_flags & access) != access)
 		return NULL;
-	if (va < mw->addr || len > mw->length || va - mw->addr > mw->length - len)
-		return NULL;
-	return mw->mr;
+	return droce_range_in(mw->addr, mw->length, va, len) ? mw->mr : NULL;
 }
 
 /* The checks of 10.6.7.2.x on a bind, with the ordinal o10-/C10- items beside each. */
@@ -149,7 +147,7 @@ bind_ok(const struct droce_qp *qp, const struct droce_swqe *w)
 	    !(mr->access & DROCE_ACCESS_LOCAL_WRITE))
 		return false;
 	/* C10-75: the window lies inside the MR (virtual addresses: no zero-based windows) */
-	return w->raddr >= mr->addr && len <= mr->length && w->raddr - mr->addr <= mr->length - len;
+	return droce_range_in(mr->addr, mr->length, w->raddr, len);
 }
 
 enum droce_wc_status

@@ -116,15 +116,6 @@ droce_mr_rkey(const struct droce_mr *mr)
 	return mr->rkey;
 }
 
-/* [va, va + len) inside the MR, without 64-bit overflow (IBTA 10.6.3.3 / C9-88 bounds). */
-static bool
-in_bounds(const struct droce_mr *mr, uint64_t va, uint64_t len)
-{
-	uint64_t start = mr->addr;
-
-	return va >= start && len <= mr->length && va - start <= mr->length - len;
-}
-
 /* A local SGE: L_Key valid, same PD, access, bounds (IBTA 10.6.3.x; verbs LOC_PROT_ERR). */
 int
 droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsigned int access)
@@ -135,7 +126,7 @@ droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsigned 
 		return 0;	/* nothing is touched */
 	mr = droce_dev_mr(pd->dev, sge->lkey);
 	if (mr == NULL || mr->lkey != sge->lkey || mr->pd != pd ||
-	    (mr->access & access) != access || !in_bounds(mr, sge->addr, sge->length))
+	    (mr->access & access) != access || !droce_range_in(mr->addr, mr->length, sge->addr, sge->length))
 		return -EACCES;
 	return 0;
 }
@@ -157,7 +148,7 @@ droce_mr_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va, uint64_t 
 		return NULL;
 	if ((mr->access & access) != access || (qp->attr.qp_access_flags & access) != access)
 		return NULL;
-	if (!in_bounds(mr, va, len))
+	if (!droce_range_in(mr->addr, mr->length, va, len))
 		return NULL;
 	return mr;
 }
