@@ -12,19 +12,22 @@
 #include "droce_resp.h"
 #include "wire/droce_aeth.h"
 
-/* Each error state: the NAK code it sends and the event the responder raises. */
+/* Each error state: the NAK code it sends, the event the responder raises, the drop counted. */
 static const struct {
 	uint8_t nak;
 	enum droce_event_type ev;
+	enum droce_drop drop;
 } rst_err[] = {
-	[RST_ERR_OPSEQ] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR },
-	[RST_ERR_LENGTH] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR },
-	[RST_ERR_RKEY] = { DROCE_NAK_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR },
-	[RST_ERR_LOCAL] = { DROCE_NAK_REM_OP_ERR, DROCE_EVENT_QP_FATAL },
-	[RST_ERR_INV] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR },
-	[RST_ERR_INVALIDATE] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR },
+	[RST_ERR_OPSEQ] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_OPCODE_SEQ },
+	[RST_ERR_LENGTH] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_LENGTH },
+	[RST_ERR_RKEY] = { DROCE_NAK_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR, DROCE_DROP_RKEY },
+	[RST_ERR_LOCAL] = { DROCE_NAK_REM_OP_ERR, DROCE_EVENT_QP_FATAL, DROCE_DROP_OPCODE_SEQ },
+	[RST_ERR_INV] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_OPCODE_SEQ },
+	[RST_ERR_INVALIDATE] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR,
+				 DROCE_DROP_INVALIDATE },
 	/* ibv_get_async_event(3): "too many RDMA Read or Atomic requests" is an access error */
-	[RST_ERR_RD_RES] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_ACCESS_ERR },
+	[RST_ERR_RD_RES] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_ACCESS_ERR,
+			     DROCE_DROP_RESOURCE },
 };
 
 void
@@ -85,10 +88,7 @@ droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt 
 		droce_qp_cnt(qp, DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS);
 	else
 		droce_qp_cnt(qp, DROCE_CNT_RESP_REMOTE_INVALID_REQUEST);
-	droce_dev_drop(qp->dev, st == RST_ERR_RKEY ? DROCE_DROP_RKEY :
-				st == RST_ERR_LENGTH ? DROCE_DROP_LENGTH :
-				st == RST_ERR_INVALIDATE ? DROCE_DROP_INVALIDATE :
-				st == RST_ERR_RD_RES ? DROCE_DROP_RESOURCE : DROCE_DROP_OPCODE_SEQ);
+	droce_dev_drop(qp->dev, rst_err[st].drop);
 	if (s->have_rwqe) {
 		enum droce_wc_status ws = st == RST_ERR_LENGTH ? DROCE_WC_LOC_LEN_ERR :
 					  st == RST_ERR_LOCAL ? DROCE_WC_LOC_PROT_ERR :
