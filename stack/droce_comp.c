@@ -252,8 +252,16 @@ rx_nak(struct droce_qp *qp, uint32_t psn, uint8_t code)
 	enum droce_wc_status st;
 
 	if (code == DROCE_NAK_PSN_SEQ_ERR) {
-		/* IBTA 9.7.5.2.3: resend from the NAKed PSN (earlier ones are implicitly ACKed). */
+		/* IBTA 9.7.5.2.3: resend from the NAKed PSN (earlier ones are implicitly ACKed).
+		 * The resend is a retry like a local ACK timeout's and draws on the same
+		 * retry_cnt (9.7.6.1.3; rxe too); an implicit ACK that moved una refilled it. */
 		droce_qp_cnt(qp, DROCE_CNT_RCVD_SEQ_ERR);
+		if (r->retry_left == 0) {
+			droce_qp_cnt(qp, DROCE_CNT_RETRY_EXCEEDED_ERR);
+			droce_comp_complete(qp, DROCE_WC_RETRY_EXC_ERR);
+			return;
+		}
+		r->retry_left--;
 		r->gbn_armed = false;
 		droce_req_go_back(qp, psn);
 		return;

@@ -305,6 +305,49 @@ test_retry_exhausted(void)
 	eh_fini(&f.w);
 }
 
+/* Frames from node 0 whose PSN is *arg: a request that never gets through. */
+static bool
+drop_psn(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
+{
+	const uint8_t *bth = frame + 14 + 20 + 8;	/* Ethernet, IPv4, UDP */
+	uint32_t psn = (uint32_t)bth[9] << 16 | (uint32_t)bth[10] << 8 | bth[11];
+
+	(void)from;
+	(void)len;
+	return psn != *(const uint32_t *)arg;
+}
+
+/* The first packet of a WRITE is always lost, the rest arrive: each resend draws a PSN sequence
+ * error NAK, and every retry it starts counts against retry_cnt as a timeout's does (IBTA
+ * 9.7.6.1.3 and rxe: the count is of retries, whatever started them). Seven retries, then
+ * RETRY_EXC_ERR, instead of resending for ever. */
+static void
+test_retry_seq_naks(void)
+{
+	struct fx f;
+	struct droce_wc wc[4];
+	uint32_t lost;
+	uint64_t naks, tos;
+
+	fx_init(&f, DROCE_QPT_RC, ALL_ACCESS);
+	lost = f.o.psn[0];
+	f.w.n[0].filter = drop_psn;
+	f.w.n[0].filter_arg = &lost;
+	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_RDMA_WRITE, 3000, (uintptr_t)ra, droce_mr_rkey(f.rmr),
+				1), 0);
+	eh_run(&f.w, 100ull * (4096ull << 14));
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_RETRY_EXC_ERR);
+	naks = droce_qp_counter(f.qp[0], DROCE_CNT_RCVD_SEQ_ERR);
+	tos = droce_qp_counter(f.qp[0], DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR);
+	CU_ASSERT_TRUE(naks >= 1);
+	CU_ASSERT_EQUAL(naks + tos, 8);
+	CU_ASSERT_EQUAL(f.w.n[0].sent, 3 * 8);
+	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_RETRY_EXCEEDED_ERR), 1);
+	CU_ASSERT_EQUAL(eh_qp_state(f.qp[0]), DROCE_QPS_ERR);
+	eh_fini(&f.w);
+}
+
 /* retry_cnt 0: the first timeout ends it. */
 static void
 test_retry_zero(void)
@@ -636,6 +679,7 @@ DROCE_TEST_MAIN("engine_errors",
 	DROCE_TEST(test_rnr_retry_0),
 	DROCE_TEST(test_rnr_retry_7),
 	DROCE_TEST(test_retry_exhausted),
+	DROCE_TEST(test_retry_seq_naks),
 	DROCE_TEST(test_retry_zero),
 	DROCE_TEST(test_recv_too_small),
 	DROCE_TEST(test_local_protection),
