@@ -91,8 +91,9 @@ droce_cq_push(struct droce_cq *cq, const struct droce_wc *wc, bool solicited)
 }
 
 void
-droce_cq_commit(struct droce_cq *cq, const struct droce_wc *wc, bool solicited)
+droce_cq_commit(struct droce_cq *cq, struct droce_wc *wc, bool solicited)
 {
+	wc->timestamp = cq->dev->now;
 	cq->count++;
 	/* IBTA 11.4.2.2: an armed CQ signals the next completion (solicited-only: the next
 	 * solicited one or one in error). */

@@ -472,7 +472,7 @@ void droce_mw_qp_gone(struct droce_qp *qp);
 /* droce_cq.c: push = slot (NULL when the CQ overran: the completion is lost), fill, commit */
 void droce_cq_push(struct droce_cq *cq, const struct droce_wc *wc, bool solicited);
 struct droce_wc *droce_cq_slot(struct droce_cq *cq);
-void droce_cq_commit(struct droce_cq *cq, const struct droce_wc *wc, bool solicited);
+void droce_cq_commit(struct droce_cq *cq, struct droce_wc *wc, bool solicited);
 
 /* droce_srq.c / droce_qp.c: receive WQEs */
 bool droce_rq_pop(struct droce_qp *qp, struct droce_rwqe *out);

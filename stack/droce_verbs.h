@@ -247,6 +247,9 @@ struct droce_wc {
 	uint16_t slid;
 	uint8_t sl;
 	uint8_t dlid_path_bits;
+	/* When the engine made it: the now_ns of the call that did (droce_dev_process,
+	 * droce_dev_rx_burst, or the last one before a verb that flushed a queue). */
+	uint64_t timestamp;
 };
 
 struct droce_srq_attr {

@@ -73,6 +73,44 @@ post_send(struct setup *s, enum droce_wr_opcode op, uint64_t loff, uint32_t len,
 	return droce_post_send(s->qp[0], &wr, &bad);
 }
 
+/* Completions carry the engine time they were made at: the receive when the SEND's last packet
+ * arrived, the send when its ACK did (a round later here), a flush at the verb's last now_ns. */
+static void
+test_wc_timestamp(void)
+{
+	struct eh_qp_opts o;
+	struct setup s;
+	struct droce_wc wc[4], rc;
+	struct droce_qp_attr a;
+	uint64_t t0;
+
+	eh_opts_default(&o);
+	setup(&s, DROCE_QPT_RC, &o);
+	s.w.now = 5000000;
+	CU_ASSERT_EQUAL(post_recv(&s, 1, 0, 4096, 1), 0);
+	CU_ASSERT_EQUAL(post_recv(&s, 1, 0, 4096, 2), 0);
+	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_SEND, 0, 3000, 0, 3), 0);
+	t0 = s.w.now;
+	eh_run(&s.w, 10000000);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[1], &rc, 1), 1);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 4), 1);
+	CU_ASSERT_EQUAL(rc.wr_id, 1);
+	CU_ASSERT_TRUE(rc.timestamp > t0);	/* frames move a round (1 us) after they leave */
+	CU_ASSERT_TRUE(wc[0].timestamp > rc.timestamp);
+	CU_ASSERT_TRUE(wc[0].timestamp <= s.w.now);
+	CU_ASSERT_TRUE(wc[0].timestamp - t0 < 100000);
+	/* the receive left on the queue flushes at the time of the engine's last call */
+	s.w.now += 777000;
+	droce_dev_process(s.w.n[1].dev, s.w.now, 64);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DROCE_QPS_ERR;
+	CU_ASSERT_EQUAL(droce_qp_modify(s.qp[1], &a, DROCE_QP_STATE), 0);
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[1], wc, 4), 1);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_WR_FLUSH_ERR);
+	CU_ASSERT_EQUAL(wc[0].timestamp, s.w.now);
+	eh_fini(&s.w);
+}
+
 static void
 test_send_sizes(void)
 {
@@ -852,5 +890,6 @@ DROCE_TEST_MAIN("engine_basic",
 	DROCE_TEST(test_solicited),
 	DROCE_TEST(test_sge_lists),
 	DROCE_TEST(test_fast_path_equals_builder),
+	DROCE_TEST(test_wc_timestamp),
 	DROCE_TEST(test_send_sizes),
 	DROCE_TEST(test_write_read_atomic))
