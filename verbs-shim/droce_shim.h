@@ -38,6 +38,9 @@ enum {
 	DROCE_SHIM_MAX_RD_ATOM = 16,
 };
 
+/* hca_core_clock (kHz): completion timestamps count the engine's nanoseconds. */
+#define DROCE_SHIM_CLOCK_KHZ 1000000ull
+
 /* PortInfo encodings (IBTA 14.2.5.6) that verbs.h leaves as plain numbers. */
 enum {
 	DROCE_SHIM_WIDTH_1X = 1,
@@ -85,6 +88,7 @@ struct droce_shim_cq {
 	};
 	struct droce_cq *ecq;
 	struct droce_wc cur;		/* the completion ibv_start_poll/next_poll point at */
+	uint64_t wall_off;		/* CLOCK_REALTIME ns minus the engine's clock, at creation */
 	struct droce_shim_cq *armed_next; /* shim_events.c: armed on a channel */
 	uint64_t ev_base;		/* the engine's event count when armed */
 	uint32_t ev_reported;		/* channel events read by the application (cq.mutex) */
@@ -158,6 +162,7 @@ int droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_a
 int droce_shim_query_device_ex(struct ibv_context *c,
 			       const struct ibv_query_device_ex_input *in,
 			       struct ibv_device_attr_ex *a, size_t len);
+int droce_shim_query_rt_values(struct ibv_context *c, struct ibv_values_ex *v);
 
 /* shim_ctx.c: where the data path delivers completion-channel and asynchronous events */
 int droce_shim_cq_notify(struct ibv_cq *cq);

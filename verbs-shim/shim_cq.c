@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Completion queues on the engine: ibv_create_cq and ibv_create_cq_ex objects (one layout),
- * polling in both forms, arming. Engine calls run as closures through droce_shim_call().
+ * polling in both forms, arming, the clock of their timestamps (ibv_query_rt_values_ex). Engine
+ * calls run as closures through droce_shim_call().
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "droce_rt.h"
 #include "droce_shim.h"
@@ -97,21 +99,47 @@ ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 	return cq != NULL ? &cq->cq : NULL;
 }
 
-/* Completions carry no timestamp, VLAN, flow tag or tag-matching data. */
+/* Completions carry no VLAN, flow tag or tag-matching data. Their timestamps are the engine's
+ * clock when it made them (ns); the wall clock adds the offset of CLOCK_REALTIME to it. */
 struct ibv_cq_ex *
 droce_shim_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *a)
 {
+	const uint64_t flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			       IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
 	const uint32_t masks = IBV_CQ_INIT_ATTR_MASK_FLAGS;
 	struct droce_shim_cq *cq;
+	struct timespec ts;
 
-	if ((a->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) != 0 || (a->comp_mask & ~masks) ||
+	if ((a->wc_flags & ~flags) != 0 || (a->comp_mask & ~masks) ||
 	    ((a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (a->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)))
 		return droce_shim_null(-EOPNOTSUPP);
 	if (a->cqe > INT32_MAX)
 		return droce_shim_null(-EINVAL);
 	cq = shim_cq_create(context, (int)a->cqe, a->cq_context, a->channel, a->comp_vector);
-	return cq != NULL ? &cq->cq_ex : NULL;
+	if (cq == NULL)
+		return NULL;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	cq->wall_off = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec -
+		       droce_rt_now(droce_shim_rt(droce_shim_ctx(context)->dev));
+	return &cq->cq_ex;
+}
+
+/* The clock completion timestamps are read on, as mlx5 reports it: ticks in tv_nsec. */
+int
+droce_shim_query_rt_values(struct ibv_context *c, struct ibv_values_ex *v)
+{
+	struct droce_rt *rt;
+
+	if (v->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		rt = droce_shim_rt(droce_shim_ctx(c)->dev);
+		if (rt == NULL)
+			return errno;
+		v->raw_clock.tv_sec = 0;
+		v->raw_clock.tv_nsec = (long)droce_rt_now(rt);
+	}
+	v->comp_mask &= IBV_VALUES_MASK_RAW_CLOCK;
+	return 0;
 }
 
 int

@@ -222,6 +222,10 @@ droce_shim_query_device_ex(struct ibv_context *c, const struct ibv_query_device_
 		return EINVAL;
 	memset(&full, 0, sizeof(full));
 	droce_shim_device_attr(droce_shim_ctx(c)->dev, &full.orig_attr);
+	/* Completion timestamps are the engine's clock, in ns: a 1 GHz "HCA clock" (kHz here)
+	 * that does not wrap in 584 years. */
+	full.completion_timestamp_mask = UINT64_MAX;
+	full.hca_core_clock = DROCE_SHIM_CLOCK_KHZ;
 	/* Callers built against an older verbs.h pass a shorter struct. */
 	memcpy(a, &full, len < sizeof(full) ? len : sizeof(full));
 	if (len > sizeof(full))

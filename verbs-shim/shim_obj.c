@@ -35,6 +35,7 @@ droce_shim_ctx_ops(struct verbs_context *v)
 	v->context.ops.req_notify_cq = droce_shim_req_notify_cq;
 	v->query_port = droce_shim_query_port;
 	v->query_device_ex = droce_shim_query_device_ex;
+	v->query_rt_values = droce_shim_query_rt_values;
 	v->create_qp_ex = droce_shim_create_qp_ex;
 	v->create_cq_ex = droce_shim_create_cq_ex;
 	v->create_srq_ex = shim_create_srq_ex;
@@ -129,13 +130,19 @@ shim_read_dlid_path_bits(struct ibv_cq_ex *cq)
 	return shim_cq(cq)->cur.dlid_path_bits;
 }
 
-/* Fields no completion of ours carries (timestamps, VLAN, flow tag, tag matching). */
 static uint64_t
-shim_read_zero64(struct ibv_cq_ex *cq)
+shim_read_completion_ts(struct ibv_cq_ex *cq)
 {
-	(void)cq;
-	return 0;
+	return shim_cq(cq)->cur.timestamp;
 }
+
+static uint64_t
+shim_read_completion_wallclock_ns(struct ibv_cq_ex *cq)
+{
+	return shim_cq(cq)->cur.timestamp + shim_cq(cq)->wall_off;
+}
+
+/* Fields no completion of ours carries (VLAN, flow tag, tag matching). */
 
 static uint16_t
 shim_read_cvlan(struct ibv_cq_ex *cq)
@@ -186,11 +193,11 @@ droce_shim_init_cq(struct droce_shim_cq *cq, struct ibv_context *c,
 	x->read_slid = shim_read_slid;
 	x->read_sl = shim_read_sl;
 	x->read_dlid_path_bits = shim_read_dlid_path_bits;
-	x->read_completion_ts = shim_read_zero64;
+	x->read_completion_ts = shim_read_completion_ts;
 	x->read_cvlan = shim_read_cvlan;
 	x->read_flow_tag = shim_read_flow_tag;
 	x->read_tm_info = shim_read_tm_info;
-	x->read_completion_wallclock_ns = shim_read_zero64;
+	x->read_completion_wallclock_ns = shim_read_completion_wallclock_ns;
 	if (ch != NULL)
 		ch->refcnt++;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 
@@ -332,6 +333,82 @@ test_cq_ex(void)
 	teardown();
 }
 
+static uint64_t
+realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Completion timestamps (ibv_rc_pingpong --ts): the engine's ns clock, which
+ * ibv_query_rt_values_ex reads, and the wall clock. */
+static void
+test_cq_ex_timestamps(void)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 8,
+		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK };
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	struct ibv_device_attr_ex dx;
+	uint64_t ts[2], wall[2], raw0, raw1, real;
+	struct ibv_cq_ex *cqx;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	int i;
+
+	setup();
+	CU_ASSERT_FATAL(ibv_query_device_ex(ctx, NULL, &dx) == 0);
+	CU_ASSERT(dx.completion_timestamp_mask == UINT64_MAX);
+	CU_ASSERT(dx.hca_core_clock == 1000000);	/* kHz: ticks are ns */
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_FATAL(mr != NULL);
+	sge.lkey = mr->lkey;
+	cqx = ibv_create_cq_ex(ctx, &ca);
+	CU_ASSERT_FATAL(cqx != NULL);
+	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(cqx);
+	qp = ibv_create_qp(pd, &qa);
+	CU_ASSERT_FATAL(qp != NULL);
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_ACCESS_FLAGS) == 0);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == 0);
+	CU_ASSERT_FATAL(ibv_query_rt_values_ex(ctx, &v) == 0);
+	CU_ASSERT(v.comp_mask == IBV_VALUES_MASK_RAW_CLOCK && v.raw_clock.tv_sec == 0);
+	raw0 = (uint64_t)v.raw_clock.tv_nsec;
+	attr.qp_state = IBV_QPS_ERR;
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE) == 0);
+	CU_ASSERT_FATAL(ibv_start_poll(cqx, &pa) == 0);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT(cqx->status == IBV_WC_WR_FLUSH_ERR);
+		ts[i] = ibv_wc_read_completion_ts(cqx);
+		wall[i] = ibv_wc_read_completion_wallclock_ns(cqx);
+		CU_ASSERT(ibv_next_poll(cqx) == (i == 0 ? 0 : ENOENT));
+	}
+	ibv_end_poll(cqx);
+	real = realtime_ns();
+	CU_ASSERT_FATAL(ibv_query_rt_values_ex(ctx, &v) == 0);
+	raw1 = (uint64_t)v.raw_clock.tv_nsec;
+	/* the flush happened between the two clock reads; both flushed in one step */
+	CU_ASSERT(raw0 > 0 && raw0 <= raw1);
+	CU_ASSERT(ts[0] != 0 && ts[0] == ts[1]);
+	CU_ASSERT(ts[0] <= raw1 && raw1 - ts[0] < 1000000000u);
+	CU_ASSERT(wall[0] - ts[0] == wall[1] - ts[1]);
+	/* two clocks: the engine's (TSC) may run a little apart from CLOCK_REALTIME */
+	CU_ASSERT(llabs((long long)(real - wall[0])) < 1000000000);
+	CU_ASSERT(ibv_destroy_qp(qp) == 0);
+	CU_ASSERT(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) == 0);
+	CU_ASSERT(ibv_dereg_mr(mr) == 0);
+	teardown();
+}
+
 /* The ibv_wr_* batch of a QP created with send_ops_flags. */
 static void
 test_wr_api(void)
@@ -530,6 +607,7 @@ DROCE_TEST_MAIN("shim_dp",
 	DROCE_TEST(test_gsi),
 	DROCE_TEST(test_wr_api),
 	DROCE_TEST(test_cq_ex),
+	DROCE_TEST(test_cq_ex_timestamps),
 	DROCE_TEST(test_srq_ah),
 	DROCE_TEST(test_mr),
 	DROCE_TEST(test_cq),
