@@ -199,9 +199,9 @@ check_ours(void *fn)
 static void
 test_unsupported(void)
 {
-	/* completions carry no timestamps */
+	/* completions carry no flow tag */
 	struct ibv_cq_init_attr_ex cqa = { .cqe = 16,
-		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP };
+		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | IBV_WC_EX_WITH_FLOW_TAG };
 	/* RSS QPs are not offered */
 	struct ibv_qp_init_attr_ex qpa = { .qp_type = IBV_QPT_RC,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE };
