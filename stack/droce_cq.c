@@ -61,6 +61,29 @@ droce_cq_destroy(struct droce_cq *cq)
 	return 0;
 }
 
+int
+droce_cq_resize(struct droce_cq *cq, uint32_t cqe)
+{
+	struct droce_wc *ring;
+	uint32_t i, slot;
+
+	if (cq == NULL || !cq->used || cqe == 0 || cqe > DROCE_MAX_CQE || cqe < cq->count)
+		return -EINVAL;
+	ring = calloc(cqe, sizeof(*ring));
+	if (ring == NULL)
+		return -ENOMEM;
+	for (i = 0, slot = cq->head; i < cq->count; i++) {
+		ring[i] = cq->ring[slot];
+		if (++slot == cq->cap)
+			slot = 0;
+	}
+	free(cq->ring);
+	cq->ring = ring;
+	cq->head = 0;
+	cq->cap = cqe;
+	return 0;
+}
+
 struct droce_wc *
 droce_cq_slot(struct droce_cq *cq)
 {

@@ -321,6 +321,9 @@ uint32_t droce_mw_rkey(const struct droce_mw *mw);
 
 struct droce_cq *droce_cq_create(struct droce_dev *dev, uint32_t cqe, void *cq_context, int *err);
 int droce_cq_destroy(struct droce_cq *cq);
+/* Exactly cqe slots from now on, the completions waiting kept in order: -EINVAL when cqe is 0,
+ * above the limit or below the number waiting, -ENOMEM (the CQ unchanged). */
+int droce_cq_resize(struct droce_cq *cq, uint32_t cqe);
 /* Returns the number of completions written to wc (0..n), or -errno (-EOVERFLOW after overrun). */
 int droce_cq_poll(struct droce_cq *cq, unsigned int n, struct droce_wc *wc);
 /* Arm for the next (solicited-only: next solicited) completion; the event is counted per CQ. */

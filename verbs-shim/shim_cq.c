@@ -48,6 +48,15 @@ shim_cq_poll_fn(struct droce_rt *rt, void *arg)
 }
 
 static int
+shim_cq_resize_fn(struct droce_rt *rt, void *arg)
+{
+	struct shim_req *r = arg;
+
+	(void)rt;
+	return droce_cq_resize(r->cq, r->n);
+}
+
+static int
 shim_cq_notify_fn(struct droce_rt *rt, void *arg)
 {
 	struct shim_req *r = arg;
@@ -139,6 +148,25 @@ droce_shim_query_rt_values(struct ibv_context *c, struct ibv_values_ex *v)
 		v->raw_clock.tv_nsec = (long)droce_rt_now(rt);
 	}
 	v->comp_mask &= IBV_VALUES_MASK_RAW_CLOCK;
+	return 0;
+}
+
+/* Exactly cqe slots (verbs asks at least that many), the waiting completions kept; EINVAL when
+ * more are waiting than cqe. 0 or an errno value, as libibverbs. */
+int
+ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	struct droce_shim_cq *c = (struct droce_shim_cq *)cq;
+	struct shim_req r = { .cq = c->ecq };
+	int rc;
+
+	if (cqe < 1 || cqe > DROCE_SHIM_MAX_CQE)
+		return droce_shim_fail(EINVAL);
+	r.n = (uint32_t)cqe;
+	rc = droce_shim_call(shim_cq_resize_fn, &r);
+	if (rc != 0)
+		return droce_shim_fail(-rc);
+	cq->cqe = cqe;
 	return 0;
 }
 

@@ -333,6 +333,54 @@ test_cq_ex(void)
 	teardown();
 }
 
+/* ibv_resize_cq: flushed receives waiting in a CQ survive a resize in order; fewer slots than
+ * are waiting is EINVAL, and the CQ's cqe says the new size. */
+static void
+test_cq_resize(void)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_wc wc[8];
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int i;
+
+	setup();
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_FATAL(mr != NULL);
+	sge.lkey = mr->lkey;
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	CU_ASSERT_FATAL(cq != NULL);
+	qa.send_cq = qa.recv_cq = cq;
+	qp = ibv_create_qp(pd, &qa);
+	CU_ASSERT_FATAL(qp != NULL);
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_ACCESS_FLAGS) == 0);
+	for (i = 0; i < 3; i++) {
+		rwr.wr_id = 10 + i;
+		CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == 0);
+	}
+	attr.qp_state = IBV_QPS_ERR;
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE) == 0);
+	CU_ASSERT(ibv_resize_cq(cq, 2) == EINVAL);	/* three wait */
+	CU_ASSERT(ibv_resize_cq(cq, 0) == EINVAL);
+	CU_ASSERT(cq->cqe == 4);
+	CU_ASSERT(ibv_resize_cq(cq, 3) == 0);
+	CU_ASSERT(ibv_resize_cq(cq, 100) == 0);
+	CU_ASSERT(cq->cqe == 100);
+	CU_ASSERT_FATAL(ibv_poll_cq(cq, 8, wc) == 3);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT(wc[i].wr_id == 10 + (uint64_t)i && wc[i].status == IBV_WC_WR_FLUSH_ERR);
+	CU_ASSERT(ibv_destroy_qp(qp) == 0);
+	CU_ASSERT(ibv_destroy_cq(cq) == 0);
+	CU_ASSERT(ibv_dereg_mr(mr) == 0);
+	teardown();
+}
+
 static uint64_t
 realtime_ns(void)
 {
@@ -608,6 +656,7 @@ DROCE_TEST_MAIN("shim_dp",
 	DROCE_TEST(test_wr_api),
 	DROCE_TEST(test_cq_ex),
 	DROCE_TEST(test_cq_ex_timestamps),
+	DROCE_TEST(test_cq_resize),
 	DROCE_TEST(test_srq_ah),
 	DROCE_TEST(test_mr),
 	DROCE_TEST(test_cq),

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* CQ: ring order and wrap, overflow (error event, -EOVERFLOW, nothing overwritten), arming. */
+/* CQ: ring order and wrap, resize, overflow (error event, -EOVERFLOW, nothing overwritten),
+ * arming. */
 #include "droce_internal.h"
 #include "droce_test.h"
 #include "engine_harness.h"
@@ -124,8 +125,48 @@ test_destroy_busy(void)
 	eh_fini(&w);
 }
 
+/* Resize keeps the waiting completions in order across the old ring's wrap, refuses a size
+ * below them, and the new size is exact: a full ring of the new size overflows on one more. */
+static void
+test_resize(void)
+{
+	struct eh_world w;
+	struct droce_cq *cq;
+	struct droce_wc wc[16];
+	int err = 0, i;
+
+	eh_init(&w, 1500);
+	cq = droce_cq_create(w.n[0].dev, 4, NULL, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	for (i = 0; i < 3; i++)
+		push(cq, (uint64_t)i, DROCE_WC_SUCCESS, false);
+	CU_ASSERT_EQUAL(droce_cq_poll(cq, 2, wc), 2);
+	for (i = 3; i < 6; i++)		/* 2..5 wait, wrapped round the 4 slots */
+		push(cq, (uint64_t)i, DROCE_WC_SUCCESS, false);
+	CU_ASSERT_EQUAL(droce_cq_resize(cq, 3), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cq_resize(cq, 0), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cq_resize(cq, (1u << 22) + 1), -EINVAL);	/* droce_cq.c: DROCE_MAX_CQE */
+	CU_ASSERT_EQUAL(droce_cq_resize(cq, 10), 0);
+	for (i = 6; i < 12; i++)
+		push(cq, (uint64_t)i, DROCE_WC_SUCCESS, false);
+	CU_ASSERT_EQUAL_FATAL(droce_cq_poll(cq, 16, wc), 10);
+	for (i = 0; i < 10; i++)
+		CU_ASSERT_EQUAL(wc[i].wr_id, 2 + (uint64_t)i);
+	/* shrink to exactly what waits, then one more overflows */
+	for (i = 0; i < 3; i++)
+		push(cq, 20 + (uint64_t)i, DROCE_WC_SUCCESS, false);
+	CU_ASSERT_EQUAL(droce_cq_resize(cq, 3), 0);
+	CU_ASSERT_EQUAL(droce_cq_poll(cq, 1, wc), 1);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 20);
+	push(cq, 23, DROCE_WC_SUCCESS, false);
+	push(cq, 24, DROCE_WC_SUCCESS, false);
+	CU_ASSERT_EQUAL(droce_cq_poll(cq, 16, wc), -EOVERFLOW);
+	eh_fini(&w);
+}
+
 DROCE_TEST_MAIN("cq",
 	DROCE_TEST(test_order_and_wrap),
+	DROCE_TEST(test_resize),
 	DROCE_TEST(test_overflow),
 	DROCE_TEST(test_notify),
 	DROCE_TEST(test_destroy_busy))
