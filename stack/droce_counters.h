@@ -62,7 +62,8 @@ struct droce_qp;
 	X(MCAST_RCVD, "mcast_rcvd_pkts") \
 	X(MW_BIND, "mw_bind") \
 	X(MW_INVALIDATE, "mw_invalidate") \
-	X(MW_OP_ERR, "mw_op_err")
+	X(MW_OP_ERR, "mw_op_err") \
+	X(RX_ATOMIC_WRITE_REQUESTS, "rx_atomic_write_requests")
 
 enum droce_cnt {
 #define DROCE_X_CNT_ENUM(e, n) DROCE_CNT_##e,

@@ -3,7 +3,8 @@
 #define DROCE_OPCODE_H
 
 /*
- * The BTH opcode table (IBTA 9.2.1 table 38, Annex A17.9.3 for the CNP). DROCE_OPCODE_LIST is
+ * The BTH opcode table (IBTA 9.2.1 table 38; ATOMIC WRITE from release 1.5; Annex A17.9.3 for
+ * the CNP). DROCE_OPCODE_LIST is
  * the single list: the enum, the names, header layouts and flags are all generated from it, and
  * both the parser and the builder are driven by the resulting table.
  */
@@ -51,6 +52,7 @@ enum droce_opf {
 	DROCE_OPF_ATOMIC = 1u << 13,
 	DROCE_OPF_IMM = 1u << 14,	/* carries ImmDt: completes a receive WQE */
 	DROCE_OPF_INV = 1u << 15,	/* carries IETH */
+	DROCE_OPF_ATOMIC_WRITE = 1u << 16, /* an RDMA WRITE of 8 bytes, placed as one store */
 };
 
 #define F_ONLY (DROCE_OPF_FIRST | DROCE_OPF_LAST)
@@ -93,6 +95,7 @@ enum droce_opf {
 	X(RC_SEND_LAST_WITH_INVALIDATE, 0x16, H_IETH, \
 	  F_RCRQ | F_SND | DROCE_OPF_INV | DROCE_OPF_LAST) \
 	X(RC_SEND_ONLY_WITH_INVALIDATE, 0x17, H_IETH, F_RCRQ | F_SND | DROCE_OPF_INV | F_ONLY) \
+	X(RC_ATOMIC_WRITE, 0x1D, H_RETH, F_RCRQ | F_WR | DROCE_OPF_ATOMIC_WRITE | F_ONLY) \
 	X(UC_SEND_FIRST, 0x20, 0, F_UCRQ | F_SND | DROCE_OPF_FIRST) \
 	X(UC_SEND_MIDDLE, 0x21, 0, F_UCRQ | F_SND | DROCE_OPF_MIDDLE) \
 	X(UC_SEND_LAST, 0x22, 0, F_UCRQ | F_SND | DROCE_OPF_LAST) \

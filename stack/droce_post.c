@@ -20,6 +20,7 @@ op_allowed(enum droce_qp_type t, enum droce_wr_opcode op)
 	case DROCE_WR_ATOMIC_CMP_AND_SWP:
 	case DROCE_WR_ATOMIC_FETCH_AND_ADD:
 	case DROCE_WR_SEND_WITH_INV:
+	case DROCE_WR_ATOMIC_WRITE:
 		return t == DROCE_QPT_RC;
 	case DROCE_WR_LOCAL_INV:
 	case DROCE_WR_BIND_MW:
@@ -46,6 +47,9 @@ check_wr(const struct droce_qp *qp, const struct droce_send_wr *wr, uint64_t *le
 	/* No data; a bad window fails the completion (MW_BIND_ERR), not the post. */
 	if (droce_wr_is_local(wr->opcode))
 		return wr->opcode == DROCE_WR_BIND_MW && wr->wr.bind_mw.mw == NULL ? -EINVAL : 0;
+	/* Its 8 bytes travel in the WR (wr.atomic.swap), as verbs' wr_atomic_write copies them. */
+	if (wr->opcode == DROCE_WR_ATOMIC_WRITE)
+		return 0;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
 	    (wr->num_sge > 0 && wr->sg_list == NULL))
 		return -EINVAL;
@@ -101,6 +105,16 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 			w->compare_add = wr->wr.bind_mw.length;
 		}
 		return;	/* executed by the requester in order, no packet (droce_req.c) */
+	}
+	if (wr->opcode == DROCE_WR_ATOMIC_WRITE) {
+		w->num_sge = 0;
+		w->checked = true;	/* no local buffer */
+		w->length = 8;
+		w->npkts = 1;
+		w->raddr = wr->wr.atomic.remote_addr;
+		w->rkey = wr->wr.atomic.rkey;
+		w->swap = wr->wr.atomic.swap;
+		return;
 	}
 	if (is_atomic(wr->opcode)) {
 		w->raddr = wr->wr.atomic.remote_addr;

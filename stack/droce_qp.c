@@ -310,6 +310,8 @@ wc_opcode(enum droce_wr_opcode op)
 		return DROCE_WC_BIND_MW;
 	case DROCE_WR_LOCAL_INV:
 		return DROCE_WC_LOCAL_INV;
+	case DROCE_WR_ATOMIC_WRITE:
+		return DROCE_WC_ATOMIC_WRITE;
 	default:
 		return DROCE_WC_SEND;
 	}

@@ -292,6 +292,35 @@ send_atomic(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	return 1;
 }
 
+/* ATOMIC WRITE (IBTA 1.5): one packet, a RETH for 8 bytes, the 8 bytes from the WQE. An ACK
+ * completes it as it does a WRITE, and a duplicate is only ACKed again, so it holds no
+ * responder resource and takes no max_rd_atomic credit (as rxe). */
+static int
+send_atomic_write(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
+{
+	struct droce_pkt p;
+	uint8_t *buf, *data;
+	void *cookie;
+
+	droce_tx_pkt_init(qp, &p);
+	p.opcode = DROCE_OP_RC_ATOMIC_WRITE;
+	p.psn = qp->req.psn;
+	p.ackreq = true;
+	p.reth_va = w->raddr;
+	p.reth_rkey = w->rkey;
+	p.reth_len = sizeof(w->swap);
+	buf = droce_tx_begin(qp, &p, sizeof(w->swap), &cookie, &data);
+	if (buf == NULL)
+		return -EAGAIN;
+	memcpy(data, &w->swap, sizeof(w->swap));
+	droce_tx_end(qp, &p, buf, cookie);
+	if (w->state == DROCE_SWQE_POSTED)
+		droce_qp_cnt(qp, DROCE_CNT_RDMA_SENDS);
+	qp->req.since_ackreq = 0;
+	after_send(qp, w, true, 1, now, p.frame_len);
+	return 1;
+}
+
 /*
  * BIND_MW and LOCAL_INV act on this side alone, in send-queue order, with no packet and no PSN
  * (npkts 0): the completer completes such a WQE with the one before it (droce_comp_complete),
@@ -384,5 +413,7 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 		return send_read(qp, w, now);
 	if (w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP || w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD)
 		return send_atomic(qp, w, now);
+	if (w->opcode == DROCE_WR_ATOMIC_WRITE)
+		return send_atomic_write(qp, w, now);
 	return send_data(qp, w, now);
 }

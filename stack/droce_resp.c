@@ -222,6 +222,31 @@ exec_send(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 	return RST_DONE;
 }
 
+/*
+ * IBTA 1.5 ATOMIC WRITE (as rxe): the RETH and the payload name exactly 8 bytes (else a length
+ * error), the target is 8-aligned (else an invalid request) and writable remotely. The bytes
+ * land as one store, released after the stores of everything before them, so a local reader
+ * that sees them sees those too. A duplicate is re-ACKed as a WRITE's is, not placed again.
+ */
+static enum droce_rst
+exec_atomic_write(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
+{
+	uint64_t v;
+
+	if (p->reth_len != sizeof(v) || p->pay_len != sizeof(v))
+		return RST_ERR_LENGTH;
+	if (droce_mr_check_remote(qp, p->reth_rkey, p->reth_va, sizeof(v),
+				  DROCE_ACCESS_REMOTE_WRITE) == NULL)
+		return RST_ERR_RKEY;
+	if (p->reth_va & 7)
+		return RST_ERR_INV;
+	memcpy(&v, frame + p->pay_off, sizeof(v));
+	__atomic_store_n((uint64_t *)(uintptr_t)p->reth_va, v, __ATOMIC_RELEASE);
+	droce_qp_cnt(qp, DROCE_CNT_RX_ATOMIC_WRITE_REQUESTS);
+	qp->resp.msn = droce_psn_add(qp->resp.msn, 1);
+	return RST_DONE;
+}
+
 static enum droce_rst
 exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opcode_info *op,
 	   const uint8_t *frame)
@@ -229,6 +254,9 @@ exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_op
 	struct droce_responder *s = &qp->resp;
 	bool first = op->flags & DROCE_OPF_FIRST;
 	uint32_t left = first ? p->reth_len : s->wr_left;
+
+	if (op->flags & DROCE_OPF_ATOMIC_WRITE)
+		return exec_atomic_write(qp, p, frame);
 
 	if (!len_ok(qp, op, p->pay_len))
 		return RST_ERR_LENGTH;

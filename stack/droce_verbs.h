@@ -84,6 +84,9 @@ enum droce_wr_opcode {
 	DROCE_WR_RDMA_WRITE, DROCE_WR_RDMA_WRITE_WITH_IMM, DROCE_WR_SEND, DROCE_WR_SEND_WITH_IMM,
 	DROCE_WR_RDMA_READ, DROCE_WR_ATOMIC_CMP_AND_SWP, DROCE_WR_ATOMIC_FETCH_AND_ADD,
 	DROCE_WR_LOCAL_INV, DROCE_WR_BIND_MW, DROCE_WR_SEND_WITH_INV,
+	/* IBTA 1.5 ATOMIC WRITE (RC): the 8 bytes of wr.atomic.swap, in memory order, land at
+	 * wr.atomic.remote_addr (8-aligned) as one store, after everything sent before them. */
+	DROCE_WR_ATOMIC_WRITE = 15,
 };
 
 enum droce_send_flags {
@@ -105,7 +108,7 @@ enum droce_wc_status {
 
 enum droce_wc_opcode {
 	DROCE_WC_SEND, DROCE_WC_RDMA_WRITE, DROCE_WC_RDMA_READ, DROCE_WC_COMP_SWAP,
-	DROCE_WC_FETCH_ADD, DROCE_WC_BIND_MW, DROCE_WC_LOCAL_INV,
+	DROCE_WC_FETCH_ADD, DROCE_WC_BIND_MW, DROCE_WC_LOCAL_INV, DROCE_WC_ATOMIC_WRITE = 9,
 	DROCE_WC_RECV = 1 << 7, DROCE_WC_RECV_RDMA_WITH_IMM,
 };
 

@@ -254,6 +254,8 @@ def good_packets(fv):
     for op, (name, exts, pos, has_pay) in sorted(rl.OPCODES.items()):
         if not has_pay:
             sizes = (0, 0, 0, 0)
+        elif name == "RC_ATOMIC_WRITE":
+            sizes = (8, 8, 8, 8)    # exactly 8 bytes (IBTA 1.5)
         elif pos in ("first", "middle"):
             # FIRST and MIDDLE carry exactly one path MTU (IBTA C9-24, C9-25): 1024 and 4096
             # as rxe and ConnectX mostly use, 256 and 512 for the smaller IB MTUs.

@@ -84,6 +84,7 @@ OPCODES = {
     0x14: ("RC_FETCH_ADD", (AtomicETH,), "only", False),
     0x16: ("RC_SEND_LAST_WITH_INVALIDATE", (IETH,), "last", True),
     0x17: ("RC_SEND_ONLY_WITH_INVALIDATE", (IETH,), "only", True),
+    0x1D: ("RC_ATOMIC_WRITE", (RETH,), "only", True),  # IBTA 1.5
     0x20: ("UC_SEND_FIRST", (), "first", True),
     0x21: ("UC_SEND_MIDDLE", (), "middle", True),
     0x22: ("UC_SEND_LAST", (), "last", True),

@@ -55,6 +55,9 @@ static const struct spec_op spec[] = {
 	/* 0x15 reserved */
 	{ 0x16, RC, LAST, SEND, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 12, 0, 16 },
 	{ 0x17, RC, ONLY, SEND, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 12, 0, 16 },
+	/* 0x18-0x1B reserved, 0x1C FLUSH (release 1.5, not offered); 0x1D ATOMIC WRITE (1.5):
+	 * RETH and 8 bytes of payload */
+	{ 0x1D, RC, ONLY, WRITE, 1, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 28 },
 	/* UC, opcode 001xxxxx: SEND and RDMA WRITE only */
 	{ 0x20, UC, FIRST, SEND, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12 },
 	{ 0x21, UC, MIDDLE, SEND, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12 },
