@@ -3,7 +3,8 @@
  * Memory windows between two processes, written against the real verbs and rdma_cm headers
  * and run on droce's libraries (test_rdmacm.sh). The server exposes two windows over one MR:
  * a type 1 window bound with ibv_bind_mw, a type 2 window bound with an IBV_WR_BIND_MW
- * request. The client WRITEs through both, READs back through the type 1 window, then
+ * request. The client WRITEs through both, READs back through the type 1 window, replaces
+ * 8 of its bytes with an ATOMIC WRITE (ibv_wr_atomic_write, IBTA 1.5) and READs them back, then
  * SENDs with Invalidate naming the type 2 key. The server checks each byte in and out of the
  * windows, the WITH_INV completion and its key, that the MR cannot go while a window is
  * bound (EBUSY). Last the client WRITEs with the invalidated key and must get
@@ -37,6 +38,9 @@ struct keys {		/* server -> client, in a SEND */
 
 static const char *me;
 static uint8_t buf[BUF], msg[256];
+/* the ATOMIC WRITE's 8 bytes, at offset AW_OFF of the type 1 window */
+#define AW_OFF 8
+static const uint8_t aw_val[8] = { 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6, 0x07, 0x18 };
 
 static void
 die(const char *what, int err)
@@ -159,7 +163,9 @@ server(struct rdma_cm_id *listen)
 	for (i = 0; i < BUF; i++) {
 		uint8_t want = 0x5C;
 
-		if (i >= W1_OFF && i < W1_OFF + WLEN)
+		if (i >= W1_OFF + AW_OFF && i < W1_OFF + AW_OFF + 8)
+			want = aw_val[i - W1_OFF - AW_OFF];
+		else if (i >= W1_OFF && i < W1_OFF + WLEN)
 			want = pattern(i - W1_OFF, 1);
 		else if (i >= W2_OFF && i < W2_OFF + WLEN)
 			want = pattern(i - W2_OFF, 2);
@@ -200,6 +206,33 @@ write_to(struct rdma_cm_id *id, struct ibv_mr *mr, size_t off, uint64_t va, uint
 	wait_wc(id->send_cq, want, what);
 }
 
+/* ibv_wr_atomic_write through the type 1 window: an ATOMIC_WRITE completion of 8 bytes, and
+ * a READ of the 16 bytes around it shows them and the WRITE's bytes beside them. */
+static void
+atomic_write(struct rdma_cm_id *id, struct ibv_mr *mr, uint64_t va, uint32_t rkey)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(id->qp);
+	uint8_t *back = buf + 3 * WLEN;
+	struct ibv_wc wc;
+
+	check(qx != NULL, "ibv_qp_to_qp_ex");
+	ibv_wr_start(qx);
+	qx->wr_id = 77;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, rkey, va + AW_OFF, aw_val);
+	check(ibv_wr_complete(qx) == 0, "ibv_wr_complete (ATOMIC WRITE)");
+	wc = wait_wc(id->send_cq, IBV_WC_SUCCESS, "ATOMIC WRITE through type 1");
+	check(wc.opcode == IBV_WC_ATOMIC_WRITE && wc.wr_id == 77 && wc.byte_len == 8,
+	      "an ATOMIC_WRITE completion of 8 bytes");
+	memset(back, 0, 2 * AW_OFF + 8);
+	if (rdma_post_read(id, NULL, back, 2 * AW_OFF + 8, mr, IBV_SEND_SIGNALED, va, rkey))
+		die("READ", errno);
+	wait_wc(id->send_cq, IBV_WC_SUCCESS, "READ after the ATOMIC WRITE");
+	check(memcmp(back, buf, AW_OFF) == 0 && memcmp(back + AW_OFF, aw_val, 8) == 0 &&
+	      memcmp(back + AW_OFF + 8, buf + AW_OFF + 8, AW_OFF) == 0,
+	      "READ shows the ATOMIC WRITE's 8 bytes, and only those changed");
+}
+
 static int
 client(struct rdma_cm_id *id)
 {
@@ -230,6 +263,7 @@ client(struct rdma_cm_id *id)
 		die("READ", errno);
 	wait_wc(id->send_cq, IBV_WC_SUCCESS, "READ through type 1");
 	check(memcmp(buf, buf + 2 * WLEN, WLEN) == 0, "READ returns what was written");
+	atomic_write(id, mr, k.va1, k.rkey1);
 
 	if (rdma_post_recv(id, NULL, msg, sizeof(msg), mmr))
 		die("post_recv", errno);
@@ -284,9 +318,22 @@ main(int argc, char **argv)
 	attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
 	attr.qp_type = IBV_QPT_RC;
 	attr.sq_sig_all = 0;
-	/* the server's attr is for the ids rdma_get_request hands out */
-	if (rdma_create_ep(&id, res, NULL, &attr))
+	/* the server's attr is for the ids rdma_get_request hands out; the client's QP is made
+	 * with send_ops_flags, for ibv_wr_atomic_write */
+	if (rdma_create_ep(&id, res, NULL, srv ? &attr : NULL))
 		die("rdma_create_ep", errno);
 	rdma_freeaddrinfo(res);
+	if (!srv) {
+		struct ibv_qp_init_attr_ex ax;
+
+		memset(&ax, 0, sizeof(ax));
+		memcpy(&ax, &attr, sizeof(attr));
+		ax.comp_mask = IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ax.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ |
+				    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
+				    IBV_QP_EX_WITH_ATOMIC_WRITE;
+		if (rdma_create_qp_ex(id, &ax))
+			die("rdma_create_qp_ex", errno);
+	}
 	return srv ? server(id) : client(id);
 }

@@ -107,10 +107,11 @@ expect_out "^rdma_client: end 0" "rdma_client"
 grep -q "^rdma_server: end 0" "$TMP/srv.out" || { cp "$TMP/srv.out" "$OUT"; fail "rdma_server: not end 0"; }
 
 # Memory windows (mw_pair.c checks the bytes, the completions and EBUSY on each side): a type
-# 1 and a type 2 window, WRITEs and a READ through them, SEND with Invalidate of the type 2
-# key, then a WRITE with that key refused. On the wire, as tshark reads the server's capture:
-# the RETHs name the windows' keys (never the MR's), one SEND ONLY with Invalidate (0x17)
-# carries the type 2 key in its IETH.
+# 1 and a type 2 window, WRITEs and a READ through them, an ATOMIC WRITE through type 1 and a
+# READ of it, SEND with Invalidate of the type 2 key, then a WRITE with that key refused. On
+# the wire, as tshark reads the server's capture: the RETHs name the windows' keys (never the
+# MR's), one SEND ONLY with Invalidate (0x17) carries the type 2 key in its IETH, one ATOMIC
+# WRITE (0x1D; tshark 4.0 decodes only its BTH).
 SRV_EXTRA="--set capture=$TMP/mw.pcap" cm mw "$MWPAIR" server 198.18.0.1 7493 -- \
 	"$MWPAIR" client 198.18.0.1 7493
 expect_rc 0 "mw_pair client"
@@ -130,9 +131,10 @@ elif command -v tshark >/dev/null; then
 			2>/dev/null
 	}
 	got=$(mw_fields | sort | uniq -c | awk '{ print $1 " " $2 }' | tr '\n' ' ')
-	# WRITE FIRST (6) to each window, the refused one to the type 2 key again; READ
-	# request (12) through type 1; SEND ONLY with Invalidate (23) naming the type 2 key
-	for want in "1 6,0x$K1," "2 6,0x$K2," "1 12,0x$K1," "1 23,,$K2"; do
+	# WRITE FIRST (6) to each window, the refused one to the type 2 key again; two READ
+	# requests (12) through type 1; SEND ONLY with Invalidate (23) naming the type 2 key;
+	# one ATOMIC WRITE (29)
+	for want in "1 6,0x$K1," "2 6,0x$K2," "2 12,0x$K1," "1 23,,$K2" "1 29,,"; do
 		case " $got" in
 		*" $want "*) ;;
 		*) fail "mw_pair on the wire: no '$want' in '$got'" ;;
