@@ -20,7 +20,7 @@ usage(FILE *out)
 		"  --seed S          first seed (default 1)\n"
 		"  --seeds N         run N seeds: S..S+N-1 (default 1)\n"
 		"  --qp-type T       rc | uc | ud (default rc)\n"
-		"  --ops LIST        write,write_imm,send,send_imm,imm,read,cas,fadd,atomic,all\n"
+		"  --ops LIST        write,write_imm,send,send_imm,imm,read,cas,fadd,awrite,atomic,all\n"
 		"  --msgs N          work requests per run over all QPs (default 200)\n"
 		"  --size A-B        payload sizes in bytes (default 0-4096)\n"
 		"  --qps N           QPs per endpoint (default 2)\n"

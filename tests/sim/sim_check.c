@@ -29,6 +29,7 @@ sim_op_name(enum sim_op op)
 {
 	static const char *const names[SIM_OP_MAX] = {
 		"WRITE", "WRITE_IMM", "SEND", "SEND_IMM", "READ", "CMP_AND_SWP", "FETCH_AND_ADD",
+		"ATOMIC_WRITE",
 	};
 
 	return (unsigned int)op < SIM_OP_MAX ? names[op] : "?";
@@ -63,6 +64,8 @@ wc_op_of(enum sim_op op)
 		return DROCE_WC_RDMA_READ;
 	case SIM_OP_CAS:
 		return DROCE_WC_COMP_SWAP;
+	case SIM_OP_AWRITE:
+		return DROCE_WC_ATOMIC_WRITE;
 	default:
 		return DROCE_WC_FETCH_ADD;
 	}
@@ -166,8 +169,10 @@ on_send_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 			 wc_op_of(wr->op), s->qpn);
 		return;
 	}
-	if (wr->op == SIM_OP_READ || wr->op == SIM_OP_CAS || wr->op == SIM_OP_FADD) {
-		/* IBTA 11.4.2.1: byte_len is defined for READ and atomics. */
+	if (wr->op == SIM_OP_READ || wr->op == SIM_OP_CAS || wr->op == SIM_OP_FADD ||
+	    wr->op == SIM_OP_AWRITE) {
+		/* IBTA 11.4.2.1: byte_len is defined for READ and atomics (8 for ATOMIC WRITE,
+		 * as rxe). */
 		if (wc->byte_len != wr->len) {
 			sim_fail(w, "n%u qp%u: wr_id=%u (%s len %u): byte_len %u", n, q, idx,
 				 sim_op_name(wr->op), wr->len, wc->byte_len);

@@ -20,7 +20,8 @@ op_allowed(enum droce_qp_type t, enum sim_op op)
 	if (t == DROCE_QPT_UD)
 		return op == SIM_OP_SEND || op == SIM_OP_SEND_IMM;
 	if (t == DROCE_QPT_UC)
-		return op != SIM_OP_READ && op != SIM_OP_CAS && op != SIM_OP_FADD;
+		return op != SIM_OP_READ && op != SIM_OP_CAS && op != SIM_OP_FADD &&
+		       op != SIM_OP_AWRITE;
 	return true;
 }
 
@@ -137,6 +138,17 @@ gen_one(struct sim_world *w, struct sim_wr *wr, const enum sim_op *ops, unsigned
 		wr->sge[0].len = 8;
 		return;
 	}
+	if (wr->op == SIM_OP_AWRITE) {
+		/* A word of the same atomic area: the value follows the posting order with the
+		 * atomics of its QP, and a duplicate placed again after a later one shows. */
+		unsigned int word = (unsigned int)sim_rng_below(&w->rng, SIM_ATOM_WORDS);
+
+		wr->len = 8;
+		wr->roff = word * 8;
+		wr->swap_add = sim_rng_next(&w->rng);
+		peer->atom_val[word] = wr->swap_add;
+		return;
+	}
 	wr->len = pick_len(w);
 	wr->nsge = (uint8_t)pick_nsge(w, wr->len);
 	split(w, wr->len, wr->nsge != 0 ? wr->nsge : 1, lens);
@@ -215,6 +227,9 @@ fix_offsets(struct sim_world *w)
 			wr->roff += peer->atom;
 			wr->loff += me->ares;
 			wr->sge[0].off += me->ares;
+			break;
+		case SIM_OP_AWRITE:
+			wr->roff += peer->atom;
 			break;
 		default:
 			if (wr->op == SIM_OP_WRITE || wr->op == SIM_OP_WRITE_IMM)
@@ -362,6 +377,8 @@ predict(struct sim_world *w, uint8_t *tmp)
 		case SIM_OP_FADD:
 			memcpy(me->exp + wr->loff, &wr->orig, 8);
 			break;
+		case SIM_OP_AWRITE:
+			break;	/* the atomic words are set below */
 		default:
 			/* RC: the n-th message that consumes a receive lands in the n-th receive
 			 * WR (IBTA 9.7.5.1.2); the bytes past the message stay untouched. */

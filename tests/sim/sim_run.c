@@ -62,8 +62,10 @@ sim_ops_parse(const char *s)
 			mask |= 1u << SIM_OP_CAS;
 		else if (strcmp(tok, "fadd") == 0)
 			mask |= 1u << SIM_OP_FADD;
+		else if (strcmp(tok, "awrite") == 0)
+			mask |= 1u << SIM_OP_AWRITE;
 		else if (strcmp(tok, "atomic") == 0)
-			mask |= 1u << SIM_OP_CAS | 1u << SIM_OP_FADD;
+			mask |= 1u << SIM_OP_CAS | 1u << SIM_OP_FADD | 1u << SIM_OP_AWRITE;
 		else if (strcmp(tok, "all") == 0)
 			mask |= SIM_OPS_ALL;
 		else
@@ -78,7 +80,7 @@ wr_opcode(enum sim_op op)
 	static const enum droce_wr_opcode map[SIM_OP_MAX] = {
 		DROCE_WR_RDMA_WRITE, DROCE_WR_RDMA_WRITE_WITH_IMM, DROCE_WR_SEND,
 		DROCE_WR_SEND_WITH_IMM, DROCE_WR_RDMA_READ, DROCE_WR_ATOMIC_CMP_AND_SWP,
-		DROCE_WR_ATOMIC_FETCH_AND_ADD,
+		DROCE_WR_ATOMIC_FETCH_AND_ADD, DROCE_WR_ATOMIC_WRITE,
 	};
 
 	return map[op];
@@ -134,6 +136,11 @@ post_one(struct sim_world *w, unsigned int n, unsigned int q, uint32_t idx)
 		swr.wr.atomic.rkey = rkey;
 		swr.wr.atomic.compare_add = wr->op == SIM_OP_CAS ? wr->cmp : wr->swap_add;
 		swr.wr.atomic.swap = wr->swap_add;
+		break;
+	case SIM_OP_AWRITE:
+		swr.wr.atomic.remote_addr = (uintptr_t)(pn->mem + wr->roff);
+		swr.wr.atomic.rkey = rkey;
+		swr.wr.atomic.swap = wr->swap_add;	/* its 8 bytes, in memory order */
 		break;
 	default:
 		if (w->cfg->qpt == DROCE_QPT_UD) {

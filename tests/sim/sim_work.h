@@ -26,6 +26,7 @@ enum sim_op {
 	SIM_OP_READ,
 	SIM_OP_CAS,
 	SIM_OP_FADD,
+	SIM_OP_AWRITE,	/* ATOMIC WRITE (IBTA 1.5) */
 	SIM_OP_MAX
 };
 
