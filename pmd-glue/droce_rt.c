@@ -391,6 +391,15 @@ droce_rt_now(const struct droce_rt *rt)
 	return droce_rt_clock(rt);
 }
 
+void
+droce_rt_tick(struct droce_rt *rt)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->nb_shards; i++)
+		droce_rt_shard_clock(&rt->sh[i]);
+}
+
 const char *
 droce_rt_strerror(const struct droce_rt *rt)
 {

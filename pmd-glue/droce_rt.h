@@ -87,6 +87,10 @@ bool droce_rt_link_up(const struct droce_rt *rt);
 
 /* Nanoseconds of the runtime clock (the one the engine sees). */
 uint64_t droce_rt_now(const struct droce_rt *rt);
+/* Inline mode, for a caller that runs engine verbs itself between iterations (not through
+ * droce_rt_call, which does this): every device's time brought to now first, so that what
+ * the verbs complete (a flush) carries the time they ran. */
+void droce_rt_tick(struct droce_rt *rt);
 
 /* MAC of the next hop towards gid (::ffff:a.b.c.d or IPv6), by ARP/ND, waiting up to
  * timeout_ms: 0, -EHOSTUNREACH (droce_rt_strerror(): "peer unreachable (no ARP reply from X

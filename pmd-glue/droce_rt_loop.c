@@ -308,6 +308,19 @@ rx_steered(struct droce_rt_shard *s)
 	return work;
 }
 
+/* A closure's verbs run at the time they are called, not at the last iteration's: the
+ * completions they make (flushes) carry it (droce_wc.timestamp). */
+void
+droce_rt_shard_clock(struct droce_rt_shard *s)
+{
+	uint64_t now = droce_rt_clock(s->rt);
+
+	if (now > s->now)
+		s->now = now;
+	if (s->dev != NULL)
+		droce_dev_set_now(s->dev, s->now);
+}
+
 static unsigned int
 drain_calls(struct droce_rt_shard *s)
 {
@@ -316,6 +329,8 @@ drain_calls(struct droce_rt_shard *s)
 	unsigned int n, i;
 
 	n = rte_ring_sc_dequeue_burst(s->calls, reqs, 16, NULL);
+	if (n != 0)
+		droce_rt_shard_clock(s);
 	for (i = 0; i < n; i++) {
 		r = reqs[i];
 		r->rc = r->fn(s->rt, r->arg);

@@ -132,6 +132,8 @@ struct droce_rt {
 
 /* droce_rt_loop.c */
 uint64_t droce_rt_clock(const struct droce_rt *rt);
+/* The shard's and its device's time brought to now, before a closure runs. */
+void droce_rt_shard_clock(struct droce_rt_shard *s);
 void droce_rt_io_init(struct droce_rt_shard *s, struct droce_io *io);
 /* One iteration of one shard; of every shard (inline mode). Both return the work done. */
 unsigned int droce_rt_shard_iter(struct droce_rt_shard *s);

@@ -168,8 +168,10 @@ droce_rt_call_shard(struct droce_rt *rt, unsigned int shard,
 	if (shard >= rt->nb_shards)
 		return -EINVAL;
 	s = &rt->sh[shard];
-	if (!__atomic_load_n(&s->launched, __ATOMIC_ACQUIRE) || rte_lcore_id() == s->lcore)
+	if (!__atomic_load_n(&s->launched, __ATOMIC_ACQUIRE) || rte_lcore_id() == s->lcore) {
+		droce_rt_shard_clock(s);
 		return fn(rt, arg);
+	}
 	while (rte_ring_mp_enqueue(s->calls, &req) != 0)
 		sched_yield();
 	droce_rt_shard_wake(s);

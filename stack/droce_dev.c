@@ -305,6 +305,13 @@ droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 	return sent;
 }
 
+void
+droce_dev_set_now(struct droce_dev *dev, uint64_t now_ns)
+{
+	if (now_ns > dev->now)
+		dev->now = now_ns;
+}
+
 uint64_t
 droce_dev_next_deadline(const struct droce_dev *dev)
 {

@@ -303,6 +303,9 @@ void droce_dev_rx_burst(struct droce_dev *dev, const uint8_t *const *frames,
 unsigned int droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget);
 /* Earliest time droce_dev_process() has work to do (UINT64_MAX: none until new input). */
 uint64_t droce_dev_next_deadline(const struct droce_dev *dev);
+/* The caller's time for verbs it calls between droce_dev_process / droce_dev_rx_burst calls: a
+ * completion they make (a flush) carries it. It never moves the engine's time back. */
+void droce_dev_set_now(struct droce_dev *dev, uint64_t now_ns);
 /* Pop one asynchronous event; returns 0, or -EAGAIN when there is none. */
 int droce_dev_get_async_event(struct droce_dev *dev, struct droce_async_event *ev);
 

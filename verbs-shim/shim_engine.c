@@ -181,6 +181,7 @@ shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg, bool send)
 	if (shim_rt_lcore)
 		return droce_rt_call(shim_rt, fn, arg);
 	droce_shim_eng_enter();
+	droce_rt_tick(shim_rt);
 	rc = fn(shim_rt, arg);
 	if (send)
 		droce_shim_eng_poll(true);

@@ -444,10 +444,11 @@ test_cq_ex_timestamps(void)
 	real = realtime_ns();
 	CU_ASSERT_FATAL(ibv_query_rt_values_ex(ctx, &v) == 0);
 	raw1 = (uint64_t)v.raw_clock.tv_nsec;
-	/* the flush happened between the two clock reads; both flushed in one step */
+	/* the flush happened between the two clock reads, at the time of the verb that made it
+	 * (not the loop's last iteration, which may be long before); both in one step */
 	CU_ASSERT(raw0 > 0 && raw0 <= raw1);
-	CU_ASSERT(ts[0] != 0 && ts[0] == ts[1]);
-	CU_ASSERT(ts[0] <= raw1 && raw1 - ts[0] < 1000000000u);
+	CU_ASSERT(ts[0] == ts[1]);
+	CU_ASSERT(raw0 <= ts[0] && ts[0] <= raw1);
 	CU_ASSERT(wall[0] - ts[0] == wall[1] - ts[1]);
 	/* two clocks: the engine's (TSC) may run a little apart from CLOCK_REALTIME */
 	CU_ASSERT(llabs((long long)(real - wall[0])) < 1000000000);
