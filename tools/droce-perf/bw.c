@@ -71,6 +71,11 @@ post_one(struct perf_ctx *c, unsigned int qi, uint64_t j)
 		wr.wr.atomic.compare_add = perf_atomic_expect(qi, j);
 		wr.wr.atomic.swap = perf_atomic_expect(qi, j) + 1;
 		break;
+	case PERF_OP_AWRITE:
+		/* the value fetch-and-add would leave: the counter ends the same way */
+		wr.opcode = DROCE_WR_ATOMIC_WRITE;
+		wr.wr.atomic.swap = perf_atomic_expect(qi, j) + 1;
+		break;
 	}
 	if (atomic) {
 		wr.wr.atomic.remote_addr = q->peer.va;	/* the counter is the peer's slot 0 */
@@ -99,7 +104,7 @@ check_completion(struct perf_ctx *c, unsigned int qi, uint64_t j)
 			perf_fail(c, "verify: READ %llu (QP %u): %llu bytes differ, first at %u",
 				  (unsigned long long)j, qi, (unsigned long long)bad, first);
 		c->bad += bad;
-	} else if (perf_is_atomic(c->plan.op)) {
+	} else if (perf_is_atomic(c->plan.op) && c->plan.op != PERF_OP_AWRITE) {
 		memcpy(&v, q->buf + (uint64_t)slot * 8, 8);
 		if (c->plan.corrupt && !c->corrupted) {
 			c->corrupted = true;

@@ -162,7 +162,7 @@ exchange_plan(struct perf_ctx *c)
 	rc = perf_oob_recv(c->sock, &p, sizeof(p), c->plan.timeout_ms);
 	if (rc != 0)
 		return rc;
-	if (p.magic != PERF_MAGIC || p.op > PERF_OP_CSWAP || p.mode > PERF_MODE_LAT ||
+	if (p.magic != PERF_MAGIC || p.op > PERF_OP_LAST || p.mode > PERF_MODE_LAT ||
 	    p.nsizes == 0 || p.nsizes > PERF_MAX_SIZES || p.qps == 0 || p.qps > PERF_MAX_QPS ||
 	    p.depth == 0 || p.depth > 1024 || p.gid_index > 1)
 		return -EPROTO;

@@ -9,7 +9,7 @@
 
 static const char *const op_names[] = {
 	[PERF_OP_WRITE] = "write", [PERF_OP_READ] = "read", [PERF_OP_SEND] = "send",
-	[PERF_OP_FADD] = "fadd", [PERF_OP_CSWAP] = "cswap",
+	[PERF_OP_FADD] = "fadd", [PERF_OP_CSWAP] = "cswap", [PERF_OP_AWRITE] = "awrite",
 };
 
 const char *
@@ -21,7 +21,7 @@ perf_op_name(enum perf_op op)
 bool
 perf_is_atomic(enum perf_op op)
 {
-	return op == PERF_OP_FADD || op == PERF_OP_CSWAP;
+	return op == PERF_OP_FADD || op == PERF_OP_CSWAP || op == PERF_OP_AWRITE;
 }
 
 void
@@ -31,7 +31,8 @@ perf_usage(FILE *f)
 "usage: droce-perf [options] [SERVER_ADDRESS]\n"
 "  perftest-like RDMA benchmark over the droce runtime (DPDK). Without SERVER_ADDRESS it is\n"
 "  the server and follows the client's options; with it, the client.\n"
-"  -o, --op OP        write | read | send | fadd | cswap | atomic (= fadd) (default write)\n"
+"  -o, --op OP        write | read | send | fadd | cswap | atomic (= fadd) | awrite\n"
+"                     (ATOMIC WRITE, IBTA 1.5) (default write)\n"
 "  -m, --mode MODE    bw | lat (default bw)\n"
 "  -s, --size N       message bytes, 1..%u (default 65536; atomics: always 8)\n"
 "  -a, --all          sweep 1 B .. 1 MiB, powers of two\n"
@@ -187,9 +188,9 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 		if (is(a, "-o", "--op")) {
 			if (strcmp(v, "atomic") == 0)
 				v = "fadd";
-			for (x = 0; x <= PERF_OP_CSWAP && strcmp(v, op_names[x]) != 0; x++)
+			for (x = 0; x <= PERF_OP_LAST && strcmp(v, op_names[x]) != 0; x++)
 				;
-			if (x > PERF_OP_CSWAP)
+			if (x > PERF_OP_LAST)
 				BAD("--op '%s': write, read, send, fadd, cswap or atomic", v);
 			p->op = (uint32_t)x;
 		} else if (is(a, "-m", "--mode")) {

@@ -22,7 +22,11 @@ enum {
 	PERF_EXIT_USAGE = 2,
 };
 
-enum perf_op { PERF_OP_WRITE, PERF_OP_READ, PERF_OP_SEND, PERF_OP_FADD, PERF_OP_CSWAP };
+enum perf_op {
+	PERF_OP_WRITE, PERF_OP_READ, PERF_OP_SEND, PERF_OP_FADD, PERF_OP_CSWAP,
+	PERF_OP_AWRITE,	/* IBTA 1.5 ATOMIC WRITE: 8 bytes onto the counter, as the atomics */
+	PERF_OP_LAST = PERF_OP_AWRITE
+};
 enum perf_mode { PERF_MODE_BW, PERF_MODE_LAT };
 
 /* What the client asks for; sent to the server, which adopts it (perftest needs both sides to

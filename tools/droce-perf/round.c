@@ -97,6 +97,8 @@ perf_round_final_check(struct perf_ctx *c)
 			}
 		}
 		if (perf_is_atomic(c->plan.op)) {
+			if (c->plan.op == PERF_OP_AWRITE)
+				perf_maybe_corrupt(c, q->buf);	/* only the server checks it */
 			memcpy(&v, q->buf, 8);
 			if (v != perf_atomic_init(i) + n) {
 				if (c->bad == 0)
