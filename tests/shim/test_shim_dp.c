@@ -283,6 +283,37 @@ test_srq_ah(void)
 	teardown();
 }
 
+/* An RC QP on cq, in INIT, with n receives (wr_id id0..) into buf posted: moving it to ERR
+ * flushes them into cq. */
+static struct ibv_qp *
+qp_with_recvs(struct ibv_cq *cq, struct ibv_mr *mr, int n, uint64_t id0)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp *qp = ibv_create_qp(pd, &qa);
+	int i;
+
+	CU_ASSERT_FATAL(qp != NULL);
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_ACCESS_FLAGS) == 0);
+	for (i = 0; i < n; i++) {
+		rwr.wr_id = id0 + (uint64_t)i;
+		CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == 0);
+	}
+	return qp;
+}
+
+static void
+qp_to_err(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+
+	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE) == 0);
+}
+
 /* ibv_create_cq_ex and the ibv_start_poll / ibv_wc_read_* interface, fed by a flush. */
 static void
 test_cq_ex(void)
@@ -290,36 +321,19 @@ test_cq_ex(void)
 	struct ibv_cq_init_attr_ex ca = { .cqe = 8, .cq_context = &ca,
 		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM };
 	struct ibv_poll_cq_attr pa = { 0 };
-	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
-	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
 	struct ibv_cq_ex *cqx;
 	struct ibv_mr *mr;
 	struct ibv_qp *qp;
-	int i;
 
 	setup();
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	CU_ASSERT_FATAL(mr != NULL);
-	sge.lkey = mr->lkey;
 	cqx = ibv_create_cq_ex(ctx, &ca);
 	CU_ASSERT_FATAL(cqx != NULL);
 	CU_ASSERT(cqx->cq_context == &ca && cqx->context == ctx);
 	CU_ASSERT(ibv_start_poll(cqx, &pa) == ENOENT);
-	qa.send_cq = ibv_cq_ex_to_cq(cqx);
-	qa.recv_cq = ibv_cq_ex_to_cq(cqx);
-	qp = ibv_create_qp(pd, &qa);
-	CU_ASSERT_FATAL(qp != NULL);
-	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				IBV_QP_ACCESS_FLAGS) == 0);
-	for (i = 0; i < 2; i++) {
-		rwr.wr_id = 100 + i;
-		CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == 0);
-	}
-	attr.qp_state = IBV_QPS_ERR;
-	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE) == 0);
+	qp = qp_with_recvs(ibv_cq_ex_to_cq(cqx), mr, 2, 100);
+	qp_to_err(qp);
 	CU_ASSERT_FATAL(ibv_start_poll(cqx, &pa) == 0);
 	CU_ASSERT(cqx->wr_id == 100 && cqx->status == IBV_WC_WR_FLUSH_ERR);
 	CU_ASSERT(ibv_wc_read_qp_num(cqx) == qp->qp_num);
@@ -338,11 +352,6 @@ test_cq_ex(void)
 static void
 test_cq_resize(void)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
-	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
 	struct ibv_wc wc[8];
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
@@ -352,20 +361,10 @@ test_cq_resize(void)
 	setup();
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	CU_ASSERT_FATAL(mr != NULL);
-	sge.lkey = mr->lkey;
 	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	CU_ASSERT_FATAL(cq != NULL);
-	qa.send_cq = qa.recv_cq = cq;
-	qp = ibv_create_qp(pd, &qa);
-	CU_ASSERT_FATAL(qp != NULL);
-	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				IBV_QP_ACCESS_FLAGS) == 0);
-	for (i = 0; i < 3; i++) {
-		rwr.wr_id = 10 + i;
-		CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == 0);
-	}
-	attr.qp_state = IBV_QPS_ERR;
-	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE) == 0);
+	qp = qp_with_recvs(cq, mr, 3, 10);
+	qp_to_err(qp);
 	CU_ASSERT(ibv_resize_cq(cq, 2) == EINVAL);	/* three wait */
 	CU_ASSERT(ibv_resize_cq(cq, 0) == EINVAL);
 	CU_ASSERT(cq->cqe == 4);
@@ -399,11 +398,6 @@ test_cq_ex_timestamps(void)
 		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
 			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK };
 	struct ibv_poll_cq_attr pa = { 0 };
-	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
-	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
 	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 	struct ibv_device_attr_ex dx;
 	uint64_t ts[2], wall[2], raw0, raw1, real;
@@ -418,21 +412,13 @@ test_cq_ex_timestamps(void)
 	CU_ASSERT(dx.hca_core_clock == 1000000);	/* kHz: ticks are ns */
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	CU_ASSERT_FATAL(mr != NULL);
-	sge.lkey = mr->lkey;
 	cqx = ibv_create_cq_ex(ctx, &ca);
 	CU_ASSERT_FATAL(cqx != NULL);
-	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(cqx);
-	qp = ibv_create_qp(pd, &qa);
-	CU_ASSERT_FATAL(qp != NULL);
-	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				IBV_QP_ACCESS_FLAGS) == 0);
-	for (i = 0; i < 2; i++)
-		CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == 0);
+	qp = qp_with_recvs(ibv_cq_ex_to_cq(cqx), mr, 2, 0);
 	CU_ASSERT_FATAL(ibv_query_rt_values_ex(ctx, &v) == 0);
 	CU_ASSERT(v.comp_mask == IBV_VALUES_MASK_RAW_CLOCK && v.raw_clock.tv_sec == 0);
 	raw0 = (uint64_t)v.raw_clock.tv_nsec;
-	attr.qp_state = IBV_QPS_ERR;
-	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE) == 0);
+	qp_to_err(qp);
 	CU_ASSERT_FATAL(ibv_start_poll(cqx, &pa) == 0);
 	for (i = 0; i < 2; i++) {
 		CU_ASSERT(cqx->status == IBV_WC_WR_FLUSH_ERR);
