@@ -60,6 +60,7 @@ struct droce_qp;
 	X(TX_NO_BUF, "tx_no_buf") \
 	X(CC_DEFERRED, "cc_deferred") \
 	X(MCAST_RCVD, "mcast_rcvd_pkts") \
+	X(MCAST_LOOPED, "mcast_looped_pkts") \
 	X(MW_BIND, "mw_bind") \
 	X(MW_INVALIDATE, "mw_invalidate") \
 	X(MW_OP_ERR, "mw_op_err") \

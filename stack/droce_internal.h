@@ -302,6 +302,7 @@ struct droce_qp {
 	struct droce_pkt *np_ud;	/* UD: the sender's address, from the marked packet */
 	uint64_t cnt[DROCE_CNT_MAX];
 	uint32_t mcast_n;		/* multicast groups it is attached to (droce_mcast.c) */
+	bool mcast_no_self;		/* block_self_mcast_lb */
 	bool used;
 };
 
@@ -372,6 +373,8 @@ droce_pkey_ok(uint16_t pkey)
 }
 
 /* droce_mcast.c: a datagram for DestQP 0xFFFFFF; a destroyed QP leaves its groups */
+/* A datagram the device sends to a group, handed to the group's members on this device. */
+void droce_mcast_loop(struct droce_qp *sender, const uint8_t *frame, uint32_t len);
 void droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *frame,
 		    uint32_t len, uint64_t now);
 void droce_mcast_detach_all(struct droce_qp *qp);

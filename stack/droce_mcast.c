@@ -101,14 +101,32 @@ droce_mcast_detach_all(struct droce_qp *qp)
 	}
 }
 
+/* Each member but skip takes its own copy (its Q_Key check, a receive WQE, a completion); the
+ * receive path never changes a group, so its list is walked as it is. */
+static void
+deliver(const struct droce_mcast_grp *g, const struct droce_pkt *p, const uint8_t *frame,
+	uint32_t len, uint64_t now, const struct droce_qp *skip)
+{
+	struct droce_qp *qp;
+	uint32_t i;
+
+	for (i = 0; i < g->nqp; i++) {
+		qp = g->qps[i];
+		if (qp == skip)
+			continue;
+		qp->cnt[DROCE_CNT_RCVD_PKTS]++;
+		qp->cnt[DROCE_CNT_RCVD_BYTES] += len;
+		qp->cnt[DROCE_CNT_MCAST_RCVD]++;
+		droce_resp_rx(qp, p, frame, now);
+	}
+}
+
 void
 droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *frame,
 	       uint32_t len, uint64_t now)
 {
 	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
 	struct droce_mcast_grp *g;
-	struct droce_qp *qp;
-	uint32_t i;
 
 	/* DestQP 0xFFFFFF means multicast: only a datagram (UD SEND) sent to a group's GID. */
 	if (!(op->flags & DROCE_OPF_UD) || (op->flags & DROCE_OPF_CNP)) {
@@ -129,13 +147,28 @@ droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *
 		return;
 	}
 	dev->drops.cnt[DROCE_DROP_NONE]++;
-	/* Each member takes its own copy (its Q_Key check, a receive WQE, a completion); the
-	 * receive path never changes a group, so its list is walked as it is. */
-	for (i = 0; i < g->nqp; i++) {
-		qp = g->qps[i];
-		qp->cnt[DROCE_CNT_RCVD_PKTS]++;
-		qp->cnt[DROCE_CNT_RCVD_BYTES] += len;
-		qp->cnt[DROCE_CNT_MCAST_RCVD]++;
-		droce_resp_rx(qp, p, frame, now);
-	}
+	deliver(g, p, frame, len, now, NULL);
+}
+
+/*
+ * As on an RNIC's port (mlx5, and rxe through the kernel's IP multicast loop), a datagram a
+ * device sends to a group also reaches the group's members on that device, the sender itself
+ * included unless it was created with block_self_mcast_lb. The frame just built goes through
+ * the receive path before it leaves: UD answers nothing, so nothing is sent from inside the
+ * send. A frame the parser refuses cannot be one the builder wrote; it is simply not looped.
+ */
+void
+droce_mcast_loop(struct droce_qp *sender, const uint8_t *frame, uint32_t len)
+{
+	struct droce_dev *dev = sender->dev;
+	struct droce_mcast_grp *g;
+	struct droce_pkt p;
+
+	if (droce_parse(frame, len, &p, dev->rx_parse_flags) != DROCE_DROP_NONE)
+		return;
+	g = grp_find(dev, p.dgid);
+	if (g == NULL)
+		return;
+	droce_qp_cnt(sender, DROCE_CNT_MCAST_LOOPED);
+	deliver(g, &p, frame, len, dev->now, sender->mcast_no_self ? sender : NULL);
 }

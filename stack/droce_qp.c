@@ -138,6 +138,7 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp->rcq = attr->recv_cq;
 	qp->srq = attr->srq;
 	qp->cap = attr->cap;
+	qp->mcast_no_self = attr->block_self_mcast_lb;
 	if (qp->cap.max_send_sge == 0)
 		qp->cap.max_send_sge = 1;
 	qp->sq_sig_all = attr->sq_sig_all;
@@ -242,6 +243,7 @@ droce_qp_query(const struct droce_qp *qp, struct droce_qp_attr *attr,
 		init->sq_sig_all = qp->sq_sig_all;
 		init->qp_context = qp->context;
 		init->gsi = qp->qpn == DROCE_QPN_GSI;
+		init->block_self_mcast_lb = qp->mcast_no_self;
 	}
 	return 0;
 }

@@ -225,6 +225,8 @@ droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cooki
 			       droce_icrc_v4(l3, l3_len));
 	} else {
 		len = droce_build_finish(buf, p);
+		if (droce_unlikely(p->dqpn == DROCE_MCAST_QPN))
+			droce_mcast_loop(qp, buf, len);	/* the device's own members */
 	}
 	tx_send_counted(qp, cookie, len);
 }

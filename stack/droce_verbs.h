@@ -163,6 +163,9 @@ struct droce_qp_init_attr {
 	 * RoCEv2 port): UD only (else -EINVAL), one per device (-EBUSY), on a device of shard 0
 	 * (-EINVAL). Otherwise an ordinary UD QP: the caller sets its Q_Key, DROCE_QKEY_GSI. */
 	bool gsi;
+	/* UD: the datagrams it sends to a group it is attached to do not come back to it (the
+	 * device's other members still get them): IBV_QP_CREATE_BLOCK_SELF_MCAST_LB. */
+	bool block_self_mcast_lb;
 };
 
 /* QPN of the GSI and its well-known Q_Key (CM MADs are sent to QP1 with it). */

@@ -77,14 +77,17 @@ shim_create_qp(struct ibv_context *c, struct ibv_qp_init_attr_ex *a, bool gsi)
 {
 	struct shim_qp_req r;
 	struct droce_shim_qp *qp;
+	uint32_t flags;
 	int rc;
 
 	/* RC, UC, UD only (no XRC, raw packet, RSS, TSO) */
 	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return droce_shim_null(-EOPNOTSUPP);
+	/* The one creation flag: a UD QP's own multicast does not come back to it. */
+	flags = (a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) ? a->create_flags : 0;
 	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL ||
-	    ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags != 0))
+	    (flags & ~(uint32_t)IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) != 0)
 		return droce_shim_null(-EINVAL);
 	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD)
 		return droce_shim_null(-EOPNOTSUPP);
@@ -108,6 +111,7 @@ shim_create_qp(struct ibv_context *c, struct ibv_qp_init_attr_ex *a, bool gsi)
 	r.init.cap.max_inline_data = a->cap.max_inline_data;
 	r.init.sq_sig_all = a->sq_sig_all != 0;
 	r.init.gsi = gsi;
+	r.init.block_self_mcast_lb = (flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) != 0;
 	qp = malloc(sizeof(*qp));
 	if (qp == NULL)
 		return droce_shim_null(-ENOMEM);

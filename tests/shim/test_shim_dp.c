@@ -632,6 +632,21 @@ test_qp_caps(void)
 	qa.cap.max_recv_sge = (uint32_t)dev.max_sge + 1;
 	errno = 0;
 	CU_ASSERT(ibv_create_qp(pd, &qa) == NULL && errno == EINVAL);
+	qa.cap.max_recv_sge = 1;
+	{
+		/* the one creation flag taken: no multicast loopback to the QP itself */
+		struct ibv_qp_init_attr_ex x = { .qp_type = IBV_QPT_UD, .send_cq = cq,
+			.recv_cq = cq, .cap = qa.cap, .pd = pd,
+			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+			.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB };
+
+		qp = ibv_create_qp_ex(ctx, &x);
+		CU_ASSERT_FATAL(qp != NULL);
+		CU_ASSERT(ibv_destroy_qp(qp) == 0);
+		x.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+		errno = 0;
+		CU_ASSERT(ibv_create_qp_ex(ctx, &x) == NULL && errno == EINVAL);
+	}
 	CU_ASSERT(ibv_dereg_mr(mr) == 0);
 	CU_ASSERT(ibv_destroy_cq(cq) == 0);
 	teardown();

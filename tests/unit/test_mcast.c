@@ -2,7 +2,8 @@
 /*
  * UD multicast: attach rules, delivery of a datagram sent to a group (DestQP 0xFFFFFF) to every
  * member and no one else, each with its own Q_Key check and receive WQE, detach, a destroyed
- * member leaving its groups, and the named drops. IPv4 (224.0.0.0/4) and IPv6 (ff00::/8).
+ * member leaving its groups, the named drops, and the loop back to the sender's own device's
+ * members (block_self_mcast_lb). IPv4 (224.0.0.0/4) and IPv6 (ff00::/8).
  */
 #include <errno.h>
 #include <string.h>
@@ -308,9 +309,125 @@ wrong_addressing(void)
 	eh_fini(&m.w);
 }
 
+/* A receive of SLOT bytes at base for qp. */
+static void
+recv_into(struct droce_qp *qp, struct droce_mr *mr, uint8_t *base, uint64_t id)
+{
+	struct droce_sge sge = { (uintptr_t)base, SLOT, droce_mr_lkey(mr) };
+	struct droce_recv_wr rw = { id, NULL, &sge, 1 }, *bad;
+
+	CU_ASSERT_EQUAL(droce_post_recv(qp, &rw, &bad), 0);
+}
+
+/*
+ * Loopback (as mlx5 and rxe): a datagram node 0 sends to a group reaches node 0's own members,
+ * the sender included, as well as node 1's; a sender made with block_self_mcast_lb does not get
+ * its own, its device's other members still do. Each looped copy is counted on the sender.
+ */
+static void
+loopback_case(bool block_self)
+{
+	static uint8_t lbuf[2 * SLOT];
+	struct droce_qp_init_attr ia;
+	struct droce_send_wr wr, *bad;
+	struct droce_qp *peer, *tx;
+	struct droce_mr *lmr;
+	struct droce_sge sge;
+	struct droce_wc wc[8];
+	unsigned int sends = 0, own = 0, other = 0;
+	int n, i, err = 0;
+	struct mc m;
+
+	mc_init(&m, false);
+	tx = m.tx;
+	if (block_self) {
+		memset(&ia, 0, sizeof(ia));
+		ia.qp_type = DROCE_QPT_UD;
+		ia.send_cq = ia.recv_cq = m.w.n[0].cq;
+		ia.cap.max_send_wr = ia.cap.max_recv_wr = 16;
+		ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+		ia.block_self_mcast_lb = true;
+		tx = droce_qp_create(m.w.n[0].pd, &ia, &err);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tx);
+		CU_ASSERT_EQUAL(droce_qp_query(tx, NULL, &ia), 0);
+		CU_ASSERT_TRUE(ia.block_self_mcast_lb);
+		CU_ASSERT_EQUAL_FATAL(droce_qp_init(tx, 0, 0x11111111), 0);
+		{
+			struct droce_qp_conn c = { .sq_psn = 1 };
+
+			CU_ASSERT_EQUAL_FATAL(droce_qp_connect(tx, &c), 0);
+		}
+		m.tx = tx;	/* the sender node 1's member must name */
+	}
+	peer = ud_qp(&m.w, 0, 0x11111111);	/* another member on the sender's device */
+	lmr = droce_mr_reg(m.w.n[0].pd, lbuf, sizeof(lbuf), DROCE_ACCESS_LOCAL_WRITE, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lmr);
+	post_recvs(&m);
+	CU_ASSERT_EQUAL(droce_mcast_attach(m.rx[0], m.group), 0);
+	CU_ASSERT_EQUAL(droce_mcast_attach(tx, m.group), 0);
+	CU_ASSERT_EQUAL(droce_mcast_attach(peer, m.group), 0);
+	recv_into(tx, lmr, lbuf, 50);
+	recv_into(peer, lmr, lbuf + SLOT, 51);
+	memset(src, 0x6B, 200);
+	sge.addr = (uintptr_t)src;
+	sge.length = 200;
+	sge.lkey = droce_mr_lkey(m.mtx);
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = DROCE_WR_SEND;
+	wr.send_flags = DROCE_SEND_SIGNALED;
+	wr.wr.ud.ah = m.ah;
+	wr.wr.ud.remote_qpn = DROCE_MCAST_QPN;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	CU_ASSERT_EQUAL(droce_post_send(tx, &wr, &bad), 0);
+	eh_run(&m.w, 1000000);
+	n = eh_poll(&m.w.n[0], wc, 8);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(wc[i].status, DROCE_WC_SUCCESS);
+		if (wc[i].opcode == DROCE_WC_SEND) {
+			sends++;
+			continue;
+		}
+		CU_ASSERT_EQUAL(wc[i].byte_len, 40 + 200);
+		CU_ASSERT_TRUE(wc[i].wc_flags & DROCE_WC_GRH);
+		CU_ASSERT_EQUAL(wc[i].src_qp, droce_qp_num(tx));
+		if (wc[i].qp_num == droce_qp_num(tx) && wc[i].wr_id == 50)
+			own++;
+		else if (wc[i].qp_num == droce_qp_num(peer) && wc[i].wr_id == 51)
+			other++;
+	}
+	CU_ASSERT_EQUAL(sends, 1);
+	CU_ASSERT_EQUAL(own, block_self ? 0 : 1);
+	CU_ASSERT_EQUAL(other, 1);
+	CU_ASSERT_EQUAL(lbuf[SLOT + 40], 0x6B);
+	CU_ASSERT_EQUAL(lbuf[SLOT + 40 + 199], 0x6B);
+	/* the group's address in the GRH area, as for a datagram from the wire */
+	CU_ASSERT_EQUAL(memcmp(lbuf + SLOT + 20 + 16, m.group + 12, 4), 0);
+	CU_ASSERT_EQUAL(droce_qp_counter(tx, DROCE_CNT_MCAST_LOOPED), 1);
+	CU_ASSERT_EQUAL(droce_qp_counter(peer, DROCE_CNT_MCAST_RCVD), 1);
+	/* the wire copy still goes: node 1's member has it */
+	CU_ASSERT_EQUAL(delivered(&m, 200, 0x6B), 1u);
+	eh_fini(&m.w);
+}
+
+static void
+loopback(void)
+{
+	loopback_case(false);
+}
+
+static void
+loopback_block_self(void)
+{
+	loopback_case(true);
+}
+
 DROCE_TEST_MAIN("mcast",
 	DROCE_TEST(attach_rules),
 	DROCE_TEST(attach_shards),
 	DROCE_TEST(deliver_ipv4),
 	DROCE_TEST(deliver_ipv6),
-	DROCE_TEST(wrong_addressing))
+	DROCE_TEST(wrong_addressing),
+	DROCE_TEST(loopback),
+	DROCE_TEST(loopback_block_self))
