@@ -9,7 +9,7 @@ droce-perf client. Per scenario it asserts that every size of the run completes 
 counters), and that netem itself dropped, duplicated and reordered frames. No timing bound.
 
     netem_perf.py NETEM PERF SCENARIO
-    (write, read, send, fadd, cswap, write_bw, send_bw, read_bw_2qp_v6)
+    (write, read, send, fadd, cswap, write_bw, send_bw, awrite_bw, read_bw_2qp_v6)
 """
 import json
 import os
@@ -46,6 +46,10 @@ SCENARIOS = {
 		     ['out_of_seq_request', 'duplicate_request']),
 	'send_bw': (['-o', 'send', '-m', 'bw', '-t', '4', '--sizes', SIZES, '-n', '60'],
 		    ['out_of_seq_request', 'duplicate_request']),
+	# ATOMIC WRITEs onto one counter, 4 in flight: a duplicate placed again after a later
+	# one would leave an old value, which the server's final check catches
+	'awrite_bw': (['-o', 'awrite', '-m', 'bw', '-t', '4', '-n', '400'],
+		      ['out_of_seq_request', 'duplicate_request']),
 	# two QPs round robin, each recovering on its own; over IPv6 (GID index 1)
 	# (-x is not part of the plan the server adopts: it is given to both sides)
 	'read_bw_2qp_v6': (['-o', 'read', '-m', 'bw', '-q', '2', '-t', '2', '--sizes', '4096,65536',
