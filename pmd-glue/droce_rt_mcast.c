@@ -23,24 +23,16 @@
 
 static pthread_mutex_t kmc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool
-gid_is_v4(const uint8_t gid[16])
-{
-	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
-
-	return memcmp(gid, v4, sizeof(v4)) == 0;
-}
-
 /* A socket of the group's family joined to it on ifindex, or -errno. */
 static int
 kernel_join(const uint8_t gid[16], unsigned int ifindex)
 {
 	int fd, rc;
 
-	fd = socket(gid_is_v4(gid) ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(droce_gid_is_v4(gid) ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (gid_is_v4(gid)) {
+	if (droce_gid_is_v4(gid)) {
 		struct ip_mreqn m;
 
 		memset(&m, 0, sizeof(m));
