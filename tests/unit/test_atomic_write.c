@@ -59,6 +59,14 @@ post_aw(struct fx *f, uint64_t off, uint64_t id)
 	return droce_post_send(f->qp[0], &wr, &bad);
 }
 
+/* Whether a frame on the wire is a valid ATOMIC WRITE, parsed into *p. */
+static bool
+is_aw(const uint8_t *frame, uint32_t len, struct droce_pkt *p)
+{
+	return droce_parse(frame, len, p, 0) == DROCE_DROP_NONE &&
+	       p->opcode == DROCE_OP_RC_ATOMIC_WRITE;
+}
+
 /* Node 0's requests: keep the first ATOMIC WRITE's parsed headers and payload. */
 static bool
 see_req(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
@@ -67,8 +75,7 @@ see_req(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 
 	(void)from;
 	(void)arg;
-	if (droce_parse(frame, len, &p, 0) == DROCE_DROP_NONE &&
-	    p.opcode == DROCE_OP_RC_ATOMIC_WRITE && cur->reqs++ == 0) {
+	if (is_aw(frame, len, &p) && cur->reqs++ == 0) {
 		cur->req = p;
 		memcpy(cur->req_pay, frame + p.pay_off, p.pay_len < 8 ? p.pay_len : 8);
 	}
@@ -192,8 +199,7 @@ bad_len(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 
 	(void)from;
 	(void)arg;
-	if (droce_parse(frame, len, &p, 0) != DROCE_DROP_NONE ||
-	    p.opcode != DROCE_OP_RC_ATOMIC_WRITE)
+	if (!is_aw(frame, len, &p))
 		return true;
 	reth = frame + p.bth_off + 12;
 	reth[15] = 0;	/* DMA length 0 */
