@@ -146,11 +146,8 @@ say "Simulator: 3 x 500 mixed RC operations over 5% loss, 2% reordering, 1% dupl
 timeout 120 "$build/tests/sim/droce-sim" --seeds 3 --loss 5 --reorder 2 --dup 1 --corrupt 1 \
 	--ops all --msgs 500 || fails=$((fails + 1))
 
-rxe="$here/../shared/pcaps/rxe"
-if [ -d "$rxe" ]; then
-	say "droce-pcap verify: Linux rxe captures (every frame parsed, ICRC recomputed)"
-	"$build/tools/droce-pcap/droce-pcap" verify "$rxe"/*.pcap || fails=$((fails + 1))
-fi
+say "droce-pcap verify: Linux rxe captures (pcaps/rxe: every frame parsed, ICRC recomputed)"
+"$build/tools/droce-pcap/droce-pcap" verify "$here"/pcaps/rxe/*.pcap || fails=$((fails + 1))
 
 say "demo: $([ "$fails" -eq 0 ] && echo 'all sessions completed' || echo "$fails step(s) failed")"
 [ "$fails" -eq 0 ]

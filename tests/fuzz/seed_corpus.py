@@ -3,8 +3,8 @@
 """Seed corpus for the libFuzzer targets: every frame of every pcap, one file each.
 
 usage: seed_corpus.py OUTDIR [PCAP_OR_DIR ...]
-Without pcap arguments it reads the repository's pcaps/ (golden vectors) and the rxe captures
-in ../shared/pcaps/rxe beside the repository. Files are named by the SHA-1 of the frame, so
+Without pcap arguments it reads the repository's pcaps/: the golden vectors and the rxe
+captures in pcaps/rxe. Files are named by the SHA-1 of the frame, so
 duplicates collapse; non-Ethernet and pcapng files are skipped with a note.
 """
 import hashlib
@@ -63,8 +63,7 @@ def main():
     srcs = sys.argv[2:]
     if not srcs:
         repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        srcs = [os.path.join(repo, "pcaps"),
-                os.path.join(os.path.dirname(repo), "shared", "pcaps", "rxe")]
+        srcs = [os.path.join(repo, "pcaps"), os.path.join(repo, "pcaps", "rxe")]
     os.makedirs(out, exist_ok=True)
     npcap = nframe = nnew = 0
     for path in pcap_files(srcs):

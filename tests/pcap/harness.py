@@ -19,7 +19,7 @@ import sys
 ARGS = None
 
 
-# The README table of shared/pcaps/rxe: the opcodes each capture holds, exactly.
+# The table of pcaps/rxe/README.md: the opcodes each capture holds, exactly.
 EXPECTED = {
     "rc_pingpong.pcap": {"RC_SEND_FIRST", "RC_SEND_MIDDLE", "RC_SEND_LAST", "RC_ACKNOWLEDGE"},
     "ud_pingpong.pcap": {"UD_SEND_ONLY"},
@@ -91,7 +91,7 @@ def rxe_files():
     d = ARGS.rxe
     if not os.path.isdir(d):
         raise SystemExit("FAIL: capture folder %s is missing: the rxe captures must sit in "
-                         "shared/pcaps/rxe beside the repository" % d)
+                         "pcaps/rxe in the repository" % d)
     have = sorted(f for f in os.listdir(d) if f.endswith(".pcap"))
     missing = sorted(set(EXPECTED) - set(have))
     if missing:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DCQCN reaction point (stack/droce_cc_dcqcn.c) against the rules of ../shared/docs/dcqcn.md:
+ * DCQCN reaction point (stack/droce_cc_dcqcn.c) against the paper's rules (Zhu et al., SIGCOMM 2015) and mlx5's:
  * the cut on a CNP and its floor, one cut per monitor period, alpha's rise and decay, the timer
  * and byte-counter stages (fast recovery, additive, hyper increase), pacing at the current
  * rate, recovery to line rate, parameter checks; then end to end: CE-marked data makes the
