@@ -389,7 +389,7 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 	}
 	t = qp->cc_ops->next_send_time(&qp->cc);
 	if (t > now) {
-		/* The rate limiter holds the packet: sleep until it allows (issue 3 item 5). The
+		/* The rate limiter holds the packet: sleep until it allows. The
 		 * local ACK timer expires no earlier than a timeout after that packet leaves: a
 		 * message still leaving at a cut rate has not had its AckReq yet, and holding it
 		 * is not a loss (IBTA 9.7.6.1.3 times the wait for an acknowledgement, not our

@@ -29,7 +29,7 @@ enum {
 	DROCE_SHIM_HOP_LIMIT = 64,
 };
 
-/* Limits the engine does not publish yet (see /work/notes/api-changes.md). */
+/* Limits the engine does not publish: the shim's own bounds on what it asks of it. */
 enum {
 	DROCE_SHIM_MAX_QP_WR = 4096,
 	DROCE_SHIM_MAX_SGE = 16,

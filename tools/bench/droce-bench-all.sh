@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# droce-bench-all (issues 4 and 5): every droce benchmark against its baseline in one run, then
+# droce-bench-all: every droce benchmark against its baseline in one run, then
 # one table with the ratios and the goals beside them:
 #   droce-bench-perf    droce-perf write lat 8 B / write bw 64 KiB vs droce-rawpp over memif
 #   droce-bench-memif   64 B message rate per core; 64 KiB bandwidth vs raw memif at droce's

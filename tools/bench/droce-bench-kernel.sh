@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# droce-bench-kernel (issue 4): the kernel TCP baseline droce is compared with. Two network
+# droce-bench-kernel: the kernel TCP baseline droce is compared with. Two network
 # namespaces of its own joined by a veth pair (198.19.254.0/30), server on CPU 0, client on
 # CPU 1 (where droce-bench-perf places droce-perf):
 #   latency    droce-bench-tcppp, 8 B TCP ping-pong (blocking sockets, TCP_NODELAY), and

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# droce-bench-memif (issue 4): droce-perf's message rate and bandwidth next to raw DPDK memif
+# droce-bench-memif: droce-perf's message rate and bandwidth next to raw DPDK memif
 # (droce-rawpp) on the same cores (server lcore 0, client lcore 1, both inline, --no-huge):
 #   message rate  droce-perf -o write -s 64 -D S (the client's one core: messages/s per core)
 #                 vs rawpp tput 64 B frames (Mpps)

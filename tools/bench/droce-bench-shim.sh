@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# droce-bench-shim (issue 5): unmodified perftest through the verbs shim next to droce-perf on
+# droce-bench-shim: unmodified perftest through the verbs shim next to droce-perf on
 # the same link. Every process is started by droce-run with the same options (memif,
 # --no-huge, droce-run's default lcores: the first two CPUs, the second one the poll loop; the
 # shim needs that loop), so the only difference is the verbs layer:
