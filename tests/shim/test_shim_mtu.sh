@@ -14,14 +14,16 @@
 # the headers of their opcode) and no RoCE frame over 4170 bytes (WRITE FIRST: RETH 16).
 # At 1500 the same programs at -m 1024: active_mtu 1024, full payloads of 1024 bytes (MIDDLE
 # frames of 1082), none over 1098. The runtime's refusals: --mtu 4200 on a veth at 1500 names
-# the interface's MTU and the fix; a framesz in the vdev too small for the MTU names it.
+# the interface's MTU and the fix; a framesz in the vdev too small for the MTU names it; with
+# af_xdp (when built) on a veth at 4200, the port names af_xdp's range and af_packet.
 # Root only (namespaces, veth): as another user it fails, never skips.
 # SHIM_MTU_KEEP=1 keeps each side's output and capture.
 # Usage: test_shim_mtu.sh <build>/verbs-shim <build>/tools/droce-run/droce-run \
-#        <build>/tools/droce-pcap/droce-pcap
+#        <build>/tools/droce-pcap/droce-pcap [af_xdp]
 . "$(dirname "$0")/shim_lib.sh"
 DR=$2
 PCAP=$3
+XDP=${4:-}
 [ "$(id -u)" = 0 ] || { echo "FAIL: needs root (network namespaces, veth)"; exit 1; }
 for t in ip ss timeout ibv_devinfo ibv_rc_pingpong ib_write_bw ib_read_bw; do
 	command -v $t >/dev/null || { echo "FAIL: '$t' not found (packages: iproute2" \
@@ -182,6 +184,14 @@ refusals() {
 	[ "$RC" != 0 ] || fail "framesz 4096 for MTU 4200: exit 0"
 	expect_err "net_af_packet0 framesz=4096 holds an MTU of 4016 at most, below DROCE_MTU 4200" \
 		"framesz 4096 for MTU 4200"
+	if [ "$XDP" = af_xdp ]; then
+		ip -n "$NSB" link set vb mtu 4200
+		run -- ip netns exec "$NSA" "$DR" --no-huge --iface va --pmd af_xdp --ip 198.18.0.1/24 \
+			-- ibv_rc_pingpong -g 0 -n 1 198.19.0.9
+		[ "$RC" != 0 ] || fail "af_xdp at MTU 4200: exit 0"
+		expect_err "MTU 4200 outside port net_af_xdp0's range 68\.\.[0-9]+: af_xdp receives a frame into one umem chunk of a page \(DPDK 22\.11 has no multi-buffer AF_XDP\): use af_packet" \
+			"af_xdp at MTU 4200"
+	fi
 	netns_down
 }
 
