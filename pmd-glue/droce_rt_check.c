@@ -215,8 +215,8 @@ iface_mtu(const char *iface)
 
 /*
  * The MTU fits the kernel interface of an af_packet / af_xdp vdev: the kernel refuses to send
- * a frame above its own MTU (af_packet) or the veth's XDP above it, and a peer with the same
- * MTU cannot reach us beyond it. With af_packet, a slot the vdev sizes itself must hold it.
+ * a packet socket's frame above its own MTU, and a peer at that MTU sends us none larger.
+ * With af_packet, a slot the vdev sizes itself must hold it (droce_rt_afpacket.h).
  */
 static int
 check_vdev_mtu(const struct droce_rt_config *cfg, char *err, size_t errlen)
