@@ -5,12 +5,15 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "droce_rt_afpacket.h"
 #include "droce_rt_err.h"
 #include "droce_rt_check.h"
 
@@ -152,30 +155,6 @@ cap_eff(const char *status)
 	return caps;
 }
 
-/* Find "key=value" among the comma-separated devargs after the driver name. */
-static int
-devarg(const char *vdev, const char *key, char *out, size_t outlen)
-{
-	const char *s = strchr(vdev, ','), *e;
-	size_t n = strlen(key), len;
-
-	while (s != NULL) {
-		s++;
-		e = strchr(s, ',');
-		len = e != NULL ? (size_t)(e - s) : strlen(s);
-		if (len > n && strncmp(s, key, n) == 0 && s[n] == '=') {
-			len -= n + 1;
-			if (len >= outlen)
-				return -1;
-			memcpy(out, s + n + 1, len);
-			out[len] = '\0';
-			return 0;
-		}
-		s = e;
-	}
-	return -1;
-}
-
 static int
 check_one_vdev(const char *vdev, const struct droce_rt_sys *sys, char *err, size_t errlen)
 {
@@ -187,7 +166,7 @@ check_one_vdev(const char *vdev, const struct droce_rt_sys *sys, char *err, size
 
 	if (!is_pkt && !is_xdp)
 		return 0;
-	if (devarg(vdev, "iface", iface, sizeof(iface)) != 0)
+	if (droce_rt_devarg(vdev, "iface", iface, sizeof(iface)) != 0)
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "%.*s needs iface=<interface>: e.g. "
 		        "DROCE_VDEV=%.*s,iface=veth0",
@@ -212,6 +191,61 @@ check_one_vdev(const char *vdev, const struct droce_rt_sys *sys, char *err, size
 	return 0;
 }
 
+/* The kernel interface's MTU, or 0 when it cannot be read. */
+static uint32_t
+iface_mtu(const char *iface)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	uint32_t mtu = 0;
+
+	if (s < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	if (strlen(iface) >= sizeof(ifr.ifr_name)) {
+		close(s);
+		return 0;
+	}
+	memcpy(ifr.ifr_name, iface, strlen(iface));
+	if (ioctl(s, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		mtu = (uint32_t)ifr.ifr_mtu;
+	close(s);
+	return mtu;
+}
+
+/*
+ * The MTU fits the kernel interface of an af_packet / af_xdp vdev: the kernel refuses to send
+ * a packet socket's frame above its own MTU, and a peer at that MTU sends us none larger.
+ * With af_packet, a slot the vdev sizes itself must hold it (droce_rt_afpacket.h).
+ */
+static int
+check_vdev_mtu(const struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	char iface[IF_NAMESIZE + 8];
+	size_t name_len = strcspn(cfg->vdev, ",");
+	struct droce_rt_afp g;
+	uint32_t have;
+
+	if (strstr(cfg->vdev, "_af_packet") == NULL && strstr(cfg->vdev, "_af_xdp") == NULL)
+		return 0;
+	if (droce_rt_devarg(cfg->vdev, "iface", iface, sizeof(iface)) != 0)
+		return 0;
+	have = iface_mtu(iface);
+	if (have != 0 && have < cfg->mtu)
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "interface %s has MTU %u, below DROCE_MTU %u: raise it on both ends "
+		        "('ip link set dev %s mtu %u') or lower DROCE_MTU to %u",
+		        iface, have, cfg->mtu, iface, cfg->mtu, have);
+	droce_rt_afp_geometry(cfg, &g);
+	if (g.is_afpacket && g.given && droce_rt_afp_max_mtu(&g) < cfg->mtu)
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "%.*s framesz=%u holds an MTU of %u at most, below DROCE_MTU %u: "
+		        "drop framesz and blocksz from DROCE_VDEV (droce sizes them) or "
+		        "raise them",
+		        (int)name_len, cfg->vdev, g.framesz, droce_rt_afp_max_mtu(&g), cfg->mtu);
+	return 0;
+}
+
 int
 droce_rt_check_vdevs(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys,
 		     char *err, size_t errlen)
@@ -224,6 +258,8 @@ droce_rt_check_vdevs(const struct droce_rt_config *cfg, const struct droce_rt_sy
 
 	if (cfg->vdev[0] != '\0') {
 		rc = check_one_vdev(cfg->vdev, sys, err, errlen);
+		if (rc == 0)
+			rc = check_vdev_mtu(cfg, err, errlen);
 		if (rc != 0)
 			return rc;
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "droce_rt_afpacket.h"
 #include "droce_rt_config.h"
 
 bool
@@ -46,7 +47,8 @@ int
 droce_rt_config_eal_argv(const struct droce_rt_config *cfg, const char *argv0, char *buf,
 			 size_t buflen, char **argv, int argv_max)
 {
-	char *pos = buf, *end = buf + buflen, word[DROCE_RT_STR_MAX + 16];
+	char *pos = buf, *end = buf + buflen, word[DROCE_RT_STR_MAX + 64];
+	char vdev[DROCE_RT_STR_MAX + 48];
 	const char *s = cfg->eal, *w;
 	int argc = 0, rc;
 	unsigned int i;
@@ -65,7 +67,11 @@ droce_rt_config_eal_argv(const struct droce_rt_config *cfg, const char *argv0, c
 			rc = push(&pos, end, argv, &argc, argv_max, w, (size_t)(s - w));
 	}
 	if (rc == 0 && cfg->vdev[0] != '\0') {
-		n = (size_t)snprintf(word, sizeof(word), "--vdev=%s", cfg->vdev);
+		/* af_packet's ring slot sized for the MTU (droce_rt_afpacket.h) */
+		rc = droce_rt_afp_vdev(cfg, vdev, sizeof(vdev));
+		if (rc != 0)
+			return rc;
+		n = (size_t)snprintf(word, sizeof(word), "--vdev=%s", vdev);
 		rc = push(&pos, end, argv, &argc, argv_max, word, n);
 	}
 	if (rc == 0 && !droce_rt_config_eal_has(cfg, "-l") && !droce_rt_config_eal_has(cfg, "-c") &&

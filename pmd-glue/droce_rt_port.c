@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "droce_rt_afpacket.h"
 #include "droce_rt_err.h"
 #include "droce_rt_guard.h"
 #include "droce_rt_port.h"
@@ -74,7 +75,7 @@ setup_queues(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 	if (socket < 0)
 		socket = (int)rte_socket_id();
 	memset(&conf, 0, sizeof(conf));
-	conf.rxmode.mtu = cfg->mtu;
+	conf.rxmode.mtu = p->ethdev_mtu;
 	p->rss = false;
 	if (p->nb_queues > 1 && (info->flow_type_rss_offloads & RTE_ETH_RSS_UDP) != 0) {
 		/* Spread flows over the queues by UDP ports: the source port is the sender's
@@ -108,7 +109,15 @@ static int
 set_mtu(struct droce_rt_port *p, const struct droce_rt_config *cfg, char *err, size_t errlen)
 {
 	uint16_t cur = 0;
-	int rc = rte_eth_dev_set_mtu(p->port_id, (uint16_t)cfg->mtu);
+	int rc;
+
+	if (p->afpacket) {
+		/* its slot holds cfg->mtu and the kernel's MTU was checked: the PMD's mtu_set
+		 * would only change the kernel's, which is the administrator's */
+		p->mtu = cfg->mtu;
+		return 0;
+	}
+	rc = rte_eth_dev_set_mtu(p->port_id, (uint16_t)cfg->mtu);
 
 	if (rc == -ENOTSUP && rte_eth_dev_get_mtu(p->port_id, &cur) == 0 && cur >= cfg->mtu) {
 		p->mtu = cur;	/* the PMD cannot change it but already carries ours */
@@ -253,6 +262,7 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 {
 	struct rte_eth_dev_info info;
 	char pool[RTE_MEMPOOL_NAMESIZE];
+	struct droce_rt_afp afp;
 	uint32_t room, max_mtu;
 	int rc;
 
@@ -286,12 +296,32 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 	if (info.max_rx_pktlen > RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN)
 		max_mtu = RTE_MIN(max_mtu, info.max_rx_pktlen - RTE_ETHER_HDR_LEN -
 				  RTE_ETHER_CRC_LEN);
+	p->ethdev_mtu = cfg->mtu;
+	room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM, cfg->mtu + ETH_OVERHEAD);
+	droce_rt_afp_geometry(cfg, &afp);
+	p->afpacket = afp.is_afpacket && strncmp(p->name, "net_af_packet", 13) == 0;
+	if (p->afpacket) {
+		/*
+		 * af_packet reports a fixed 1518-byte frame whatever its ring slot, and copies a
+		 * received frame into one mbuf: the slot bounds the MTU, its mbufs hold a slot,
+		 * and ethdev is told no more than its own range allows (the PMD does not use it;
+		 * the kernel's MTU was checked before EAL).
+		 */
+		p->ethdev_mtu = RTE_MIN(cfg->mtu, max_mtu);
+		max_mtu = droce_rt_afp_max_mtu(&afp);
+		room = RTE_MAX(room, droce_rt_afp_rx_room(&afp));
+	}
 	if (cfg->mtu > max_mtu || cfg->mtu < info.min_mtu)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "MTU %u outside port %s's range %u..%u: set "
-		        "DROCE_MTU within it",
-		        cfg->mtu, p->name, info.min_mtu, max_mtu);
-	room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM, cfg->mtu + ETH_OVERHEAD);
+		        "MTU %u outside port %s's range %u..%u: %s",
+		        cfg->mtu, p->name, info.min_mtu, max_mtu,
+		        strncmp(p->name, "net_af_xdp", 10) == 0 ?
+		        "af_xdp receives a frame into one umem chunk of a page (DPDK 22.11 "
+		        "has no multi-buffer AF_XDP): use af_packet (droce-run --pmd "
+		        "af_packet) for a larger MTU, or lower DROCE_MTU" :
+		        p->afpacket ? "raise framesz and blocksz in DROCE_VDEV, or drop "
+		        "them (droce sizes them for DROCE_MTU)" :
+		        "set DROCE_MTU within it");
 	snprintf(pool, sizeof(pool), "droce_p%u", p->port_id);
 	p->mp = rte_pktmbuf_pool_create(pool, cfg->mbufs, cfg->mbuf_cache, 0,
 					(uint16_t)(room + RTE_PKTMBUF_HEADROOM),

@@ -27,6 +27,8 @@ struct droce_rt_port {
 	struct rte_flow *flows[2];
 	char flow_why[160];	/* why none was, from the PMD */
 	uint32_t mtu;		/* as set on the port */
+	uint32_t ethdev_mtu;	/* as told to ethdev: af_packet's range ends at 1500, slot or not */
+	bool afpacket;		/* net_af_packet: the MTU is its ring slot's and the kernel's */
 	uint32_t max_frame;	/* largest frame a Tx mbuf holds */
 	bool started;
 	bool guard;		/* memif: bursts guarded against its teardown race (droce_rt_guard.h) */
