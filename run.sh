@@ -11,14 +11,15 @@ build=${DROCE_BUILD:-$here/build}
 # Debian packages: the build (DPDK 22.11, meson, CUnit, libpcap), the tests (Scapy, tshark, clang for
 # libFuzzer, valgrind), the runtime tools, and the real libibverbs, its headers and the unmodified
 # verbs programs the shim is tested with (ibverbs-utils, perftest), librdmacm's headers and rping
-# for the rdma_cm replacement (librdmacm-dev, rdmacm-utils); nftables and ping for the
+# for the rdma_cm replacement (librdmacm-dev, rdmacm-utils), qperf against a peer that restarts;
+# nftables and ping for the
 # two-namespace tests, libbpf and kernel headers for the XDP program; sockperf and iperf3 for
 # the kernel TCP baselines of the benchmarks (tools/bench).
 packages=(
 	build-essential pkg-config meson ninja-build
 	libdpdk-dev dpdk libcunit1-dev libpcap-dev zlib1g-dev
 	python3 python3-scapy tshark clang llvm valgrind iproute2 binutils
-	libibverbs-dev libibverbs1 ibverbs-utils perftest librdmacm-dev rdmacm-utils
+	libibverbs-dev libibverbs1 ibverbs-utils perftest librdmacm-dev rdmacm-utils qperf
 	nftables iputils-ping linux-libc-dev libbpf-dev
 	sockperf iperf3
 )

@@ -460,6 +460,21 @@ droce_neigh_announce(struct droce_neigh *n)
 	}
 }
 
+void
+droce_neigh_flush(struct droce_neigh *n)
+{
+	struct droce_neigh_entry *e;
+	unsigned int i;
+
+	for (i = 0; i < DROCE_NEIGH_ENTRIES; i++) {
+		e = &n->ent[i];
+		if (e->state != DROCE_NEIGH_REACHABLE && e->state != DROCE_NEIGH_FAILED)
+			continue;
+		e->state = DROCE_NEIGH_FREE;
+		n->stats.flushed++;
+	}
+}
+
 const char *
 droce_neigh_strerror(const struct droce_neigh *n)
 {

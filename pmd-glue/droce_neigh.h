@@ -72,7 +72,7 @@ struct droce_neigh_entry {
 	X(arp_req_rx) X(arp_req_tx) X(arp_rep_rx) X(arp_rep_tx) X(garp_tx) \
 	X(ns_rx) X(ns_tx) X(na_rx) X(na_tx) X(learned) X(expired) X(unreachable) \
 	X(malformed) X(csum_bad) X(ignored) X(conflict) X(table_full) X(waiters_full) X(tx_fail) \
-	X(vlan_other)
+	X(vlan_other) X(flushed)
 
 struct droce_neigh_stats {
 #define DROCE_X_NEIGH_FIELD(name) uint64_t name;
@@ -121,6 +121,14 @@ uint64_t droce_neigh_next_deadline(const struct droce_neigh *n);
 
 /* Gratuitous ARP and unsolicited Neighbor Advertisement for our addresses (at start, link up). */
 void droce_neigh_announce(struct droce_neigh *n);
+
+/*
+ * The link went down or came up: whoever is behind it now may not be whom we learnt (a peer
+ * process restarted with another MAC) nor whom we gave up on. Reachable and failed entries are
+ * forgotten, as Linux flushes a device's neighbours on a carrier change; resolutions in
+ * progress go on, their requests now reaching the new peer.
+ */
+void droce_neigh_flush(struct droce_neigh *n);
 
 /* The last unreachable verdict, e.g. "peer unreachable (no ARP reply from 198.18.0.2 after 4
  * tries)"; "" when none. */

@@ -42,6 +42,9 @@ droce_rt_flush(struct droce_rt_shard *s)
 	if (unlikely(s->rt->port.guard)) {
 		uint64_t faults = s->st.burst_faults;
 
+		/* A memif client waiting for its server to come back: the frames wait too. */
+		if (__atomic_load_n(&s->rt->port.stopped, __ATOMIC_RELAXED))
+			return 0;
 		sent = droce_rt_guard_tx(s->rt->port.port_id, (uint16_t)s->idx, s->txb,
 					 (uint16_t)s->ntx, &s->st.burst_faults);
 		if (s->st.burst_faults != faults) {
@@ -279,11 +282,14 @@ rx_queue(struct droce_rt_shard *s, uint16_t q)
 	struct rte_mbuf *pkts[DROCE_RT_BURST_MAX];
 	uint16_t n;
 
-	if (unlikely(s->rt->port.guard))
+	if (unlikely(s->rt->port.guard)) {
+		if (__atomic_load_n(&s->rt->port.stopped, __ATOMIC_RELAXED))
+			return 0;	/* a memif client between reconnects */
 		n = droce_rt_guard_rx(s->rt->port.port_id, q, pkts, (uint16_t)s->rt->cfg.burst,
 				      &s->st.burst_faults);
-	else
+	} else {
 		n = rte_eth_rx_burst(s->rt->port.port_id, q, pkts, (uint16_t)s->rt->cfg.burst);
+	}
 	if (n > 0)
 		dispatch(s, pkts, n, false);
 	return n;
@@ -358,10 +364,25 @@ shard0_duties(struct droce_rt_shard *s)
 	if (s->now >= rt->next_link_check) {
 		rt->next_link_check = s->now + DROCE_RT_LINK_CHECK_NS;
 		up = droce_rt_port_link_up(&rt->port);
+		if (up != rt->link_up) {
+			/* Another peer may be behind the link now (a process restarted, with
+			 * another MAC): nothing learnt of the last one, or of its absence, holds. */
+			droce_neigh_flush(&rt->neigh);
+			rt->next_reconnect = s->now + DROCE_RT_RECONNECT_NS;
+		}
 		if (up && !rt->link_up) {
 			/* A peer (memif) or cable came: tell it who we are. */
 			s->st.link_up++;
 			droce_neigh_announce(&rt->neigh);
+			work++;
+		}
+		if (!up && rt->link_up)
+			s->st.link_down++;
+		if (!up && rt->port.memif_client && s->now >= rt->next_reconnect) {
+			/* Its server left: connect again, for the one that comes next. */
+			rt->next_reconnect = s->now + DROCE_RT_RECONNECT_NS;
+			if (droce_rt_port_reconnect(&rt->port) == 0)
+				s->st.reconnects++;
 			work++;
 		}
 		__atomic_store_n(&rt->link_up, up, __ATOMIC_RELAXED);

@@ -336,6 +336,8 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 	if (rc == 0) {
 		p->started = true;
 		p->guard = strncmp(p->name, "net_memif", 9) == 0 && droce_rt_guard_init() == 0;
+		p->memif_client = strncmp(cfg->vdev, "net_memif", 9) == 0 &&
+				  strstr(cfg->vdev, "role=client") != NULL;
 		droce_rt_port_flow(p);
 		rc = set_mac(p, cfg);
 		if (rc != 0)
@@ -369,6 +371,29 @@ droce_rt_port_close(struct droce_rt_port *p)
 		rte_mempool_free(p->mp);
 		p->mp = NULL;
 	}
+}
+
+int
+droce_rt_port_reconnect(struct droce_rt_port *p)
+{
+	int log_type, log_level, rc;
+
+	if (!p->memif_client || !p->started)
+		return -ENOTSUP;
+	/* Each refused connection is logged by the PMD; a retry every half second would be a
+	 * line each. */
+	log_type = rte_log_register("pmd.net.memif");
+	log_level = log_type >= 0 ? rte_log_get_level((uint32_t)log_type) : -1;
+	if (log_level >= 0)
+		rte_log_set_level((uint32_t)log_type, RTE_LOG_CRIT);
+	__atomic_store_n(&p->stopped, true, __ATOMIC_RELAXED);
+	droce_rt_guard_stop(p->port_id);
+	rc = rte_eth_dev_start(p->port_id);
+	if (rc == 0)
+		__atomic_store_n(&p->stopped, false, __ATOMIC_RELAXED);
+	if (log_level >= 0)
+		rte_log_set_level((uint32_t)log_type, (uint32_t)log_level);
+	return rc;
 }
 
 bool

@@ -32,6 +32,8 @@ struct droce_rt_port {
 	uint32_t max_frame;	/* largest frame a Tx mbuf holds */
 	bool started;
 	bool guard;		/* memif: bursts guarded against its teardown race (droce_rt_guard.h) */
+	bool memif_client;	/* reconnects when its server goes (droce_rt_port_reconnect) */
+	bool stopped;		/* stopped for a reconnect that did not start yet: no bursts */
 };
 
 /* droce_rt_preflight(), then rte_eal_init() with droce_rt_config_eal_argv(). Once per process. */
@@ -49,6 +51,15 @@ void droce_rt_port_close(struct droce_rt_port *p);
 /* Try rte_flow rules ETH / IPV4|IPV6 / UDP dst 4791 -> RSS over the shards' queues (QUEUE 0
  * with one); a PMD refusing them leaves flow_rules 0 and says why in flow_why. */
 void droce_rt_port_flow(struct droce_rt_port *p);
+
+/*
+ * A memif client's link went down (its server's process left): stop and start the port, which
+ * connects it again (the PMD never retries by itself), so that a server that comes back, or
+ * another in its place, is found. 0 when the connection was asked for (the link comes up
+ * once the server accepts), -ENOTSUP for other ports, or the start's -errno (nobody listens
+ * yet: try again later).
+ */
+int droce_rt_port_reconnect(struct droce_rt_port *p);
 
 /* Link state now (no wait). */
 bool droce_rt_port_link_up(const struct droce_rt_port *p);

@@ -20,6 +20,7 @@ enum {
 	DROCE_RT_EXC_RING_SIZE = 1024,
 	DROCE_RT_STEER_RING = 1024,	/* frames handed to a shard by the others' Rx */
 	DROCE_RT_LINK_CHECK_NS = 100 * 1000 * 1000,
+	DROCE_RT_RECONNECT_NS = 500 * 1000 * 1000,	/* a memif client's tries while down */
 };
 
 /* A closure handed to a poll lcore; lives on the caller's stack until done. */
@@ -35,7 +36,7 @@ struct droce_rt_call_req {
 	X(tx_pkts) X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
 	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
 	X(telemetry_reads) X(steered) X(steered_in) X(steer_held) X(burst_faults) \
-	X(tx_lost_teardown) X(tx_bursts) X(tx_requests_first)
+	X(tx_lost_teardown) X(tx_bursts) X(tx_requests_first) X(link_down) X(reconnects)
 
 struct droce_rt_stats {
 #define DROCE_X_RT_FIELD(name) uint64_t name;
@@ -103,6 +104,7 @@ struct droce_rt {
 	uint64_t ns_mult;	/* ns per cycle << 32 */
 	uint64_t neigh_deadline;
 	uint64_t next_link_check;
+	uint64_t next_reconnect;
 	bool link_up;
 	unsigned int idle;	/* inline mode */
 

@@ -42,11 +42,14 @@ struct {
 	__type(value, __u32);
 } xsks_map SEC(".maps");
 
+/* droce's addresses (any value). The entry for :: (all zero: nobody's address, and no ARP
+ * or ND key is ever all zero) holds the PID of the process whose port loaded the program, so
+ * that a later droce-run can tell a leftover of a dead process (droce-xdp-addrs --check). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16);
 	__type(key, struct droce_xdp_addr);
-	__type(value, __u8);
+	__type(value, __u32);
 } droce_addrs SEC(".maps");
 
 static __always_inline int

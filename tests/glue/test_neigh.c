@@ -235,6 +235,54 @@ test_expiry(void)
 	CU_ASSERT_EQUAL(c.n, 1);
 }
 
+/* The link went down and came up (a peer process restarted, with another MAC): the old MAC is
+ * not used again, nor a verdict of unreachable reached while nobody was there; a resolution
+ * in progress goes on. */
+static void
+test_flush(void)
+{
+	static const uint8_t new_mac[6] = { 0x02, 0, 0, 0, 0, 0x22 };
+	static const uint8_t other4[4] = { 198, 18, 0, 3 }, third4[4] = { 198, 18, 0, 4 };
+	struct droce_neigh n;
+	struct cap c;
+	uint8_t f[DROCE_NEIGH_FRAME_MAX], a[16], b[16], d[16], mac[6];
+	uint64_t t = 1000;
+	uint32_t len;
+	unsigned int i;
+
+	setup(&n, &c, false);
+	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, peer_mac, peer4, zmac, my4);
+	droce_neigh_input(&n, f, len, t);
+	mapped(a, peer4);
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, a, t, mac, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(mac, peer_mac, 6), 0);
+	/* 198.18.0.3 never answers: unreachable, and so it stays for a while */
+	mapped(b, other4);
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, b, t, mac, NULL, NULL), -EAGAIN);
+	for (i = 0; i < 3; i++) {
+		t += 100 * MS;
+		droce_neigh_timer(&n, t);
+	}
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, b, t, mac, NULL, NULL), -EHOSTUNREACH);
+	/* 198.18.0.4: a request out, no answer yet */
+	mapped(d, third4);
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, d, t, mac, NULL, NULL), -EAGAIN);
+	droce_neigh_flush(&n);
+	CU_ASSERT_EQUAL(n.stats.flushed, 2);
+	c.n = 0;
+	/* Both are asked for again; the new peer's reply is what is used. */
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, a, t + 1, mac, NULL, NULL), -EAGAIN);
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, b, t + 1, mac, NULL, NULL), -EAGAIN);
+	CU_ASSERT_EQUAL(c.n, 2);
+	len = droce_arp_build(f, DROCE_ARP_REPLY, my_mac, new_mac, peer4, my_mac, my4);
+	droce_neigh_input(&n, f, len, t + 2);
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, a, t + 3, mac, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(mac, new_mac, 6), 0);
+	/* the one in progress was kept: no second request for it */
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, d, t + 3, mac, NULL, NULL), -EAGAIN);
+	CU_ASSERT_EQUAL(c.n, 2);
+}
+
 /* A group resolves at once, off-prefix too, with no request sent (RFC 1112 6.4, RFC 2464 7). */
 static void
 test_multicast(void)
@@ -455,4 +503,5 @@ DROCE_TEST_MAIN("neigh",
 	DROCE_TEST(test_arp_invalid),
 	DROCE_TEST(test_announce),
 	DROCE_TEST(test_table_full),
+	DROCE_TEST(test_flush),
 	DROCE_TEST(test_multicast))

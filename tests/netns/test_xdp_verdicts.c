@@ -25,7 +25,8 @@ static int
 load(void)
 {
 	struct bpf_program *prog;
-	uint8_t key[16] = { 0 }, one = 1;
+	uint8_t key[16] = { 0 };
+	uint32_t one = 1;
 	int map_fd;
 
 	if (prog_fd >= 0)

@@ -8,12 +8,15 @@
 # and 2001:2::/48. Asserts completion, exit status, the data rping verifies, the errors
 # applications hear, and the CM messages in a capture (tshark); never timing.
 # Usage: test_rdmacm.sh <build>/verbs-shim <build>/tools/droce-run/droce-run
-#        <build>/tests/shim/cm_late <build>/tests/shim/mw_pair [droce-netem]
+#        <build>/tests/shim/cm_late <build>/tests/shim/mw_pair <build>/tests/shim/cm_abuse
+#        <build>/tests/shim/cm_slow_listen.so [droce-netem]
 . "$(dirname "$0")/shim_lib.sh"
 DR=$2
 CMLATE=$3
 MWPAIR=$4
-NETEM=${5:-}
+CMABUSE=$5
+SLOWLISTEN=$6
+NETEM=${7:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$OUT" "$ERR" "$TMP"' EXIT
 command -v rping >/dev/null || { fail "rping is not installed (Debian package rdmacm-utils)"; finish; }
@@ -264,6 +267,13 @@ if command -v valgrind >/dev/null; then
 	VGMW="valgrind -q --error-exitcode=99 --leak-check=full --track-origins=yes --fair-sched=yes
 		--errors-for-leak-kinds=definite,possible
 		--suppressions=$(dirname "$0")/valgrind-dpdk.supp"
+	# the misuse above: no invalid read of a stale id or event (the client)
+	rm -f "$TMP/abuse.marker"
+	DROCE_RDMACM_LISTEN_WAIT_MS=0 READY='^bound' KILL_SERVER=1 cm vgabuse \
+		"$CMLATE" server 198.18.0.1 7487 "$TMP/abuse.marker" never -- \
+		$VGMW "$CMABUSE" 198.18.0.1 7487
+	expect_rc 0 "cm_abuse under valgrind"
+	expect_out "^abuse: ok$" "cm_abuse under valgrind"
 	cm vgmw $VGMW "$MWPAIR" server 198.18.0.1 7494 -- $VGMW "$MWPAIR" client 198.18.0.1 7494
 	expect_rc 0 "mw_pair under valgrind, client"
 	expect_out "^client: ok$" "mw_pair under valgrind, client"
@@ -306,6 +316,49 @@ for t in "ib_write_bw -s 65536" "ib_send_lat -s 8" "ib_read_bw -s 4096"; do
 	expect_out "^ +$3 +200 +[0-9.]+" "$1 -R client"
 	[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "$1 -R server: exit status $SRV_RC"; }
 done
+
+# perftest -R's client started 1 s before its server, whose test QPs' listen comes 500 ms
+# after its exchange (cm_slow_listen.so: a slow peer), so the client's test REQ comes first and
+# waits for the listener. With no wait (as a kernel peer) the REQ is rejected and perftest
+# 4.5 retries on the ids it destroyed, through its freed array of them (fixed upstream in
+# 3d9d8d0): every call on those is EINVAL and the client exits with its own error, where it
+# died of SIGSEGV in rdma_resolve_addr. (perf_first WAIT_MS SLOW_MS PORT)
+perf_first() {
+	local cpid spid
+	NAME=perf_first$1
+	DROCE_RDMACM_LOG=1 drun client 198.18.0.2/24 2001:2::2/64 -- \
+		ib_write_bw -R -n 200 -s 65536 -p "$3" 198.18.0.1 >"$OUT" 2>"$ERR" &
+	cpid=$!
+	sleep 1
+	DROCE_RDMACM_LISTEN_WAIT_MS=$1 DROCE_RDMACM_LOG=1 LD_PRELOAD=$SLOWLISTEN \
+		CM_SLOW_LISTEN=2:$2 drun server 198.18.0.1/24 2001:2::1/64 -- \
+		ib_write_bw -R -n 200 -s 65536 -p "$3" >"$TMP/srv.out" 2>&1 &
+	spid=$!
+	wait $cpid
+	RC=$?
+	[ "$1" != 0 ] || kill $spid 2>/dev/null	# it waits for a client that gave up
+	wait $spid
+	SRV_RC=$?
+}
+perf_first 1000 500 18603
+expect_rc 0 "ib_write_bw -R client before its server"
+expect_out "^ +65536 +200 +[0-9.]+" "ib_write_bw -R client before its server"
+[ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "ib_write_bw -R server after its client: exit status $SRV_RC"; }
+grep -q "REQ for port 18603: no id listens on it yet, it waits up to 1000 ms" "$TMP/srv.out" ||
+	{ cp "$TMP/srv.out" "$OUT"; fail "ib_write_bw -R client before its server: its REQ did not come first"; }
+perf_first 0 1500 18604
+[ "$RC" -ge 1 ] && [ "$RC" -lt 128 ] || fail "ib_write_bw -R rejected: exit status $RC (a signal?)"
+expect_err "^droce-rdmacm: received REJ .* reason 8" "ib_write_bw -R rejected"
+grep -A1 "^Failed to resolve RDMA CM address" "$ERR" | grep -q "Invalid argument" ||
+	fail "ib_write_bw -R rejected: its retry's rdma_resolve_addr was not EINVAL"
+
+# Misuse of ids after a REJ (cm_abuse.c: connect twice, use after the REJ and after destroy,
+# ack twice, destroy with an event pending, a channel destroyed twice): each call's error.
+rm -f "$TMP/abuse.marker"
+DROCE_RDMACM_LISTEN_WAIT_MS=0 READY='^bound' KILL_SERVER=1 cm abuse \
+	"$CMLATE" server 198.18.0.1 7486 "$TMP/abuse.marker" never -- "$CMABUSE" 198.18.0.1 7486
+expect_rc 0 "cm_abuse"
+expect_out "^abuse: ok$" "cm_abuse"
 
 # Through droce-netem, 20 % loss, 2 % duplication and reordering each way: ARP, the CM
 # handshake and the pings all lose frames. The resends (ARP's, the CM's every 250 ms, RC's

@@ -22,7 +22,8 @@
 # them silently. af_xdp: the XDP program took every RoCE frame (ingress counter 0) and
 # droce-run said it filled the address map.
 # droce-run's own refusals in a namespace are checked too (absent or down interface, the
-# kernel's address, an XDP program already attached).
+# kernel's address, someone else's XDP program attached, a live droce's); droce's own program
+# left by a droce-run killed with -9 is detached by its watcher, or taken over by the next.
 # Root only (namespaces, veth, nftables, XDP): as another user it fails, never skips.
 # SHIM_NETNS_KEEP=1 keeps each side's output and capture ($TMP/PMD.NAME.a|b.*).
 # Usage: test_shim_netns.sh <build>/verbs-shim <build>/tools/droce-run/droce-run \
@@ -265,15 +266,69 @@ setup_errors() {
 	dr "the kernel's address" "^droce-run: 198\.19\.0\.1 is the kernel's address too \(on va\)" \
 		--iface va --pmd "$PMD" --ip 198.19.0.1/24
 	if [ "$PMD" = af_xdp ]; then
-		inns "$NSA" "$DR" -n -q --iface va --pmd af_xdp --ip 198.18.0.1/24 -- true >"$OUT"
-		x=$(sed -n 's/^DROCE_VDEV=.*xdp_prog=//p' "$OUT")
+		x=${TEST_XDP_OTHER:-}
+		[ -f "$x" ] || fail "no XDP program of someone else's to attach (TEST_XDP_OTHER)"
 		ip -n "$NSA" link set dev dz up &&
 			ip -n "$NSA" link set dev dz xdpgeneric obj "$x" sec xdp ||
 			fail "cannot attach $x to dz"
-		dr "XDP program present" "^droce-run: interface dz already has an XDP program \(id [0-9]+: another droce or XDP user on it\): .*'ip link set dev dz xdp off'\$" \
+		dr "someone else's XDP program" "^droce-run: interface dz already has an XDP program that is not droce's \(program [0-9]+ 'other_xdp'\): .*'ip link set dev dz xdp off'" \
 			--iface dz --pmd af_xdp --ip 198.18.0.1/24
 	fi
 	ip -n "$NSA" link del dz
+}
+
+# xdp_leftover (af_xdp): a droce-run killed with -9 leaves droce's XDP program on its interface
+# (the PMD detaches only on a clean close); its watcher detaches it once the process is gone.
+# A second droce on the interface is refused while the first lives. A leftover nobody watches
+# (attached by hand: a process killed before it recorded itself as the owner, its watcher
+# with it; or one whose recorded owner is gone) is taken over by the next droce-run, which then
+# runs ibv_rc_pingpong on that interface.
+xdp_leftover() {
+	local log=$TMP/xdp.left pa i x dead
+	ip netns exec "$NSA" "$DR" --no-huge --iface va --pmd af_xdp --ip 198.18.0.1/24 -- \
+		ibv_rc_pingpong -g 0 -p 20099 >"$log.out" 2>&1 &
+	pa=$!	# ip netns exec and droce-run exec: the verbs program itself
+	PIDS="$PIDS $pa"
+	for i in $(seq 200); do
+		grep -q "listed in va's XDP map" "$log.out" && break
+		kill -0 $pa 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q "listed in va's XDP map" "$log.out" ||
+		{ cp "$log.out" "$ERR"; fail "af_xdp leftover: the first droce-run did not open va"; }
+	inns "$NSA" "$DR" -n --iface va --pmd af_xdp --ip 198.18.0.3/24 -- true >"$OUT" 2>"$ERR"
+	RC=$?
+	expect_rc 2 "af_xdp: a second droce on va"
+	expect_err "^droce-run: interface va already has droce's XDP program, of a running droce \(program [0-9]+ of droce process $pa\)" \
+		"af_xdp: a second droce on va"
+	kill -KILL $pa
+	wait $pa 2>/dev/null
+	for i in $(seq 30); do
+		port_open "$NSA" va || break
+		sleep 0.1
+	done
+	! port_open "$NSA" va || fail "af_xdp: droce's XDP program still on va 3 s after kill -9"
+	# a leftover whose owner is gone: a dry run says it would take it over
+	inns "$NSA" "$DR" -n -q --iface va --pmd af_xdp --ip 198.18.0.1/24 -- true >"$OUT"
+	x=$(sed -n 's/^DROCE_VDEV=.*xdp_prog=//p' "$OUT")
+	ip -n "$NSA" link set dev va xdpgeneric obj "$x" sec xdp || fail "cannot attach $x to va"
+	sh -c 'exit 0' &
+	dead=$!
+	wait $dead
+	inns "$NSA" "${x%/droce_xdp.o}/droce-xdp-addrs" --owner $dead va 198.18.0.1 ||
+		fail "af_xdp: droce-xdp-addrs --owner"
+	inns "$NSA" "$DR" -n --iface va --pmd af_xdp --ip 198.18.0.1/24 -- true >"$OUT" 2>"$ERR"
+	RC=$?
+	expect_rc 0 "af_xdp: a leftover of a process that is gone, dry run"
+	expect_err "^droce-run: interface va: would detach droce's program [0-9]+, left by a process that is gone" \
+		"af_xdp: a leftover of a process that is gone, dry run"
+	# the same without an owner, and a real run: taken over, then used
+	ip -n "$NSA" link set dev va xdpgeneric off
+	ip -n "$NSA" link set dev va xdpgeneric obj "$x" sec xdp || fail "cannot attach $x to va"
+	pair leftover "^8192000 bytes in " "^1000 iters in " ibv_rc_pingpong -g 0 -c
+	cp "$TMP/$PMD.leftover.a.err" "$ERR"
+	expect_err "^droce-run: interface va: detached droce's program [0-9]+, left by a process that never recorded itself" \
+		"af_xdp: a leftover taken over"
 }
 
 # maddr_has NS GROUP: the kernel in NS has joined GROUP on its veth (IGMP membership)
@@ -342,6 +397,7 @@ PORT=20100
 for PMD in "${PMDS[@]}"; do
 	netns_up
 	setup_errors
+	[ "$PMD" != af_xdp ] || xdp_leftover
 	pair rc "^8192000 bytes in " "^1000 iters in " ibv_rc_pingpong -g 0 -c
 	expect_out "^1000 iters in " "$PMD rc server"
 	expect_out "remote address: .*GID ::ffff:198\.18\.0\.2\$" "$PMD rc server"

@@ -61,7 +61,7 @@ default_conn_param(struct rdma_conn_param *p)
 int
 rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	struct rdma_conn_param none;
 	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
 	struct cm_msg m;
@@ -97,7 +97,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	m.attr = CM_REQ;
 	m.tid = c->tid;
 	m.local_comm_id = c->local_comm_id;
-	m.service_id = cma_service_id(RDMA_PS_TCP, ntohs(rdma_get_dst_port(id)));
+	m.service_id = cma_service_id(RDMA_PS_TCP, cma_dst_port(c));
 	m.local_ca_guid = cma_agent_guid();
 	m.local_qpn = id->qp != NULL ? id->qp->qp_num : p->qp_num & 0xFFFFFF;
 	m.starting_psn = c->local_psn;
@@ -210,7 +210,7 @@ cma_rep_rcvd(struct cma_id *c, const struct cm_msg *m)
 int
 rdma_establish(struct rdma_cm_id *id)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	int rc = -EINVAL;
 
 	if (c == NULL)
@@ -355,7 +355,7 @@ cma_req_rcvd(const struct cm_msg *m)
 int
 rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	struct rdma_conn_param none = { .rnr_retry_count = 7 };	/* librdmacm's with none */
 	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
 	struct cm_msg m;
@@ -433,7 +433,7 @@ cma_reject_req(struct cma_id *c, const void *priv, uint8_t len)
 int
 rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 
 	if (c == NULL)
 		return cma_errno(-EINVAL);

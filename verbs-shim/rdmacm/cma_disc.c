@@ -31,7 +31,7 @@ send_drep(struct cma_id *c, const struct cm_msg *dreq)
 int
 rdma_disconnect(struct rdma_cm_id *id)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	int rc = 0;
 
 	if (c == NULL)

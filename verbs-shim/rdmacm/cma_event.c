@@ -13,6 +13,12 @@
 
 #include "cma_priv.h"
 
+/* Events handed out by rdma_get_cm_event and not acked yet (linked through next), so that an
+ * event acked twice, or a pointer that never was one, is EINVAL rather than a double free. */
+static struct cma_event *events_out;
+/* Destroyed channels, kept (rdma_destroy_event_channel): listed, so still reachable. */
+static struct cma_channel *channels_closed;
+
 struct rdma_event_channel *
 rdma_create_event_channel(void)
 {
@@ -47,6 +53,10 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 	 * rdma_get_cm_event, or calls it a moment later (rping's CM thread at exit, racing main's
 	 * destroy), then blocks for good, as on the real library's device fd, instead of reading
 	 * EOF, a closed or reused descriptor, or freed memory. */
+	if (!ch->closed) {
+		ch->next_closed = channels_closed;
+		channels_closed = ch;
+	}
 	__atomic_store_n(&ch->closed, true, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&cma_lock);
 }
@@ -192,6 +202,8 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 			if (ch->head == NULL)
 				ch->tail = NULL;
 			cma_id_of(e->ev.id)->events_out++;
+			e->next = events_out;
+			events_out = e;
 		}
 		pthread_mutex_unlock(&cma_lock);
 		if (r != 1)
@@ -223,21 +235,34 @@ cma_drop_events(struct cma_id *c)
 	}
 }
 
+/* Lock held: e goes, if it is an event handed out and not acked yet. */
 int
-rdma_ack_cm_event(struct rdma_cm_event *event)
+cma_ack_locked(struct cma_event *e)
 {
-	struct cma_event *e = (struct cma_event *)event;
+	struct cma_event **pp;
 	struct cma_id *c;
 
-	if (e == NULL)
-		return cma_errno(-EINVAL);
-	pthread_mutex_lock(&cma_lock);
+	for (pp = &events_out; *pp != NULL && *pp != e; pp = &(*pp)->next)
+		;
+	if (*pp == NULL)
+		return -EINVAL;	/* acked already, or not an event of ours */
+	*pp = e->next;
 	c = cma_id_of(e->ev.id);
 	if (--c->events_out == 0)
 		pthread_cond_broadcast(&cma_acked);	/* an rdma_destroy_id may wait for it */
-	pthread_mutex_unlock(&cma_lock);
 	free(e);
 	return 0;
+}
+
+int
+rdma_ack_cm_event(struct rdma_cm_event *event)
+{
+	int rc;
+
+	pthread_mutex_lock(&cma_lock);
+	rc = cma_ack_locked((struct cma_event *)event);
+	pthread_mutex_unlock(&cma_lock);
+	return cma_errno(rc);
 }
 
 const char *

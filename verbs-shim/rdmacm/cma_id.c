@@ -45,6 +45,33 @@ cma_id_of(struct rdma_cm_id *id)
 	return (struct cma_id *)id;
 }
 
+/* Lock held: id if it is a live id of ours. The application's pointer is compared, never
+ * followed: a destroyed id, or whatever a freed array of ids holds by then (perftest 4.5's
+ * retry after a REJ passes one), is refused with EINVAL instead of read. */
+struct cma_id *
+cma_id_live_locked(const struct rdma_cm_id *id)
+{
+	struct cma_id *c;
+
+	if (id == NULL)
+		return NULL;
+	for (c = cma_ids; c != NULL; c = c->next)
+		if (&c->id == id)
+			return c->destroyed ? NULL : c;
+	return NULL;
+}
+
+struct cma_id *
+cma_id_live(const struct rdma_cm_id *id)
+{
+	struct cma_id *c;
+
+	pthread_mutex_lock(&cma_lock);
+	c = cma_id_live_locked(id);
+	pthread_mutex_unlock(&cma_lock);
+	return c;
+}
+
 /* The one device: droce0 of the verbs shim, opened on first use. */
 static int
 open_device(void)
@@ -159,6 +186,13 @@ sa_any(const struct sockaddr *sa)
 	return memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr, &any6, 16) == 0;
 }
 
+/* The peer's port, host order (lock held: the public getter takes the lock). */
+uint16_t
+cma_dst_port(const struct cma_id *c)
+{
+	return sa_port(&c->id.route.addr.dst_addr);
+}
+
 socklen_t
 cma_sa_len(const struct sockaddr *sa)
 {
@@ -239,6 +273,9 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void 
 	if (ps != RDMA_PS_TCP && ps != RDMA_PS_UDP)
 		return cma_errno(-EPROTONOSUPPORT);
 	/* No channel: a synchronous id, with a channel of its own that its calls wait on. */
+	if (channel != NULL && __atomic_load_n(&((struct cma_channel *)channel)->closed,
+						 __ATOMIC_RELAXED))
+		return cma_errno(-EINVAL);	/* rdma_destroy_event_channel'd */
 	own = channel == NULL ? rdma_create_event_channel() : NULL;
 	if (channel == NULL && own == NULL)
 		return -1;
@@ -277,16 +314,21 @@ cma_child(struct cma_id *listener)
 int
 rdma_destroy_id(struct rdma_cm_id *id)
 {
-	struct cma_id *c = cma_id_of(id);
 	struct rdma_event_channel *own;
+	struct cma_event *req;
+	struct cma_id *c;
 
-	if (c == NULL)
-		return cma_errno(-EINVAL);
-	if (c->id.event != NULL) {
-		rdma_ack_cm_event(c->id.event);	/* rdma_get_request's, not handed out */
-		c->id.event = NULL;
-	}
 	pthread_mutex_lock(&cma_lock);
+	c = cma_id_live_locked(id);
+	if (c == NULL) {
+		pthread_mutex_unlock(&cma_lock);
+		return cma_errno(-EINVAL);	/* destroyed already, or never an id */
+	}
+	/* rdma_get_request's event, not handed out */
+	req = (struct cma_event *)c->id.event;
+	c->id.event = NULL;
+	if (req != NULL)
+		cma_ack_locked(req);
 	own = c->own_ch;
 	cma_cm_release(c);
 	c->destroyed = true;	/* no more events; the agent no longer finds it */
@@ -297,6 +339,10 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		pthread_cond_wait(&cma_acked, &cma_lock);
 	if (c->ah != NULL)
 		ibv_destroy_ah(c->ah);
+	/* The PD rdma_create_qp made for an id given none (librdmacm's is the device's, kept):
+	 * goes with its id once the QP has (EBUSY, kept, while the application still has it). */
+	if (c->own_pd && c->id.pd != NULL && c->id.qp == NULL && ibv_dealloc_pd(c->id.pd) == 0)
+		c->id.pd = NULL;
 	cma_mc_free_all(c);
 	free(c->ep_attr);
 	cma_free_id(c);
@@ -426,12 +472,14 @@ bind_locked(struct cma_id *c, const struct sockaddr *addr)
 int
 rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
+	struct cma_id *c;
 	int rc;
 
 	if (id == NULL || addr == NULL)
 		return cma_errno(-EINVAL);
 	pthread_mutex_lock(&cma_lock);
-	rc = bind_locked(cma_id_of(id), addr);
+	c = cma_id_live_locked(id);
+	rc = c != NULL ? bind_locked(c, addr) : -EINVAL;
 	pthread_mutex_unlock(&cma_lock);
 	return cma_errno(rc);
 }
@@ -439,7 +487,7 @@ rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 int
 rdma_listen(struct rdma_cm_id *id, int backlog)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	int rc = 0;
 
 	(void)backlog;
@@ -464,7 +512,7 @@ int
 rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr,
 		  int timeout_ms)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	struct sockaddr_storage ss;
 	int rc = 0;
 
@@ -515,7 +563,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct socka
 int
 rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	struct ibv_ah *ah;
 	int rc = 0, err = 0;
 
@@ -549,7 +597,7 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 int
 rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 
 	if (c == NULL || optval == NULL)
 		return cma_errno(-EINVAL);
@@ -564,16 +612,17 @@ rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, siz
 	return cma_errno(-ENOSYS);
 }
 
+/* 0 for what is not a live id (librdmacm's for an unknown address family). */
 uint16_t
 rdma_get_src_port(struct rdma_cm_id *id)
 {
-	return htons(sa_port(&id->route.addr.src_addr));
+	return cma_id_live(id) != NULL ? htons(sa_port(&id->route.addr.src_addr)) : 0;
 }
 
 uint16_t
 rdma_get_dst_port(struct rdma_cm_id *id)
 {
-	return htons(sa_port(&id->route.addr.dst_addr));
+	return cma_id_live(id) != NULL ? htons(sa_port(&id->route.addr.dst_addr)) : 0;
 }
 
 struct ibv_context **

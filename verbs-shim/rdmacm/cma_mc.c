@@ -55,7 +55,7 @@ find(struct cma_id *c, const uint8_t mgid[16])
 static int
 join(struct rdma_cm_id *id, const struct sockaddr *addr, bool send_only, void *context)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	struct rdma_ud_param u;
 	struct cma_mc *mc;
 	uint8_t mgid[16];
@@ -147,7 +147,7 @@ rdma_join_multicast_ex(struct rdma_cm_id *id, struct rdma_cm_join_mc_attr_ex *at
 int
 rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	struct cma_mc **pp, *mc;
 	uint8_t mgid[16];
 	int rc = 0;

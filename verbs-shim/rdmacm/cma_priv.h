@@ -54,6 +54,7 @@ struct cma_channel {
 	struct cma_event *head, *tail;	/* queued, not yet got */
 	unsigned int ids;		/* ids on this channel */
 	bool closed;			/* destroyed: kept, its readers block for good */
+	struct cma_channel *next_closed;	/* the kept ones, listed */
 };
 
 struct cma_id {
@@ -113,13 +114,18 @@ void cma_drop_events(struct cma_id *c);
 int cma_queue_ud_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		       const struct rdma_ud_param *u);
 void cma_channel_free(struct rdma_event_channel *channel);
+int cma_ack_locked(struct cma_event *e);
 
 /* cma_id.c */
 extern pthread_mutex_t cma_lock;
 extern pthread_cond_t cma_acked;	/* an event was acked (rdma_destroy_id waits) */
 extern struct ibv_context *cma_verbs;
 extern struct cma_id *cma_ids;
-struct cma_id *cma_id_of(struct rdma_cm_id *id);
+struct cma_id *cma_id_of(struct rdma_cm_id *id);	/* an id of ours: a cast */
+/* The application's id if it is live (EINVAL otherwise); _locked with cma_lock held. */
+struct cma_id *cma_id_live(const struct rdma_cm_id *id);
+struct cma_id *cma_id_live_locked(const struct rdma_cm_id *id);
+uint16_t cma_dst_port(const struct cma_id *c);
 void cma_free_id(struct cma_id *c);
 struct cma_id *cma_find_comm(uint32_t local_comm_id);
 struct cma_id *cma_find_peer(uint32_t remote_comm_id, const uint8_t dgid[16]);

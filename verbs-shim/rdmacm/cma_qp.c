@@ -104,7 +104,7 @@ cma_qp_error(struct cma_id *c)
 int
 rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 	int rc = 0;
 
 	if (c == NULL || qp_attr == NULL || qp_attr_mask == NULL)
@@ -195,8 +195,10 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 	struct ibv_qp *qp;
 	int rc;
 
-	if (id == NULL || attr == NULL)
+	if (cma_id_live(id) == NULL || attr == NULL)
 		return cma_errno(-EINVAL);
+	if (id->qp != NULL)
+		return cma_errno(-EINVAL);	/* one QP an id, as librdmacm */
 	if (attr->qp_type != id->qp_type)
 		return cma_errno(-EINVAL);	/* RC for RDMA_PS_TCP ids, UD for RDMA_PS_UDP */
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || attr->pd == NULL) {
@@ -240,7 +242,7 @@ rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr
 	struct ibv_qp_init_attr_ex x;
 	int rc;
 
-	if (id == NULL || qp_init_attr == NULL)
+	if (cma_id_live(id) == NULL || qp_init_attr == NULL)
 		return cma_errno(-EINVAL);
 	memset(&x, 0, sizeof(x));
 	memcpy(&x, qp_init_attr, sizeof(*qp_init_attr));	/* the _ex struct's head */
@@ -255,7 +257,7 @@ rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr
 void
 rdma_destroy_qp(struct rdma_cm_id *id)
 {
-	if (id == NULL || id->qp == NULL)
+	if (cma_id_live(id) == NULL || id->qp == NULL)
 		return;
 	ibv_destroy_qp(id->qp);
 	id->qp = NULL;

@@ -86,20 +86,18 @@ rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd 
 void
 rdma_destroy_ep(struct rdma_cm_id *id)
 {
-	struct cma_id *c = cma_id_of(id);
+	struct cma_id *c = cma_id_live(id);
 
 	if (c == NULL)
 		return;
 	rdma_destroy_qp(id);
-	if (c->own_pd && id->pd != NULL)
-		ibv_dealloc_pd(id->pd);
-	rdma_destroy_id(id);
+	rdma_destroy_id(id);	/* and the PD made for it */
 }
 
 int
 rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 {
-	struct cma_id *l = cma_id_of(listen), *c;
+	struct cma_id *l = cma_id_live(listen), *c;
 	struct rdma_event_channel *own;
 	struct rdma_cm_event *ev;
 	int rc;

@@ -34,7 +34,7 @@ cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p)
 	m.tid = c->tid;
 	m.local_comm_id = c->local_comm_id;	/* RequestID */
 	m.pkey = 0xFFFF;
-	m.service_id = cma_service_id(RDMA_PS_UDP, ntohs(rdma_get_dst_port(&c->id)));
+	m.service_id = cma_service_id(RDMA_PS_UDP, cma_dst_port(c));
 	rc = cma_hdr_build(m.private_data, &c->id.route.addr.src_addr,
 			   &c->id.route.addr.dst_addr);
 	if (rc != 0)
