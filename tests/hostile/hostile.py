@@ -94,6 +94,7 @@ class Session:
         self.cli = L.Proc(cfg, cfg.topo.ns["c"], "vc", CLI_IP,
                           client_argv + ["-p", str(port), SRV_KADDR], name + ".cli")
         self.tel = L.Telemetry(self.srv.pid)
+        self.ctel = None
         self.mrs = []
 
     def learn(self, pred, timeout=30):
@@ -126,6 +127,8 @@ class Session:
 
     def end(self):
         self.tel.close()
+        if self.ctel is not None:
+            self.ctel.close()
         self.cli.kill()
         self.srv.kill()
 
@@ -307,6 +310,11 @@ def silent_cases(s, old_psn, ahead_psn, srv_psn, srv_old_psn):
         ("dst_gid_v6", "DST_GID",
          "silent drop (to the server's IPv6 address, a QP connected on its IPv4 GID)",
          [send(src="::ffff:" + CLI_IP, dst=SRV_IP6)]),
+        # the client has no IPv6 address at all: this one is counted on the client's side
+        ("ipv6_to_v4_only", "DST_IP", "silent drop (IPv6 to the client, which has only an "
+         "IPv4 address)", [s.req(wire.RC_SEND_ONLY, srv_old_psn, payload=PAY, dqpn=s.cli_qpn,
+                                 src=SRV_IP6, dst="2001:2::2", smac=SRV_MAC, dmac=CLI_MAC)],
+         "cli"),
     ]
     return cases
 
@@ -353,6 +361,7 @@ def session_rc(cfg, res):
                                      (wire.RC_SEND_FIRST, wire.RC_SEND_ONLY), 10)
         if srv_first is None:
             raise RuntimeError("rc: no server SEND seen")
+        s.cli_qpn = srv_first["dqpn"]
         time.sleep(0.2)
         s.load_mrs()
         before_mem, skip, nvol = baseline(s, exclude_mrs=True)
@@ -364,18 +373,23 @@ def session_rc(cfg, res):
         cases = silent_cases(s, old_psn, (last["psn"] + HALF) & 0xFFFFFF, srv_last["psn"],
                              (srv_first["psn"] - 16) & 0xFFFFFF)
         t_battery = time.monotonic()
-        for name, reason, expect, frames in cases:
+        for name, reason, expect, frames, *side in cases:
+            tel = s.tel
+            if side:
+                if s.ctel is None:
+                    s.ctel = L.Telemetry(s.cli.pid)
+                tel = s.ctel
             if not s.srv.alive() or not s.cli.alive():
                 res.add("rc", name, expect, "the legitimate session ended before this case",
                         False)
                 continue
-            before = s.tel.counters()
+            before = tel.counters()
             for f in frames:
                 cfg.atk.send(f)
             if reason.startswith("dev."):
                 end = time.monotonic() + 3
                 while True:
-                    after = s.tel.counters()
+                    after = tel.counters()
                     d = after.get(reason, 0) - before.get(reason, 0)
                     if d >= 1 or time.monotonic() > end:
                         break
@@ -384,7 +398,7 @@ def session_rc(cfg, res):
                 obs = "%s +%d" % (reason, d)
             else:
                 n = 1 if name == "ip_frag_pair" else len(frames)	# one datagram
-                d, after = settle(s.tel, before, reason, n)
+                d, after = settle(tel, before, reason, n)
                 ok = d >= n
                 obs = "drop_%s +%d (%s)" % (reason, d, top_drops(before, after))
                 if reason == "IP_FRAG" and not ok:
@@ -395,7 +409,8 @@ def session_rc(cfg, res):
                     ok = nq == 0
                     obs = "not delivered to droce (kernel reassembly holds it), BAD_QPN " \
                           "+%d (%s)" % (nq, top_drops(before, after))
-            st = s.tel.qps().get(s.qpn, {}).get("state", "gone")
+            st = s.tel.qps().get(s.qpn, {}).get("state", "gone") if not side else \
+                tel.qps().get(s.cli_qpn, {}).get("state", "gone")
             ok = ok and st == "RTS"
             res.add("rc", name, "%s; drop_%s" % (expect, reason) if not reason.startswith("dev.")
                     else "%s; %s" % (expect, reason), "%s; QP %s" % (obs, st), ok)
