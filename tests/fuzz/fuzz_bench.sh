@@ -4,7 +4,8 @@
 # target with its executions per second and the coverage its corpus reached (edges: libFuzzer's
 # "cov", features: "ft"). Exit non-zero on any crash, trap or sanitizer report.
 #   tests/fuzz/fuzz_bench.sh [SECONDS] [BUILD_DIR] [TARGET...]
-# SECONDS per target (default $DROCE_FUZZ_BENCH_SECONDS or 120); BUILD_DIR as run_fuzz.sh's (default <repo>/build-fuzz);
+# SECONDS per target (default $DROCE_FUZZ_BENCH_SECONDS or 120); BUILD_DIR as run_fuzz.sh's
+# (default <repo>/build-fuzz);
 # TARGET: rx (the engine's receive path), cm (the IB CM decoder), pcap (droce-pcap's reader),
 # parse (the wire codec); default rx cm pcap. The corpus of each target is kept in
 # BUILD_DIR/fuzz-corpus-TARGET, so later runs start where earlier ones stopped; a finding's

@@ -18,6 +18,7 @@ legitimate sessions that run through the attacks must finish with their data che
 usage: hostile.py DROCE_RUN MRLOG_SO [--only SESSION,...] [--keep]
 """
 import os
+import signal
 import struct
 import sys
 import tempfile
@@ -687,8 +688,8 @@ def write_bw_gbps(out):
 
 
 def session_flood(cfg, res, count):
-    """ib_write_bw -D 4 once alone (the reference), then -D 10 and once with count bogus frames sent at
-    the server as fast as the attacker can (four kinds: bad ICRC, no such QP, wrong P_Key,
+    """ib_write_bw -D 4 once alone (the reference), then -D 10 with count bogus frames sent
+    at the server as fast as the attacker can (four kinds: bad ICRC, no such QP, wrong P_Key,
     truncated)."""
     # -u 18 (1 s local ACK timeout): frames the flood pushes out of the af_packet ring are
     # resent rather than ending the run on a loaded host
@@ -796,6 +797,8 @@ def main():
     cfg.only_cases = {x for x in cfg.only if x not in ("rc", "ud", "fatal", "flood")}
     keep = "--keep" in opts
     cfg.tmp = tempfile.mkdtemp(prefix="droce_hostile.")
+    # meson's timeout and Ctrl-C end the run through the cleanup below (namespaces removed)
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(1))
     res = Results()
     cfg.topo = L.Topology("%d" % os.getpid())
     rc = 0

@@ -323,6 +323,10 @@ def rss_kb(pid):
     return -1
 
 
+def die_with_parent():
+    ctypes.CDLL(None).prctl(1, 9)	# PR_SET_PDEATHSIG, SIGKILL
+
+
 class Proc:
     """A program run through droce-run in a namespace; same PID as the program (droce-run and
     ip netns exec both exec). Output to files in tmp."""
@@ -349,8 +353,10 @@ class Proc:
             cmd += ["--set", x.replace("%n", name)]
         cmd += ["--"]
         cmd += argv
+        # ip netns exec, droce-run and env all exec: the program keeps this child's PID, and
+        # dies with the test even if the test itself is killed (PR_SET_PDEATHSIG, SIGKILL)
         self.p = subprocess.Popen(cmd, stdout=open(self.out, "w"), stderr=open(self.err, "w"),
-                                  stdin=subprocess.DEVNULL, env=env)
+                                  stdin=subprocess.DEVNULL, env=env, preexec_fn=die_with_parent)
         self.pid = self.p.pid
         cfg.procs.append(self)
 
