@@ -4,6 +4,8 @@
 # fuzz for a bounded time. Exit non-zero on any crash, trap or sanitizer report.
 #   tests/fuzz/run_fuzz.sh [SECONDS] [BUILD_DIR]     (default 60 s, BUILD_DIR=$DROCE_FUZZ_BUILD
 #                                                     or <repo>/build-fuzz)
+# Then the other targets (receive path, CM decoder, pcap reader) briefly through fuzz_bench.sh,
+# $DROCE_FUZZ_EXTRA_SECONDS each (default 10; 0 skips them).
 # Extra libFuzzer flags: DROCE_FUZZ_ARGS="-max_len=4200 ...". A crash leaves its input in
 # BUILD_DIR/fuzz-artifacts/; replay it with: BUILD_DIR/tests/fuzz/fuzz_parse FILE
 set -euo pipefail
@@ -56,3 +58,8 @@ if [ "$rc" -ne 0 ] ||
 	exit 1
 fi
 echo "run_fuzz.sh: fuzz_parse ran ${secs} s without a finding"
+
+extra=${DROCE_FUZZ_EXTRA_SECONDS:-10}
+if [ "$extra" != 0 ]; then
+	"$here/fuzz_bench.sh" "$extra" "$dir" rx cm pcap
+fi

@@ -48,19 +48,27 @@ dlt_supported(int dlt)
 int
 droce_pcap_open(struct droce_pcap_in *in, const char *path)
 {
-	char errbuf[PCAP_ERRBUF_SIZE];
-	const char *name, *desc;
 	FILE *fp;
 
-	memset(in, 0, sizeof(*in));
-	in->path = path;
 	/* fopen first: its errno names the cause plainly (missing, permission). "-" is stdin,
 	 * for `tcpdump -w - | droce-pcap decode -`. */
 	fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (fp == NULL) {
+		memset(in, 0, sizeof(*in));
 		fprintf(stderr, "droce-pcap: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
+	return droce_pcap_open_stream(in, fp, path);
+}
+
+int
+droce_pcap_open_stream(struct droce_pcap_in *in, FILE *fp, const char *path)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	const char *name, *desc;
+
+	memset(in, 0, sizeof(*in));
+	in->path = path;
 	errbuf[0] = '\0';
 	in->pc = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_MICRO, errbuf);
 	if (in->pc == NULL) {

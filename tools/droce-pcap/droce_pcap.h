@@ -45,6 +45,9 @@ struct droce_pcap_frame {
 
 /* Open a capture; on failure print one line naming the file and the cause, return -1. */
 int droce_pcap_open(struct droce_pcap_in *in, const char *path);
+/* The same on an open stream (a file, or memory for the fuzzer), closed with the capture or
+ * on failure. */
+int droce_pcap_open_stream(struct droce_pcap_in *in, FILE *fp, const char *path);
 /* 1: *f holds the next frame; 0: end of file; -1: read error (truncated file), line printed. */
 int droce_pcap_next(struct droce_pcap_in *in, struct droce_pcap_frame *f);
 void droce_pcap_close(struct droce_pcap_in *in);
