@@ -4,7 +4,7 @@
  * that a CNP cuts (RC *= 1 - alpha/2, RT keeps the rate before the cut) and that recovers by
  * timer and byte-counter stages: fast recovery towards RT, then additive, then hyper increase
  * of RT. alpha rises on a CNP and decays in every alpha period without one. Parameters keep
- * mlx5's names (rpg_*, dce_tcp_*) and ConnectX-5 defaults.
+ * mlx5's names (rpg_*, dce_tcp_*); each QP reads its own (s->params).
  *
  * No timer of its own: the periods that passed are applied when the QP next sends or hears a
  * CNP (the rate only matters then), a bounded catch-up in virtual time.
@@ -37,6 +37,7 @@ enum {
 };
 
 static const struct droce_dcqcn_params dcqcn_defaults = {
+	.line_rate_bps = 100000000000ull,	/* unknown: 100G */
 	.max_rate_bps = 100000000000ull,	/* rpg_max_rate 0 = line rate: 100G here */
 	.min_rate_bps = 1000000ull,		/* rpg_min_rate 1 Mb/s */
 	.ai_rate_bps = 5000000ull,		/* rpg_ai_rate 5 Mb/s */
@@ -51,39 +52,42 @@ static const struct droce_dcqcn_params dcqcn_defaults = {
 	.initial_alpha = 1023,			/* initial_alpha_value */
 };
 
-/* Process-wide: set before the QPs that use them start (the engines only read them). */
-static struct droce_dcqcn_params params_set;
-static const struct droce_dcqcn_params *P = &dcqcn_defaults;
-
 void
-droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p)
+droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 {
 	*p = dcqcn_defaults;
+	if (link_bps != 0)
+		p->line_rate_bps = p->max_rate_bps = link_bps;
 }
 
 int
-droce_cc_dcqcn_configure(const struct droce_dcqcn_params *p)
+droce_cc_dcqcn_check(const struct droce_dcqcn_params *p)
 {
-	if (p == NULL || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
+	if (p == NULL || p->line_rate_bps == 0 || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
 	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->byte_reset == 0 ||
 	    p->min_dec_fac > 100 || p->g > G_ONE || p->alpha_period_ns == 0 ||
 	    p->initial_alpha > G_ONE)
 		return -EINVAL;
-	params_set = *p;
-	P = &params_set;
 	return 0;
 }
 
-const struct droce_dcqcn_params *
-droce_cc_dcqcn_params(void)
+static void
+dcqcn_defaults_op(union droce_cc_params *p, uint64_t link_bps)
 {
-	return P;
+	droce_cc_dcqcn_defaults(&p->dcqcn, link_bps);
+}
+
+static int
+dcqcn_check_op(const union droce_cc_params *p)
+{
+	return droce_cc_dcqcn_check(&p->dcqcn);
 }
 
 static void
 dcqcn_init(struct droce_cc_state *s, uint64_t now_ns)
 {
-	memset(s, 0, sizeof(*s));
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
+
 	s->w[W_RC] = s->w[W_RT] = P->max_rate_bps;
 	s->w[W_ALPHA] = (uint64_t)P->initial_alpha << (ALPHA_SHIFT - 10);
 	s->w[W_T_ALPHA] = s->w[W_T_TIMER] = now_ns;
@@ -95,6 +99,7 @@ dcqcn_init(struct droce_cc_state *s, uint64_t now_ns)
 static void
 increase(struct droce_cc_state *s)
 {
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	uint64_t t = s->w[W_T_STAGE], b = s->w[W_B_STAGE], f = P->threshold;
 	uint64_t hi = t > b ? t : b, lo = t < b ? t : b;
 
@@ -113,6 +118,7 @@ increase(struct droce_cc_state *s)
 static void
 advance(struct droce_cc_state *s, uint64_t now)
 {
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	unsigned int i;
 
 	for (i = 0; now >= s->w[W_T_ALPHA] && now - s->w[W_T_ALPHA] >= P->alpha_period_ns;
@@ -152,6 +158,7 @@ advance(struct droce_cc_state *s, uint64_t now)
 static void
 dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 {
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	advance(s, now_ns);
 	s->w[W_BYTES] += bytes;
 	while (s->w[W_BYTES] >= P->byte_reset) {
@@ -161,12 +168,13 @@ dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 			increase(s);
 		}
 	}
-	droce_cc_pace(s, bytes, now_ns, s->w[W_RC], P->max_rate_bps);
+	droce_cc_pace(s, bytes, now_ns, s->w[W_RC], P->line_rate_bps);
 }
 
 static void
 dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 {
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	uint64_t rc = s->w[W_RC], cut, floor;
 
 	advance(s, now_ns);
@@ -220,6 +228,8 @@ dcqcn_stats(const struct droce_cc_state *s, struct droce_cc_stat *out, unsigned 
 
 const struct droce_cc_ops droce_cc_dcqcn = {
 	.name = "dcqcn",
+	.defaults = dcqcn_defaults_op,
+	.check = dcqcn_check_op,
 	.init = dcqcn_init,
 	.on_send = dcqcn_on_send,
 	.on_cnp = dcqcn_on_cnp,
