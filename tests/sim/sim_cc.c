@@ -44,6 +44,10 @@ struct cfg {
 	double pmax;
 	const char *csv;
 	bool check;
+	uint64_t line_bps;		/* the senders' NICs (0: the bottleneck's rate) */
+	uint64_t cnp_ns;		/* the receiver's CNP interval (0: its default) */
+	char params[8][48];		/* --param name=value, applied over the defaults */
+	unsigned int n_params;
 };
 
 struct run {
@@ -225,6 +229,47 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* --param name=value over DCQCN's or TIMELY's parameters (rates in Mbit/s, times in us). */
+static int
+set_params(struct run *r, const struct droce_cc_ops *ops, union droce_cc_params *p)
+{
+	unsigned int i;
+	char name[48];
+	double v;
+
+	for (i = 0; i < r->c.n_params; i++) {
+		if (sscanf(r->c.params[i], "%47[^=]=%lf", name, &v) != 2)
+			return -1;
+#define SET(alg, key, field, mult)						\
+		if (ops == &droce_cc_##alg && strcmp(name, key) == 0) {		\
+			p->alg.field = (__typeof__(p->alg.field))(v * (mult));	\
+			continue;						\
+		}
+		SET(dcqcn, "max_rate_mbps", max_rate_bps, 1e6)
+		SET(dcqcn, "min_rate_mbps", min_rate_bps, 1e6)
+		SET(dcqcn, "ai_rate_mbps", ai_rate_bps, 1e6)
+		SET(dcqcn, "hai_rate_mbps", hai_rate_bps, 1e6)
+		SET(dcqcn, "time_reset_us", time_reset_ns, 1e3)
+		SET(dcqcn, "byte_reset", byte_reset, 1)
+		SET(dcqcn, "threshold", threshold, 1)
+		SET(dcqcn, "g", g, 1)
+		SET(dcqcn, "alpha_period_us", alpha_period_ns, 1e3)
+		SET(dcqcn, "reduce_period_us", reduce_period_ns, 1e3)
+		SET(dcqcn, "min_dec_fac", min_dec_fac, 1)
+		SET(dcqcn, "initial_alpha", initial_alpha, 1)
+		SET(timely, "max_rate_mbps", max_rate_bps, 1e6)
+		SET(timely, "min_rate_mbps", min_rate_bps, 1e6)
+		SET(timely, "delta_mbps", delta_bps, 1e6)
+		SET(timely, "t_low_us", t_low_ns, 1e3)
+		SET(timely, "t_high_us", t_high_ns, 1e3)
+		SET(timely, "min_rtt_us", min_rtt_ns, 1e3)
+#undef SET
+		fprintf(stderr, "droce-sim-cc: no parameter %s for %s\n", name, ops->name);
+		return -1;
+	}
+	return droce_cc_check(ops, p);
+}
+
 static int
 setup(struct run *r)
 {
@@ -243,6 +288,8 @@ setup(struct run *r)
 
 	if (ops == NULL)
 		return -1;
+	if (r->c.line_bps == 0)
+		r->c.line_bps = r->c.rate_bps;
 	sim_net_init(&r->net, r->c.seed);
 	r->net.tx_hook = hook;
 	r->net.tx_hook_arg = r;
@@ -251,6 +298,8 @@ setup(struct run *r)
 	qpp.timeout = 14;	/* the deepest queue here is a few ms */
 	if (sim_ep_create(&r->rx, &r->net, r->c.seed, &bottle, 4096 + 200) != 0)
 		return -1;
+	if (r->c.cnp_ns != 0)
+		droce_dev_set_cnp_interval(r->rx.dev, r->c.cnp_ns);
 	r->rmem = aligned_alloc(4096, mem);
 	r->rpd = droce_pd_alloc(r->rx.dev, &err);
 	r->rcq = droce_cq_create(r->rx.dev, 1024, NULL, &err);
@@ -265,7 +314,16 @@ setup(struct run *r)
 	ia.cap.max_recv_wr = 4;
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
 	/* the senders' line rate is the bottleneck's: parameters scaled to it */
-	droce_cc_defaults(ops, &p, r->c.rate_bps);
+	droce_cc_defaults(ops, &p, r->c.line_bps);
+	if (set_params(r, ops, &p) != 0)
+		return -1;
+	/* The simulator's senders have no wire of their own: the limiter paces them at their
+	 * line rate too (a NIC serialises at it), instead of handing a window to the switch at
+	 * once. */
+	if (ops == &droce_cc_dcqcn)
+		p.dcqcn.line_rate_bps = UINT64_MAX;
+	else if (ops == &droce_cc_timely)
+		p.timely.line_rate_bps = UINT64_MAX;
 	for (i = 0; i < r->c.flows; i++) {
 		struct flow *f = &r->f[i];
 
@@ -336,7 +394,8 @@ usage(void)
 	fprintf(stderr,
 		"usage: droce-sim-cc [--cc none|dcqcn|timely] [--flows N] [--gbps R] [--delay-us D]\n"
 		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] [--outstanding K]\n"
-		"       [--sample-us S] [--seed S] [--csv FILE] [--check]\n");
+		"       [--sample-us S] [--seed S] [--csv FILE] [--check] [--line-gbps L]\n"
+		"       [--cnp-us I] [--param NAME=VALUE]...\n");
 }
 
 static int
@@ -347,7 +406,8 @@ parse(int argc, char **argv, struct cfg *c)
 		{ "delay-us", 1, NULL, 'd' }, { "red", 1, NULL, 'r' }, { "qcap", 1, NULL, 'q' },
 		{ "ms", 1, NULL, 't' }, { "msg", 1, NULL, 'm' }, { "outstanding", 1, NULL, 'o' },
 		{ "sample-us", 1, NULL, 's' }, { "seed", 1, NULL, 'S' }, { "csv", 1, NULL, 'C' },
-		{ "check", 0, NULL, 'k' }, { NULL, 0, NULL, 0 },
+		{ "check", 0, NULL, 'k' }, { "line-gbps", 1, NULL, 'l' },
+		{ "cnp-us", 1, NULL, 'I' }, { "param", 1, NULL, 'P' }, { NULL, 0, NULL, 0 },
 	};
 	double pm;
 	int o;
@@ -384,6 +444,13 @@ parse(int argc, char **argv, struct cfg *c)
 		case 'S': c->seed = strtoull(optarg, NULL, 0); break;
 		case 'C': c->csv = optarg; break;
 		case 'k': c->check = true; break;
+		case 'l': c->line_bps = (uint64_t)(strtod(optarg, NULL) * 1e9); break;
+		case 'I': c->cnp_ns = (uint64_t)(strtod(optarg, NULL) * 1e3); break;
+		case 'P':
+			if (c->n_params == 8 || strlen(optarg) >= sizeof(c->params[0]))
+				return -1;
+			strcpy(c->params[c->n_params++], optarg);
+			break;
 		default: return -1;
 		}
 	}

@@ -6,6 +6,8 @@
  * rate, recovery to line rate, parameter checks; then end to end: CE-marked data makes the
  * receiver send CNPs and the sender's QP slows down, every byte still arriving.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "droce_test.h"
@@ -42,6 +44,7 @@ params(void)
 	p.threshold = 5;
 	p.reduce_period_ns = 4000;
 	p.alpha_period_ns = 55000;
+	p.g = 1019;				/* mlx5's dce_tcp_g */
 	return p;
 }
 
@@ -252,6 +255,38 @@ test_pacing(void)
 			1000ull * 8 * 1000000000ull / r);
 }
 
+/*
+ * A QP cut far down recovers by its timer while it waits to send: the gap after a packet drains
+ * at the rates the timer stages give on the way, not only at the rate of the moment (at 40
+ * Mbit/s a 4 KiB packet would hold the next for 800 us, fifteen stages of recovery).
+ */
+static void
+test_pacing_across_stages(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	uint64_t next, slow, rc;
+	int i;
+
+	p.min_rate_bps = 1000000;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	for (i = 0; i < 8; i++)		/* alpha near 1: each cut halves, 10G to ~40M */
+		droce_cc_dcqcn.on_cnp(&s, (uint64_t)i * p.reduce_period_ns);
+	rc = stats(&s).rate_bps;
+	CU_ASSERT_FATAL(rc < 60000000 && rc > 30000000);
+	droce_cc_dcqcn.on_send(&s, 4096, 40000);
+	next = droce_cc_dcqcn.next_send_time(&s);
+	slow = 40000 + 4096ull * 8 * 1000000000 / rc;
+	printf("\n  4 KiB at %" PRIu64 " Mbit/s: next packet after %" PRIu64 " us, not %" PRIu64
+	       " ", rc / 1000000, (next - 40000) / 1000, (slow - 40000) / 1000);
+	CU_ASSERT(next < 40000 + (slow - 40000) * 3 / 4);
+	CU_ASSERT(next > 40000 + (slow - 40000) / 3);	/* at most RT's, twice the rate */
+	/* when that time comes the stages have happened: the rate is above the cut's */
+	droce_cc_dcqcn.on_send(&s, 4096, next);
+	CU_ASSERT(stats(&s).rate_bps > rc * 3 / 2);
+}
+
 static void
 test_configure_checks(void)
 {
@@ -268,8 +303,15 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(NULL), -EINVAL);
 	droce_cc_dcqcn_defaults(&d, 0);
 	CU_ASSERT_EQUAL(configure(&d), 0);
-	CU_ASSERT_EQUAL(tp.dcqcn.max_rate_bps, 100000000000ull);
-	CU_ASSERT_EQUAL(tp.dcqcn.time_reset_ns, 300000);
+	CU_ASSERT_EQUAL(tp.dcqcn.max_rate_bps, 100000000000ull);	/* link unknown: 100G */
+	CU_ASSERT_EQUAL(tp.dcqcn.time_reset_ns, 55000);
+	/* scaled to the link: a 2 Gbit/s port's QPs start there, and step by its 1/500 */
+	droce_cc_dcqcn_defaults(&d, 2000000000ull);
+	CU_ASSERT_EQUAL(d.max_rate_bps, 2000000000ull);
+	CU_ASSERT_EQUAL(d.line_rate_bps, 2000000000ull);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 4000000ull);
+	CU_ASSERT_EQUAL(d.hai_rate_bps, 20000000ull);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
 	/* by name, as the configuration and droce-sim pick one */
 	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "dcqcn"), &droce_cc_dcqcn);
 	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "timely"), &droce_cc_timely);
@@ -363,5 +405,6 @@ DROCE_TEST_MAIN("cc_dcqcn",
 	DROCE_TEST(test_alpha_decays_without_cnp),
 	DROCE_TEST(test_increase_stages),
 	DROCE_TEST(test_pacing),
+	DROCE_TEST(test_pacing_across_stages),
 	DROCE_TEST(test_configure_checks),
 	DROCE_TEST(test_end_to_end_ce))
