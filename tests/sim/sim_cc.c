@@ -47,6 +47,8 @@ struct cfg {
 	uint64_t line_bps;		/* the senders' NICs (0: the bottleneck's rate) */
 	uint64_t cnp_ns;		/* the receiver's CNP interval (0: its default) */
 	char params[8][48];		/* --param name=value, applied over the defaults */
+	/* --floor: weaker bounds than --check's targets (regression floors), -1: none */
+	double min_util, max_ce, max_p99;
 	unsigned int n_params;
 };
 
@@ -295,7 +297,10 @@ setup(struct run *r)
 	r->net.tx_hook_arg = r;
 	sim_qp_params_default(&qpp);
 	qpp.mtu = DROCE_MTU_4096;
-	qpp.timeout = 14;	/* the deepest queue here is a few ms */
+	/* the local ACK timeout (4.096 us x 2^t) above the deepest queue's delay: 4 ms behind a
+	 * bounded tail-drop queue (a dropped window waits for it), 268 ms behind an unbounded
+	 * RED one (16 windows of 16 x 64 KiB at 2 Gbit/s take 64 ms to drain) */
+	qpp.timeout = r->c.qcap != 0 ? 10 : 16;
 	if (sim_ep_create(&r->rx, &r->net, r->c.seed, &bottle, 4096 + 200) != 0)
 		return -1;
 	if (r->c.cnp_ns != 0)
@@ -395,7 +400,7 @@ usage(void)
 		"usage: droce-sim-cc [--cc none|dcqcn|timely] [--flows N] [--gbps R] [--delay-us D]\n"
 		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] [--outstanding K]\n"
 		"       [--sample-us S] [--seed S] [--csv FILE] [--check] [--line-gbps L]\n"
-		"       [--cnp-us I] [--param NAME=VALUE]...\n");
+		"       [--cnp-us I] [--param NAME=VALUE]... [--floor MIN_UTIL%%,MAX_CE%%,MAX_P99]\n");
 }
 
 static int
@@ -407,7 +412,8 @@ parse(int argc, char **argv, struct cfg *c)
 		{ "ms", 1, NULL, 't' }, { "msg", 1, NULL, 'm' }, { "outstanding", 1, NULL, 'o' },
 		{ "sample-us", 1, NULL, 's' }, { "seed", 1, NULL, 'S' }, { "csv", 1, NULL, 'C' },
 		{ "check", 0, NULL, 'k' }, { "line-gbps", 1, NULL, 'l' },
-		{ "cnp-us", 1, NULL, 'I' }, { "param", 1, NULL, 'P' }, { NULL, 0, NULL, 0 },
+		{ "cnp-us", 1, NULL, 'I' }, { "param", 1, NULL, 'P' },
+		{ "floor", 1, NULL, 'F' }, { NULL, 0, NULL, 0 },
 	};
 	double pm;
 	int o;
@@ -425,6 +431,7 @@ parse(int argc, char **argv, struct cfg *c)
 	c->kmin = 5000;
 	c->kmax = 200000;
 	c->pmax = 0.01;
+	c->min_util = c->max_ce = c->max_p99 = -1;
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
 		case 'c': c->cc = optarg; break;
@@ -446,6 +453,10 @@ parse(int argc, char **argv, struct cfg *c)
 		case 'k': c->check = true; break;
 		case 'l': c->line_bps = (uint64_t)(strtod(optarg, NULL) * 1e9); break;
 		case 'I': c->cnp_ns = (uint64_t)(strtod(optarg, NULL) * 1e3); break;
+		case 'F':
+			if (sscanf(optarg, "%lf,%lf,%lf", &c->min_util, &c->max_ce, &c->max_p99) != 3)
+				return -1;
+			break;
 		case 'P':
 			if (c->n_params == 8 || strlen(optarg) >= sizeof(c->params[0]))
 				return -1;
@@ -536,7 +547,16 @@ main(int argc, char **argv)
 				fail = 1;
 		}
 		if (fail)
-			printf("FAIL (seed %" PRIu64 ")\n", r.c.seed);
+			printf("FAIL: targets missed (seed %" PRIu64 ")\n", r.c.seed);
+	}
+	if (r.c.min_util >= 0) {
+		if (errors != 0 || bad_qp != 0 || util * 100 < r.c.min_util ||
+		    ce * 100 > r.c.max_ce || q99 > r.c.max_p99) {
+			printf("FAIL: below the floor: link >= %.0f %%, CE <= %.0f %%, queue p99 <= "
+			       "%.0f B (seed %" PRIu64 ")\n", r.c.min_util, r.c.max_ce, r.c.max_p99,
+			       r.c.seed);
+			fail = 1;
+		}
 	}
 	if (r.csv != NULL)
 		fclose(r.csv);
