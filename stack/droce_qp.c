@@ -282,6 +282,8 @@ droce_qp_query(const struct droce_qp *qp, struct droce_qp_attr *attr,
 		init->cap = qp->cap;
 		init->sq_sig_all = qp->sq_sig_all;
 		init->qp_context = qp->context;
+		init->cc = qp->cc_ops->name;
+		init->cc_params = &qp->cc_params;
 		init->gsi = qp->qpn == DROCE_QPN_GSI;
 		init->block_self_mcast_lb = qp->mcast_no_self;
 	}

@@ -100,6 +100,15 @@ test_two_qps_one_device(void)
 	CU_ASSERT_EQUAL(st.rate_bps, 10000000000ull);
 	droce_cc_dcqcn_stats(cs[1], &st);
 	CU_ASSERT_EQUAL(st.rate_bps, 1000000000ull);
+	/* droce_qp_query reports what the QP runs */
+	{
+		struct droce_qp_init_attr qi;
+		struct droce_qp_attr qa;
+
+		CU_ASSERT_EQUAL_FATAL(droce_qp_query(b[0], &qa, &qi), 0);
+		CU_ASSERT_STRING_EQUAL(qi.cc, "dcqcn");
+		CU_ASSERT_EQUAL(qi.cc_params->dcqcn.max_rate_bps, 1000000000ull);
+	}
 	for (i = 0; i < 2; i++) {
 		smr[i] = droce_mr_reg(w.n[0].pd, src[i], MSG, o.access, &err);
 		dmr[i] = droce_mr_reg(w.n[1].pd, dst[i], MSG, o.access, &err);
