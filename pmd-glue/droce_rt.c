@@ -63,49 +63,15 @@ make_neigh(struct droce_rt *rt, const struct droce_neigh_ops *ops)
 	return droce_neigh_init(&rt->neigh, &nc, ops);
 }
 
+/* TIMELY's parameters: the defaults for the link, with what the configuration sets (0 keeps a
+ * default). */
 static int
-make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen)
-{
-	const struct droce_rt_config *c = &rt->cfg;
-	struct droce_dev_attr a;
-	struct droce_io io;
-	int e = 0;
-
-	memset(&a, 0, sizeof(a));
-	memcpy(a.mac, rt->port.mac, 6);
-	memcpy(a.gids, rt->gids, sizeof(rt->gids));
-	a.num_gids = (uint8_t)rt->num_gids;
-	a.eth_mtu = rt->port.mtu;
-	a.max_qp = c->max_qp;
-	a.max_cq = c->max_cq;
-	a.max_mr = c->max_mr;
-	a.max_mw = c->max_mw;
-	a.max_srq = c->max_srq;
-	a.max_ah = c->max_ah;
-	a.max_pd = c->max_pd;
-	a.shard = (uint8_t)s->idx;
-	a.shard_bits = (uint8_t)rt->shard_bits;
-	droce_rt_io_init(s, &io);
-	s->dev = droce_dev_create(&a, &io, &e);
-	if (s->dev == NULL) {
-		droce_rt_errf(0, err, errlen,
-		        "cannot create the engine device (%s): lower DROCE_MAX_QP and "
-		        "the other max_* keys",
-		        strerror(e ? e : ENOMEM));
-		return -(e ? e : ENOMEM);
-	}
-	droce_dev_set_cnp_interval(s->dev, (uint64_t)c->cnp_interval_us * 1000);
-	droce_dev_set_cc(s->dev, droce_cc_find(c->cc));	/* validated with the configuration */
-	return 0;
-}
-
-/* TIMELY's parameters: the defaults, with what the configuration sets (0 keeps a default). */
-static int
-set_timely(const struct droce_rt_config *c, char *err, size_t errlen)
+set_timely(const struct droce_rt_config *c, struct droce_timely_params *pp, uint64_t link_bps,
+	   char *err, size_t errlen)
 {
 	struct droce_timely_params p;
 
-	droce_cc_timely_defaults(&p);
+	droce_cc_timely_defaults(&p, link_bps);
 	if (c->timely_max_rate_mbps != 0)
 		p.max_rate_bps = (uint64_t)c->timely_max_rate_mbps * 1000000;
 	if (c->timely_min_rate_mbps != 0)
@@ -118,20 +84,23 @@ set_timely(const struct droce_rt_config *c, char *err, size_t errlen)
 		p.t_high_ns = (uint64_t)c->timely_t_high_us * 1000;
 	if (c->timely_min_rtt_us != 0)
 		p.min_rtt_ns = (uint64_t)c->timely_min_rtt_us * 1000;
-	if (droce_cc_timely_configure(&p) != 0)
+	if (droce_cc_timely_check(&p) != 0)
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "TIMELY parameters out of range: timely_t_low_us must be below "
 		        "timely_t_high_us and timely_min_rate_mbps at most the maximum rate");
+	*pp = p;
 	return 0;
 }
 
-/* DCQCN's parameters: the defaults, with what the configuration sets (0 keeps a default). */
+/* DCQCN's parameters: the defaults for the link, with what the configuration sets (0 keeps a
+ * default). */
 static int
-set_dcqcn(const struct droce_rt_config *c, char *err, size_t errlen)
+set_dcqcn(const struct droce_rt_config *c, struct droce_dcqcn_params *pp, uint64_t link_bps,
+	  char *err, size_t errlen)
 {
 	struct droce_dcqcn_params p;
 
-	droce_cc_dcqcn_defaults(&p);
+	droce_cc_dcqcn_defaults(&p, link_bps);
 	if (c->dcqcn_max_rate_mbps != 0)
 		p.max_rate_bps = (uint64_t)c->dcqcn_max_rate_mbps * 1000000;
 	if (c->dcqcn_min_rate_mbps != 0)
@@ -154,11 +123,88 @@ set_dcqcn(const struct droce_rt_config *c, char *err, size_t errlen)
 		p.reduce_period_ns = (uint64_t)c->dcqcn_reduce_period_us * 1000;
 	if (c->dcqcn_min_dec_fac != 0)
 		p.min_dec_fac = c->dcqcn_min_dec_fac;
-	if (droce_cc_dcqcn_configure(&p) != 0)
+	if (droce_cc_dcqcn_check(&p) != 0)
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "DCQCN parameters out of range: dcqcn_min_rate_mbps above the maximum "
 		        "rate (%" PRIu64 " Mbit/s)?", p.max_rate_bps / 1000000);
+	*pp = p;
 	return 0;
+}
+
+/* The port's rate for congestion control's defaults: link_mbps, else what the PMD reports,
+ * else 0 (unknown: the algorithms assume 100 Gbit/s). */
+static uint64_t
+link_bps(const struct droce_rt *rt)
+{
+	struct rte_eth_link l;
+
+	if (rt->cfg.link_mbps != 0)
+		return (uint64_t)rt->cfg.link_mbps * 1000000;
+	if (rte_eth_link_get_nowait(rt->port.port_id, &l) == 0 && l.link_speed != 0 &&
+	    l.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		return (uint64_t)l.link_speed * 1000000;
+	return 0;
+}
+
+/* The device's algorithms (the built-in ones and the plugins'), the one `cc` names and its
+ * parameters from the configuration: what the device's QPs start with. */
+static int
+dev_cc(struct droce_rt *rt, struct droce_dev *dev, char *err, size_t errlen)
+{
+	const struct droce_rt_config *c = &rt->cfg;
+	const struct droce_cc_ops *ops;
+	union droce_cc_params p;
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < rt->cc_reg.n; i++)
+		droce_dev_cc_register(dev, rt->cc_reg.ops[i]);	/* fits: same size */
+	ops = droce_dev_cc_find(dev, c->cc);	/* validated with the configuration */
+	droce_cc_defaults(ops, &p, rt->link_bps);
+	if (ops == &droce_cc_dcqcn)
+		rc = set_dcqcn(c, &p.dcqcn, rt->link_bps, err, errlen);
+	else if (ops == &droce_cc_timely)
+		rc = set_timely(c, &p.timely, rt->link_bps, err, errlen);
+	if (rc == 0 && droce_dev_set_cc(dev, ops, &p) != 0)
+		rc = droce_rt_errf(-EINVAL, err, errlen,
+		        "cc %s refuses its parameters: see its documentation", c->cc);
+	return rc;
+}
+
+static int
+make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen)
+{
+	const struct droce_rt_config *c = &rt->cfg;
+	struct droce_dev_attr a;
+	struct droce_io io;
+	int e = 0;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.mac, rt->port.mac, 6);
+	memcpy(a.gids, rt->gids, sizeof(rt->gids));
+	a.num_gids = (uint8_t)rt->num_gids;
+	a.eth_mtu = rt->port.mtu;
+	a.max_qp = c->max_qp;
+	a.max_cq = c->max_cq;
+	a.max_mr = c->max_mr;
+	a.max_mw = c->max_mw;
+	a.max_srq = c->max_srq;
+	a.max_ah = c->max_ah;
+	a.max_pd = c->max_pd;
+	a.shard = (uint8_t)s->idx;
+	a.shard_bits = (uint8_t)rt->shard_bits;
+	a.link_bps = rt->link_bps;
+	droce_rt_io_init(s, &io);
+	s->dev = droce_dev_create(&a, &io, &e);
+	if (s->dev == NULL) {
+		droce_rt_errf(0, err, errlen,
+		        "cannot create the engine device (%s): lower DROCE_MAX_QP and "
+		        "the other max_* keys",
+		        strerror(e ? e : ENOMEM));
+		return -(e ? e : ENOMEM);
+	}
+	droce_dev_set_cnp_interval(s->dev, (uint64_t)c->cnp_interval_us * 1000);
+	return dev_cc(rt, s->dev, err, errlen);
 }
 
 static int
@@ -253,14 +299,13 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 			        "MAC %02x:... of port %s is not unicast: set DROCE_MAC",
 			        rt->port.mac[0], rt->port.name);
 	}
-	/* the algorithms a plugin adds, then the parameters of the one new QPs will run
-	 * (process-wide) */
+	/* the algorithms a plugin adds (each device gets them, with the parameters of the one
+	 * its QPs will run: make_dev) */
 	if (rc == 0 && rt->cfg.cc_plugin[0] != '\0')
-		rc = droce_rt_cc_plugin_load(rt->cfg.cc_plugin, rt->cfg.cc, err, errlen);
-	if (rc == 0 && strcmp(rt->cfg.cc, "dcqcn") == 0)
-		rc = set_dcqcn(&rt->cfg, err, errlen);
-	else if (rc == 0 && strcmp(rt->cfg.cc, "timely") == 0)
-		rc = set_timely(&rt->cfg, err, errlen);
+		rc = droce_rt_cc_plugin_load(rt->cfg.cc_plugin, &rt->cc_reg, rt->cfg.cc, err,
+					     errlen);
+	if (rc == 0)
+		rt->link_bps = link_bps(rt);
 	for (i = 0; rc == 0 && i < rt->nb_shards; i++)
 		rc = make_dev(rt, &rt->sh[i], err, errlen);
 	if (rc == 0 && rt->port.flow_rules == 0)

@@ -85,6 +85,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_reduce_period_us", dcqcn_reduce_period_us, 0, 10000000),
 	U32("dcqcn_min_dec_fac", dcqcn_min_dec_fac, 0, 100),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
+	U32("link_mbps", link_mbps, 0, 1600000),
 	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),
 	U32("timely_min_rate_mbps", timely_min_rate_mbps, 0, 1600000),
 	U32("timely_delta_mbps", timely_delta_mbps, 0, 1600000),
@@ -534,13 +535,13 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		        "mbuf_cache %u is more than a quarter of mbufs %u", cfg->mbuf_cache,
 		        cfg->mbufs);
 	/* with a plugin, cc is checked once it is loaded (droce_rt_open) */
-	if (droce_cc_find(cfg->cc) == NULL && cfg->cc_plugin[0] == '\0') {
+	if (droce_cc_find(NULL, cfg->cc) == NULL && cfg->cc_plugin[0] == '\0') {
 		char names[256];
 
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "cc %s is not a congestion control here: use one of %s (DROCE_CC=dcqcn), "
 		        "or load it with cc_plugin (DROCE_CC_PLUGIN)", cfg->cc,
-		        droce_cc_names(names, sizeof(names)));
+		        droce_cc_names(NULL, names, sizeof(names)));
 	}
 	if (cfg->dcqcn_min_rate_mbps != 0 && cfg->dcqcn_max_rate_mbps != 0 &&
 	    cfg->dcqcn_min_rate_mbps > cfg->dcqcn_max_rate_mbps)

@@ -94,6 +94,8 @@ struct droce_rt_kgroup {
 struct droce_rt {
 	struct droce_rt_config cfg;
 	struct droce_rt_port port;
+	struct droce_cc_registry cc_reg;	/* the algorithms cc_plugin added */
+	uint64_t link_bps;	/* the port's rate for congestion control (0: unknown) */
 	struct droce_neigh neigh;	/* shard 0's */
 	struct rte_ring *exc;
 	uint8_t gids[2][16];

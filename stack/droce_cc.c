@@ -7,11 +7,17 @@
 
 #include "droce_cc.h"
 
+/* The parameters of every algorithm fit the union the engine keeps per QP and device. */
+_Static_assert(sizeof(struct droce_dcqcn_params) <= sizeof(uint64_t) * DROCE_CC_PARAM_WORDS,
+	       "DCQCN parameters fit droce_cc_params");
+_Static_assert(sizeof(struct droce_timely_params) <= sizeof(uint64_t) * DROCE_CC_PARAM_WORDS,
+	       "TIMELY parameters fit droce_cc_params");
+
 static void
 none_init(struct droce_cc_state *s, uint64_t now_ns)
 {
+	(void)s;
 	(void)now_ns;
-	memset(s, 0, sizeof(*s));
 }
 
 static void
@@ -86,50 +92,50 @@ static const struct droce_cc_ops *const builtin[] = {
 	&droce_cc_none, &droce_cc_dcqcn, &droce_cc_timely,
 };
 #define NB_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
-static const struct droce_cc_ops *registered[DROCE_CC_REGISTER_MAX];
-static unsigned int nb_registered;
 
 static const struct droce_cc_ops *
-cc_at(unsigned int i)
+cc_at(const struct droce_cc_registry *reg, unsigned int i)
 {
 	if (i < NB_BUILTIN)
 		return builtin[i];
-	return i - NB_BUILTIN < nb_registered ? registered[i - NB_BUILTIN] : NULL;
+	if (reg == NULL || i - NB_BUILTIN >= reg->n)
+		return NULL;
+	return reg->ops[i - NB_BUILTIN];
 }
 
 const struct droce_cc_ops *
-droce_cc_find(const char *name)
+droce_cc_find(const struct droce_cc_registry *reg, const char *name)
 {
 	const struct droce_cc_ops *ops;
 	unsigned int i;
 
-	for (i = 0; name != NULL && (ops = cc_at(i)) != NULL; i++)
+	for (i = 0; name != NULL && (ops = cc_at(reg, i)) != NULL; i++)
 		if (strcmp(ops->name, name) == 0)
 			return ops;
 	return NULL;
 }
 
 int
-droce_cc_register(const struct droce_cc_ops *ops)
+droce_cc_register(struct droce_cc_registry *reg, const struct droce_cc_ops *ops)
 {
 	const struct droce_cc_ops *had;
 
-	/* the engine calls these unconditionally; on_rtt alone is optional */
-	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
+	/* the engine calls these unconditionally; defaults, check, on_rtt, stats are optional */
+	if (reg == NULL || ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
 	    strlen(ops->name) > DROCE_CC_NAME_MAX || ops->init == NULL || ops->on_send == NULL ||
 	    ops->on_cnp == NULL || ops->on_ack == NULL || ops->next_send_time == NULL)
 		return -EINVAL;
-	had = droce_cc_find(ops->name);
+	had = droce_cc_find(reg, ops->name);
 	if (had != NULL)
 		return had == ops ? 0 : -EEXIST;	/* a plugin loaded twice registers twice */
-	if (nb_registered == DROCE_CC_REGISTER_MAX)
+	if (reg->n >= DROCE_CC_REGISTER_MAX)
 		return -ENOSPC;
-	registered[nb_registered++] = ops;
+	reg->ops[reg->n++] = ops;
 	return 0;
 }
 
 char *
-droce_cc_names(char *buf, unsigned int len)
+droce_cc_names(const struct droce_cc_registry *reg, char *buf, unsigned int len)
 {
 	const struct droce_cc_ops *ops;
 	unsigned int i, n = 0;
@@ -138,13 +144,29 @@ droce_cc_names(char *buf, unsigned int len)
 	if (len == 0)
 		return buf;
 	buf[0] = '\0';
-	for (i = 0; (ops = cc_at(i)) != NULL && n < len; i++) {
+	for (i = 0; (ops = cc_at(reg, i)) != NULL && n < len; i++) {
 		w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", ops->name);
 		if (w < 0)
 			break;
 		n += (unsigned int)w;
 	}
 	return buf;
+}
+
+void
+droce_cc_defaults(const struct droce_cc_ops *ops, union droce_cc_params *p, uint64_t link_bps)
+{
+	memset(p, 0, sizeof(*p));
+	if (ops != NULL && ops->defaults != NULL)
+		ops->defaults(p, link_bps);
+}
+
+int
+droce_cc_check(const struct droce_cc_ops *ops, const union droce_cc_params *p)
+{
+	if (ops == NULL || p == NULL)
+		return -EINVAL;
+	return ops->check != NULL ? ops->check(p) : 0;
 }
 
 const struct droce_cc_plugin_api droce_cc_plugin_api = {

@@ -10,12 +10,57 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * Parameters. Every QP has its own copy (struct droce_qp_init_attr's cc_params, or its device's,
+ * droce_dev_set_cc()), so two devices or two QPs run the same algorithm with different values.
+ * DCQCN's (mlx5's names and meaning) and TIMELY's have their structs; a plugin's algorithm uses
+ * the words as it likes.
+ */
+struct droce_dcqcn_params {
+	uint64_t line_rate_bps;		/* the port's: at or above it the wire paces, not the QP */
+	uint64_t max_rate_bps;		/* rpg_max_rate: the rate a QP starts at and returns to */
+	uint64_t min_rate_bps;		/* rpg_min_rate: no cut goes below */
+	uint64_t ai_rate_bps;		/* rpg_ai_rate: additive increase step of the target */
+	uint64_t hai_rate_bps;		/* rpg_hai_rate: hyper increase step */
+	uint64_t time_reset_ns;		/* rpg_time_reset: rate-increase timer period */
+	uint64_t byte_reset;		/* rpg_byte_reset: bytes per byte-counter stage */
+	uint32_t threshold;		/* rpg_threshold: stages of fast recovery (F) */
+	uint32_t min_dec_fac;		/* rpg_min_dec_fac: percent of the rate a cut keeps at least */
+	uint32_t g;			/* dce_tcp_g: alpha gain, in 1/1024 */
+	uint64_t alpha_period_ns;	/* dce_tcp_rtt: alpha decays once per period without CNP */
+	uint64_t reduce_period_ns;	/* rate_reduce_monitor_period: at most one cut per period */
+	uint32_t initial_alpha;		/* initial_alpha_value, in 1/1024 */
+};
+
+struct droce_timely_params {
+	uint64_t line_rate_bps;		/* the port's: at or above it the wire paces, not the QP */
+	uint64_t max_rate_bps;		/* the rate a QP starts at, and the ceiling */
+	uint64_t min_rate_bps;
+	uint64_t delta_bps;		/* additive step */
+	uint64_t t_low_ns;		/* below: always increase */
+	uint64_t t_high_ns;		/* above: decrease by beta (1 - t_high / rtt) */
+	uint64_t min_rtt_ns;		/* normalises the gradient */
+	uint32_t ewma_alpha;		/* weight of a new RTT change, in 1/1024 (0.875: 896) */
+	uint32_t beta;			/* decrease factor, in 1/1024 (0.8: 819) */
+	uint32_t hai_n;			/* increase by hai_n delta after 5 falling samples in a row */
+};
+
+#define DROCE_CC_PARAM_WORDS 16
+union droce_cc_params {
+	struct droce_dcqcn_params dcqcn;
+	struct droce_timely_params timely;
+	uint64_t w[DROCE_CC_PARAM_WORDS];	/* a plugin's */
+};
+
 struct droce_cc_state {
 	uint64_t next_send_ns;	/* earliest time the QP may send its next data packet */
 	uint64_t w[14];		/* algorithm private */
 	/* Set by the engine: the packet on_send() is told about waited for next_send_ns (the
 	 * limiter held it), so leaving later than that is the loop's lateness, not idleness. */
 	bool held;
+	/* Set by the engine before init() (which zeroes the rest of the state and leaves this):
+	 * the QP's parameters, which stay put while the QP runs the algorithm. */
+	const union droce_cc_params *params;
 };
 
 struct droce_cc_stat {
@@ -25,6 +70,13 @@ struct droce_cc_stat {
 
 struct droce_cc_ops {
 	const char *name;
+	/* Optional (NULL: all zero): the parameters to run with on a port of link_bps bit/s
+	 * (0: unknown), into *p. */
+	void (*defaults)(union droce_cc_params *p, uint64_t link_bps);
+	/* Optional (NULL: any is fine): 0, or -EINVAL for parameters it cannot run with. */
+	int (*check)(const union droce_cc_params *p);
+	/* A QP starts (or restarts) running the algorithm: the engine has zeroed *s but for
+	 * s->params. */
 	void (*init)(struct droce_cc_state *s, uint64_t now_ns);
 	/* A data packet of bytes (whole frame) left at now_ns. */
 	void (*on_send)(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns);
@@ -46,34 +98,46 @@ struct droce_cc_ops {
 /* No congestion control: always allowed to send. */
 extern const struct droce_cc_ops droce_cc_none;
 
-/* The algorithm of that name ("none", "dcqcn", "timely", or one registered), or NULL. */
-const struct droce_cc_ops *droce_cc_find(const char *name);
-
 /*
- * Algorithms from outside the engine (a researcher's, a plugin's: below). Registered ops are
- * found by name like the built-in ones; the struct must outlive every QP that runs it. 0, or
- * -EINVAL (no name, a name over DROCE_CC_NAME_MAX, or no init, on_send, on_cnp, on_ack or
- * next_send_time), -EEXIST (another algorithm has that name; the same ops again is 0),
- * -ENOSPC (DROCE_CC_REGISTER_MAX registered). Not concurrently with droce_cc_find(): register
- * before devices run.
+ * Algorithms from outside the engine (a researcher's, a plugin's: below) live in a registry its
+ * owner keeps (each device has one, droce_dev_cc_register(); the runtime keeps the plugins' one):
+ * the engine has no process-wide list. Registered ops are found by name after the built-in ones;
+ * the struct must outlive every QP that runs it.
  */
 #define DROCE_CC_NAME_MAX 31
 #define DROCE_CC_REGISTER_MAX 8
-int droce_cc_register(const struct droce_cc_ops *ops);
-/* The names of every algorithm (built-in first), comma-separated, into buf; returns buf. */
-char *droce_cc_names(char *buf, unsigned int len);
+struct droce_cc_registry {
+	const struct droce_cc_ops *ops[DROCE_CC_REGISTER_MAX];
+	unsigned int n;
+};
+
+/* The algorithm of that name ("none", "dcqcn", "timely", or one in reg; reg NULL: the built-in
+ * ones only), or NULL. */
+const struct droce_cc_ops *droce_cc_find(const struct droce_cc_registry *reg, const char *name);
+/* 0, or -EINVAL (no registry, no name, a name over DROCE_CC_NAME_MAX, or no init, on_send,
+ * on_cnp, on_ack or next_send_time), -EEXIST (another algorithm has that name; the same ops
+ * again is 0), -ENOSPC (DROCE_CC_REGISTER_MAX registered). */
+int droce_cc_register(struct droce_cc_registry *reg, const struct droce_cc_ops *ops);
+/* The names of every algorithm (built-in first, then reg's), comma-separated, into buf. */
+char *droce_cc_names(const struct droce_cc_registry *reg, char *buf, unsigned int len);
+/* ops' defaults for a port of link_bps (zeroes without a defaults op), and its check. */
+void droce_cc_defaults(const struct droce_cc_ops *ops, union droce_cc_params *p,
+		       uint64_t link_bps);
+int droce_cc_check(const struct droce_cc_ops *ops, const union droce_cc_params *p);
 
 /*
  * Plugins: a shared object exporting droce_cc_plugin_init(), which registers its algorithms
- * through the table it is handed (no symbol of droce's needs to be visible to it, whether droce
+ * into the registry it is handed, through the table it is handed (no symbol of droce's needs to be visible to it, whether droce
  * is linked statically or not). The DPDK runtime loads one with the `cc_plugin` key
  * (pmd-glue/README.md, "Congestion control"); returns 0 or -errno. The table also carries the
  * helpers rate-based algorithms share.
  */
-#define DROCE_CC_PLUGIN_ABI 1
+/* ABI 2: parameters per QP (droce_cc_state.params; defaults and check ops), a registry per
+ * owner instead of a process-wide one. */
+#define DROCE_CC_PLUGIN_ABI 2
 struct droce_cc_plugin_api {
 	unsigned int abi;	/* DROCE_CC_PLUGIN_ABI of the droce that loads the plugin */
-	int (*register_ops)(const struct droce_cc_ops *ops);
+	int (*register_ops)(struct droce_cc_registry *reg, const struct droce_cc_ops *ops);
 	uint64_t (*next_send_ns)(const struct droce_cc_state *s);
 	void (*ignore)(struct droce_cc_state *s, uint64_t now_ns);
 	void (*pace)(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns, uint64_t rate_bps,
@@ -83,7 +147,7 @@ struct droce_cc_plugin_api {
 				   unsigned int count);
 };
 #define DROCE_CC_PLUGIN_INIT "droce_cc_plugin_init"
-int droce_cc_plugin_init(const struct droce_cc_plugin_api *api);
+int droce_cc_plugin_init(const struct droce_cc_plugin_api *api, struct droce_cc_registry *reg);
 /* The table droce hands to plugins (its abi is DROCE_CC_PLUGIN_ABI). */
 extern const struct droce_cc_plugin_api droce_cc_plugin_api;
 
@@ -104,24 +168,9 @@ unsigned int droce_cc_stats_fill(struct droce_cc_stat *out, unsigned int n,
 
 /*
  * DCQCN reaction point (droce_cc_dcqcn.c): per-QP rate limiter cut by CNPs, recovering by timer
- * and byte stages. Parameters carry mlx5's names; defaults are ConnectX-5's.
+ * and byte stages. Parameters carry mlx5's names.
  */
 extern const struct droce_cc_ops droce_cc_dcqcn;
-
-struct droce_dcqcn_params {
-	uint64_t max_rate_bps;		/* rpg_max_rate: the rate a QP starts at and returns to */
-	uint64_t min_rate_bps;		/* rpg_min_rate: no cut goes below */
-	uint64_t ai_rate_bps;		/* rpg_ai_rate: additive increase step of the target */
-	uint64_t hai_rate_bps;		/* rpg_hai_rate: hyper increase step */
-	uint64_t time_reset_ns;		/* rpg_time_reset: rate-increase timer period */
-	uint64_t byte_reset;		/* rpg_byte_reset: bytes per byte-counter stage */
-	uint32_t threshold;		/* rpg_threshold: stages of fast recovery (F) */
-	uint32_t min_dec_fac;		/* rpg_min_dec_fac: percent of the rate a cut keeps at least */
-	uint32_t g;			/* dce_tcp_g: alpha gain, in 1/1024 */
-	uint64_t alpha_period_ns;	/* dce_tcp_rtt: alpha decays once per period without CNP */
-	uint64_t reduce_period_ns;	/* rate_reduce_monitor_period: at most one cut per period */
-	uint32_t initial_alpha;		/* initial_alpha_value, in 1/1024 */
-};
 
 struct droce_dcqcn_stats {
 	uint64_t rate_bps, target_bps;	/* RC, RT */
@@ -129,10 +178,10 @@ struct droce_dcqcn_stats {
 	uint64_t cuts, cnp_ignored;	/* CNPs that cut the rate; CNPs inside a monitor period */
 };
 
-void droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p);
-/* Process-wide; for QPs initialised afterwards. -EINVAL for values out of range. */
-int droce_cc_dcqcn_configure(const struct droce_dcqcn_params *p);
-const struct droce_dcqcn_params *droce_cc_dcqcn_params(void);
+/* The defaults for a port of link_bps (0: 100 Gbit/s assumed); 0 or -EINVAL for values out
+ * of range. */
+void droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps);
+int droce_cc_dcqcn_check(const struct droce_dcqcn_params *p);
 /* A QP's DCQCN state (its struct droce_cc_state, while droce_cc_dcqcn drives it). */
 void droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *st);
 
@@ -141,27 +190,14 @@ void droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_sta
  */
 extern const struct droce_cc_ops droce_cc_timely;
 
-struct droce_timely_params {
-	uint64_t max_rate_bps;		/* the rate a QP starts at, and the ceiling */
-	uint64_t min_rate_bps;
-	uint64_t delta_bps;		/* additive step */
-	uint64_t t_low_ns;		/* below: always increase */
-	uint64_t t_high_ns;		/* above: decrease by beta (1 - t_high / rtt) */
-	uint64_t min_rtt_ns;		/* normalises the gradient */
-	uint32_t ewma_alpha;		/* weight of a new RTT change, in 1/1024 (0.875: 896) */
-	uint32_t beta;			/* decrease factor, in 1/1024 (0.8: 819) */
-	uint32_t hai_n;			/* increase by hai_n delta after 5 falling samples in a row */
-};
-
 struct droce_timely_stats {
 	uint64_t rate_bps, prev_rtt_ns;
 	int64_t rtt_diff_ns;		/* the EWMA of the RTT's change */
 	uint64_t samples, decreases;
 };
 
-void droce_cc_timely_defaults(struct droce_timely_params *p);
-/* Process-wide; for QPs initialised afterwards. -EINVAL for values out of range. */
-int droce_cc_timely_configure(const struct droce_timely_params *p);
+void droce_cc_timely_defaults(struct droce_timely_params *p, uint64_t link_bps);
+int droce_cc_timely_check(const struct droce_timely_params *p);
 void droce_cc_timely_stats(const struct droce_cc_state *s, struct droce_timely_stats *st);
 
 #endif /* DROCE_CC_H */

@@ -4,7 +4,7 @@
  * that a CNP cuts (RC *= 1 - alpha/2, RT keeps the rate before the cut) and that recovers by
  * timer and byte-counter stages: fast recovery towards RT, then additive, then hyper increase
  * of RT. alpha rises on a CNP and decays in every alpha period without one. Parameters keep
- * mlx5's names (rpg_*, dce_tcp_*) and ConnectX-5 defaults.
+ * mlx5's names (rpg_*, dce_tcp_*); each QP reads its own (s->params).
  *
  * No timer of its own: the periods that passed are applied when the QP next sends or hears a
  * CNP (the rate only matters then), a bounded catch-up in virtual time.
@@ -36,54 +36,64 @@ enum {
 	W_IGNORED,	/* CNPs inside the monitor period: no cut */
 };
 
-static const struct droce_dcqcn_params dcqcn_defaults = {
-	.max_rate_bps = 100000000000ull,	/* rpg_max_rate 0 = line rate: 100G here */
-	.min_rate_bps = 1000000ull,		/* rpg_min_rate 1 Mb/s */
-	.ai_rate_bps = 5000000ull,		/* rpg_ai_rate 5 Mb/s */
-	.hai_rate_bps = 50000000ull,		/* rpg_hai_rate 50 Mb/s */
-	.time_reset_ns = 300000,		/* rpg_time_reset 300 us */
-	.byte_reset = 32767,			/* rpg_byte_reset */
-	.threshold = 1,				/* rpg_threshold (F) */
-	.min_dec_fac = 50,			/* rpg_min_dec_fac, percent kept at the least */
-	.g = 1019,				/* dce_tcp_g, in 1/1024 */
-	.alpha_period_ns = 1000,		/* dce_tcp_rtt 1 us */
-	.reduce_period_ns = 4000,		/* rate_reduce_monitor_period 4 us */
-	.initial_alpha = 1023,			/* initial_alpha_value */
-};
-
-/* Process-wide: set before the QPs that use them start (the engines only read them). */
-static struct droce_dcqcn_params params_set;
-static const struct droce_dcqcn_params *P = &dcqcn_defaults;
+/*
+ * Defaults for a port of link_bps, after the paper's values (made for 40G: g = 1/256, T = 55 us,
+ * F = 5, B = 10 MB, R_AI 40 Mb/s, R_HAI 200 Mb/s) with the increase steps scaled to the link
+ * (R_AI = link / 500, R_HAI = link / 100) and alpha updated every 20 us instead of 55 (see
+ * pmd-glue/README.md, "Congestion control": measured in tests/sim with droce-sim-cc). mlx5's
+ * ConnectX-5 values (rpg_time_reset 300 us, rpg_byte_reset 32767, rpg_threshold 1, rpg_ai_rate
+ * 5 Mb/s, rpg_hai_rate 50 Mb/s, dce_tcp_g 1019 every 1 us) are one set of keys away; with them
+ * the simulator's flows cut too little when several share a link, or recover too slowly.
+ */
+#define DCQCN_UNKNOWN_LINK 100000000000ull	/* 100G when the port's rate is unknown */
 
 void
-droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p)
+droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 {
-	*p = dcqcn_defaults;
+	uint64_t l = link_bps != 0 ? link_bps : DCQCN_UNKNOWN_LINK;
+
+	p->line_rate_bps = p->max_rate_bps = l;		/* rpg_max_rate 0: line rate */
+	p->min_rate_bps = l / 10000 > 1000000 ? l / 10000 : 1000000;	/* rpg_min_rate */
+	p->ai_rate_bps = l / 500;			/* rpg_ai_rate */
+	p->hai_rate_bps = l / 100;			/* rpg_hai_rate */
+	p->time_reset_ns = 55000;			/* rpg_time_reset */
+	p->byte_reset = 10000000;			/* rpg_byte_reset */
+	p->threshold = 5;				/* rpg_threshold (F) */
+	p->min_dec_fac = 50;				/* rpg_min_dec_fac, percent kept */
+	p->g = 1020;					/* dce_tcp_g: 1/256 */
+	p->alpha_period_ns = 20000;			/* dce_tcp_rtt */
+	p->reduce_period_ns = 4000;			/* rate_reduce_monitor_period */
+	p->initial_alpha = 1023;			/* initial_alpha_value */
 }
 
 int
-droce_cc_dcqcn_configure(const struct droce_dcqcn_params *p)
+droce_cc_dcqcn_check(const struct droce_dcqcn_params *p)
 {
-	if (p == NULL || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
+	if (p == NULL || p->line_rate_bps == 0 || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
 	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->byte_reset == 0 ||
 	    p->min_dec_fac > 100 || p->g > G_ONE || p->alpha_period_ns == 0 ||
 	    p->initial_alpha > G_ONE)
 		return -EINVAL;
-	params_set = *p;
-	P = &params_set;
 	return 0;
 }
 
-const struct droce_dcqcn_params *
-droce_cc_dcqcn_params(void)
+static void
+dcqcn_defaults_op(union droce_cc_params *p, uint64_t link_bps)
 {
-	return P;
+	droce_cc_dcqcn_defaults(&p->dcqcn, link_bps);
+}
+
+static int
+dcqcn_check_op(const union droce_cc_params *p)
+{
+	return droce_cc_dcqcn_check(&p->dcqcn);
 }
 
 static void
 dcqcn_init(struct droce_cc_state *s, uint64_t now_ns)
 {
-	memset(s, 0, sizeof(*s));
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
+
 	s->w[W_RC] = s->w[W_RT] = P->max_rate_bps;
 	s->w[W_ALPHA] = (uint64_t)P->initial_alpha << (ALPHA_SHIFT - 10);
 	s->w[W_T_ALPHA] = s->w[W_T_TIMER] = now_ns;
@@ -91,28 +101,37 @@ dcqcn_init(struct droce_cc_state *s, uint64_t now_ns)
 	s->next_send_ns = now_ns;
 }
 
-/* One rate-increase event (a timer or byte-counter stage ended). */
+/* One rate-increase event (a timer or byte-counter stage ended) on rates rc and rt, after t
+ * timer and b byte stages. */
+static void
+increase_rates(const struct droce_dcqcn_params *P, uint64_t t, uint64_t b, uint64_t *rc,
+	       uint64_t *rt)
+{
+	uint64_t hi = t > b ? t : b, lo = t < b ? t : b, f = P->threshold;
+
+	if (hi >= f && lo >= f)		/* hyper increase */
+		*rt += (lo - f + 1) * P->hai_rate_bps;
+	else if (hi >= f)		/* additive increase */
+		*rt += P->ai_rate_bps;
+	/* and in fast recovery RT stays: RC climbs half way to it */
+	if (*rt > P->max_rate_bps)
+		*rt = P->max_rate_bps;
+	/* rounded up, so that RC reaches RT (and line rate) instead of stopping 1 bit/s short */
+	*rc = (*rt + *rc + 1) / 2;
+}
+
 static void
 increase(struct droce_cc_state *s)
 {
-	uint64_t t = s->w[W_T_STAGE], b = s->w[W_B_STAGE], f = P->threshold;
-	uint64_t hi = t > b ? t : b, lo = t < b ? t : b;
-
-	if (hi >= f && lo >= f)		/* hyper increase */
-		s->w[W_RT] += (lo - f + 1) * P->hai_rate_bps;
-	else if (hi >= f)		/* additive increase */
-		s->w[W_RT] += P->ai_rate_bps;
-	/* and in fast recovery RT stays: RC climbs half way to it */
-	if (s->w[W_RT] > P->max_rate_bps)
-		s->w[W_RT] = P->max_rate_bps;
-	/* rounded up, so that RC reaches RT (and line rate) instead of stopping 1 bit/s short */
-	s->w[W_RC] = (s->w[W_RT] + s->w[W_RC] + 1) / 2;
+	increase_rates(&s->params->dcqcn, s->w[W_T_STAGE], s->w[W_B_STAGE], &s->w[W_RC],
+		       &s->w[W_RT]);
 }
 
 /* Apply the alpha and timer periods that ended before now. */
 static void
 advance(struct droce_cc_state *s, uint64_t now)
 {
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	unsigned int i;
 
 	for (i = 0; now >= s->w[W_T_ALPHA] && now - s->w[W_T_ALPHA] >= P->alpha_period_ns;
@@ -149,9 +168,41 @@ advance(struct droce_cc_state *s, uint64_t now)
 	}
 }
 
+/*
+ * The next packet may leave once this one's bytes have drained, at the rate the timer raises on
+ * the way: a QP cut to a low rate would otherwise wait out the whole gap at that rate (a 4 KiB
+ * packet at 1 Mbit/s: 33 ms) while its timer stages would have recovered it within a few
+ * hundred microseconds. The stages are only foreseen here; advance() applies them when they
+ * have passed. Bounded: after 64 stages the rest drains at the rate reached.
+ */
+static void
+pace(struct droce_cc_state *s, uint32_t bytes, uint64_t now)
+{
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
+	uint64_t rc = s->w[W_RC], rt = s->w[W_RT], ts = s->w[W_T_STAGE], t, tt, bits, gap, d;
+	unsigned int i;
+
+	droce_cc_pace(s, bytes, now, rc, P->line_rate_bps);
+	tt = s->w[W_T_TIMER] + P->time_reset_ns;	/* the next timer stage */
+	if (rc >= P->line_rate_bps || rc >= P->max_rate_bps || s->next_send_ns <= tt)
+		return;
+	gap = (uint64_t)bytes * 8u * 1000000000u / rc;
+	t = s->next_send_ns - gap;	/* where droce_cc_pace() started the gap */
+	bits = (uint64_t)bytes * 8u;
+	for (i = 0; i < 64 && t + bits * 1000000000u / rc > tt; i++) {
+		d = tt > t ? tt - t : 0;
+		bits -= d * rc / 1000000000u;
+		t = tt;
+		tt += P->time_reset_ns;
+		increase_rates(P, ++ts, s->w[W_B_STAGE], &rc, &rt);
+	}
+	s->next_send_ns = t + bits * 1000000000u / rc;
+}
+
 static void
 dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 {
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	advance(s, now_ns);
 	s->w[W_BYTES] += bytes;
 	while (s->w[W_BYTES] >= P->byte_reset) {
@@ -161,12 +212,13 @@ dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 			increase(s);
 		}
 	}
-	droce_cc_pace(s, bytes, now_ns, s->w[W_RC], P->max_rate_bps);
+	pace(s, bytes, now_ns);
 }
 
 static void
 dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 {
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	uint64_t rc = s->w[W_RC], cut, floor;
 
 	advance(s, now_ns);
@@ -220,6 +272,8 @@ dcqcn_stats(const struct droce_cc_state *s, struct droce_cc_stat *out, unsigned 
 
 const struct droce_cc_ops droce_cc_dcqcn = {
 	.name = "dcqcn",
+	.defaults = dcqcn_defaults_op,
+	.check = dcqcn_check_op,
 	.init = dcqcn_init,
 	.on_send = dcqcn_on_send,
 	.on_cnp = dcqcn_on_cnp,

@@ -28,6 +28,7 @@ enum {
 };
 
 static const struct droce_timely_params timely_defaults = {
+	.line_rate_bps = 100000000000ull,	/* unknown: 100G */
 	.max_rate_bps = 100000000000ull,	/* line rate: 100G here */
 	.min_rate_bps = 10000000ull,		/* 10 Mbit/s */
 	.delta_bps = 10000000ull,		/* paper: 10 Mbit/s */
@@ -39,38 +40,48 @@ static const struct droce_timely_params timely_defaults = {
 	.hai_n = 5,
 };
 
-static struct droce_timely_params params_set;
-static const struct droce_timely_params *P = &timely_defaults;
-
 void
-droce_cc_timely_defaults(struct droce_timely_params *p)
+droce_cc_timely_defaults(struct droce_timely_params *p, uint64_t link_bps)
 {
 	*p = timely_defaults;
+	if (link_bps != 0)
+		p->line_rate_bps = p->max_rate_bps = link_bps;
 }
 
 int
-droce_cc_timely_configure(const struct droce_timely_params *p)
+droce_cc_timely_check(const struct droce_timely_params *p)
 {
-	if (p == NULL || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
+	if (p == NULL || p->line_rate_bps == 0 || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
 	    p->min_rate_bps > p->max_rate_bps || p->t_low_ns >= p->t_high_ns ||
 	    p->min_rtt_ns == 0 || p->ewma_alpha > 1024 || p->beta > 1024 || p->hai_n == 0)
 		return -EINVAL;
-	params_set = *p;
-	P = &params_set;
 	return 0;
+}
+
+static void
+timely_defaults_op(union droce_cc_params *p, uint64_t link_bps)
+{
+	droce_cc_timely_defaults(&p->timely, link_bps);
+}
+
+static int
+timely_check_op(const union droce_cc_params *p)
+{
+	return droce_cc_timely_check(&p->timely);
 }
 
 static void
 timely_init(struct droce_cc_state *s, uint64_t now_ns)
 {
-	memset(s, 0, sizeof(*s));
-	s->w[W_RATE] = P->max_rate_bps;
+	s->w[W_RATE] = s->params->timely.max_rate_bps;
 	s->next_send_ns = now_ns;
 }
 
 static void
 set_rate(struct droce_cc_state *s, int64_t r)
 {
+	const struct droce_timely_params *P = &s->params->timely;
+
 	if (r < (int64_t)P->min_rate_bps)
 		r = (int64_t)P->min_rate_bps;
 	if (r > (int64_t)P->max_rate_bps)
@@ -81,6 +92,7 @@ set_rate(struct droce_cc_state *s, int64_t r)
 static void
 timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 {
+	const struct droce_timely_params *P = &s->params->timely;
 	int64_t rate = (int64_t)s->w[W_RATE], rtt = (int64_t)rtt_ns, diff, grad, cut;
 	uint64_t sent = now_ns > rtt_ns ? now_ns - rtt_ns : 0;	/* when the timed packet left */
 
@@ -133,7 +145,9 @@ timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 static void
 timely_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 {
-	droce_cc_pace(s, bytes, now_ns, s->w[W_RATE], P->max_rate_bps);
+	const struct droce_timely_params *P = &s->params->timely;
+
+	droce_cc_pace(s, bytes, now_ns, s->w[W_RATE], P->line_rate_bps);
 }
 
 void
@@ -165,6 +179,8 @@ timely_stats(const struct droce_cc_state *s, struct droce_cc_stat *out, unsigned
 
 const struct droce_cc_ops droce_cc_timely = {
 	.name = "timely",
+	.defaults = timely_defaults_op,
+	.check = timely_check_op,
 	.init = timely_init,
 	.on_send = timely_on_send,
 	.on_cnp = droce_cc_ignore,	/* TIMELY hears the network through RTTs alone */

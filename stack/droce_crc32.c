@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320): the bitwise reference, byte table and
- * slice-by-8 versions, and the choice of the fastest one this CPU runs (made once, at load).
+ * slice-by-8 versions, and the choice of the fastest one this CPU runs.
  */
 #include <string.h>
 
 #include "droce_crc32_impl.h"
+#include "droce_crc_tables.h"
 
 #define CRC32_POLY_REFLECTED 0xEDB88320u
 
@@ -24,26 +25,9 @@ droce_crc32_bitwise(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
-/* crc32_tab[0] is the byte table; crc32_tab[k][b] is byte b followed by k zero bytes. */
-static uint32_t crc32_tab[8][256];
-
-static void
-crc32_tab_init(void)
-{
-	uint32_t i, c;
-	int k;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (CRC32_POLY_REFLECTED & (0u - (c & 1)));
-		crc32_tab[0][i] = c;
-	}
-	for (i = 0; i < 256; i++)
-		for (k = 1; k < 8; k++)
-			crc32_tab[k][i] = (crc32_tab[k - 1][i] >> 8) ^
-					  crc32_tab[0][crc32_tab[k - 1][i] & 0xFF];
-}
+/* crc32_tab[0] is the byte table; crc32_tab[k][b] is byte b followed by k zero bytes (const,
+ * generated at build time: droce_crc_tables.h). */
+#define crc32_tab droce_crc32_tab
 
 uint32_t
 droce_crc32_table(uint32_t crc, const void *buf, size_t len)
@@ -112,46 +96,50 @@ droce_crc32_impl_get(unsigned int i)
 	return &crc32_impls[i];
 }
 
-/* Until the constructor below runs (only another early constructor could get here), the
- * table-free reference keeps results right. */
-static const struct droce_crc32_impl *crc32_best = &crc32_impls[0];
-
-/* Priority 101 runs before default constructors, so code that starts at load time already sees
- * the tables and the choice. The list is ordered slowest first: the last usable entry wins. */
-static void __attribute__((constructor(101)))
-crc32_init(void)
+/*
+ * The fastest implementation this CPU runs: the last usable one of the list (slowest first; the
+ * unit tests check that this picks the same). Asked on each call rather than remembered, so
+ * the engine keeps no writable state: the tests read the CPU's feature bits that libgcc fills
+ * before main (until then they read 0, and slice-by-8 is right anyway), a load and a test each,
+ * inline here.
+ */
+static inline const struct droce_crc32_impl *
+crc32_best(void)
 {
-	const struct droce_crc32_impl *im;
-	unsigned int i;
-
-	crc32_tab_init();
-	for (i = 0; (im = droce_crc32_impl_get(i)) != NULL; i++)
-		if (im->usable == NULL || im->usable())
-			crc32_best = im;
+#ifdef DROCE_CRC32_X86
+	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3") &&
+	    __builtin_cpu_supports("sse4.1")) {
+		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq"))
+			return &crc32_impls[4];
+		return &crc32_impls[3];
+	}
+#endif
+	return &crc32_impls[2];
 }
 
 uint32_t
 droce_crc32(uint32_t crc, const void *buf, size_t len)
 {
 	/* What follows the headers of an ACK, a small WRITE or SEND: no indirect call for it
-	 * (the carry-less versions hand anything under 16 bytes to slice-by-8 anyway), once
-	 * the tables are there. */
-	if (len < 16 && crc32_best != &crc32_impls[0])
+	 * (the carry-less versions hand anything under 16 bytes to slice-by-8 anyway). */
+	if (len < 16)
 		return droce_crc32_slice8(crc, buf, len);
-	return crc32_best->fn(crc, buf, len);
+	return crc32_best()->fn(crc, buf, len);
 }
 
 uint32_t
 droce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
 {
-	if (crc32_best->copy != NULL)
-		return crc32_best->copy(crc, dst, src, len);
+	const struct droce_crc32_impl *im = crc32_best();
+
+	if (im->copy != NULL)
+		return im->copy(crc, dst, src, len);
 	memcpy(dst, src, len);
-	return crc32_best->fn(crc, dst, len);
+	return im->fn(crc, dst, len);
 }
 
 const char *
 droce_crc32_impl_name(void)
 {
-	return crc32_best->name;
+	return crc32_best()->name;
 }

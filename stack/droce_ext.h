@@ -11,10 +11,23 @@
 
 /* Completion events raised on this CQ by droce_cq_req_notify() arming (verbs: the channel). */
 uint64_t droce_cq_events(const struct droce_cq *cq);
-/* Replace a QP's congestion-control algorithm (NULL: "none"); its state is re-initialised. */
-int droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops, uint64_t now_ns);
-/* The algorithm QPs created from now on start with (NULL: "none"; droce_cc_dcqcn). */
-int droce_dev_set_cc(struct droce_dev *dev, const struct droce_cc_ops *ops);
+/* Replace a QP's congestion-control algorithm (NULL: "none") and its parameters (NULL: the
+ * algorithm's defaults for the device's link_bps); its state is re-initialised. -EINVAL for
+ * parameters the algorithm refuses (its check op). */
+int droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops,
+		    const union droce_cc_params *p, uint64_t now_ns);
+/* The algorithm QPs created from now on start with (NULL: "none"; droce_cc_dcqcn, or one
+ * droce_dev_cc_find() names) and its parameters (NULL: its defaults for link_bps), unless
+ * their droce_qp_init_attr names others. -EINVAL for parameters the algorithm refuses. */
+int droce_dev_set_cc(struct droce_dev *dev, const struct droce_cc_ops *ops,
+		     const union droce_cc_params *p);
+/* The device's default algorithm and (p not NULL) its parameters. */
+const struct droce_cc_ops *droce_dev_cc(const struct droce_dev *dev,
+					const union droce_cc_params **p);
+/* The device's registry of algorithms beyond the built-in ones (droce_cc_register()), which
+ * struct droce_qp_init_attr's cc and droce_dev_cc_find() name. */
+int droce_dev_cc_register(struct droce_dev *dev, const struct droce_cc_ops *ops);
+const struct droce_cc_ops *droce_dev_cc_find(const struct droce_dev *dev, const char *name);
 /* A QP's algorithm, and its state in *state when state is not NULL (NULL: no such QP). */
 const struct droce_cc_ops *droce_qp_cc(const struct droce_qp *qp,
 				       const struct droce_cc_state **state);

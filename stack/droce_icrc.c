@@ -2,6 +2,7 @@
 /* ICRC framing: which bytes are masked, over a CRC-32 from droce_crc32*.c. */
 #include <string.h>
 
+#include "droce_crc_tables.h"
 #include "droce_icrc.h"
 #include "wire/droce_bth.h"
 #include "wire/droce_ipv4.h"
@@ -87,46 +88,16 @@ static const uint8_t v4_masked[] = { 1, 8, 10, 11, 20 + 6, 20 + 7, 28 + DROCE_BT
 static const uint8_t v4_variable[] = { 2, 3, 4, 5, 20 + 4, 20 + 5, 28, 29, 28 + 8, 28 + 9,
 				       28 + 10, 28 + 11 };
 #define V4_NVAR (sizeof(v4_variable) / sizeof(v4_variable[0]))
+_Static_assert(V4_NVAR == DROCE_ICRC_V4_NVAR, "gen_crc_tables.py has the same list");
 
 /* v4_tab[k][v]: the CRC register (raw, not inverted) after the 8 + 40 prefix bytes when all are
- * zero but byte v4_variable[k], which is v; register zero at the start. */
-static uint32_t v4_tab[V4_NVAR][256];
-
-/* As 64-bit words over the 40 prefix bytes: v4_keep zeroes the variable and masked bytes,
- * v4_ones sets the masked ones (built from byte arrays, so any host byte order works). */
-static uint64_t v4_keep[DROCE_ICRC_V4_HDR / 8], v4_ones[DROCE_ICRC_V4_HDR / 8];
-
-static void __attribute__((constructor(102)))
-icrc_v4_tab_init(void)
-{
-	uint8_t blk[8 + DROCE_ICRC_V4_HDR];
-	uint8_t keep[DROCE_ICRC_V4_HDR], ones[DROCE_ICRC_V4_HDR];
-	uint32_t basis[8];
-	unsigned int k, b, v;
-
-	memset(keep, 0xFF, sizeof(keep));
-	memset(ones, 0, sizeof(ones));
-	for (k = 0; k < sizeof(v4_masked); k++) {
-		keep[v4_masked[k]] = 0;
-		ones[v4_masked[k]] = 0xFF;
-	}
-	for (k = 0; k < V4_NVAR; k++)
-		keep[v4_variable[k]] = 0;
-	memcpy(v4_keep, keep, sizeof(keep));
-	memcpy(v4_ones, ones, sizeof(ones));
-
-	for (k = 0; k < V4_NVAR; k++) {
-		for (b = 0; b < 8; b++) {
-			memset(blk, 0, sizeof(blk));
-			blk[8 + v4_variable[k]] = (uint8_t)(1u << b);
-			/* droce_crc32_bitwise(~0) starts from register 0 and returns ~register */
-			basis[b] = ~droce_crc32_bitwise(0xFFFFFFFFu, blk, sizeof(blk));
-		}
-		v4_tab[k][0] = 0;
-		for (v = 1; v < 256; v++)
-			v4_tab[k][v] = v4_tab[k][v & (v - 1)] ^ basis[__builtin_ctz(v)];
-	}
-}
+ * zero but byte v4_variable[k], which is v; register zero at the start. v4_keep zeroes the
+ * variable and masked bytes of the 40, v4_ones sets the masked ones. Const, generated at build
+ * time from the same two lists (gen_crc_tables.py; the unit tests check the fast paths
+ * against the bitwise reference). */
+#define v4_tab droce_icrc_v4_tab
+#define v4_keep droce_icrc_v4_keep.w
+#define v4_ones droce_icrc_v4_ones.w
 
 uint32_t
 droce_icrc_v4(const uint8_t *l3, uint32_t len)

@@ -289,6 +289,7 @@ struct droce_qp {
 	struct droce_responder resp;
 	struct droce_cc_state cc;
 	const struct droce_cc_ops *cc_ops;
+	union droce_cc_params cc_params;	/* cc.params points here */
 	/* Scheduling */
 	struct droce_qp *rnext, *rprev;	/* ready list */
 	bool ready;
@@ -320,6 +321,8 @@ struct droce_dev {
 	unsigned int rx_parse_flags;	/* checks offloaded to the NIC */
 	uint64_t cnp_interval_ns;	/* at most one CNP per QP per interval */
 	const struct droce_cc_ops *cc_default;	/* what new QPs start with (NULL: "none") */
+	union droce_cc_params cc_params;	/* and with which parameters */
+	struct droce_cc_registry cc_reg;	/* algorithms beyond the built-in ones */
 	struct droce_pd *pds;
 	struct droce_mr *mrs;
 	uint32_t mr_mask;	/* mrs has mr_mask + 1 slots; key & mr_mask is the slot */

@@ -78,9 +78,45 @@ qp_free_mem(struct droce_qp *qp)
 	qp->np_ud = NULL;
 }
 
+/*
+ * The congestion control a new QP runs: the one its attributes name (with their parameters, or
+ * that algorithm's defaults for the device's link), else the device's (with the attributes'
+ * parameters, or the device's). -EINVAL: an unknown name, or parameters the algorithm refuses.
+ */
+static int
+qp_cc_choose(const struct droce_dev *dev, const struct droce_qp_init_attr *attr,
+	     const struct droce_cc_ops **ops, union droce_cc_params *p)
+{
+	if (attr->cc != NULL) {
+		*ops = droce_cc_find(&dev->cc_reg, attr->cc);
+		if (*ops == NULL)
+			return -EINVAL;
+		if (attr->cc_params == NULL)
+			droce_cc_defaults(*ops, p, dev->attr.link_bps);
+	} else {
+		*ops = dev->cc_default != NULL ? dev->cc_default : &droce_cc_none;
+		if (attr->cc_params == NULL)
+			*p = dev->cc_params;
+	}
+	if (attr->cc_params != NULL)
+		*p = *attr->cc_params;
+	return droce_cc_check(*ops, p);
+}
+
+/* (Re)start a QP's congestion control: zeroed state that points at the QP's parameters. */
+static void
+qp_cc_start(struct droce_qp *qp, uint64_t now_ns)
+{
+	memset(&qp->cc, 0, sizeof(qp->cc));
+	qp->cc.params = &qp->cc_params;
+	qp->cc_ops->init(&qp->cc, now_ns);
+}
+
 struct droce_qp *
 droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int *err)
 {
+	const struct droce_cc_ops *cc_ops;
+	union droce_cc_params cc_params;
 	struct droce_dev *dev;
 	struct droce_qp *qp;
 	uint32_t n, bits, slot, sb, low, top;
@@ -90,6 +126,9 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	if (e != 0)
 		goto fail;
 	dev = pd->dev;
+	e = qp_cc_choose(dev, attr, &cc_ops, &cc_params);
+	if (e != 0)
+		goto fail;
 	for (bits = 0; (1u << bits) <= dev->qp_mask; bits++)
 		;
 	/* QPN = shard (top shard_bits) | generation | slot (low bits: O(1) lookup); at least one
@@ -172,8 +211,9 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	qp->deadline = UINT64_MAX;
 	qp->np_last = UINT64_MAX;
-	qp->cc_ops = dev->cc_default != NULL ? dev->cc_default : &droce_cc_none;
-	qp->cc_ops->init(&qp->cc, dev->now);
+	qp->cc_ops = cc_ops;
+	qp->cc_params = cc_params;
+	qp_cc_start(qp, dev->now);
 	droce_qp_set_mtu(qp, (enum droce_mtu)dev->active_mtu);
 	qp->used = true;
 	pd->refs++;
@@ -242,6 +282,8 @@ droce_qp_query(const struct droce_qp *qp, struct droce_qp_attr *attr,
 		init->cap = qp->cap;
 		init->sq_sig_all = qp->sq_sig_all;
 		init->qp_context = qp->context;
+		init->cc = qp->cc_ops->name;
+		init->cc_params = &qp->cc_params;
 		init->gsi = qp->qpn == DROCE_QPN_GSI;
 		init->block_self_mcast_lb = qp->mcast_no_self;
 	}
@@ -256,22 +298,70 @@ droce_qp_set_mtu(struct droce_qp *qp, enum droce_mtu mtu)
 }
 
 int
-droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops, uint64_t now_ns)
+droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops,
+		const union droce_cc_params *p, uint64_t now_ns)
 {
+	union droce_cc_params v;
+
 	if (qp == NULL || !qp->used)
 		return -EINVAL;
-	qp->cc_ops = ops ? ops : &droce_cc_none;
-	qp->cc_ops->init(&qp->cc, now_ns);
+	if (ops == NULL)
+		ops = &droce_cc_none;
+	if (p == NULL)
+		droce_cc_defaults(ops, &v, qp->dev->attr.link_bps);
+	else
+		v = *p;
+	if (droce_cc_check(ops, &v) != 0)
+		return -EINVAL;
+	qp->cc_ops = ops;
+	qp->cc_params = v;
+	qp_cc_start(qp, now_ns);
 	return 0;
 }
 
 int
-droce_dev_set_cc(struct droce_dev *dev, const struct droce_cc_ops *ops)
+droce_dev_set_cc(struct droce_dev *dev, const struct droce_cc_ops *ops,
+		 const union droce_cc_params *p)
+{
+	union droce_cc_params v;
+
+	if (dev == NULL)
+		return -EINVAL;
+	if (ops == NULL)
+		ops = &droce_cc_none;
+	if (p == NULL)
+		droce_cc_defaults(ops, &v, dev->attr.link_bps);
+	else
+		v = *p;
+	if (droce_cc_check(ops, &v) != 0)
+		return -EINVAL;
+	dev->cc_default = ops;
+	dev->cc_params = v;
+	return 0;
+}
+
+int
+droce_dev_cc_register(struct droce_dev *dev, const struct droce_cc_ops *ops)
 {
 	if (dev == NULL)
 		return -EINVAL;
-	dev->cc_default = ops;
-	return 0;
+	return droce_cc_register(&dev->cc_reg, ops);
+}
+
+const struct droce_cc_ops *
+droce_dev_cc_find(const struct droce_dev *dev, const char *name)
+{
+	return droce_cc_find(dev != NULL ? &dev->cc_reg : NULL, name);
+}
+
+const struct droce_cc_ops *
+droce_dev_cc(const struct droce_dev *dev, const union droce_cc_params **p)
+{
+	if (dev == NULL)
+		return NULL;
+	if (p != NULL)
+		*p = &dev->cc_params;
+	return dev->cc_default != NULL ? dev->cc_default : &droce_cc_none;
 }
 
 struct droce_qp *
@@ -457,5 +547,5 @@ droce_qp_reset(struct droce_qp *qp)
 	qp->rq.head = qp->rq.tail = 0;
 	qp->np_pending = false;
 	qp->np_last = UINT64_MAX;
-	qp->cc_ops->init(&qp->cc, qp->dev->now);
+	qp_cc_start(qp, qp->dev->now);
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 struct droce_dev;
+union droce_cc_params;	/* stack/droce_cc.h */
 struct droce_pd;
 struct droce_mr;
 struct droce_mw;
@@ -166,6 +167,12 @@ struct droce_qp_init_attr {
 	/* UD: the datagrams it sends to a group it is attached to do not come back to it (the
 	 * device's other members still get them): IBV_QP_CREATE_BLOCK_SELF_MCAST_LB. */
 	bool block_self_mcast_lb;
+	/* Congestion control (stack/droce_cc.h): the algorithm's name, NULL for the device's
+	 * (droce_dev_set_cc()); its parameters, NULL for the device's, or with a name that
+	 * algorithm's defaults for the device's link_bps. -EINVAL: a name the device does not
+	 * know, parameters the algorithm refuses. */
+	const char *cc;
+	const union droce_cc_params *cc_params;
 };
 
 /* QPN of the GSI and its well-known Q_Key (CM MADs are sent to QP1 with it). */
@@ -293,6 +300,8 @@ struct droce_dev_attr {
 	 * alone: the top shard_bits bits of every QPN this device allocates are shard (0: none). */
 	uint8_t shard;
 	uint8_t shard_bits;
+	/* The port's rate in bit/s (0: unknown): congestion control's defaults scale with it. */
+	uint64_t link_bps;
 };
 
 struct droce_dev *droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io,

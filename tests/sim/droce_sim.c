@@ -252,7 +252,7 @@ main(int argc, char **argv)
 			cfg.rd_atomic = (uint8_t)strtoul(optarg, NULL, 0);
 			break;
 		case OPT_CC:
-			cfg.cc = droce_cc_find(optarg);
+			cfg.cc = droce_cc_find(NULL, optarg);
 			if (cfg.cc == NULL)
 				goto bad;
 			break;

@@ -226,7 +226,7 @@ setup(struct sim_world *w)
 			return rc;
 		}
 		w->ep[n].tx_busy = c->tx_busy;
-		droce_dev_set_cc(w->ep[n].dev, c->cc);
+		droce_dev_set_cc(w->ep[n].dev, c->cc, NULL);	/* its defaults */
 	}
 	for (n = 0; n < 2; n++) {
 		struct sim_node_mem *m = &w->node[n];

@@ -98,8 +98,8 @@ struct incast_result {
  * bytes each; the senders' QPs run cc. Every byte checked.
  */
 static void
-incast(const struct droce_cc_ops *cc, uint64_t cnp_interval_ns, unsigned int msgs, uint32_t size,
-       struct incast_result *r)
+incast(const struct droce_cc_ops *cc, const union droce_cc_params *cc_params,
+       uint64_t cnp_interval_ns, unsigned int msgs, uint32_t size, struct incast_result *r)
 {
 	struct sim_link_cfg edge = { .rate_bps = 25000000000ull, .delay_ns = 1000 };
 	struct sim_link_cfg bottleneck = { .rate_bps = 10000000000ull, .delay_ns = 1000,
@@ -124,7 +124,7 @@ incast(const struct droce_cc_ops *cc, uint64_t cnp_interval_ns, unsigned int msg
 		CU_ASSERT_FATAL(sim_ep_create(&t->ep[n], &t->net, 7, n == 0 ? &bottleneck : &edge,
 					      4096 + 200) == 0);
 		if (n != 0)
-			droce_dev_set_cc(t->ep[n].dev, cc);
+			droce_dev_set_cc(t->ep[n].dev, cc, cc_params);
 		else if (cnp_interval_ns != 0)
 			droce_dev_set_cnp_interval(t->ep[n].dev, cnp_interval_ns);
 		t->mem[n] = aligned_alloc(4096, mem);
@@ -208,7 +208,7 @@ test_incast_ecn(void)
 {
 	struct incast_result r;
 
-	incast(NULL, 0, 16, 4096, &r);
+	incast(NULL, NULL, 0, 16, 4096, &r);
 	/* Three 25G senders into 10G: the queue passes Kmin and the switch marks. */
 	CU_ASSERT(r.max_backlog > 5000);
 	CU_ASSERT(r.ce_marked > 0);
@@ -226,22 +226,20 @@ test_incast_ecn(void)
 static void
 test_incast_dcqcn(void)
 {
-	struct droce_dcqcn_params p;
+	union droce_cc_params p;
 	struct incast_result none, dq;
 
-	droce_cc_dcqcn_defaults(&p);
-	p.max_rate_bps = 25000000000ull;	/* the senders' links; the rest: the paper's */
-	p.time_reset_ns = 55000;
-	p.alpha_period_ns = 55000;
-	p.g = 1020;				/* 1/256 */
-	p.threshold = 5;
-	p.ai_rate_bps = 40000000ull;
-	p.hai_rate_bps = 200000000ull;
-	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
-	incast(NULL, 50000, 256, 16384, &none);
-	incast(&droce_cc_dcqcn, 50000, 256, 16384, &dq);
-	droce_cc_dcqcn_defaults(&p);
-	droce_cc_dcqcn_configure(&p);
+	droce_cc_dcqcn_defaults(&p.dcqcn, 25000000000ull);	/* the senders' links */
+	/* the rest: the paper's */
+	p.dcqcn.time_reset_ns = 55000;
+	p.dcqcn.alpha_period_ns = 55000;
+	p.dcqcn.g = 1020;				/* 1/256 */
+	p.dcqcn.threshold = 5;
+	p.dcqcn.ai_rate_bps = 40000000ull;
+	p.dcqcn.hai_rate_bps = 200000000ull;
+	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_check(&p.dcqcn), 0);
+	incast(NULL, NULL, 50000, 256, 16384, &none);
+	incast(&droce_cc_dcqcn, &p, 50000, 256, 16384, &dq);
 	CU_ASSERT_EQUAL(none.lost + dq.lost, 0);
 	CU_ASSERT(dq.cnp_handled > 0);
 	CU_ASSERT(dq.deferred > 0);
@@ -263,19 +261,16 @@ test_incast_dcqcn(void)
 static void
 test_incast_timely(void)
 {
-	struct droce_timely_params p;
+	union droce_cc_params p;
 	struct incast_result none, tm;
 
-	droce_cc_timely_defaults(&p);
-	p.max_rate_bps = 25000000000ull;
+	droce_cc_timely_defaults(&p.timely, 25000000000ull);
 	/* 768 messages in all give 768 samples: the paper's 10 Mbit/s steps, made for runs of
 	 * many thousand, would leave this 10 ms transfer at a crawl after the first cuts */
-	p.delta_bps = 500000000ull;
-	CU_ASSERT_EQUAL_FATAL(droce_cc_timely_configure(&p), 0);
-	incast(NULL, 0, 256, 16384, &none);
-	incast(&droce_cc_timely, 0, 256, 16384, &tm);
-	droce_cc_timely_defaults(&p);
-	droce_cc_timely_configure(&p);
+	p.timely.delta_bps = 500000000ull;
+	CU_ASSERT_EQUAL_FATAL(droce_cc_timely_check(&p.timely), 0);
+	incast(NULL, NULL, 0, 256, 16384, &none);
+	incast(&droce_cc_timely, &p, 0, 256, 16384, &tm);
 	CU_ASSERT_EQUAL(none.lost + tm.lost, 0);
 	CU_ASSERT(tm.deferred > 0);
 	CU_ASSERT(tm.mean_backlog * 3 < none.mean_backlog * 2);

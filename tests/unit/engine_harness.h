@@ -197,6 +197,9 @@ struct eh_qp_opts {
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic;
 	uint32_t access;
 	uint32_t psn[2];
+	/* each side's congestion control (struct droce_qp_init_attr; NULL: its device's) */
+	const char *cc[2];
+	const union droce_cc_params *cc_params[2];
 };
 
 static inline void
@@ -260,6 +263,8 @@ eh_pair(struct eh_world *w, enum droce_qp_type t, const struct eh_qp_opts *o, st
 		ia.cap.max_send_sge = 4;
 		ia.cap.max_recv_sge = 4;
 		ia.cap.max_inline_data = 64;
+		ia.cc = o->cc[i];
+		ia.cc_params = o->cc_params[i];
 		qp[i] = droce_qp_create(w->n[i].pd, &ia, &err);
 	}
 	if (qp[0] && qp[1]) {
@@ -268,21 +273,33 @@ eh_pair(struct eh_world *w, enum droce_qp_type t, const struct eh_qp_opts *o, st
 	}
 }
 
+/* A congestion-control state block run by ops with parameters p from now on, started as the
+ * engine starts a QP's (zeroed, pointing at its parameters). */
+static inline void
+eh_cc_start(const struct droce_cc_ops *ops, struct droce_cc_state *s,
+	    const union droce_cc_params *p, uint64_t now)
+{
+	memset(s, 0, sizeof(*s));
+	s->params = p;
+	ops->init(s, now);
+}
+
 /*
  * What the congestion-control tests start from: a world with an RC pair whose node 0 runs ops
- * (node 1 keeps "none") and an MR over a on node 0 and b on node 1, len bytes each. 0, or
+ * with parameters p (NULL: its defaults; node 1 keeps "none") and an MR over a on node 0 and b on node 1, len bytes each. 0, or
  * -EINVAL when the algorithm is refused, -ENOMEM when a QP or MR is missing.
  */
 static inline int
-eh_cc_pair(struct eh_world *w, const struct droce_cc_ops *ops, struct eh_qp_opts *o,
-	   struct droce_qp **qp, struct droce_mr **mr, uint8_t *a, uint8_t *b, size_t len)
+eh_cc_pair(struct eh_world *w, const struct droce_cc_ops *ops, const union droce_cc_params *p,
+	   struct eh_qp_opts *o, struct droce_qp **qp, struct droce_mr **mr, uint8_t *a,
+	   uint8_t *b, size_t len)
 {
 	int err = 0;
 
 	qp[0] = qp[1] = NULL;
 	mr[0] = mr[1] = NULL;
 	eh_init(w, 1500);
-	if (droce_dev_set_cc(w->n[0].dev, ops) != 0)
+	if (droce_dev_set_cc(w->n[0].dev, ops, p) != 0)
 		return -EINVAL;
 	eh_opts_default(o);
 	eh_pair(w, DROCE_QPT_RC, o, qp, 64);

@@ -6,18 +6,36 @@
  * rate, recovery to line rate, parameter checks; then end to end: CE-marked data makes the
  * receiver send CNPs and the sender's QP slows down, every byte still arriving.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "droce_test.h"
 #include "engine_harness.h"
+
+/* The parameters the state blocks and the device of a test run with. */
+static union droce_cc_params tp;
+
+static int
+configure(const struct droce_dcqcn_params *p)
+{
+	tp.dcqcn = *p;
+	return droce_cc_dcqcn_check(p);
+}
+
+static void
+start(struct droce_cc_state *s, uint64_t now)
+{
+	eh_cc_start(&droce_cc_dcqcn, s, &tp, now);
+}
 
 static struct droce_dcqcn_params
 params(void)
 {
 	struct droce_dcqcn_params p;
 
-	droce_cc_dcqcn_defaults(&p);
-	p.max_rate_bps = 10000000000ull;	/* 10G: round numbers */
+	droce_cc_dcqcn_defaults(&p, 0);
+	p.line_rate_bps = p.max_rate_bps = 10000000000ull;	/* 10G: round numbers */
 	p.min_rate_bps = 100000000ull;		/* 100M */
 	p.ai_rate_bps = 40000000ull;		/* paper values */
 	p.hai_rate_bps = 200000000ull;
@@ -26,6 +44,7 @@ params(void)
 	p.threshold = 5;
 	p.reduce_period_ns = 4000;
 	p.alpha_period_ns = 55000;
+	p.g = 1019;				/* mlx5's dce_tcp_g */
 	return p;
 }
 
@@ -65,8 +84,8 @@ test_cut_and_monitor_period(void)
 	struct droce_dcqcn_stats st;
 	uint64_t a, r;
 
-	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
-	droce_cc_dcqcn.init(&s, 1000);
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 1000);
 	st = stats(&s);
 	CU_ASSERT_EQUAL(st.rate_bps, p.max_rate_bps);
 	CU_ASSERT_EQUAL(st.alpha, p.initial_alpha);
@@ -101,8 +120,8 @@ test_cut_and_monitor_period(void)
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.min_rate_bps);
 	/* rpg_min_dec_fac: a cut keeps at least that share of the rate */
 	p.min_dec_fac = 70;
-	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
-	droce_cc_dcqcn.init(&s, 0);
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
 	droce_cc_dcqcn.on_cnp(&s, 0);
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps / 100 * 70);
 }
@@ -115,8 +134,8 @@ test_alpha_decays_without_cnp(void)
 	uint64_t a;
 	int i;
 
-	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
-	droce_cc_dcqcn.init(&s, 0);
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
 	droce_cc_dcqcn.on_cnp(&s, 0);
 	a = alpha_on_cnp(&p, (uint64_t)p.initial_alpha << 10);
 	CU_ASSERT_EQUAL(stats(&s).alpha, a >> 10);
@@ -130,8 +149,8 @@ test_alpha_decays_without_cnp(void)
 	/* mlx5's 1 us period: 500 periods of 1019/1024 leave alpha about 8 % of itself, not 0 (a
 	 * 10-bit alpha truncates to 0 long before) */
 	p.alpha_period_ns = 1000;
-	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
-	droce_cc_dcqcn.init(&s, 0);
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
 	droce_cc_dcqcn.on_cnp(&s, 0);
 	droce_cc_dcqcn.on_send(&s, 100, 501000);
 	CU_ASSERT(stats(&s).alpha >= 70 && stats(&s).alpha <= 90);
@@ -149,8 +168,8 @@ test_increase_stages(void)
 	uint64_t rc, rt, t;
 	int i;
 
-	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
-	droce_cc_dcqcn.init(&s, 0);
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
 	/* two cuts: RT is then the rate after the first, below line rate, so increases show */
 	droce_cc_dcqcn.on_cnp(&s, 0);
 	droce_cc_dcqcn.on_cnp(&s, p.reduce_period_ns);
@@ -206,8 +225,8 @@ test_pacing(void)
 	struct droce_cc_state s;
 	uint64_t t0 = 1000000, r, gap;
 
-	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
-	droce_cc_dcqcn.init(&s, t0);
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, t0);
 	/* at line rate the wire paces: a send leaves no gap */
 	droce_cc_dcqcn.on_send(&s, 1000, t0);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), t0);
@@ -236,30 +255,69 @@ test_pacing(void)
 			1000ull * 8 * 1000000000ull / r);
 }
 
+/*
+ * A QP cut far down recovers by its timer while it waits to send: the gap after a packet drains
+ * at the rates the timer stages give on the way, not only at the rate of the moment (at 40
+ * Mbit/s a 4 KiB packet would hold the next for 800 us, fifteen stages of recovery).
+ */
+static void
+test_pacing_across_stages(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	uint64_t next, slow, rc;
+	int i;
+
+	p.min_rate_bps = 1000000;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	for (i = 0; i < 8; i++)		/* alpha near 1: each cut halves, 10G to ~40M */
+		droce_cc_dcqcn.on_cnp(&s, (uint64_t)i * p.reduce_period_ns);
+	rc = stats(&s).rate_bps;
+	CU_ASSERT_FATAL(rc < 60000000 && rc > 30000000);
+	droce_cc_dcqcn.on_send(&s, 4096, 40000);
+	next = droce_cc_dcqcn.next_send_time(&s);
+	slow = 40000 + 4096ull * 8 * 1000000000 / rc;
+	printf("\n  4 KiB at %" PRIu64 " Mbit/s: next packet after %" PRIu64 " us, not %" PRIu64
+	       " ", rc / 1000000, (next - 40000) / 1000, (slow - 40000) / 1000);
+	CU_ASSERT(next < 40000 + (slow - 40000) * 3 / 4);
+	CU_ASSERT(next > 40000 + (slow - 40000) / 3);	/* at most RT's, twice the rate */
+	/* when that time comes the stages have happened: the rate is above the cut's */
+	droce_cc_dcqcn.on_send(&s, 4096, next);
+	CU_ASSERT(stats(&s).rate_bps > rc * 3 / 2);
+}
+
 static void
 test_configure_checks(void)
 {
 	struct droce_dcqcn_params p = params(), d;
 
 	p.min_rate_bps = p.max_rate_bps + 1;
-	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(&p), -EINVAL);
+	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
 	p = params();
 	p.g = 2000;
-	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(&p), -EINVAL);
+	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
 	p = params();
 	p.time_reset_ns = 0;
-	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(&p), -EINVAL);
-	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(NULL), -EINVAL);
-	droce_cc_dcqcn_defaults(&d);
-	CU_ASSERT_EQUAL(droce_cc_dcqcn_configure(&d), 0);
-	CU_ASSERT_EQUAL(droce_cc_dcqcn_params()->max_rate_bps, 100000000000ull);
-	CU_ASSERT_EQUAL(droce_cc_dcqcn_params()->time_reset_ns, 300000);
+	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(NULL), -EINVAL);
+	droce_cc_dcqcn_defaults(&d, 0);
+	CU_ASSERT_EQUAL(configure(&d), 0);
+	CU_ASSERT_EQUAL(tp.dcqcn.max_rate_bps, 100000000000ull);	/* link unknown: 100G */
+	CU_ASSERT_EQUAL(tp.dcqcn.time_reset_ns, 55000);
+	/* scaled to the link: a 2 Gbit/s port's QPs start there, and step by its 1/500 */
+	droce_cc_dcqcn_defaults(&d, 2000000000ull);
+	CU_ASSERT_EQUAL(d.max_rate_bps, 2000000000ull);
+	CU_ASSERT_EQUAL(d.line_rate_bps, 2000000000ull);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 4000000ull);
+	CU_ASSERT_EQUAL(d.hai_rate_bps, 20000000ull);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
 	/* by name, as the configuration and droce-sim pick one */
-	CU_ASSERT_PTR_EQUAL(droce_cc_find("dcqcn"), &droce_cc_dcqcn);
-	CU_ASSERT_PTR_EQUAL(droce_cc_find("timely"), &droce_cc_timely);
-	CU_ASSERT_PTR_EQUAL(droce_cc_find("none"), &droce_cc_none);
-	CU_ASSERT_PTR_NULL(droce_cc_find("cubic"));
-	CU_ASSERT_PTR_NULL(droce_cc_find(NULL));
+	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "dcqcn"), &droce_cc_dcqcn);
+	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "timely"), &droce_cc_timely);
+	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "none"), &droce_cc_none);
+	CU_ASSERT_PTR_NULL(droce_cc_find(NULL, "cubic"));
+	CU_ASSERT_PTR_NULL(droce_cc_find(NULL, NULL));
 }
 
 /* Data frames node 0 sends get CE, as a RED queue would mark them: node 1 answers with CNPs.
@@ -301,8 +359,8 @@ test_end_to_end_ce(void)
 	unsigned int marked = 0, done = 0, i;
 	int n;
 
-	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_configure(&p), 0);
-	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, &droce_cc_dcqcn, &o, qp, mr, bufa, bufb,
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, &droce_cc_dcqcn, &tp, &o, qp, mr, bufa, bufb,
 					 sizeof(bufa)), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(qp[0]);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[0], &cs), &droce_cc_dcqcn);
@@ -338,8 +396,8 @@ test_end_to_end_ce(void)
 	CU_ASSERT(st.rate_bps < p.max_rate_bps);
 	CU_ASSERT(droce_qp_counter(qp[0], DROCE_CNT_CC_DEFERRED) > 0);
 	eh_fini(&w);
-	droce_cc_dcqcn_defaults(&p);
-	droce_cc_dcqcn_configure(&p);
+	droce_cc_dcqcn_defaults(&p, 0);
+	configure(&p);
 }
 
 DROCE_TEST_MAIN("cc_dcqcn",
@@ -347,5 +405,6 @@ DROCE_TEST_MAIN("cc_dcqcn",
 	DROCE_TEST(test_alpha_decays_without_cnp),
 	DROCE_TEST(test_increase_stages),
 	DROCE_TEST(test_pacing),
+	DROCE_TEST(test_pacing_across_stages),
 	DROCE_TEST(test_configure_checks),
 	DROCE_TEST(test_end_to_end_ce))

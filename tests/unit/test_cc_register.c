@@ -17,7 +17,6 @@ static unsigned int n_init, n_send, n_ack;
 static void
 cnt_init(struct droce_cc_state *s, uint64_t now_ns)
 {
-	memset(s, 0, sizeof(*s));
 	s->next_send_ns = now_ns;
 	n_init++;
 }
@@ -47,50 +46,61 @@ static const struct droce_cc_ops counting = {
 	.next_send_time = droce_cc_next_send_ns,
 };
 
+/* The registry the tests fill (a device's, or the runtime's for its plugins) */
+static struct droce_cc_registry reg;
+
 static void
 test_register(void)
 {
 	struct droce_cc_ops bad = counting, other = counting;
+	struct droce_cc_registry reg2;
 	static struct droce_cc_ops more[DROCE_CC_REGISTER_MAX];
 	static char names[DROCE_CC_REGISTER_MAX][8];
 	char list[256];
 	unsigned int i;
 	int rc = 0;
 
-	CU_ASSERT_PTR_NULL(droce_cc_find("counting"));
-	CU_ASSERT_EQUAL(droce_cc_register(&counting), 0);
-	CU_ASSERT_PTR_EQUAL(droce_cc_find("counting"), &counting);
-	CU_ASSERT_EQUAL(droce_cc_register(&counting), 0);	/* a plugin loaded twice */
-	CU_ASSERT_EQUAL(droce_cc_register(&other), -EEXIST);
+	CU_ASSERT_PTR_NULL(droce_cc_find(&reg, "counting"));
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, &counting), 0);
+	CU_ASSERT_PTR_EQUAL(droce_cc_find(&reg, "counting"), &counting);
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, &counting), 0);	/* a plugin loaded twice */
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, &other), -EEXIST);
 	other.name = "dcqcn";
-	CU_ASSERT_EQUAL(droce_cc_register(&other), -EEXIST);	/* built-in names too */
-	CU_ASSERT_PTR_EQUAL(droce_cc_find("dcqcn"), &droce_cc_dcqcn);
-	CU_ASSERT_STRING_EQUAL(droce_cc_names(list, sizeof(list)), "none, dcqcn, timely, counting");
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, &other), -EEXIST);	/* built-in names too */
+	CU_ASSERT_PTR_EQUAL(droce_cc_find(&reg, "dcqcn"), &droce_cc_dcqcn);
+	CU_ASSERT_STRING_EQUAL(droce_cc_names(&reg, list, sizeof(list)), "none, dcqcn, timely, counting");
 	/* what the engine calls unconditionally must be there; on_rtt may be NULL */
 	bad.name = "bad";
 	bad.on_ack = NULL;
-	CU_ASSERT_EQUAL(droce_cc_register(&bad), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, &bad), -EINVAL);
 	bad = counting;
 	bad.name = "";
-	CU_ASSERT_EQUAL(droce_cc_register(&bad), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, &bad), -EINVAL);
 	bad.name = "a-name-longer-than-thirty-one-chars";
-	CU_ASSERT_EQUAL(droce_cc_register(&bad), -EINVAL);
-	CU_ASSERT_EQUAL(droce_cc_register(NULL), -EINVAL);
-	CU_ASSERT_PTR_NULL(droce_cc_find("bad"));
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, &bad), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, NULL), -EINVAL);
+	CU_ASSERT_PTR_NULL(droce_cc_find(&reg, "bad"));
 	/* the table holds DROCE_CC_REGISTER_MAX, "counting" among them */
 	for (i = 0; i < DROCE_CC_REGISTER_MAX; i++) {
 		more[i] = counting;
 		snprintf(names[i], sizeof(names[i]), "cc%u", i);
 		more[i].name = names[i];
-		rc = droce_cc_register(&more[i]);
+		rc = droce_cc_register(&reg, &more[i]);
 		if (i + 1 < DROCE_CC_REGISTER_MAX)
 			CU_ASSERT_EQUAL(rc, 0);
 	}
 	CU_ASSERT_EQUAL(rc, -ENOSPC);
-	CU_ASSERT_PTR_EQUAL(droce_cc_find("cc0"), &more[0]);
-	CU_ASSERT_PTR_NULL(droce_cc_find(names[DROCE_CC_REGISTER_MAX - 1]));
+	CU_ASSERT_PTR_EQUAL(droce_cc_find(&reg, "cc0"), &more[0]);
+	CU_ASSERT_PTR_NULL(droce_cc_find(&reg, names[DROCE_CC_REGISTER_MAX - 1]));
+	CU_ASSERT_EQUAL(droce_cc_register(NULL, &counting), -EINVAL);
+	/* another registry (another device's) knows only the built-in ones */
+	memset(&reg2, 0, sizeof(reg2));
+	CU_ASSERT_PTR_NULL(droce_cc_find(&reg2, "counting"));
+	CU_ASSERT_PTR_NULL(droce_cc_find(NULL, "counting"));
+	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "timely"), &droce_cc_timely);
+	CU_ASSERT_STRING_EQUAL(droce_cc_names(&reg2, list, sizeof(list)), "none, dcqcn, timely");
 	/* a short buffer is cut, not overrun */
-	CU_ASSERT_STRING_EQUAL(droce_cc_names(list, 11), "none, dcqc");
+	CU_ASSERT_STRING_EQUAL(droce_cc_names(&reg, list, 11), "none, dcqc");
 }
 
 /* WRITEs on an RC QP whose device runs the registered algorithm, found by name */
@@ -107,8 +117,8 @@ test_engine_drives_it(void)
 	unsigned int i, done = 0;
 	int n;
 
-	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, droce_cc_find("counting"), &o, qp, mr, bufa, bufb,
-					 sizeof(bufa)), 0);
+	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, droce_cc_find(&reg, "counting"), NULL, &o, qp, mr,
+					 bufa, bufb, sizeof(bufa)), 0);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[0], &cs), &counting);
 	CU_ASSERT(n_init >= 1);
 	for (i = 0; i < sizeof(bufa); i++)
@@ -142,6 +152,7 @@ static void
 test_qp_walk_and_stats(void)
 {
 	struct droce_cc_stat st[8];
+	union droce_cc_params p;
 	struct droce_cc_state cs;
 	struct droce_qp *qp[2], *q;
 	struct eh_qp_opts o;
@@ -161,13 +172,15 @@ test_qp_walk_and_stats(void)
 	CU_ASSERT_PTR_NULL(droce_dev_qp_next(w.n[0].dev, NULL));
 	eh_fini(&w);
 
-	droce_cc_dcqcn.init(&cs, 0);
+	droce_cc_defaults(&droce_cc_dcqcn, &p, 0);
+	eh_cc_start(&droce_cc_dcqcn, &cs, &p, 0);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn.stats(&cs, st, 8), 5);
 	CU_ASSERT_STRING_EQUAL(st[0].name, "rate_mbps");
-	CU_ASSERT_EQUAL(st[0].value, (int64_t)(droce_cc_dcqcn_params()->max_rate_bps / 1000000));
+	CU_ASSERT_EQUAL(st[0].value, (int64_t)(p.dcqcn.max_rate_bps / 1000000));
 	CU_ASSERT_STRING_EQUAL(st[2].name, "alpha_1024");
 	CU_ASSERT_EQUAL(droce_cc_dcqcn.stats(&cs, st, 2), 5);	/* fills 2, says 5 */
-	droce_cc_timely.init(&cs, 0);
+	droce_cc_defaults(&droce_cc_timely, &p, 0);
+	eh_cc_start(&droce_cc_timely, &cs, &p, 0);
 	CU_ASSERT_EQUAL(droce_cc_timely.stats(&cs, st, 8), 5);
 	CU_ASSERT_STRING_EQUAL(st[1].name, "rtt_ns");
 	CU_ASSERT_PTR_NULL(droce_cc_none.stats);

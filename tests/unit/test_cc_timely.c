@@ -13,6 +13,22 @@
 #include "droce_test.h"
 #include "engine_harness.h"
 
+/* The parameters the state blocks and the device of a test run with. */
+static union droce_cc_params tp;
+
+static int
+configure(const struct droce_timely_params *p)
+{
+	tp.timely = *p;
+	return droce_cc_timely_check(p);
+}
+
+static void
+start(struct droce_cc_state *s, uint64_t now)
+{
+	eh_cc_start(&droce_cc_timely, s, &tp, now);
+}
+
 /* sample times 20 ms apart: every timed packet left after the previous sample arrived */
 #define T(k) ((uint64_t)(k) * 20000000ull)
 
@@ -21,8 +37,8 @@ params(void)
 {
 	struct droce_timely_params p;
 
-	droce_cc_timely_defaults(&p);
-	p.max_rate_bps = 10000000000ull;
+	droce_cc_timely_defaults(&p, 0);
+	p.line_rate_bps = p.max_rate_bps = 10000000000ull;
 	p.min_rate_bps = 100000000ull;
 	return p;
 }
@@ -52,8 +68,8 @@ test_rules(void)
 	double r;
 	int i;
 
-	CU_ASSERT_EQUAL_FATAL(droce_cc_timely_configure(&p), 0);
-	droce_cc_timely.init(&s, 0);
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
 	/* above T_high from the start: the first sample is only the reference */
 	droce_cc_timely.on_rtt(&s, 1000000, T(1));
@@ -119,8 +135,8 @@ test_once_per_rtt(void)
 	struct droce_timely_stats st;
 	uint64_t r;
 
-	CU_ASSERT_EQUAL_FATAL(droce_cc_timely_configure(&p), 0);
-	droce_cc_timely.init(&s, 0);
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
 	droce_cc_timely.on_rtt(&s, 2000000, T(1));
 	droce_cc_timely.on_rtt(&s, 2000000, T(2));	/* cut at T(2) */
 	st = stats(&s);
@@ -142,8 +158,8 @@ test_pacing_and_config(void)
 	struct droce_timely_params p = params();
 	struct droce_cc_state s;
 
-	CU_ASSERT_EQUAL_FATAL(droce_cc_timely_configure(&p), 0);
-	droce_cc_timely.init(&s, 100);
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 100);
 	droce_cc_timely.on_send(&s, 1000, 100);
 	CU_ASSERT_EQUAL(droce_cc_timely.next_send_time(&s), 100);	/* line rate */
 	droce_cc_timely.on_rtt(&s, 1000000, T(1));
@@ -152,13 +168,13 @@ test_pacing_and_config(void)
 	CU_ASSERT_EQUAL(droce_cc_timely.next_send_time(&s),
 			200 + 1000ull * 8 * 1000000000ull / stats(&s).rate_bps);
 	p.t_low_ns = p.t_high_ns;
-	CU_ASSERT_EQUAL(droce_cc_timely_configure(&p), -EINVAL);
+	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
 	p = params();
 	p.beta = 2000;
-	CU_ASSERT_EQUAL(droce_cc_timely_configure(&p), -EINVAL);
-	CU_ASSERT_EQUAL(droce_cc_timely_configure(NULL), -EINVAL);
-	droce_cc_timely_defaults(&p);
-	CU_ASSERT_EQUAL(droce_cc_timely_configure(&p), 0);
+	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cc_timely_check(NULL), -EINVAL);
+	droce_cc_timely_defaults(&p, 0);
+	CU_ASSERT_EQUAL(configure(&p), 0);
 }
 
 /* The engine's samples: 32 RC WRITEs, READs (8 KiB) or fetch-and-adds from node 0 with TIMELY;
@@ -178,7 +194,7 @@ engine_samples(enum droce_wr_opcode opc, unsigned int loss, uint64_t *samples, u
 	unsigned int i, done = 0;
 	int n;
 
-	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, &droce_cc_timely, &o, qp, mr, bufa, bufb,
+	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, &droce_cc_timely, &tp, &o, qp, mr, bufa, bufb,
 					 sizeof(bufa)), 0);
 	CU_ASSERT_PTR_EQUAL_FATAL(droce_qp_cc(qp[0], &cs), &droce_cc_timely);
 	memset(bufa, 0, sizeof(bufa));
