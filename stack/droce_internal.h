@@ -18,14 +18,13 @@
 #include "droce_verbs.h"
 #include "wire/droce_bth.h"
 
-#define DROCE_MAX_RD_ATOMIC	16	/* max_rd_atomic / max_dest_rd_atomic we accept */
 #define DROCE_MAX_SGE		32
 #define DROCE_MAX_INLINE	1024
 #define DROCE_MAX_WR		(1u << 15)
 #define DROCE_MAX_MSG		(1u << 31)	/* verbs max_msg_sz */
 #define DROCE_ACKREQ_EVERY	32	/* AckReq on every Nth packet besides each message's last */
 #define DROCE_MAX_INFLIGHT	1024	/* unacknowledged PSNs a requester keeps out (go-back-N) */
-#define DROCE_RESP_RING		64	/* responder's queued ACK/NAK/READ/atomic responses */
+#define DROCE_RESP_RING_SPARE	48	/* response ring slots beyond 2 per responder resource */
 #define DROCE_EVENT_RING	256
 #define DROCE_UD_GRH		40
 #define DROCE_PORT_NUM		1
@@ -226,9 +225,12 @@ struct droce_responder {
 	uint32_t wr_left;	/* RDMA WRITE: bytes still expected */
 	uint32_t wr_len;	/* RDMA WRITE: the RETH length */
 	bool uc_drop;		/* UC: discard the rest of this message */
-	struct droce_resp_item ring[DROCE_RESP_RING];
+	/* Sized by max_dest_rd_atomic (droce_resp_reserve): each responder resource's response,
+	 * a replay of it, and the ACKs between them. */
+	struct droce_resp_item *ring;
+	uint32_t ring_mask;
 	uint32_t ring_head, ring_tail;
-	struct droce_atomic_res *atomics;
+	struct droce_atomic_res *atomics;	/* n_atomics results: one per responder resource */
 	uint32_t n_atomics, atomic_next;
 	uint32_t rd_pending;	/* new READ/atomic requests in ring: max_dest_rd_atomic bounds it */
 	/* The NAK that ends the QP: sent once the ring (earlier requests' responses) is empty,
@@ -538,6 +540,8 @@ droce_resp_has_work(const struct droce_qp *qp)
 }
 
 struct droce_resp_item *droce_resp_push(struct droce_qp *qp);
+int droce_resp_reserve(struct droce_qp *qp, uint32_t max_dest_rd_atomic);
+void droce_resp_free(struct droce_qp *qp);
 void droce_resp_ack(struct droce_qp *qp, uint32_t psn);
 
 /* droce_np.c: congestion notification point (CNP generation) */

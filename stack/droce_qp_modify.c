@@ -235,6 +235,9 @@ droce_qp_modify(struct droce_qp *qp, const struct droce_qp_attr *attr, unsigned 
 		droce_qp_error(qp);
 		return 0;
 	}
+	/* The only allocation a modify makes: nothing is applied if it fails. */
+	if ((mask & S_MDRA) && droce_resp_reserve(qp, attr->max_dest_rd_atomic) != 0)
+		return -ENOMEM;
 	apply(qp, attr, mask);
 	qp->state = qp->attr.qp_state = next;
 	if (next == DROCE_QPS_RTS) {
