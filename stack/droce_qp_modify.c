@@ -200,7 +200,9 @@ apply(struct droce_qp *qp, const struct droce_qp_attr *a, uint32_t mask)
 	if (mask & S_SQPSN) {
 		q->sq_psn = a->sq_psn & DROCE_PSN_MASK;
 		qp->req.psn = qp->req.una = qp->req.max_psn_sent = q->sq_psn;
-		qp->req.gbn_una = q->sq_psn;
+		qp->req.rd_hi = q->sq_psn;	/* no response kept ahead (droce_comp_rd.c) */
+		memset(qp->req.rd_got, 0, sizeof(qp->req.rd_got));
+		memset(qp->req.rd_asked, 0, sizeof(qp->req.rd_asked));
 	}
 	if (mask & (S_AV | S_DQPN))
 		droce_qp_build_tmpl(qp);
