@@ -189,7 +189,8 @@ ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
 static void
 implied_nak(struct droce_qp *qp, uint32_t hi)
 {
-	droce_qp_cnt(qp, DROCE_CNT_IMPLIED_NAK_SEQ_ERR);
+	if (droce_psn_lt(qp->req.rd_hi, hi))
+		droce_qp_cnt(qp, DROCE_CNT_IMPLIED_NAK_SEQ_ERR);	/* counted once per gap */
 	droce_rd_answered(qp, hi);
 }
 
