@@ -112,10 +112,12 @@ progress(struct droce_qp *qp, uint32_t una, uint64_t now)
 {
 	struct droce_requester *r = &qp->req;
 
+	uint32_t old = r->una;
+
 	if (!droce_psn_lt(r->una, una))
 		return;
 	r->una = una;
-	r->gbn_armed = false;
+	droce_rd_passed(qp, old);
 	r->retry_left = qp->attr.retry_cnt;
 	r->rnr_left = qp->attr.rnr_retry;
 	qp->cc_ops->on_ack(&qp->cc, now);
@@ -182,22 +184,14 @@ ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
 	return COMP_OK;
 }
 
-/* Go back to una unless this very loss already started a retransmission. */
+/* IBTA 9.7.5.2.x implied NAK: the responder answered up to hi but a READ/atomic before it has
+ * a response missing. Only what is missing is asked for again (droce_comp_rd.c). */
 static void
-retransmit(struct droce_qp *qp)
+implied_nak(struct droce_qp *qp, uint32_t hi)
 {
-	struct droce_requester *r = &qp->req;
-
-	if (r->gbn_armed && r->gbn_una == r->una)
-		return;
-	droce_req_go_back(qp, r->una);
-}
-
-static void
-implied_nak(struct droce_qp *qp)
-{
-	droce_qp_cnt(qp, DROCE_CNT_IMPLIED_NAK_SEQ_ERR);
-	retransmit(qp);
+	if (droce_psn_lt(qp->req.rd_hi, hi))
+		droce_qp_cnt(qp, DROCE_CNT_IMPLIED_NAK_SEQ_ERR);	/* counted once per gap */
+	droce_rd_answered(qp, hi);
 }
 
 static enum droce_wc_status
@@ -262,7 +256,6 @@ rx_nak(struct droce_qp *qp, uint32_t psn, uint8_t code)
 			return;
 		}
 		r->retry_left--;
-		r->gbn_armed = false;
 		droce_req_go_back(qp, psn);
 		return;
 	}
@@ -285,12 +278,20 @@ rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 
 	if (type == DROCE_AETH_TYPE_ACK) {
 		if (ack_upto(qp, p->psn, now) == COMP_IMPLIED_NAK)
-			implied_nak(qp);
+			implied_nak(qp, droce_psn_add(p->psn, 1));
 		return;
 	}
-	/* A NAK acknowledges everything before its PSN (IBTA 9.7.5.2.2). */
+	/* A NAK acknowledges everything before its PSN (IBTA 9.7.5.2.2). A sequence error NAK
+	 * behind a missing response still rewinds to its PSN, the re-requests filling below it;
+	 * it draws on no retry: una has not moved for the missing response, which the local ACK
+	 * timer bounds (IBTA 9.7.6.1.3). */
 	if (ack_upto(qp, before, now) == COMP_IMPLIED_NAK) {
-		implied_nak(qp);
+		implied_nak(qp, p->psn);
+		if (type == DROCE_AETH_TYPE_NAK &&
+		    (p->aeth_syn & DROCE_AETH_VALUE_MASK) == DROCE_NAK_PSN_SEQ_ERR) {
+			droce_qp_cnt(qp, DROCE_CNT_RCVD_SEQ_ERR);
+			droce_req_go_back(qp, p->psn);
+		}
 		return;
 	}
 	if (qp->state == DROCE_QPS_ERR)
@@ -308,38 +309,32 @@ rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);	/* reserved syndrome */
 }
 
-/* The READ or atomic a response belongs to must be the oldest WQE and psn its next missing PSN. */
+/* The READ or atomic a response belongs to, if psn is its next missing PSN (the oldest WQE's);
+ * a response past a gap is kept by droce_rd_ahead, the gap asked for again. */
 static struct droce_swqe *
-expect(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
+expect(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame, uint64_t now)
 {
 	struct droce_requester *r = &qp->req;
-	struct droce_swqe *w;
 
-	if (ack_upto(qp, droce_psn_add(p->psn, DROCE_PSN_MASK), now) == COMP_IMPLIED_NAK) {
-		droce_dev_drop(qp->dev, DROCE_DROP_RESP_OUT_OF_SEQ);
-		implied_nak(qp);	/* an earlier READ/atomic lost its response */
-		return NULL;
-	}
+	/* Responses come in request order: every request before this one was answered. */
+	if (ack_upto(qp, droce_psn_add(p->psn, DROCE_PSN_MASK), now) == COMP_IMPLIED_NAK)
+		implied_nak(qp, p->psn);	/* an earlier READ/atomic lost its response */
 	if (qp->state == DROCE_QPS_ERR || r->comp == r->sent_hi) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
 		return NULL;
 	}
-	w = &r->ring[r->comp & r->mask];
 	if (p->psn != r->una) {
-		droce_dev_drop(qp->dev, DROCE_DROP_RESP_OUT_OF_SEQ);
-		if (droce_psn_lt(r->una, p->psn))
-			implied_nak(qp);	/* an earlier response was lost */
+		droce_rd_ahead(qp, p, frame);
 		return NULL;
 	}
-	return w;
+	return &r->ring[r->comp & r->mask];
 }
 
 static void
 rx_read_resp(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame, uint64_t now)
 {
-	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
 	struct droce_requester *r = &qp->req;
-	struct droce_swqe *w = expect(qp, p, now);
+	struct droce_swqe *w = expect(qp, p, frame, now);
 	uint32_t k, want, base;
 	bool first, last;
 
@@ -353,12 +348,8 @@ rx_read_resp(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fram
 	base = k * qp->mtu;
 	first = k == 0;
 	last = k == w->npkts - 1;
-	want = w->length - base < qp->mtu ? w->length - base : qp->mtu;
-	/* IBTA 9.7.5.2.x: the response opcode sequence and length must fit the request
-	 * (FIRST/MIDDLE carry a full path MTU, LAST/ONLY the rest). A re-requested READ is
-	 * answered from FIRST again at the PSN it resumed from, so FIRST may appear past k 0. */
-	if ((first && !(op->flags & DROCE_OPF_FIRST)) || last != !!(op->flags & DROCE_OPF_LAST) ||
-	    p->pay_len != want) {
+	want = p->pay_len;
+	if (!droce_rd_resp_fits(qp, w, p)) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
 		return;
 	}
@@ -380,10 +371,10 @@ rx_read_resp(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fram
 }
 
 static void
-rx_atomic_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
+rx_atomic_ack(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame, uint64_t now)
 {
 	struct droce_requester *r = &qp->req;
-	struct droce_swqe *w = expect(qp, p, now);
+	struct droce_swqe *w = expect(qp, p, frame, now);
 	uint64_t orig = p->atomic_orig;	/* host order, as verbs returns it */
 
 	if (w == NULL)
@@ -400,6 +391,39 @@ rx_atomic_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 	progress(qp, droce_psn_add(p->psn, 1), now);
 	droce_comp_complete(qp, DROCE_WC_SUCCESS);
 	droce_sched_ready(qp);
+}
+
+/* Responses kept past a gap (droce_comp_rd.c): una moves over them once the gap is filled,
+ * completing each READ/atomic whose responses are all in, and each other request that a later
+ * response answered (IBTA 9.7.5.1: responses come in request order). */
+static void
+settle(struct droce_qp *qp, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+
+	while (droce_psn_lt(r->una, r->rd_hi) && qp->state != DROCE_QPS_ERR &&
+	       r->comp != r->sent_hi) {
+		struct droce_swqe *w = &r->ring[r->comp & r->mask];
+		uint32_t end = droce_psn_add(w->first_psn, w->npkts), u = r->una;
+
+		if (w->state == DROCE_SWQE_POSTED)
+			break;
+		if (!is_rd_atomic(w->opcode)) {
+			if (w->state != DROCE_SWQE_SENT || droce_psn_lt(r->rd_hi, end))
+				break;
+			progress(qp, end, now);
+			droce_comp_complete(qp, DROCE_WC_SUCCESS);
+			continue;
+		}
+		while (droce_psn_lt(u, end) && droce_rd_got(qp, u))
+			u = droce_psn_add(u, 1);
+		progress(qp, u, now);
+		if (r->una != end)
+			break;
+		r->rd_cur.sge = r->rd_cur.off = r->rd_cur.pos = 0;
+		droce_comp_complete(qp, DROCE_WC_SUCCESS);
+		droce_sched_ready(qp);	/* fence or the READ limit may have been waiting */
+	}
 }
 
 void
@@ -428,9 +452,11 @@ droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 	if (op->flags & DROCE_OPF_READ)
 		rx_read_resp(qp, p, frame, now);
 	else if (op->flags & DROCE_OPF_ATOMIC)
-		rx_atomic_ack(qp, p, now);
+		rx_atomic_ack(qp, p, frame, now);
 	else
 		rx_ack(qp, p, now);
+	if (droce_psn_lt(r->una, r->rd_hi))
+		settle(qp, now);
 }
 
 /* Local ACK timeout (IBTA 9.7.6.1.3): retry from the oldest unacknowledged PSN, retry_cnt times

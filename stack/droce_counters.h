@@ -64,7 +64,9 @@ struct droce_qp;
 	X(MW_BIND, "mw_bind") \
 	X(MW_INVALIDATE, "mw_invalidate") \
 	X(MW_OP_ERR, "mw_op_err") \
-	X(RX_ATOMIC_WRITE_REQUESTS, "rx_atomic_write_requests")
+	X(RX_ATOMIC_WRITE_REQUESTS, "rx_atomic_write_requests") \
+	X(READ_RESP_AHEAD, "read_resp_ahead") \
+	X(READ_REREQ, "read_rereq")
 
 enum droce_cnt {
 #define DROCE_X_CNT_ENUM(e, n) DROCE_CNT_##e,

@@ -18,14 +18,14 @@
 #include "droce_verbs.h"
 #include "wire/droce_bth.h"
 
-#define DROCE_MAX_RD_ATOMIC	16	/* max_rd_atomic / max_dest_rd_atomic we accept */
 #define DROCE_MAX_SGE		32
 #define DROCE_MAX_INLINE	1024
 #define DROCE_MAX_WR		(1u << 15)
 #define DROCE_MAX_MSG		(1u << 31)	/* verbs max_msg_sz */
 #define DROCE_ACKREQ_EVERY	32	/* AckReq on every Nth packet besides each message's last */
 #define DROCE_MAX_INFLIGHT	1024	/* unacknowledged PSNs a requester keeps out (go-back-N) */
-#define DROCE_RESP_RING		64	/* responder's queued ACK/NAK/READ/atomic responses */
+#define DROCE_RD_WIN		2048	/* PSNs past una a READ/atomic response may be kept from */
+#define DROCE_RESP_RING_SPARE	48	/* response ring slots beyond 2 per responder resource */
 #define DROCE_EVENT_RING	256
 #define DROCE_UD_GRH		40
 #define DROCE_PORT_NUM		1
@@ -172,6 +172,7 @@ struct droce_swqe {
 	enum droce_swqe_state state;
 	bool checked;		/* local SGEs validated */
 	bool timed;		/* its last packet left once, at sent_ns: an RTT sample (on_rtt) */
+	bool part_asked;	/* READ: a part of it was re-requested (droce_comp_rd.c) */
 	uint64_t sent_ns;
 	/* BIND_MW: the window, the MR and access; the range is raddr + compare_add bytes, the
 	 * new key rkey. */
@@ -226,9 +227,12 @@ struct droce_responder {
 	uint32_t wr_left;	/* RDMA WRITE: bytes still expected */
 	uint32_t wr_len;	/* RDMA WRITE: the RETH length */
 	bool uc_drop;		/* UC: discard the rest of this message */
-	struct droce_resp_item ring[DROCE_RESP_RING];
+	/* Sized by max_dest_rd_atomic (droce_resp_reserve): each responder resource's response,
+	 * a replay of it, and the ACKs between them. */
+	struct droce_resp_item *ring;
+	uint32_t ring_mask;
 	uint32_t ring_head, ring_tail;
-	struct droce_atomic_res *atomics;
+	struct droce_atomic_res *atomics;	/* n_atomics results: one per responder resource */
 	uint32_t n_atomics, atomic_next;
 	uint32_t rd_pending;	/* new READ/atomic requests in ring: max_dest_rd_atomic bounds it */
 	/* The NAK that ends the QP: sent once the ring (earlier requests' responses) is empty,
@@ -260,8 +264,14 @@ struct droce_requester {
 	struct droce_cursor rd_cur;	/* READ response data position in ring[comp] */
 	uint32_t retry_left;
 	uint32_t rnr_left;
-	uint32_t gbn_una;	/* una at which a retransmission was already started */
-	bool gbn_armed;
+	/* READ/atomic responses past a gap (droce_comp_rd.c), bit psn & (DROCE_RD_WIN - 1) for
+	 * PSNs in [una, rd_hi): placed as they come, so a lost one costs one re-request. */
+	uint64_t rd_got[DROCE_RD_WIN / 64];	/* answered: response placed, or implicitly ACKed */
+	uint64_t rd_asked[DROCE_RD_WIN / 64];	/* missing and re-requested, not known lost again */
+	uint32_t rd_hi;		/* the responder has answered every PSN below it */
+	uint32_t rd_hint;	/* ring index of the WQE the last response ahead belonged to */
+	uint32_t rd_wm;		/* max_psn_sent when the last re-request left */
+	bool rd_scan;		/* a PSN below rd_hi may want a re-request */
 	uint64_t rto_at;	/* local ACK timeout, UINT64_MAX when nothing is outstanding */
 	uint64_t rnr_at;	/* RNR wait end, UINT64_MAX when not waiting */
 	bool drained_notified;
@@ -519,7 +529,7 @@ void droce_req_go_back(struct droce_qp *qp, uint32_t psn);
 static inline bool
 droce_req_has_work(const struct droce_qp *qp)
 {
-	return qp->req.next != qp->req.head && qp->req.rnr_at == UINT64_MAX;
+	return (qp->req.next != qp->req.head || qp->req.rd_scan) && qp->req.rnr_at == UINT64_MAX;
 }
 
 /* droce_comp.c: completer */
@@ -528,6 +538,19 @@ void droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t
 void droce_comp_timer(struct droce_qp *qp, uint64_t now);
 void droce_comp_arm_rto(struct droce_qp *qp, uint64_t now);
 void droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st);
+
+/* droce_comp_rd.c: READ/atomic responses ahead of una, and the re-requests for the gaps */
+bool droce_rd_got(const struct droce_qp *qp, uint32_t psn);
+bool droce_rd_asked(const struct droce_qp *qp, uint32_t psn);
+void droce_rd_passed(struct droce_qp *qp, uint32_t old_una);
+void droce_rd_answered(struct droce_qp *qp, uint32_t hi);
+void droce_rd_go_back(struct droce_qp *qp, uint32_t psn);
+struct droce_swqe *droce_rd_find(struct droce_qp *qp, uint32_t psn);
+void droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame);
+struct droce_swqe *droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n);
+void droce_rd_rereq_sent(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t n);
+bool droce_rd_resp_fits(const struct droce_qp *qp, const struct droce_swqe *w,
+			const struct droce_pkt *p);
 
 /* droce_resp.c: responder */
 void droce_resp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame,
@@ -541,6 +564,8 @@ droce_resp_has_work(const struct droce_qp *qp)
 }
 
 struct droce_resp_item *droce_resp_push(struct droce_qp *qp);
+int droce_resp_reserve(struct droce_qp *qp, uint32_t max_dest_rd_atomic);
+void droce_resp_free(struct droce_qp *qp);
 void droce_resp_ack(struct droce_qp *qp, uint32_t psn);
 
 /* droce_np.c: congestion notification point (CNP generation) */

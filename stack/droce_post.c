@@ -92,6 +92,7 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 	w->num_sge = (uint32_t)wr->num_sge;
 	w->checked = false;
 	w->timed = false;
+	w->part_asked = false;
 	w->npkts = 0;
 	if (droce_wr_is_local(wr->opcode)) {
 		w->num_sge = 0;

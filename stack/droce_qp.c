@@ -68,13 +68,12 @@ qp_free_mem(struct droce_qp *qp)
 	free(qp->req.ring);
 	free(qp->req.sges);
 	free(qp->req.inline_buf);
-	free(qp->resp.atomics);
+	droce_resp_free(qp);
 	free(qp->np_ud);
 	droce_rq_fini(&qp->rq);
 	qp->req.ring = NULL;
 	qp->req.sges = NULL;
 	qp->req.inline_buf = NULL;
-	qp->resp.atomics = NULL;
 	qp->np_ud = NULL;
 }
 
@@ -190,11 +189,10 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp->req.sges = calloc((size_t)n * qp->cap.max_send_sge, sizeof(*qp->req.sges));
 	if (qp->cap.max_inline_data)
 		qp->req.inline_buf = calloc(n, qp->cap.max_inline_data);
-	qp->resp.atomics = calloc(DROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.atomics));
 	/* UD: where a CNP goes is learnt per marked packet (droce_np.c) */
 	if (qp->type == DROCE_QPT_UD)
 		qp->np_ud = calloc(1, sizeof(*qp->np_ud));
-	if (qp->req.ring == NULL || qp->req.sges == NULL || qp->resp.atomics == NULL ||
+	if (qp->req.ring == NULL || qp->req.sges == NULL || droce_resp_reserve(qp, 0) != 0 ||
 	    (qp->type == DROCE_QPT_UD && qp->np_ud == NULL) ||
 	    (qp->cap.max_inline_data && qp->req.inline_buf == NULL) ||
 	    (qp->srq == NULL &&
@@ -526,11 +524,14 @@ droce_qp_reset(struct droce_qp *qp)
 {
 	droce_sched_unready(qp);
 	{
-		struct droce_atomic_res *a = qp->resp.atomics;
+		struct droce_responder s = qp->resp;
 
 		memset(&qp->resp, 0, sizeof(qp->resp));
-		qp->resp.atomics = a;
-		memset(a, 0, DROCE_MAX_RD_ATOMIC * sizeof(*a));
+		qp->resp.ring = s.ring;
+		qp->resp.ring_mask = s.ring_mask;
+		qp->resp.atomics = s.atomics;
+		qp->resp.n_atomics = s.n_atomics;
+		memset(s.atomics, 0, s.n_atomics * sizeof(*s.atomics));
 	}
 	{
 		struct droce_requester s = qp->req;

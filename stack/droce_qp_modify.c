@@ -200,7 +200,9 @@ apply(struct droce_qp *qp, const struct droce_qp_attr *a, uint32_t mask)
 	if (mask & S_SQPSN) {
 		q->sq_psn = a->sq_psn & DROCE_PSN_MASK;
 		qp->req.psn = qp->req.una = qp->req.max_psn_sent = q->sq_psn;
-		qp->req.gbn_una = q->sq_psn;
+		qp->req.rd_hi = q->sq_psn;	/* no response kept ahead (droce_comp_rd.c) */
+		memset(qp->req.rd_got, 0, sizeof(qp->req.rd_got));
+		memset(qp->req.rd_asked, 0, sizeof(qp->req.rd_asked));
 	}
 	if (mask & (S_AV | S_DQPN))
 		droce_qp_build_tmpl(qp);
@@ -235,6 +237,9 @@ droce_qp_modify(struct droce_qp *qp, const struct droce_qp_attr *attr, unsigned 
 		droce_qp_error(qp);
 		return 0;
 	}
+	/* The only allocation a modify makes: nothing is applied if it fails. */
+	if ((mask & S_MDRA) && droce_resp_reserve(qp, attr->max_dest_rd_atomic) != 0)
+		return -ENOMEM;
 	apply(qp, attr, mask);
 	qp->state = qp->attr.qp_state = next;
 	if (next == DROCE_QPS_RTS) {

@@ -80,8 +80,7 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 	r->rd_out = rd;
 	r->psn = psn;
 	r->since_ackreq = 0;
-	r->gbn_armed = true;
-	r->gbn_una = r->una;
+	droce_rd_go_back(qp, psn);
 	r->off = 0;
 	r->cur.sge = r->cur.off = r->cur.pos = 0;
 	if (i != r->head && r->ring[i & r->mask].state != DROCE_SWQE_POSTED) {
@@ -234,6 +233,42 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	return 1;
 }
 
+/* A READ request for n of w's response PSNs from psn: a re-request asks only for what is
+ * missing, its VA advanced and its length cut to match (IBTA 9.7.5.2.x READ retry). */
+static void
+fill_read(struct droce_qp *qp, const struct droce_swqe *w, struct droce_pkt *p, uint32_t psn,
+	  uint32_t n)
+{
+	uint32_t done = (uint32_t)droce_psn_diff(psn, w->first_psn);
+
+	droce_tx_pkt_init(qp, p);
+	p->opcode = DROCE_OP_RC_RDMA_READ_REQUEST;
+	p->psn = psn;
+	p->ackreq = true;
+	p->reth_va = w->raddr + (uint64_t)done * qp->mtu;
+	p->reth_rkey = w->rkey;
+	p->reth_len = done + n >= w->npkts ? w->length - done * qp->mtu : n * qp->mtu;
+}
+
+static void
+fill_atomic(struct droce_qp *qp, const struct droce_swqe *w, struct droce_pkt *p, uint32_t psn)
+{
+	droce_tx_pkt_init(qp, p);
+	p->opcode = w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ? DROCE_OP_RC_COMPARE_SWAP :
+							       DROCE_OP_RC_FETCH_ADD;
+	p->psn = psn;
+	p->ackreq = true;
+	p->atomic_va = w->raddr;
+	p->atomic_rkey = w->rkey;
+	if (w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP) {
+		p->atomic_swap_add = w->swap;
+		p->atomic_compare = w->compare_add;
+	} else {
+		p->atomic_swap_add = w->compare_add;
+		p->atomic_compare = 0;
+	}
+}
+
 static int
 send_read(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 {
@@ -243,14 +278,7 @@ send_read(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	uint8_t *buf, *data;
 	void *cookie;
 
-	droce_tx_pkt_init(qp, &p);
-	p.opcode = DROCE_OP_RC_RDMA_READ_REQUEST;
-	p.psn = r->psn;
-	p.ackreq = true;
-	/* A re-request asks only for what is missing (IBTA 9.7.5.2.x READ retry). */
-	p.reth_va = w->raddr + (uint64_t)done * qp->mtu;
-	p.reth_rkey = w->rkey;
-	p.reth_len = w->length - done * qp->mtu;
+	fill_read(qp, w, &p, r->psn, w->npkts - done);
 	buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
 	if (buf == NULL)
 		return -EAGAIN;
@@ -268,20 +296,7 @@ send_atomic(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	uint8_t *buf, *data;
 	void *cookie;
 
-	droce_tx_pkt_init(qp, &p);
-	p.opcode = w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ? DROCE_OP_RC_COMPARE_SWAP :
-							      DROCE_OP_RC_FETCH_ADD;
-	p.psn = qp->req.psn;
-	p.ackreq = true;
-	p.atomic_va = w->raddr;
-	p.atomic_rkey = w->rkey;
-	if (w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP) {
-		p.atomic_swap_add = w->swap;
-		p.atomic_compare = w->compare_add;
-	} else {
-		p.atomic_swap_add = w->compare_add;
-		p.atomic_compare = 0;
-	}
+	fill_atomic(qp, w, &p, qp->req.psn);
 	buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
 	if (buf == NULL)
 		return -EAGAIN;
@@ -363,15 +378,52 @@ local_op(struct droce_qp *qp, struct droce_swqe *w)
 	return 1;
 }
 
+/* One re-request for a run of READ/atomic responses lost past a gap (droce_comp_rd.c), ahead
+ * of new work: it holds up completions. It takes no max_rd_atomic credit: the request it
+ * repeats already holds one. 1 sent, 0 none due, -EAGAIN. */
+static int
+send_rereq(struct droce_qp *qp, uint64_t now)
+{
+	struct droce_pkt p;
+	struct droce_swqe *w;
+	uint8_t *buf, *data;
+	void *cookie;
+	uint32_t psn, n;
+
+	w = droce_rd_rereq_next(qp, &psn, &n);
+	if (w == NULL)
+		return 0;
+	if (w->opcode == DROCE_WR_RDMA_READ)
+		fill_read(qp, w, &p, psn, n);
+	else
+		fill_atomic(qp, w, &p, psn);
+	buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
+	if (buf == NULL)
+		return -EAGAIN;
+	droce_tx_end(qp, &p, buf, cookie);
+	droce_qp_cnt(qp, DROCE_CNT_RETRANSMITTED_PKTS);
+	droce_rd_rereq_sent(qp, w, psn, n);
+	qp->cc_ops->on_send(&qp->cc, p.frame_len, now);
+	if (qp->req.rto_at == UINT64_MAX)
+		droce_comp_arm_rto(qp, now);
+	return 1;
+}
+
 int
 droce_req_tx(struct droce_qp *qp, uint64_t now)
 {
 	struct droce_requester *r = &qp->req;
 	struct droce_swqe *w;
 	uint64_t t;
+	int rc;
 
 	if ((qp->state != DROCE_QPS_RTS && qp->state != DROCE_QPS_SQD) || !droce_req_has_work(qp))
 		return 0;
+	if (r->rd_scan) {
+		rc = send_rereq(qp, now);
+		if (rc != 0 || r->next == r->head)
+			return rc;
+	}
 	w = &r->ring[r->next & r->mask];
 	if (gate(qp, w))
 		return 0;

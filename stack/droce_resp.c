@@ -344,7 +344,7 @@ exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 	/* IBTA 9.4.5: the target must be 8-byte aligned, else invalid request. */
 	if (p->atomic_va & 7)
 		return RST_ERR_INV;
-	if (s->ring_head - s->ring_tail >= DROCE_RESP_RING) {
+	if (s->ring_head - s->ring_tail > s->ring_mask) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESOURCE);
 		return RST_DROP;	/* not executed: the retry will find it new */
 	}
@@ -358,7 +358,7 @@ exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 	}
 	droce_qp_cnt(qp, DROCE_CNT_RX_ATOMIC_REQUESTS);
 	/* Remember the result: a duplicate replays it, never executes again (IBTA 9.7.5.1.x). */
-	res = &s->atomics[s->atomic_next++ % DROCE_MAX_RD_ATOMIC];
+	res = &s->atomics[s->atomic_next++ % s->n_atomics];
 	res->psn = p->psn;
 	res->orig = orig;
 	res->valid = true;

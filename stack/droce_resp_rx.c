@@ -35,7 +35,7 @@ duplicate(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 		return;
 	}
 	if (op->flags & DROCE_OPF_ATOMIC) {
-		for (i = 0; i < DROCE_MAX_RD_ATOMIC; i++) {
+		for (i = 0; i < s->n_atomics; i++) {
 			struct droce_atomic_res *res = &s->atomics[i];
 			struct droce_resp_item *it;
 

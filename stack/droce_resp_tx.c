@@ -5,6 +5,7 @@
  * for several requests); READ responses are data and follow the congestion-control pacing.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "droce_internal.h"
@@ -12,15 +13,72 @@
 #include "droce_resp.h"
 #include "wire/droce_aeth.h"
 
+static uint32_t
+pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/*
+ * Size the response ring and the atomic result cache for max_dest_rd_atomic responder
+ * resources (at least one): each resource's response, a duplicate's replay of it and the ACKs
+ * between them fit, so a requester within its max_rd_atomic is never dropped for want of a
+ * slot. Only grows; what is queued stays queued, in order. 0 or -ENOMEM (nothing changed).
+ */
+int
+droce_resp_reserve(struct droce_qp *qp, uint32_t max_dest_rd_atomic)
+{
+	struct droce_responder *s = &qp->resp;
+	uint32_t nres = max_dest_rd_atomic ? max_dest_rd_atomic : 1;
+	uint32_t n = pow2_at_least(2 * nres + DROCE_RESP_RING_SPARE), i;
+	struct droce_resp_item *ring;
+	struct droce_atomic_res *at;
+
+	if (s->ring != NULL && n <= s->ring_mask + 1 && nres <= s->n_atomics)
+		return 0;
+	if (s->ring != NULL && n < s->ring_mask + 1)
+		n = s->ring_mask + 1;
+	ring = calloc(n, sizeof(*ring));
+	at = calloc(nres > s->n_atomics ? nres : s->n_atomics, sizeof(*at));
+	if (ring == NULL || at == NULL) {
+		free(ring);
+		free(at);
+		return -ENOMEM;
+	}
+	for (i = s->ring_tail; i != s->ring_head; i++)
+		ring[i & (n - 1)] = s->ring[i & s->ring_mask];
+	if (s->n_atomics)
+		memcpy(at, s->atomics, s->n_atomics * sizeof(*at));
+	droce_resp_free(qp);
+	s->ring = ring;
+	s->ring_mask = n - 1;
+	s->atomics = at;
+	s->n_atomics = nres > s->n_atomics ? nres : s->n_atomics;
+	return 0;
+}
+
+void
+droce_resp_free(struct droce_qp *qp)
+{
+	free(qp->resp.ring);
+	free(qp->resp.atomics);
+	qp->resp.ring = NULL;
+	qp->resp.atomics = NULL;
+}
+
 struct droce_resp_item *
 droce_resp_push(struct droce_qp *qp)
 {
 	struct droce_responder *s = &qp->resp;
 
-	if (s->ring_head - s->ring_tail >= DROCE_RESP_RING)
+	if (s->ring_head - s->ring_tail > s->ring_mask)
 		return NULL;
 	droce_sched_ready(qp);
-	return &s->ring[s->ring_head++ % DROCE_RESP_RING];
+	return &s->ring[s->ring_head++ & s->ring_mask];
 }
 
 /* Acknowledge up to psn, merging into a queued ACK that nothing follows yet. */
@@ -31,7 +89,7 @@ droce_resp_ack(struct droce_qp *qp, uint32_t psn)
 	struct droce_resp_item *it;
 
 	if (s->ring_head != s->ring_tail) {
-		it = &s->ring[(s->ring_head - 1) % DROCE_RESP_RING];
+		it = &s->ring[(s->ring_head - 1) & s->ring_mask];
 		if (it->kind == DROCE_RESP_ACK) {
 			it->psn = psn;
 			it->msn = s->msn;
@@ -145,7 +203,7 @@ droce_resp_tx(struct droce_qp *qp, uint64_t now)
 			droce_resp_fatal_end(qp);
 		return r;
 	}
-	it = &s->ring[s->ring_tail % DROCE_RESP_RING];
+	it = &s->ring[s->ring_tail & s->ring_mask];
 	if (it->kind == DROCE_RESP_READ)
 		return send_read(qp, it, now);
 	r = send_ack(qp, it);

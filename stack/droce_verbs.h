@@ -193,8 +193,8 @@ struct droce_qp_attr {
 	uint16_t pkey_index;
 	uint8_t en_sqd_async_notify;
 	uint8_t sq_draining;
-	uint8_t max_rd_atomic;
-	uint8_t max_dest_rd_atomic;
+	uint8_t max_rd_atomic;		/* at most DROCE_MAX_RD_ATOMIC */
+	uint8_t max_dest_rd_atomic;	/* at most DROCE_MAX_RD_ATOMIC */
 	uint8_t min_rnr_timer;	/* an RNR timer code (IBTA 9.7.5.2.8) */
 	uint8_t port_num;
 	uint8_t timeout;	/* local ACK timeout 4.096 us * 2^timeout; 0 = infinite */
@@ -282,6 +282,9 @@ struct droce_async_event {
 };
 
 /* ---- Device ---- */
+/* READs and atomics a QP may have outstanding as requester (max_rd_atomic) and as responder
+ * (max_dest_rd_atomic): as many as rxe offers. A QP's responder memory follows what it asks. */
+#define DROCE_MAX_RD_ATOMIC 128
 #define DROCE_MAX_GIDS 16
 
 struct droce_dev_attr {

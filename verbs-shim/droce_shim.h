@@ -35,7 +35,6 @@ enum {
 	DROCE_SHIM_MAX_SGE = 16,
 	DROCE_SHIM_MAX_CQE = 65536,
 	DROCE_SHIM_MAX_SRQ_WR = 4096,
-	DROCE_SHIM_MAX_RD_ATOM = 16,
 };
 
 /* hca_core_clock (kHz): completion timestamps count the engine's nanoseconds. */

@@ -194,9 +194,9 @@ droce_shim_device_attr(const struct droce_shim_dev *d, struct ibv_device_attr *a
 	a->max_cqe = DROCE_SHIM_MAX_CQE;
 	a->max_mr = (int)cfg->max_mr;
 	a->max_pd = (int)cfg->max_pd;
-	a->max_qp_rd_atom = DROCE_SHIM_MAX_RD_ATOM;
-	a->max_qp_init_rd_atom = DROCE_SHIM_MAX_RD_ATOM;
-	a->max_res_rd_atom = (int)cfg->max_qp * DROCE_SHIM_MAX_RD_ATOM;
+	a->max_qp_rd_atom = DROCE_MAX_RD_ATOMIC;
+	a->max_qp_init_rd_atom = DROCE_MAX_RD_ATOMIC;
+	a->max_res_rd_atom = (int)cfg->max_qp * DROCE_MAX_RD_ATOMIC;
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ah = (int)cfg->max_ah;
 	a->max_mcast_grp = DROCE_MCAST_GROUPS;

@@ -203,6 +203,14 @@ perf send_bw_e 4096 ib_send_bw -e -s 4096	# completion channel
 perf atomic_faa 8 ib_atomic_bw -A FETCH_AND_ADD
 perf atomic_cas 8 ib_atomic_bw -A CMP_AND_SWAP
 SRV_REGEX="^ remote address: LID" perf atomic_lat 8 ib_atomic_lat	# passive server
+# 128 READs/atomics outstanding, as many as rxe offers (perftest's default is the device's
+# max_qp_rd_atom; -o asks it outright): both QPs' max_rd_atomic and max_dest_rd_atomic 128.
+perf read_bw_o128 65536 ib_read_bw -o 128
+expect_out "^ Outstand reads +: 128\$" "read_bw_o128"
+grep -Eq "^ remote address: .* OUT 0x80 " "$TMP/cli.out" ||
+	fail "read_bw_o128: the server did not offer 128 outstanding READs"
+perf atomic_o128 8 ib_atomic_bw -A FETCH_AND_ADD -o 128
+expect_out "^ Outstand reads +: 128\$" "atomic_o128"
 pair write_bw_q4 "^ +65536 +$((4 * ITERS)) +[0-9.]+" ib_write_bw -x 0 -n $ITERS -q 4	# 4 QPs
 # size sweeps (-a: every power of two from 2 B to 8 MiB), 20 iterations each
 for t in write_bw send_lat; do

@@ -451,6 +451,10 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 		sim_poll_all(w);
 	}
 	sum->vtime_ns = w->net.now;
+	for (n = 0; n < w->n_wr; n++)
+		if (w->wr[n].op == SIM_OP_READ)
+			sum->read_needed += w->wr[n].len ? (w->wr[n].len + w->mtu_bytes - 1) /
+								   w->mtu_bytes : 1;
 	sim_count_missing(w);
 	if (!w->failed && cfg->qpt == DROCE_QPT_RC && sum->msgs_missing != 0)
 		sim_fail(w, "%" PRIu64 " RC messages never reached a receive", sum->msgs_missing);
@@ -549,6 +553,9 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 		s->net.duplicated, s->net.corrupted, s->icrc_drops, s->net.ce_marked);
 	if (cfg->qpt != DROCE_QPT_RC)
 		fprintf(out, " missing=%" PRIu64 " rxdup=%" PRIu64, s->msgs_missing, s->msgs_dup);
+	if (s->read_needed != 0)
+		fprintf(out, " rresp=%" PRIu64 "/%" PRIu64 " rereq=%" PRIu64, s->wire.read_resp_rx,
+			s->read_needed, s->wire.read_rereq);
 	fprintf(out, " vtime=%.3fms ", (double)s->vtime_ns / 1e6);
 	if (s->ok)
 		fprintf(out, "OK\n");

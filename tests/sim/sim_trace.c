@@ -32,7 +32,7 @@ flow_get(struct sim_trace *tr, uint32_t key, uint32_t psn)
 }
 
 static void
-count(struct sim_trace *tr, unsigned int src, const struct droce_pkt *p)
+count(struct sim_trace *tr, unsigned int src, const struct droce_pkt *p, unsigned int fate)
 {
 	const struct droce_opcode_info *oi = droce_opcode_info(p->opcode);
 	struct sim_wire_stats *st = &tr->st;
@@ -55,17 +55,22 @@ count(struct sim_trace *tr, unsigned int src, const struct droce_pkt *p)
 		if (oi->flags & DROCE_OPF_READ && p->reth_len > tr->mtu_bytes)
 			span = (p->reth_len + tr->mtu_bytes - 1) / tr->mtu_bytes;
 		if (f != NULL) {
-			if (droce_psn_lt(p->psn, f->next_psn))
+			if (droce_psn_lt(p->psn, f->next_psn)) {
 				st->retransmits++;
-			else
+				if (oi->flags & DROCE_OPF_READ)
+					st->read_rereq++;
+			} else
 				f->next_psn = droce_psn_add(p->psn, span);
 		}
 		return;
 	}
 	if (src < 8)
 		st->per_node_resp[src]++;
-	if (oi->flags & DROCE_OPF_READ)
+	if (oi->flags & DROCE_OPF_READ) {
 		st->read_resp++;
+		if (!(fate & (SIM_FATE_LOST | SIM_FATE_NOROUTE | SIM_FATE_CORRUPT)))
+			st->read_resp_rx++;
+	}
 	if (p->opcode == DROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
 		st->atomic_acks++;
 	if (oi->hdrs & H_AETH) {
@@ -103,7 +108,7 @@ sim_trace_hook(void *arg, unsigned int src, unsigned int dst, const uint8_t *fra
 	if (d != DROCE_DROP_NONE)
 		tr->st.unparsable++;
 	else
-		count(tr, src, &p);
+		count(tr, src, &p, fate);
 	if (!tr->verbose)
 		return;
 	fprintf(tr->out, "%12.3fus n%u->n%u ", (double)now / 1000.0, src, dst);

@@ -23,6 +23,8 @@ struct sim_wire_stats {
 	uint64_t nak_code[4];
 	uint64_t rnr_naks;
 	uint64_t read_resp;
+	uint64_t read_resp_rx;	/* READ responses the network delivered (lost and damaged ones not) */
+	uint64_t read_rereq;	/* READ requests whose PSN was sent before on that flow */
 	uint64_t atomic_acks;
 	uint64_t cnps;
 	uint64_t unparsable;

@@ -72,6 +72,7 @@ struct sim_summary {
 	uint64_t msgs_missing;		/* UC/UD messages legitimately lost */
 	uint64_t msgs_dup;		/* UD datagrams received twice */
 	uint64_t icrc_drops;		/* the engine's ICRC drop counters, both nodes */
+	uint64_t read_needed;		/* READ response packets the READs posted need at least */
 	uint64_t vtime_ns;
 	uint64_t events;
 	struct sim_wire_stats wire;

@@ -264,7 +264,7 @@ test_values(void)
 	a.min_rnr_timer = 32;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
 	a.min_rnr_timer = 0;
-	a.max_dest_rd_atomic = 17;
+	a.max_dest_rd_atomic = DROCE_MAX_RD_ATOMIC + 1;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
 	a.max_dest_rd_atomic = 1;
 	a.dest_qp_num = 1u << 24;
@@ -292,7 +292,7 @@ test_values(void)
 	a.rnr_retry = 8;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
 	a.rnr_retry = 0;
-	a.max_rd_atomic = 17;
+	a.max_rd_atomic = DROCE_MAX_RD_ATOMIC + 1;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
 	a.max_rd_atomic = 0;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), 0);

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * READ and atomic responses past a gap. The responder answers in request order (IBTA 9.7.5.1),
+ * so a response at PSN p says every PSN before p was answered: a missing one was lost. Each
+ * response has its place in a WQE's buffer, so one that comes past a gap is placed at once and
+ * remembered; each lost PSN run is asked for once by a re-request starting at its first PSN, the
+ * RETH's VA advanced and length reduced to the run (IBTA 9.7.5.2.x READ retry; a duplicate READ
+ * may ask for part of the original, 9.7.5.1.x, as rxe's responder serves it). The responses still in
+ * flight behind the gap are kept, not re-read. A re-request's own responses come back in the
+ * order it was sent, so one arriving past a re-requested PSN still missing says that PSN was
+ * lost again: it is asked for once more. The completer moves una over what was kept
+ * (droce_comp.c settle). A timeout or NAK still rewinds (go-back-N, droce_req_go_back).
+ */
+#include <string.h>
+
+#include "droce_internal.h"
+#include "droce_psn.h"
+
+#define RD_MASK (DROCE_RD_WIN - 1)
+
+static bool
+bit_get(const uint64_t *b, uint32_t psn)
+{
+	uint32_t i = psn & RD_MASK;
+
+	return (b[i >> 6] >> (i & 63)) & 1;
+}
+
+static void
+bit_set(uint64_t *b, uint32_t psn)
+{
+	uint32_t i = psn & RD_MASK;
+
+	b[i >> 6] |= 1ull << (i & 63);
+}
+
+/* Clear n bits from psn (n <= DROCE_RD_WIN), a word at a time where aligned. */
+static void
+bits_clear(uint64_t *b, uint32_t psn, uint32_t n)
+{
+	while (n != 0) {
+		uint32_t i = psn & RD_MASK;
+
+		if ((i & 63) == 0 && n >= 64) {
+			b[i >> 6] = 0;
+			psn += 64;
+			n -= 64;
+		} else {
+			b[i >> 6] &= ~(1ull << (i & 63));
+			psn++;
+			n--;
+		}
+	}
+}
+
+bool
+droce_rd_got(const struct droce_qp *qp, uint32_t psn)
+{
+	return bit_get(qp->req.rd_got, psn);
+}
+
+bool
+droce_rd_asked(const struct droce_qp *qp, uint32_t psn)
+{
+	return bit_get(qp->req.rd_asked, psn);
+}
+
+/* una moved on from old_una: the bits it passed are free for the PSNs a window later. */
+void
+droce_rd_passed(struct droce_qp *qp, uint32_t old_una)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t n;
+
+	if (!droce_psn_lt(old_una, r->rd_hi)) {
+		r->rd_hi = r->una;
+		return;
+	}
+	n = droce_psn_lt(r->una, r->rd_hi) ? (uint32_t)droce_psn_diff(r->una, old_una) :
+					     (uint32_t)droce_psn_diff(r->rd_hi, old_una);
+	bits_clear(r->rd_got, old_una, n);
+	bits_clear(r->rd_asked, old_una, n);
+	if (droce_psn_lt(r->rd_hi, r->una))
+		r->rd_hi = r->una;
+}
+
+/* The responder answered every PSN below hi (a response or ACK at hi - 1 came). */
+void
+droce_rd_answered(struct droce_qp *qp, uint32_t hi)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t lim = droce_psn_add(r->una, DROCE_RD_WIN);
+
+	/* An answer to a request first sent after the last re-request: every re-request came
+	 * before it, so what they asked for and is still missing was lost again. */
+	if (droce_psn_lt(r->una, r->rd_hi) && !droce_psn_lt(droce_psn_add(hi, DROCE_PSN_MASK),
+							       r->rd_wm)) {
+		bits_clear(r->rd_asked, r->una, (uint32_t)droce_psn_diff(r->rd_hi, r->una));
+		r->rd_scan = true;
+		droce_sched_ready(qp);
+	}
+	if (droce_psn_lt(lim, hi))
+		hi = lim;
+	if (!droce_psn_lt(r->rd_hi, hi))
+		return;
+	r->rd_hi = hi;
+	r->rd_scan = true;
+	droce_sched_ready(qp);
+}
+
+/* A rewind to psn asks again for every PSN from psn on: the missing ones there count as asked
+ * (what was kept stays kept; its copies are dropped). */
+void
+droce_rd_go_back(struct droce_qp *qp, uint32_t psn)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t x = droce_psn_lt(psn, r->una) ? r->una : psn;
+
+	for (; droce_psn_lt(x, r->rd_hi); x = droce_psn_add(x, 1))
+		if (!bit_get(r->rd_got, x))
+			bit_set(r->rd_asked, x);
+}
+
+/* The sent WQE whose PSNs hold psn, or NULL. Responses come in order, so the last one's WQE or
+ * the next is nearly always it. */
+struct droce_swqe *
+droce_rd_find(struct droce_qp *qp, uint32_t psn)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t i = r->rd_hint;
+
+	if ((int32_t)(i - r->comp) < 0 || (int32_t)(r->sent_hi - i) <= 0)
+		i = r->comp;
+	else if (droce_psn_lt(psn, r->ring[i & r->mask].first_psn))
+		i = r->comp;
+	for (; i != r->sent_hi; i++) {
+		struct droce_swqe *w = &r->ring[i & r->mask];
+
+		if (w->state == DROCE_SWQE_POSTED || droce_psn_lt(psn, w->first_psn))
+			return NULL;
+		if (droce_psn_lt(psn, droce_psn_add(w->first_psn, w->npkts))) {
+			r->rd_hint = i;
+			return w;
+		}
+	}
+	return NULL;
+}
+
+/* IBTA 9.7.5.2.x: a READ response's opcode and length must fit its place in the READ: FIRST at
+ * the first packet, LAST at the last, a full path MTU before it. A resumed READ is answered
+ * from FIRST (or, from rxe, MIDDLE) again where it resumed, and a re-request for part of it
+ * ends with LAST where the part ends, so those may appear inside a READ that was asked again. */
+bool
+droce_rd_resp_fits(const struct droce_qp *qp, const struct droce_swqe *w,
+		   const struct droce_pkt *p)
+{
+	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
+	uint32_t k = (uint32_t)droce_psn_diff(p->psn, w->first_psn);
+	uint32_t base = k * qp->mtu;
+	uint32_t want = w->length - base < qp->mtu ? w->length - base : qp->mtu;
+	bool last = k == w->npkts - 1;
+
+	if (k == 0 && !(op->flags & DROCE_OPF_FIRST))
+		return false;
+	if (last && !(op->flags & DROCE_OPF_LAST))
+		return false;
+	if (!last && (op->flags & DROCE_OPF_LAST) && !w->part_asked)
+		return false;
+	return p->pay_len == want;
+}
+
+/* A READ response or atomic ACK past una (droce_comp_rx checked it is no ghost): placed in its
+ * WQE's buffer and remembered, or dropped with its reason. */
+void
+droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
+{
+	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
+	struct droce_requester *r = &qp->req;
+	struct droce_swqe *w;
+	struct droce_cursor cur = { 0 };
+
+	if (droce_psn_diff(p->psn, r->una) >= DROCE_RD_WIN) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_OUT_OF_SEQ);	/* asked again later */
+		return;
+	}
+	w = droce_rd_find(qp, p->psn);
+	if (w == NULL || ((op->flags & DROCE_OPF_READ) ? w->opcode != DROCE_WR_RDMA_READ :
+			  (w->opcode != DROCE_WR_ATOMIC_CMP_AND_SWP &&
+			   w->opcode != DROCE_WR_ATOMIC_FETCH_AND_ADD))) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
+		return;
+	}
+	if (droce_rd_got(qp, p->psn)) {
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_STALE);	/* a re-request's copy */
+		return;
+	}
+	if (op->flags & DROCE_OPF_READ) {
+		uint32_t base = (uint32_t)droce_psn_diff(p->psn, w->first_psn) * qp->mtu;
+
+		if (!droce_rd_resp_fits(qp, w, p)) {
+			droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
+			return;
+		}
+		if (p->pay_len) {
+			droce_cursor_seek(&cur, w->sge, w->num_sge, base);
+			droce_copy_in(w->sge, &cur, frame + p->pay_off, p->pay_len);
+		}
+	} else {
+		uint64_t orig = p->atomic_orig;
+
+		droce_copy_in(w->sge, &cur, (const uint8_t *)&orig, sizeof(orig));
+	}
+	droce_qp_cnt(qp, DROCE_CNT_READ_RESP_AHEAD);
+	/* A re-request's response: the re-requested PSNs before it that are still missing were
+	 * lost again (re-requests are sent in PSN order and answered in order), so they may be
+	 * asked for once more. One asked again since is asked twice: cheaper than the timeout. */
+	if (droce_rd_asked(qp, p->psn)) {
+		bits_clear(r->rd_asked, r->una, (uint32_t)droce_psn_diff(p->psn, r->una));
+		r->rd_scan = true;
+		droce_sched_ready(qp);
+	}
+	bit_set(r->rd_got, p->psn);
+	droce_rd_answered(qp, droce_psn_add(p->psn, 1));
+}
+
+/*
+ * The next run of PSNs to re-request: the lowest one below rd_hi (and below what the requester
+ * sends next anyway) neither answered nor asked, and those after it in the same WQE up to the
+ * next answered or asked one. PSNs of SEND/WRITE below rd_hi were answered by the response or
+ * ACK that raised it (IBTA 9.7.5.1: in order) and are marked so on the way. NULL: nothing.
+ */
+struct droce_swqe *
+droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t x = r->una, lim = droce_psn_lt(r->psn, r->rd_hi) ? r->psn : r->rd_hi;
+
+	while (droce_psn_lt(x, lim)) {
+		struct droce_swqe *w;
+		uint32_t end, e;
+
+		if (bit_get(r->rd_got, x) || bit_get(r->rd_asked, x)) {
+			x = droce_psn_add(x, 1);
+			continue;
+		}
+		w = droce_rd_find(qp, x);
+		if (w == NULL)
+			break;
+		end = droce_psn_add(w->first_psn, w->npkts);
+		if (droce_psn_lt(lim, end))
+			end = lim;
+		if (w->opcode != DROCE_WR_RDMA_READ && w->opcode != DROCE_WR_ATOMIC_CMP_AND_SWP &&
+		    w->opcode != DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+			for (; droce_psn_lt(x, end); x = droce_psn_add(x, 1))
+				bit_set(r->rd_got, x);
+			continue;
+		}
+		for (e = droce_psn_add(x, 1); droce_psn_lt(e, end); e = droce_psn_add(e, 1))
+			if (bit_get(r->rd_got, e) || bit_get(r->rd_asked, e))
+				break;
+		*psn = x;
+		*n = (uint32_t)droce_psn_diff(e, x);
+		return w;
+	}
+	r->rd_scan = false;
+	return NULL;
+}
+
+void
+droce_rd_rereq_sent(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t n)
+{
+	w->part_asked = true;
+	for (; n != 0; n--, psn = droce_psn_add(psn, 1))
+		bit_set(qp->req.rd_asked, psn);
+	qp->req.rd_wm = qp->req.max_psn_sent;
+	droce_qp_cnt(qp, DROCE_CNT_READ_REREQ);
+}
