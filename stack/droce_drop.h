@@ -51,7 +51,11 @@
 	X(RESP_OUT_OF_SEQ, TRANSPORT, "response PSN not the next expected") \
 	X(RESP_UNEXPECTED, TRANSPORT, "response kind does not match the request") \
 	X(MCAST_NOT_GROUP, TRANSPORT, "multicast DestQP 0xFFFFFF sent to a unicast address") \
-	X(MCAST_NO_MEMBER, TRANSPORT, "multicast group with no QP attached here")
+	X(MCAST_NO_MEMBER, TRANSPORT, "multicast group with no QP attached here") \
+	X(DST_MAC, TRANSPORT, "destination MAC not this port's (broadcast, or a group not joined)") \
+	X(DST_IP, TRANSPORT, "destination IP is not one of this port's GIDs") \
+	X(SRC_GID, TRANSPORT, "source address is not the QP's remote GID") \
+	X(DST_GID, TRANSPORT, "destination GID is not the QP's own (its sgid_index)")
 
 enum droce_drop_class {
 	DROCE_DROP_CLASS_OK,
