@@ -55,7 +55,10 @@
 	X(DST_MAC, TRANSPORT, "destination MAC not this port's (broadcast, or a group not joined)") \
 	X(DST_IP, TRANSPORT, "destination IP is not one of this port's GIDs") \
 	X(SRC_GID, TRANSPORT, "source address is not the QP's remote GID") \
-	X(DST_GID, TRANSPORT, "destination GID is not the QP's own (its sgid_index)")
+	X(DST_GID, TRANSPORT, "destination GID is not the QP's own (its sgid_index)") \
+	X(QP_ACCESS, TRANSPORT, "the QP is not enabled for this remote operation") \
+	X(ATOMIC_ALIGN, TRANSPORT, "atomic target address not 8-byte aligned") \
+	X(RWQE_PROT, TRANSPORT, "receive WQE's buffer fails its L_Key check")
 
 enum droce_drop_class {
 	DROCE_DROP_CLASS_OK,
