@@ -6,7 +6,9 @@
  * Why a received frame was not accepted. Every reason has a name, a sentence and a counter.
  * X(name, class, description); class NOT_ROCE marks frames that are simply not RoCEv2 (listed as
  * skipped by tools, handed to an exception path by the runtime), MALFORMED the rest.
- * Transport-level reasons (bad QP, PSN, rkey ...) are appended by the engine in the same list.
+ * Transport-level reasons (bad QP, PSN, rkey ...) are appended by the engine in the same list,
+ * and last the runtime's own (class RUNTIME: frames pmd-glue never hands to an engine). One
+ * vocabulary: the runtime's classifier names a frame it refuses with these same reasons.
  */
 #include <stdint.h>
 
@@ -58,13 +60,21 @@
 	X(DST_GID, TRANSPORT, "destination GID is not the QP's own (its sgid_index)") \
 	X(QP_ACCESS, TRANSPORT, "the QP is not enabled for this remote operation") \
 	X(ATOMIC_ALIGN, TRANSPORT, "atomic target address not 8-byte aligned") \
-	X(RWQE_PROT, TRANSPORT, "receive WQE's buffer fails its L_Key check")
+	X(RWQE_PROT, TRANSPORT, "receive WQE's buffer fails its L_Key check") \
+	X(MULTISEG, RUNTIME, "multi-segment mbuf that could not be linearised") \
+	X(EXC_FULL, RUNTIME, "exception ring full") \
+	X(NEIGH_BAD, RUNTIME, "ARP/ND frame the neighbour module rejected") \
+	X(NO_DEVICE, RUNTIME, "RoCEv2 frame while no engine device is open") \
+	X(VLAN_OTHER, RUNTIME, "802.1Q tag of a VLAN other than DROCE_VLAN") \
+	X(VLAN_UNTAGGED, RUNTIME, "untagged or priority-tagged frame while DROCE_VLAN is set") \
+	X(VLAN_TAGGED, RUNTIME, "802.1Q-tagged frame (VID not 0) while no DROCE_VLAN is set")
 
 enum droce_drop_class {
 	DROCE_DROP_CLASS_OK,
 	DROCE_DROP_CLASS_NOT_ROCE,
 	DROCE_DROP_CLASS_MALFORMED,
 	DROCE_DROP_CLASS_TRANSPORT,	/* a valid RoCEv2 packet the transport refused */
+	DROCE_DROP_CLASS_RUNTIME,	/* refused by the runtime before any engine saw it */
 };
 
 enum droce_drop {
