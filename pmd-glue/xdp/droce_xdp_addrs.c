@@ -100,6 +100,12 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* "::" last: the list is complete, RoCEv2 to any other address is the kernel's */
+	memset(key, 0, sizeof(key));
+	if (bpf_map_update_elem(fd, key, &one, BPF_ANY) != 0) {
+		fprintf(stderr, "%s: map update: %s\n", argv[0], strerror(errno));
+		return 1;
+	}
 	close(fd);
 	return 0;
 }
