@@ -289,6 +289,43 @@ ud_by_destination(void)
 	eh_fini(&f.w);
 }
 
+/* DestQP 0xFFFFFF: the group's frames arrive on the group's MAC, never broadcast, never on
+ * another group's (RFC 1112 6.4); multicast loopback is not affected (test_mcast). */
+static void
+group_mac(void)
+{
+	static const uint8_t other_group_mac[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x04 };
+	struct droce_recv_wr rw, *bad;
+	struct droce_sge sge;
+	struct droce_wc wc[4];
+	struct droce_pkt p;
+	uint8_t group[16];
+	struct fx f;
+
+	fx_init(&f, DROCE_QPT_UD, false);
+	droce_gid_from_v4(group, 0xEF010203);	/* 239.1.2.3 */
+	CU_ASSERT_EQUAL_FATAL(droce_mcast_attach(f.qp[1], group), 0);
+	sge.addr = (uintptr_t)mem;
+	sge.length = 1024;
+	sge.lkey = droce_mr_lkey(f.mr);
+	memset(&rw, 0, sizeof(rw));
+	rw.sg_list = &sge;
+	rw.num_sge = 1;
+	CU_ASSERT_EQUAL_FATAL(droce_post_recv(f.qp[1], &rw, &bad), 0);
+	req_pkt(&f, DROCE_OP_UD_SEND_ONLY, &p);
+	p.dqpn = DROCE_MCAST_QPN;
+	memcpy(p.dgid, group, 16);
+	memcpy(p.dmac, bcast, 6);
+	refused(&f, &p, DROCE_DROP_DST_MAC);
+	memcpy(p.dmac, other_group_mac, 6);
+	refused(&f, &p, DROCE_DROP_DST_MAC);
+	memcpy(p.dmac, mcast_mac, 6);		/* 239.1.2.3's */
+	inject(&f, &p);
+	CU_ASSERT_EQUAL(eh_poll(&f.w.n[1], wc, 4), 1);
+	CU_ASSERT_EQUAL(mem[DROCE_UD_GRH], 0xA5);
+	eh_fini(&f.w);
+}
+
 DROCE_TEST_MAIN("rx_addr",
 	DROCE_TEST(rc_v4),
 	DROCE_TEST(rc_v6),
@@ -296,4 +333,5 @@ DROCE_TEST_MAIN("rx_addr",
 	DROCE_TEST(uc_v6),
 	DROCE_TEST(ipv6_to_v4_port),
 	DROCE_TEST(cnp_from_peer_only),
-	DROCE_TEST(ud_by_destination))
+	DROCE_TEST(ud_by_destination),
+	DROCE_TEST(group_mac))
