@@ -359,30 +359,32 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 		droce_dev_drop(dev, DROCE_DROP_DST_MAC);
 		return;
 	}
-	if (droce_unlikely(!droce_rx_dip_ours(dev, &p, frame))) {
-		droce_dev_drop(dev, DROCE_DROP_DST_IP);
-		return;
-	}
 	/* DestQP 1 is the GSI's slot; DestQP 0, and 1 without a GSI, find no QP (CA17-33). */
 	qp = droce_dev_qp(dev, p.dqpn);
-	if (droce_unlikely(qp == NULL)) {
-		droce_dev_drop(dev, DROCE_DROP_BAD_QPN);
-		return;
-	}
-	if (qp->type != DROCE_QPT_UD) {
-		/* a connected QP hears its peer only, once it has one (RTR on; before, the
-		 * responder drops for the state); CNPs included (Annex A17.9.3: the NP sends them
-		 * on the data's path, reversed) */
-		if (qp->state >= DROCE_QPS_RTR) {
-			d = droce_rx_path_check(qp, &p, frame);
-			if (droce_unlikely(d != DROCE_DROP_NONE)) {
-				droce_dev_drop(dev, d);
-				return;
-			}
+	if (qp != NULL && qp->type != DROCE_QPT_UD && qp->state >= DROCE_QPS_RTR) {
+		/* A connected QP hears its peer only, once it has one (RTR on; before, the
+		 * responder drops for the state), CNPs included (Annex A17.9.3: the NP sends them
+		 * on the data's path, reversed). Its own GID is one of ours: when the path
+		 * matches, the port's check is implied. */
+		d = droce_rx_path_check(qp, &p, frame);
+		if (droce_unlikely(d != DROCE_DROP_NONE)) {
+			droce_dev_drop(dev, droce_rx_dip_ours(dev, &p, frame) ? d :
+					    DROCE_DROP_DST_IP);
+			return;
 		}
-	} else if (lean) {
+	} else {
+		/* the destination is checked before the QP (as rxe_rcv, then its QP lookup) */
+		if (droce_unlikely(!droce_rx_dip_ours(dev, &p, frame))) {
+			droce_dev_drop(dev, DROCE_DROP_DST_IP);
+			return;
+		}
+		if (droce_unlikely(qp == NULL)) {
+			droce_dev_drop(dev, DROCE_DROP_BAD_QPN);
+			return;
+		}
 		/* UD reads the sender's addresses (GRH, CNP destination); connected QPs do not. */
-		droce_parse_fast_addrs(frame, &p);
+		if (lean && qp->type == DROCE_QPT_UD)
+			droce_parse_fast_addrs(frame, &p);
 	}
 	op = droce_opcode_info(p.opcode);
 	if (op->flags & DROCE_OPF_CNP) {
