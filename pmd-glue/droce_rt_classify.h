@@ -5,32 +5,13 @@
 /*
  * Where a received frame goes: the engine (RoCEv2, UDP 4791), the neighbour module (ARP,
  * ICMPv6 NS/NA), or the exception path / a named drop. Looks at headers only; the engine and
- * the neighbour module validate the rest. Pure C, no EAL.
+ * the neighbour module validate the rest. A refused frame is named with the engine's reasons
+ * (droce_drop.h): the runtime and the engine share one vocabulary. Pure C, no EAL.
  */
 #include <stdbool.h>
 #include <stdint.h>
 
-/* X(name, description): the runtime's own reasons for not passing a frame on. */
-#define DROCE_RT_DROP_LIST(X) \
-	X(SHORT, "frame ends inside its Ethernet/IP/UDP headers") \
-	X(NOT_FOR_US, "unicast to another MAC") \
-	X(NOT_IP, "EtherType neither ARP, IPv4 nor IPv6") \
-	X(NOT_UDP, "IP protocol neither UDP nor neighbour discovery") \
-	X(NOT_ROCE_PORT, "UDP destination port is not 4791") \
-	X(MULTISEG, "multi-segment mbuf that could not be linearised") \
-	X(EXC_FULL, "exception ring full") \
-	X(NEIGH_BAD, "ARP/ND frame the neighbour module rejected") \
-	X(NO_DEVICE, "RoCEv2 frame while no engine device is open") \
-	X(VLAN_OTHER, "802.1Q tag of a VLAN other than DROCE_VLAN") \
-	X(VLAN_UNTAGGED, "untagged or priority-tagged frame while DROCE_VLAN is set") \
-	X(VLAN_TAGGED, "802.1Q-tagged frame (VID not 0) while no DROCE_VLAN is set")
-
-enum droce_rt_drop {
-#define DROCE_X_RT_DROP(name, desc) DROCE_RT_DROP_##name,
-	DROCE_RT_DROP_LIST(DROCE_X_RT_DROP)
-#undef DROCE_X_RT_DROP
-	DROCE_RT_DROP_MAX
-};
+#include "droce_drop.h"
 
 enum droce_rt_class {
 	DROCE_RT_CLS_ROCE,
@@ -40,28 +21,29 @@ enum droce_rt_class {
 
 /* Without a VLAN: untagged and priority-tagged (VID 0) frames only. */
 enum droce_rt_class droce_rt_classify(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
-				      enum droce_rt_drop *drop);
+				      enum droce_drop *drop);
 /* As droce_rt_classify(); a RoCE frame also gets *dqpn, the BTH DestQP (IBTA 9.2), or
  * UINT32_MAX when the frame ends before it (the engine drops it, counted). */
 enum droce_rt_class droce_rt_classify_qpn(const uint8_t *frame, uint32_t len,
-					  const uint8_t mac[6], enum droce_rt_drop *drop,
+					  const uint8_t mac[6], enum droce_drop *drop,
 					  uint32_t *dqpn);
 /* As droce_rt_classify_qpn() on VLAN vlan (1..4094; 0: none): frames of any other VLAN, or
- * untagged when one is set, are dropped (DROCE_RT_DROP_VLAN_*), whatever they carry. */
+ * untagged when one is set, are dropped (DROCE_DROP_VLAN_*), whatever they carry. */
 enum droce_rt_class droce_rt_classify_vlan(const uint8_t *frame, uint32_t len,
 					   const uint8_t mac[6], uint16_t vlan,
-					   enum droce_rt_drop *drop, uint32_t *dqpn);
+					   enum droce_drop *drop, uint32_t *dqpn);
 
 /* The BTH opcode of a RoCEv2 frame (ours, on Tx: any VLAN), or -1 for any other frame. */
 int droce_rt_frame_opcode(const uint8_t *frame, uint32_t len);
 
 /* Reasons that drop a frame outright: it is not ours, so it never goes to the exception ring. */
 static inline bool
-droce_rt_drop_final(enum droce_rt_drop d)
+droce_rt_drop_final(enum droce_drop d)
 {
-	return d == DROCE_RT_DROP_SHORT || d == DROCE_RT_DROP_NOT_FOR_US ||
-	       d == DROCE_RT_DROP_VLAN_OTHER || d == DROCE_RT_DROP_VLAN_UNTAGGED ||
-	       d == DROCE_RT_DROP_VLAN_TAGGED;
+	return d == DROCE_DROP_ETH_SHORT || d == DROCE_DROP_VLAN_SHORT || d == DROCE_DROP_IP_SHORT ||
+	       d == DROCE_DROP_UDP_SHORT || d == DROCE_DROP_DST_MAC ||
+	       d == DROCE_DROP_VLAN_OTHER || d == DROCE_DROP_VLAN_UNTAGGED ||
+	       d == DROCE_DROP_VLAN_TAGGED;
 }
 
 /* The shard owning a QPN: its top shard_bits bits (droce_dev_attr.shard_bits); a QPN naming no
@@ -78,8 +60,8 @@ droce_rt_qpn_shard(uint32_t qpn, unsigned int shard_bits, unsigned int nb_shards
 	return s < nb_shards ? s : 0;
 }
 
-/* "not_for_us" style counter name and sentence of a reason. */
-const char *droce_rt_drop_name(enum droce_rt_drop d);
-const char *droce_rt_drop_desc(enum droce_rt_drop d);
+/* The reasons the runtime itself counts (rt.drop_<name>): what the classifier names and the
+ * runtime's own (class RUNTIME); the engine counts the rest (dev.drop_<name>). */
+bool droce_rt_drop_counted(enum droce_drop d);
 
 #endif /* DROCE_RT_CLASSIFY_H */

@@ -117,14 +117,16 @@ collect_all(struct droce_rt *rt, struct collect *c)
 #define DROCE_X_SUM(f) tot.f += parts[i].st.f;
 		DROCE_RT_STATS(DROCE_X_SUM)
 #undef DROCE_X_SUM
-		for (k = 0; k < DROCE_RT_DROP_MAX; k++)
+		for (k = 0; k < DROCE_DROP_MAX; k++)
 			tot.drop[k] += parts[i].st.drop[k];
 	}
 #define DROCE_X_PUT_RT(f) put(c, "rt.", #f, tot.f);
 	DROCE_RT_STATS(DROCE_X_PUT_RT)
 #undef DROCE_X_PUT_RT
-	for (i = 0; i < DROCE_RT_DROP_MAX; i++) {
-		snprintf(name, sizeof(name), "drop_%s", droce_rt_drop_name(i));
+	for (i = 0; i < DROCE_DROP_MAX; i++) {
+		if (!droce_rt_drop_counted(i))
+			continue;
+		snprintf(name, sizeof(name), "drop_%s", droce_drop_name(i));
 		put(c, "rt.", name, tot.drop[i]);
 	}
 	put(c, "rt.", "shards", rt->nb_shards);

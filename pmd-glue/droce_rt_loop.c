@@ -155,7 +155,7 @@ droce_rt_io_init(struct droce_rt_shard *s, struct droce_io *io)
 }
 
 static void
-exception(struct droce_rt_shard *s, struct rte_mbuf *m, enum droce_rt_drop why)
+exception(struct droce_rt_shard *s, struct rte_mbuf *m, enum droce_drop why)
 {
 	struct droce_rt *rt = s->rt;
 
@@ -164,7 +164,7 @@ exception(struct droce_rt_shard *s, struct rte_mbuf *m, enum droce_rt_drop why)
 			s->st.exception++;
 			return;
 		}
-		why = DROCE_RT_DROP_EXC_FULL;
+		why = DROCE_DROP_EXC_FULL;
 	}
 	s->st.drop[why]++;
 	rte_pktmbuf_free(m);
@@ -212,7 +212,7 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 	uint32_t lens[DROCE_RT_BURST_MAX];
 	unsigned int nroce = 0, i, to;
 	bool any_out = false;
-	enum droce_rt_drop why;
+	enum droce_drop why;
 	struct rte_mbuf *m;
 	uint32_t len, dqpn;
 	uint8_t *p;
@@ -223,7 +223,7 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 			s->st.rx_pkts++;
 			s->st.rx_bytes += rte_pktmbuf_pkt_len(m);
 			if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
-				s->st.drop[DROCE_RT_DROP_MULTISEG]++;
+				s->st.drop[DROCE_DROP_MULTISEG]++;
 				rte_pktmbuf_free(m);
 				continue;
 			}
@@ -242,7 +242,7 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 				break;
 			}
 			if (s->dev == NULL) {
-				exception(s, m, DROCE_RT_DROP_NO_DEVICE);
+				exception(s, m, DROCE_DROP_NO_DEVICE);
 				break;
 			}
 			roce[nroce] = m;
@@ -257,7 +257,7 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 			}
 			s->st.rx_neigh++;
 			if (droce_neigh_input(&rt->neigh, p, len, s->now) != 0)
-				s->st.drop[DROCE_RT_DROP_NEIGH_BAD]++;
+				s->st.drop[DROCE_DROP_NEIGH_BAD]++;
 			rt->neigh_deadline = droce_neigh_next_deadline(&rt->neigh);
 			rte_pktmbuf_free(m);
 			break;

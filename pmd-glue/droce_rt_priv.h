@@ -42,7 +42,7 @@ struct droce_rt_stats {
 #define DROCE_X_RT_FIELD(name) uint64_t name;
 	DROCE_RT_STATS(DROCE_X_RT_FIELD)
 #undef DROCE_X_RT_FIELD
-	uint64_t drop[DROCE_RT_DROP_MAX];
+	uint64_t drop[DROCE_DROP_MAX];
 };
 
 /*

@@ -10,6 +10,7 @@
 
 #include "droce_ext.h"
 #include "droce_internal.h"
+#include "droce_rx_addr.h"
 #include "wire/droce_bth.h"
 #include "wire/droce_ipv4.h"
 
@@ -42,7 +43,7 @@ struct droce_dev *
 droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, int *err)
 {
 	struct droce_dev *dev;
-	uint32_t nqp, nmr;
+	uint32_t nqp, nmr, i;
 
 	if (attr == NULL || io == NULL || io->tx_alloc == NULL || io->tx_send == NULL ||
 	    io->rand64 == NULL || attr->num_gids == 0 || attr->num_gids > DROCE_MAX_GIDS ||
@@ -85,6 +86,9 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 		droce_dev_destroy(dev);
 		goto nomem;
 	}
+	for (i = 0; i < attr->num_gids; i++)
+		if (droce_gid_is_v4(attr->gids[i]))
+			dev->gid_v4[dev->n_gid_v4++] = droce_get_be32(attr->gids[i] + 12);
 	dev->qpn_gen = (uint32_t)io->rand64(io->ctx);
 	dev->cnp_interval_ns = DROCE_CNP_INTERVAL_NS;
 	return dev;
@@ -348,18 +352,40 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 	if (droce_unlikely(p.dqpn == DROCE_MCAST_QPN)) {
 		if (lean)
 			droce_parse_fast_addrs(frame, &p);	/* the group is the destination GID */
-		droce_mcast_rx(dev, &p, frame, len, now);
+		droce_mcast_rx(dev, &p, frame, len, now);	/* its own address checks */
+		return;
+	}
+	if (droce_unlikely(!droce_rx_mac_ok(dev, frame))) {
+		droce_dev_drop(dev, DROCE_DROP_DST_MAC);
 		return;
 	}
 	/* DestQP 1 is the GSI's slot; DestQP 0, and 1 without a GSI, find no QP (CA17-33). */
 	qp = droce_dev_qp(dev, p.dqpn);
-	if (droce_unlikely(qp == NULL)) {
-		droce_dev_drop(dev, DROCE_DROP_BAD_QPN);
-		return;
+	if (qp != NULL && qp->type != DROCE_QPT_UD && qp->state >= DROCE_QPS_RTR) {
+		/* A connected QP hears its peer only, once it has one (RTR on; before, the
+		 * responder drops for the state), CNPs included (Annex A17.9.3: the NP sends them
+		 * on the data's path, reversed). Its own GID is one of ours: when the path
+		 * matches, the port's check is implied. */
+		d = droce_rx_path_check(qp, &p, frame);
+		if (droce_unlikely(d != DROCE_DROP_NONE)) {
+			droce_dev_drop(dev, droce_rx_dip_ours(dev, &p, frame) ? d :
+					    DROCE_DROP_DST_IP);
+			return;
+		}
+	} else {
+		/* the destination is checked before the QP (as rxe_rcv, then its QP lookup) */
+		if (droce_unlikely(!droce_rx_dip_ours(dev, &p, frame))) {
+			droce_dev_drop(dev, DROCE_DROP_DST_IP);
+			return;
+		}
+		if (droce_unlikely(qp == NULL)) {
+			droce_dev_drop(dev, DROCE_DROP_BAD_QPN);
+			return;
+		}
+		/* UD reads the sender's addresses (GRH, CNP destination); connected QPs do not. */
+		if (lean && qp->type == DROCE_QPT_UD)
+			droce_parse_fast_addrs(frame, &p);
 	}
-	/* UD reads the sender's addresses (GRH, CNP destination); connected QPs do not. */
-	if (lean && qp->type == DROCE_QPT_UD)
-		droce_parse_fast_addrs(frame, &p);
 	op = droce_opcode_info(p.opcode);
 	if (op->flags & DROCE_OPF_CNP) {
 		/* Annex A17.9.3: the reaction point's rate limiter hears of congestion. */

@@ -6,7 +6,9 @@
  * Why a received frame was not accepted. Every reason has a name, a sentence and a counter.
  * X(name, class, description); class NOT_ROCE marks frames that are simply not RoCEv2 (listed as
  * skipped by tools, handed to an exception path by the runtime), MALFORMED the rest.
- * Transport-level reasons (bad QP, PSN, rkey ...) are appended by the engine in the same list.
+ * Transport-level reasons (bad QP, PSN, rkey ...) are appended by the engine in the same list,
+ * and last the runtime's own (class RUNTIME: frames pmd-glue never hands to an engine). One
+ * vocabulary: the runtime's classifier names a frame it refuses with these same reasons.
  */
 #include <stdint.h>
 
@@ -51,13 +53,28 @@
 	X(RESP_OUT_OF_SEQ, TRANSPORT, "response PSN not the next expected") \
 	X(RESP_UNEXPECTED, TRANSPORT, "response kind does not match the request") \
 	X(MCAST_NOT_GROUP, TRANSPORT, "multicast DestQP 0xFFFFFF sent to a unicast address") \
-	X(MCAST_NO_MEMBER, TRANSPORT, "multicast group with no QP attached here")
+	X(MCAST_NO_MEMBER, TRANSPORT, "multicast group with no QP attached here") \
+	X(DST_MAC, TRANSPORT, "destination MAC not this port's (broadcast, or a group not joined)") \
+	X(DST_IP, TRANSPORT, "destination IP is not one of this port's GIDs") \
+	X(SRC_GID, TRANSPORT, "source address is not the QP's remote GID") \
+	X(DST_GID, TRANSPORT, "destination GID is not the QP's own (its sgid_index)") \
+	X(QP_ACCESS, TRANSPORT, "the QP is not enabled for this remote operation") \
+	X(ATOMIC_ALIGN, TRANSPORT, "atomic target address not 8-byte aligned") \
+	X(RWQE_PROT, TRANSPORT, "receive WQE's buffer fails its L_Key check") \
+	X(MULTISEG, RUNTIME, "multi-segment mbuf that could not be linearised") \
+	X(EXC_FULL, RUNTIME, "exception ring full") \
+	X(NEIGH_BAD, RUNTIME, "ARP/ND frame the neighbour module rejected") \
+	X(NO_DEVICE, RUNTIME, "RoCEv2 frame while no engine device is open") \
+	X(VLAN_OTHER, RUNTIME, "802.1Q tag of a VLAN other than DROCE_VLAN") \
+	X(VLAN_UNTAGGED, RUNTIME, "untagged or priority-tagged frame while DROCE_VLAN is set") \
+	X(VLAN_TAGGED, RUNTIME, "802.1Q-tagged frame (VID not 0) while no DROCE_VLAN is set")
 
 enum droce_drop_class {
 	DROCE_DROP_CLASS_OK,
 	DROCE_DROP_CLASS_NOT_ROCE,
 	DROCE_DROP_CLASS_MALFORMED,
 	DROCE_DROP_CLASS_TRANSPORT,	/* a valid RoCEv2 packet the transport refused */
+	DROCE_DROP_CLASS_RUNTIME,	/* refused by the runtime before any engine saw it */
 };
 
 enum droce_drop {

@@ -314,12 +314,18 @@ struct droce_qp {
 	uint64_t cnt[DROCE_CNT_MAX];
 	uint32_t mcast_n;		/* multicast groups it is attached to (droce_mcast.c) */
 	bool mcast_no_self;		/* block_self_mcast_lb */
+	/* RC/UC receive address check (droce_rx_addr.h): the path's IPv4 addresses as numbers,
+	 * set with the AV (droce_qp_build_tmpl); an IPv6 path compares tmpl's GIDs. */
+	bool rx_v4;
+	uint32_t rx_sip;		/* the remote GID's address: a request's source */
+	uint32_t rx_dip;		/* the local GID's (sgid_index) */
 	bool used;
 };
 
 /* A multicast group this device has members of: its GID and the UD QPs attached. */
 struct droce_mcast_grp {
 	uint8_t gid[16];
+	uint8_t mac[6];		/* the Ethernet group address its frames arrive on */
 	uint32_t nqp;		/* 0: a free slot */
 	struct droce_qp *qps[DROCE_MCAST_QPS];
 };
@@ -356,6 +362,9 @@ struct droce_dev {
 	/* Received frames' ICRC prefix state, by DestQP (droce_rx.c) */
 	struct droce_icrc_v4_cache icrc_rx[DROCE_ICRC_RX_CACHE];
 	struct droce_mcast_grp mcast[DROCE_MCAST_GROUPS];
+	/* The GID table's IPv4 addresses as numbers, for the receive address check */
+	uint32_t gid_v4[DROCE_MAX_GIDS];
+	uint8_t n_gid_v4;
 };
 
 static inline uint32_t
@@ -391,6 +400,8 @@ void droce_mcast_loop(struct droce_qp *sender, const uint8_t *frame, uint32_t le
 void droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *frame,
 		    uint32_t len, uint64_t now);
 void droce_mcast_detach_all(struct droce_qp *qp);
+/* A multicast Ethernet address of a group some QP of this device has joined. */
+bool droce_mcast_mac_joined(const struct droce_dev *dev, const uint8_t mac[6]);
 
 /* droce_dev.c: scheduling, timers, events, drops */
 void droce_dev_event(struct droce_dev *dev, enum droce_event_type type, void *elem);

@@ -22,6 +22,17 @@ grp_find(struct droce_dev *dev, const uint8_t gid[16])
 	return NULL;
 }
 
+bool
+droce_mcast_mac_joined(const struct droce_dev *dev, const uint8_t mac[6])
+{
+	unsigned int i;
+
+	for (i = 0; i < DROCE_MCAST_GROUPS; i++)
+		if (dev->mcast[i].nqp != 0 && memcmp(dev->mcast[i].mac, mac, 6) == 0)
+			return true;
+	return false;
+}
+
 static int
 grp_member(const struct droce_mcast_grp *g, const struct droce_qp *qp)
 {
@@ -62,6 +73,7 @@ droce_mcast_attach(struct droce_qp *qp, const uint8_t gid[16])
 			return -ENOMEM;
 		g = &qp->dev->mcast[i];
 		memcpy(g->gid, gid, 16);
+		droce_gid_mcast_mac(gid, g->mac);
 	}
 	if (grp_member(g, qp) >= 0)
 		return 0;	/* attached already: as in rxe, not an error */
@@ -140,6 +152,12 @@ droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *
 	g = grp_find(dev, p->dgid);
 	if (g == NULL) {
 		droce_dev_drop(dev, DROCE_DROP_MCAST_NO_MEMBER);
+		return;
+	}
+	/* Annex A17.4: the group's frames come to its MAC (RFC 1112 6.4, RFC 2464 7), or to
+	 * this port's own; never broadcast, never another group's */
+	if (memcmp(p->dmac, g->mac, 6) != 0 && memcmp(p->dmac, dev->attr.mac, 6) != 0) {
+		droce_dev_drop(dev, DROCE_DROP_DST_MAC);
 		return;
 	}
 	if (!droce_pkey_ok(p->pkey)) {	/* as for a unicast datagram */

@@ -40,6 +40,23 @@ droce_gid_from_v4(uint8_t gid[16], uint32_t addr)
 	droce_put_be32(gid + 12, addr);
 }
 
+void
+droce_gid_mcast_mac(const uint8_t gid[16], uint8_t mac[6])
+{
+	/* IPv4: 01:00:5e and the low 23 bits; IPv6: 33:33 and the low 32 bits */
+	if (droce_gid_is_v4(gid)) {
+		mac[0] = 0x01;
+		mac[1] = 0x00;
+		mac[2] = 0x5e;
+		mac[3] = gid[13] & 0x7F;
+		mac[4] = gid[14];
+		mac[5] = gid[15];
+	} else {
+		mac[0] = mac[1] = 0x33;
+		memcpy(mac + 2, gid + 12, 4);
+	}
+}
+
 /* Ethernet and optional 802.1Q; returns the L3 EtherType via *etype. */
 static enum droce_drop
 parse_l2(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint16_t *etype)

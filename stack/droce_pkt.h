@@ -134,5 +134,7 @@ bool droce_gid_is_v4(const uint8_t gid[16]);
 /* A multicast group's GID: IPv4-mapped 224.0.0.0/4, or IPv6 ff00::/8. */
 bool droce_gid_is_multicast(const uint8_t gid[16]);
 void droce_gid_from_v4(uint8_t gid[16], uint32_t addr_host_order);
+/* The Ethernet address a group's frames go to (RFC 1112 6.4, RFC 2464 7). */
+void droce_gid_mcast_mac(const uint8_t gid[16], uint8_t mac[6]);
 
 #endif /* DROCE_PKT_H */

@@ -21,8 +21,9 @@ static const struct {
 	[RST_ERR_OPSEQ] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_OPCODE_SEQ },
 	[RST_ERR_LENGTH] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_LENGTH },
 	[RST_ERR_RKEY] = { DROCE_NAK_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR, DROCE_DROP_RKEY },
-	[RST_ERR_LOCAL] = { DROCE_NAK_REM_OP_ERR, DROCE_EVENT_QP_FATAL, DROCE_DROP_OPCODE_SEQ },
-	[RST_ERR_INV] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_OPCODE_SEQ },
+	[RST_ERR_LOCAL] = { DROCE_NAK_REM_OP_ERR, DROCE_EVENT_QP_FATAL, DROCE_DROP_RWQE_PROT },
+	[RST_ERR_ALIGN] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_ATOMIC_ALIGN },
+	[RST_ERR_QP_ACCESS] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_QP_ACCESS },
 	[RST_ERR_INVALIDATE] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR,
 				 DROCE_DROP_INVALIDATE },
 	/* ibv_get_async_event(3): "too many RDMA Read or Atomic requests" is an access error */
@@ -155,11 +156,17 @@ check_opseq(struct droce_qp *qp, const struct droce_opcode_info *op)
 	return RST_DONE;
 }
 
-/* IBTA 9.7.5.1.x: FIRST and MIDDLE carry exactly the path MTU, LAST/ONLY at most that. */
+/* IBTA 9.7.5.1.x: FIRST and MIDDLE carry exactly the path MTU, ONLY at most that, LAST 1 to
+ * that many bytes (a message's last packet holds its remainder, never nothing: rxe's
+ * check_length refuses an empty LAST too). */
 static bool
 len_ok(const struct droce_qp *qp, const struct droce_opcode_info *op, uint32_t len)
 {
-	return (op->flags & DROCE_OPF_LAST) ? len <= qp->mtu : len == qp->mtu;
+	if (!(op->flags & DROCE_OPF_LAST))
+		return len == qp->mtu;
+	if (!(op->flags & DROCE_OPF_FIRST) && len == 0)
+		return false;
+	return len <= qp->mtu;
 }
 
 enum droce_rst
@@ -239,7 +246,7 @@ exec_atomic_write(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t 
 				  DROCE_ACCESS_REMOTE_WRITE) == NULL)
 		return RST_ERR_RKEY;
 	if (p->reth_va & 7)
-		return RST_ERR_INV;
+		return RST_ERR_ALIGN;
 	memcpy(&v, frame + p->pay_off, sizeof(v));
 	__atomic_store_n((uint64_t *)(uintptr_t)p->reth_va, v, __ATOMIC_RELEASE);
 	droce_qp_cnt(qp, DROCE_CNT_RX_ATOMIC_WRITE_REQUESTS);
@@ -259,6 +266,9 @@ exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_op
 		return exec_atomic_write(qp, p, frame);
 
 	if (!len_ok(qp, op, p->pay_len))
+		return RST_ERR_LENGTH;
+	/* IBTA 9.7.4.1.x: no message is longer than 2^31 bytes (rxe: a length error) */
+	if (first && p->reth_len > DROCE_MAX_MSG)
 		return RST_ERR_LENGTH;
 	/* C9-88 note: a zero-length RDMA WRITE checks no R_Key. */
 	if (first && p->reth_len != 0 &&
@@ -303,6 +313,9 @@ droce_resp_read(struct droce_qp *qp, const struct droce_pkt *p, bool dup)
 {
 	struct droce_resp_item *it;
 
+	/* IBTA 9.7.4.1.x: no message is longer than 2^31 bytes (rxe: a length error) */
+	if (!dup && p->reth_len > DROCE_MAX_MSG)
+		return RST_ERR_LENGTH;
 	if (p->reth_len != 0 &&
 	    droce_mr_check_remote(qp, p->reth_rkey, p->reth_va, p->reth_len,
 				  DROCE_ACCESS_REMOTE_READ) == NULL) {
@@ -343,7 +356,7 @@ exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 		return RST_ERR_RKEY;
 	/* IBTA 9.4.5: the target must be 8-byte aligned, else invalid request. */
 	if (p->atomic_va & 7)
-		return RST_ERR_INV;
+		return RST_ERR_ALIGN;
 	if (s->ring_head - s->ring_tail > s->ring_mask) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESOURCE);
 		return RST_DROP;	/* not executed: the retry will find it new */
@@ -374,6 +387,20 @@ exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 	return RST_QUIET;
 }
 
+static bool
+qp_enabled(const struct droce_qp *qp, const struct droce_opcode_info *op)
+{
+	unsigned int need = 0;
+
+	if (op->flags & DROCE_OPF_READ)
+		need = DROCE_ACCESS_REMOTE_READ;
+	else if (op->flags & DROCE_OPF_ATOMIC)
+		need = DROCE_ACCESS_REMOTE_ATOMIC;
+	else if (op->flags & DROCE_OPF_WRITE)
+		need = DROCE_ACCESS_REMOTE_WRITE;	/* ATOMIC WRITE included, as rxe */
+	return (qp->attr.qp_access_flags & need) == need;
+}
+
 enum droce_rst
 droce_resp_execute(struct droce_qp *qp, const struct droce_pkt *p,
 		   const struct droce_opcode_info *op,
@@ -383,6 +410,10 @@ droce_resp_execute(struct droce_qp *qp, const struct droce_pkt *p,
 
 	if (st != RST_DONE)
 		return st;
+	/* IBTA 9.7.5.2.2 (as rxe's check_op_valid): a READ, WRITE or atomic the QP is not
+	 * enabled for (its remote access flags) is an Invalid Request, before any R_Key check */
+	if (!qp_enabled(qp, op))
+		return RST_ERR_QP_ACCESS;
 	/* Responder resources: a new READ/atomic while max_dest_rd_atomic earlier ones still await
 	 * their response is "too many RDMA READ or ATOMIC requests", an Invalid Request (IBTA
 	 * 9.7.5.2.5, responder error behaviour): NAK; a duplicate re-uses its original's resource. */

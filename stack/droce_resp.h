@@ -18,7 +18,8 @@ enum droce_rst {
 	RST_ERR_LENGTH,		/* NAK invalid request; receive WQE LOC_LEN_ERR (9.7.5.1.x) */
 	RST_ERR_RKEY,		/* NAK remote access error (C9-86..88) */
 	RST_ERR_LOCAL,		/* NAK remote operational error (receive WQE LOC_PROT_ERR) */
-	RST_ERR_INV,		/* NAK invalid request (misaligned atomic, bad length) */
+	RST_ERR_ALIGN,		/* NAK invalid request: atomic target not 8-aligned (9.4.5) */
+	RST_ERR_QP_ACCESS,	/* NAK invalid request: the QP not enabled for it (9.7.5.2.2) */
 	RST_ERR_INVALIDATE,	/* NAK invalid request: the IETH's R_Key (10.6.7.2.x) */
 	RST_ERR_RD_RES,		/* NAK invalid request: READ/atomic past max_dest_rd_atomic */
 };

@@ -158,6 +158,7 @@ uc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		/* RNR, R_Key and sequence errors: the message is silently dropped. */
 		droce_dev_drop(qp->dev, st == RST_RNR	    ? DROCE_DROP_NO_RWQE :
 					st == RST_ERR_RKEY ? DROCE_DROP_RKEY :
+					st == RST_ERR_QP_ACCESS ? DROCE_DROP_QP_ACCESS :
 							     DROCE_DROP_OPCODE_SEQ);
 		if (st == RST_ERR_RKEY)
 			droce_qp_cnt(qp, DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS);

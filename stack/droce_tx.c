@@ -65,6 +65,10 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 
 	droce_qp_tmpl_from_av(qp, &qp->attr.ah_attr, &qp->tmpl);
 	qp->tmpl.dqpn = qp->attr.dest_qp_num;
+	/* what a request from the peer carries, for the receive address check */
+	qp->rx_v4 = droce_gid_is_v4(qp->tmpl.sgid) && droce_gid_is_v4(qp->tmpl.dgid);
+	qp->rx_sip = droce_get_be32(qp->tmpl.dgid + 12);
+	qp->rx_dip = droce_get_be32(qp->tmpl.sgid + 12);
 	t->valid = false;
 	if (qp->tmpl.ip_ver != 4)
 		return;

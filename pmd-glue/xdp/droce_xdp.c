@@ -4,7 +4,10 @@
  * AF_XDP socket, the kernel keeps the rest of the interface (its own ARP, ICMP, TCP).
  *
  * Redirected into xsks_map (key: Rx queue index, the layout DPDK's af_xdp PMD fills):
- * - UDP destination port 4791 (RoCEv2) over IPv4 or IPv6, with at most one 802.1Q tag;
+ * - UDP destination port 4791 (RoCEv2) over IPv4 or IPv6, with at most one 802.1Q tag, to one
+ *   of droce's addresses or to a multicast group, never to broadcast (the engine would drop it
+ *   as DST_MAC / DST_IP: the kernel keeps it). Until droce_addrs is complete (its "::" key,
+ *   written last by droce-xdp-addrs) every destination address goes to droce;
  * - ARP whose target protocol address, and ICMPv6 neighbour solicitations whose target (or
  *   advertisements whose IPv6 destination), is one of droce's own addresses listed in
  *   droce_addrs (::ffff:a.b.c.d for IPv4, as in the GID table). droce resolves its peers
@@ -43,8 +46,9 @@ struct {
 } xsks_map SEC(".maps");
 
 /* droce's addresses (any value). The entry for :: (all zero: nobody's address, and no ARP
- * or ND key is ever all zero) holds the PID of the process whose port loaded the program, so
- * that a later droce-run can tell a leftover of a dead process (droce-xdp-addrs --check). */
+ * or ND key is ever all zero) is written last: it says the list is complete, and holds the PID
+ * of the process whose port loaded the program (0: none recorded), so that a later droce-run
+ * can tell a leftover of a dead process (droce-xdp-addrs --check). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16);
@@ -62,6 +66,28 @@ static __always_inline int
 ours(const struct droce_xdp_addr *k)
 {
 	return bpf_map_lookup_elem(&droce_addrs, k) != NULL;
+}
+
+/* The map lists all of droce's addresses ("::", never a destination, is its last key). */
+static __always_inline int
+addrs_complete(void)
+{
+	struct droce_xdp_addr z = { 0 };
+
+	return ours(&z);
+}
+
+/* A RoCEv2 datagram to dst (a group's address when group): droce's only when addressed to it,
+ * as the engine's receive checks (stack/droce_rx_addr.h) have it. */
+static __always_inline int
+roce(struct xdp_md *ctx, const __u8 *dmac, const struct droce_xdp_addr *dst, int group)
+{
+	/* Annex A17.4: never broadcast */
+	if ((dmac[0] & dmac[1] & dmac[2] & dmac[3] & dmac[4] & dmac[5]) == 0xff)
+		return XDP_PASS;
+	if (group || ours(dst) || !addrs_complete())
+		return to_xsk(ctx);
+	return XDP_PASS;	/* another address on this interface: the kernel's */
 }
 
 SEC("xdp")
@@ -88,6 +114,9 @@ droce_xdp(struct xdp_md *ctx)
 
 		if (p + 20 > (__u8 *)end)
 			return XDP_PASS;
+		k.a[10] = 0xff;		/* the destination as ::ffff:a.b.c.d */
+		k.a[11] = 0xff;
+		__builtin_memcpy(k.a + 12, p + 16, 4);
 		ihl = (p[0] & 0xf) * 4u;
 		/* not a first fragment: no UDP header to look at */
 		if (p[9] != IPPROTO_UDP || ihl < 20 || ((p[6] & 0x1f) | p[7]) != 0)
@@ -97,14 +126,20 @@ droce_xdp(struct xdp_md *ctx)
 		p += ihl;
 		if (p + 8 > (__u8 *)end)
 			return XDP_PASS;
-		return (p[2] << 8 | p[3]) == DROCE_UDP_PORT ? to_xsk(ctx) : XDP_PASS;
+		if ((p[2] << 8 | p[3]) != DROCE_UDP_PORT)
+			return XDP_PASS;
+		return roce(ctx, data, &k, (k.a[12] & 0xf0) == 0xe0);	/* 224.0.0.0/4 */
 	}
 	if (proto == ETH_P_IPV6) {
 		if (p + 40 + 8 > (__u8 *)end)
 			return XDP_PASS;
 		/* no extension headers: droce sends none */
-		if (p[6] == IPPROTO_UDP)
-			return (p[42] << 8 | p[43]) == DROCE_UDP_PORT ? to_xsk(ctx) : XDP_PASS;
+		if (p[6] == IPPROTO_UDP) {
+			if ((p[42] << 8 | p[43]) != DROCE_UDP_PORT)
+				return XDP_PASS;
+			__builtin_memcpy(k.a, p + 24, 16);	/* IPv6 destination */
+			return roce(ctx, data, &k, p[24] == 0xff);	/* ff00::/8 */
+		}
 		if (p[6] != DROCE_IPPROTO_ICMPV6 || (p[40] != DROCE_ND_NS && p[40] != DROCE_ND_NA))
 			return XDP_PASS;
 		if (p[40] == DROCE_ND_NA) {

@@ -228,8 +228,10 @@ list_addrs(const char *ifname, __u32 owner, char **addrs, int n)
 		if (bpf_map_update_elem(x.map_fd, key, &one, BPF_ANY) != 0)
 			goto fail;
 	}
+	/* "::" last: the list is complete (RoCEv2 to any other address is the kernel's), its
+	 * value the owner's PID (0: none recorded) */
 	memset(key, 0, sizeof(key));
-	if (owner != 0 && bpf_map_update_elem(x.map_fd, key, &owner, BPF_ANY) != 0)
+	if (bpf_map_update_elem(x.map_fd, key, &owner, BPF_ANY) != 0)
 		goto fail;
 	xdp_on_close(&x);
 	return 0;

@@ -45,9 +45,9 @@ v6(uint8_t *f, uint8_t nh, uint16_t dport)
 }
 
 static enum droce_rt_class
-cls(const uint8_t *f, uint32_t len, enum droce_rt_drop *why)
+cls(const uint8_t *f, uint32_t len, enum droce_drop *why)
 {
-	*why = DROCE_RT_DROP_MAX;
+	*why = DROCE_DROP_MAX;
 	return droce_rt_classify(f, len, me, why);
 }
 
@@ -55,7 +55,7 @@ static void
 test_roce(void)
 {
 	uint8_t f[128];
-	enum droce_rt_drop why;
+	enum droce_drop why;
 	uint32_t len;
 
 	len = v4(f, me, 17, 4791, 5, false);
@@ -67,58 +67,68 @@ test_roce(void)
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
 	len = v6(f, 17, 4791);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
-	/* broadcast/multicast destinations are not "someone else's" */
+	/* a group's MAC goes on to the engine (it knows the groups joined) */
 	len = v4(f, (const uint8_t[6]){ 0x01, 0, 0x5e, 0, 0, 1 }, 17, 4791, 5, false);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
+	/* RoCEv2 is never broadcast: dropped as the engine drops it, with its reason */
+	len = v4(f, (const uint8_t[6]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, 17, 4791, 5, false);
+	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_DST_MAC);
+	CU_ASSERT_TRUE(droce_rt_drop_final(why));
 }
 
 static void
 test_others(void)
 {
 	uint8_t f[128];
-	enum droce_rt_drop why;
+	enum droce_drop why;
 	uint32_t len;
 
 	len = v4(f, me, 17, 53, 5, false);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_ROCE_PORT);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_NOT_ROCE_PORT);
 	len = v4(f, me, 6, 4791, 5, false);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_UDP);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_NOT_UDP);
 	len = v4(f, other_mac, 17, 4791, 5, false);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_FOR_US);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_DST_MAC);
 	len = v4(f, me, 17, 4791, 5, false);
 	droce_put_be16(f + 12, 0x88cc);		/* LLDP */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_IP);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_NOT_IP);
 	len = v6(f, 58, 0);			/* ICMPv6, not ND */
 	f[54] = 128;				/* echo request */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_UDP);
-	CU_ASSERT_STRING_EQUAL(droce_rt_drop_name(DROCE_RT_DROP_NOT_FOR_US), "NOT_FOR_US");
-	CU_ASSERT_STRING_EQUAL(droce_rt_drop_name(DROCE_RT_DROP_MAX), "?");
+	CU_ASSERT_EQUAL(why, DROCE_DROP_NOT_UDP);
+	/* one vocabulary: the engine's names, the runtime counts its own share of them */
+	CU_ASSERT_STRING_EQUAL(droce_drop_name(DROCE_DROP_DST_MAC), "DST_MAC");
+	CU_ASSERT_TRUE(droce_rt_drop_counted(DROCE_DROP_DST_MAC));
+	CU_ASSERT_TRUE(droce_rt_drop_counted(DROCE_DROP_NOT_ROCE_PORT));
+	CU_ASSERT_TRUE(droce_rt_drop_counted(DROCE_DROP_EXC_FULL));
+	CU_ASSERT_FALSE(droce_rt_drop_counted(DROCE_DROP_ICRC));
+	CU_ASSERT_FALSE(droce_rt_drop_counted(DROCE_DROP_SRC_GID));
 }
 
 static void
 test_short(void)
 {
 	uint8_t f[128];
-	enum droce_rt_drop why;
+	enum droce_drop why;
 
 	v4(f, me, 17, 4791, 5, false);
 	CU_ASSERT_EQUAL(cls(f, 13, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_ETH_SHORT);
 	CU_ASSERT_EQUAL(cls(f, 14 + 19, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_IP_SHORT);
 	CU_ASSERT_EQUAL(cls(f, 14 + 20 + 7, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_UDP_SHORT);
 	v4(f, me, 17, 4791, 5, true);
 	CU_ASSERT_EQUAL(cls(f, 16, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_SHORT);
 	v6(f, 17, 4791);
 	CU_ASSERT_EQUAL(cls(f, 14 + 39, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_SHORT);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_IP_SHORT);
 }
 
 static void
@@ -129,7 +139,7 @@ test_neighbours(void)
 	static const uint8_t s6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
 	static const uint8_t t6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 	uint8_t f[DROCE_NEIGH_FRAME_MAX];
-	enum droce_rt_drop why;
+	enum droce_drop why;
 	uint32_t len;
 
 	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, other_mac, a, zmac, b);
@@ -140,7 +150,7 @@ test_neighbours(void)
 	/* ARP unicast to another station is not ours either */
 	len = droce_arp_build(f, DROCE_ARP_REPLY, other_mac, other_mac, a, other_mac, b);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_FOR_US);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_DST_MAC);
 }
 
 /* IEEE 802.1Q: one VLAN is ours, untagged (and VID 0) when none is configured. */
@@ -150,44 +160,44 @@ test_vlan(void)
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, zmac[6];
 	static const uint8_t a[4] = { 198, 18, 0, 2 }, b[4] = { 198, 18, 0, 1 };
 	uint8_t f[128];
-	enum droce_rt_drop why;
+	enum droce_drop why;
 	uint32_t len, qpn;
 
 	len = v4(f, me, 17, 4791, 5, true);	/* VID 5, PCP 0 */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_TAGGED);
-	CU_ASSERT_FALSE(droce_rt_drop_final(DROCE_RT_DROP_NOT_UDP));
+	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_TAGGED);
+	CU_ASSERT_FALSE(droce_rt_drop_final(DROCE_DROP_NOT_UDP));
 	CU_ASSERT_TRUE(droce_rt_drop_final(why));
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_ROCE);
 	droce_put_be16(f + 14, 5 << 13 | 5);	/* PCP does not matter */
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_ROCE);
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 6, &why, &qpn), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_OTHER);
 	CU_ASSERT_TRUE(droce_rt_drop_final(why));
 	droce_put_be16(f + 14, 5 << 13);	/* priority-tagged: not VLAN 5 */
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_UNTAGGED);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_UNTAGGED);
 	len = v4(f, me, 17, 4791, 5, false);
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_UNTAGGED);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_UNTAGGED);
 	CU_ASSERT_TRUE(droce_rt_drop_final(why));
 	/* Not ours by MAC first, whatever the VLAN */
 	len = v4(f, other_mac, 17, 4791, 5, true);
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 9, &why, &qpn), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_NOT_FOR_US);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_DST_MAC);
 	/* Tagged ARP: ours on our VLAN, dropped on another or untagged */
 	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, other_mac, a, zmac, b);
 	len = droce_neigh_vlan_insert(f, len, 3 << 13 | 100);
 	CU_ASSERT_EQUAL(len, 64);
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 100, &why, &qpn), DROCE_RT_CLS_NEIGH);
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 200, &why, &qpn), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_OTHER);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_OTHER);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_TAGGED);
+	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_TAGGED);
 	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, other_mac, a, zmac, b);
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 100, &why, &qpn), DROCE_RT_CLS_OTHER);
-	CU_ASSERT_EQUAL(why, DROCE_RT_DROP_VLAN_UNTAGGED);
-	CU_ASSERT_STRING_EQUAL(droce_rt_drop_name(DROCE_RT_DROP_VLAN_OTHER), "VLAN_OTHER");
+	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_UNTAGGED);
+	CU_ASSERT_STRING_EQUAL(droce_drop_name(DROCE_DROP_VLAN_OTHER), "VLAN_OTHER");
 }
 
 /* The BTH opcode of our own frames (the verbs shim holds ACKs, nothing else): IPv4 with and

@@ -186,7 +186,7 @@ test_classify_qpn(void)
 {
 	static const uint8_t me[6] = { 2, 0, 0, 0, 0, 1 };
 	uint8_t f[14 + 20 + 8 + 12 + 4];
-	enum droce_rt_drop why;
+	enum droce_drop why;
 	uint32_t qpn = 0;
 
 	memset(f, 0, sizeof(f));

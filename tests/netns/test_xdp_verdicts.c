@@ -6,6 +6,7 @@
  * Loading BPF needs root: as another user the test fails saying so.
  */
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,17 @@ enum { TO_DROCE = XDP_DROP, TO_KERNEL = XDP_PASS };
 
 static struct bpf_object *obj;
 static int prog_fd = -1;
+static int addrs_fd = -1;
+
+/* droce_addrs's "::" key: present once droce-xdp-addrs has listed every address */
+static int
+set_complete(int map_fd, bool on)
+{
+	uint8_t zero[16] = { 0 }, one = 1;
+
+	return on ? bpf_map_update_elem(map_fd, zero, &one, BPF_ANY) :
+		    bpf_map_delete_elem(map_fd, zero);
+}
 
 static int
 load(void)
@@ -50,6 +62,10 @@ load(void)
 	inet_pton(AF_INET6, "2001:2::1", key);
 	if (bpf_map_update_elem(map_fd, key, &one, BPF_ANY) != 0)
 		return -1;
+	/* and "::": the list is complete, as droce-xdp-addrs leaves it */
+	if (set_complete(map_fd, true) != 0)
+		return -1;
+	addrs_fd = map_fd;
 	prog_fd = bpf_program__fd(prog);
 	return 0;
 }
@@ -96,6 +112,7 @@ ip4(uint8_t *f, int vlan, uint8_t proto, uint16_t dport, uint8_t ihl, uint16_t f
 	f[o + 7] = (uint8_t)frag;
 	f[o + 8] = 64;
 	f[o + 9] = proto;
+	inet_pton(AF_INET, "198.18.0.1", f + o + 16);	/* droce's */
 	o += ihl * 4u;
 	f[o + 2] = (uint8_t)(dport >> 8);
 	f[o + 3] = (uint8_t)dport;
@@ -199,7 +216,47 @@ test_neighbours(void)
 	CU_ASSERT_EQUAL(verdict(f, n + 24), TO_KERNEL);
 }
 
+/* RoCEv2 droce's engine would drop as misaddressed stays with the kernel: to another address
+ * of the interface (the kernel's own, say its rxe), or to broadcast; a group's goes to droce
+ * (the engine knows the groups joined). Before the address list is complete, all of it goes
+ * to droce, whose engine drops what is not its own. */
+static void
+test_roce_addressed(void)
+{
+	uint8_t f[128];
+	uint32_t n, l3 = 14;
+
+	n = ip4(f, 0, 17, 4791, 5, 0);
+	inet_pton(AF_INET, "198.19.0.1", f + l3 + 16);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* the kernel's address */
+	inet_pton(AF_INET, "10.1.2.3", f + l3 + 16);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* no one's here */
+	inet_pton(AF_INET, "239.1.2.3", f + l3 + 16);
+	memcpy(f, "\x01\x00\x5e\x01\x02\x03", 6);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE);		/* a group */
+	n = ip4(f, 0, 17, 4791, 5, 0);
+	memset(f, 0xff, 6);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* broadcast */
+	n = ip6(f, 0, 17, "2001:2::7") + 40;
+	f[n + 2] = 0x12;
+	f[n + 3] = 0xb7;
+	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_KERNEL);	/* IPv6, not droce's */
+	n = ip6(f, 0, 17, "ff0e::1234") + 40;
+	f[n + 2] = 0x12;
+	f[n + 3] = 0xb7;
+	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_DROCE);		/* IPv6 group */
+	/* the list not complete yet: droce's engine decides */
+	CU_ASSERT_EQUAL_FATAL(set_complete(addrs_fd, false), 0);
+	n = ip4(f, 0, 17, 4791, 5, 0);
+	inet_pton(AF_INET, "198.19.0.1", f + l3 + 16);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE);
+	memset(f, 0xff, 6);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* broadcast never */
+	CU_ASSERT_EQUAL_FATAL(set_complete(addrs_fd, true), 0);
+}
+
 DROCE_TEST_MAIN("xdp_verdicts",
 	DROCE_TEST(test_roce),
+	DROCE_TEST(test_roce_addressed),
 	DROCE_TEST(test_kernel_keeps),
 	DROCE_TEST(test_neighbours))

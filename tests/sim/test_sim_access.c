@@ -170,13 +170,14 @@ test_qp_without_remote_read(void)
 	struct sim_qp_params p;
 	struct scen s;
 
-	/* IBTA 10.2.4 / 11.2.4.2: the responder QP's access flags gate incoming READs too. */
+	/* IBTA 10.2.4 / 11.2.4.2: the responder QP's access flags gate incoming READs too; an
+	 * operation the QP is not enabled for is an Invalid Request (IBTA 9.7.5.2.2, rxe). */
 	sim_qp_params_default(&p);
 	p.access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE;
 	scen_setup_rc(&s, &p);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100, scen_addr(&s, 1, 0),
 				  droce_mr_rkey(s.mr[1]), 0), 0);
-	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
+	faulty_then_flush(&s, DROCE_WC_REM_INV_REQ_ERR, 0, 0);
 	CU_ASSERT(scen_untouched(&s, 0, 8192, 100));
 	scen_fini(&s);
 }

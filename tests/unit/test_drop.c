@@ -382,6 +382,8 @@ test_classes(void)
 
 		if (r == DROCE_DROP_NONE)
 			want = DROCE_DROP_CLASS_OK;
+		else if (r >= DROCE_DROP_MULTISEG)
+			want = DROCE_DROP_CLASS_RUNTIME;
 		else if (r > DROCE_DROP_ICRC)
 			want = DROCE_DROP_CLASS_TRANSPORT;
 		else if (r == DROCE_DROP_NOT_IP || r == DROCE_DROP_NOT_UDP ||

@@ -87,7 +87,9 @@ violation(enum droce_wr_opcode op, uint32_t len, uint64_t raddr, bool bad_key,
 		CU_ASSERT_EQUAL(droce_qp_modify(f.qp[1], &a, DROCE_QP_ACCESS_FLAGS), 0);
 	}
 	rkey = droce_mr_rkey(f.rmr) ^ (bad_key ? 0x01000000u : 0);
-	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_RDMA_WRITE, 0, (uintptr_t)ra, 0, 1), 0);
+	/* a good zero-length request first, of a kind the QP is enabled for */
+	CU_ASSERT_EQUAL(fx_send(&f, (qp_access & DROCE_ACCESS_REMOTE_WRITE) ? DROCE_WR_RDMA_WRITE :
+				    DROCE_WR_RDMA_READ, 0, (uintptr_t)ra, 0, 1), 0);
 	CU_ASSERT_EQUAL(fx_send(&f, op, len, raddr, rkey, 2), 0);
 	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_SEND, 4, 0, 0, 3), 0);
 	eh_run(&f.w, 100000000);
@@ -156,11 +158,12 @@ test_access_flags(void)
 	violation(DROCE_WR_ATOMIC_FETCH_AND_ADD, 8, (uintptr_t)ra, false,
 		  lw | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ, ALL_ACCESS,
 		  DROCE_WC_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR);
-	/* the QP lacks it (IBTA: the QP's access flags gate remote operations too) */
+	/* the QP lacks it: an operation the responder QP is not enabled for is an Invalid
+	 * Request (IBTA 9.7.5.2.2, rxe's check_op_valid), not an R_Key violation */
 	violation(DROCE_WR_RDMA_WRITE, 64, (uintptr_t)ra, false, ALL_ACCESS,
-		  DROCE_ACCESS_REMOTE_READ, DROCE_WC_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR);
+		  DROCE_ACCESS_REMOTE_READ, DROCE_WC_REM_INV_REQ_ERR, DROCE_EVENT_QP_REQ_ERR);
 	violation(DROCE_WR_RDMA_READ, 64, (uintptr_t)ra, false, ALL_ACCESS,
-		  DROCE_ACCESS_REMOTE_WRITE, DROCE_WC_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR);
+		  DROCE_ACCESS_REMOTE_WRITE, DROCE_WC_REM_INV_REQ_ERR, DROCE_EVENT_QP_REQ_ERR);
 }
 
 static void
