@@ -243,9 +243,9 @@ def silent_cases(s, old_psn, ahead_psn, srv_psn, srv_old_psn):
     ip_end, udp_end, bth_end = l3 + 20, l3 + 28, l3 + 40
     eth_only = full[:l3]
     cases += [
-        ("cut_after_eth", "SHORT", "silent drop (frame ends inside the IPv4 header)",
+        ("cut_after_eth", "IP_SHORT", "silent drop (frame ends inside the IPv4 header)",
          [eth_only, full[:l3 + 10]]),
-        ("cut_after_ip", "SHORT", "silent drop (frame ends inside the UDP header)",
+        ("cut_after_ip", "UDP_SHORT", "silent drop (frame ends inside the UDP header)",
          [full[:ip_end], full[:ip_end + 4]]),
         ("cut_after_udp", "BTH_SHORT", "silent drop (IBTA C9-4: no room for BTH and ICRC)",
          [cut_consistent(full, l3, udp_end)]),
@@ -602,9 +602,13 @@ def fatal_cases(cfg, res):
             ("write_wrap_2_64", lambda s, p, e: w(s, e, 2**64 - 32, p["rkey"], 64,
                                                   PAY), wire.NAK_REM_ACCESS, "RKEY",
              "WRITE at VA 2^64-32, length 64: the range wraps to 0"),
-            ("write_huge_len", lambda s, p, e: w(s, e, p["va"], p["rkey"], 0xFFFFFFF0,
+            ("write_huge_len", lambda s, p, e: w(s, e, p["va"], p["rkey"], 0x7FFFFFF0,
                                                  PAY), wire.NAK_REM_ACCESS, "RKEY",
-             "WRITE whose RETH length (4 GiB - 16) runs past the MR"),
+             "WRITE whose RETH length (2 GiB - 16) runs past the MR (IBTA C9-88)"),
+            ("write_len_over_2_31", lambda s, p, e: w(s, e, p["va"], p["rkey"], 0xFFFFFFF0,
+                                                      PAY), wire.NAK_INVALID_REQ, "LENGTH",
+             "WRITE whose RETH length (4 GiB - 16) is above the largest message, 2^31 "
+             "(rxe check_length: Invalid Request)"),
             ("write_past_reth_len", lambda s, p, e: w(s, e, p["va"], p["rkey"], 16,
                                                       PAY), wire.NAK_INVALID_REQ,
              "LENGTH", "WRITE ONLY carrying 64 bytes for a RETH length of 16 (IBTA C9-92; "
@@ -613,28 +617,30 @@ def fatal_cases(cfg, res):
                                                          payload=PAY),
              wire.NAK_INVALID_REQ, "OPCODE_SEQ",
              "WRITE MIDDLE with no FIRST before it (IBTA C9-90 opcode sequence)"),
-            ("read_on_write_mr", lambda s, p, e: s.req(R, e, wire.reth(p["va"], p["rkey"], 64)),
-             wire.NAK_REM_ACCESS, "RKEY",
-             "READ from an MR without REMOTE_READ (IBTA C9-88 access rights)"),
-            ("atomic_on_write_mr", lambda s, p, e: s.req(A, e, wire.atomic_eth(
-                (p["va"] + 7) & ~7, p["rkey"], 1)), wire.NAK_REM_ACCESS, "RKEY",
-             "FETCH_ADD on an MR without REMOTE_ATOMIC"),
+            ("read_on_write_qp", lambda s, p, e: s.req(R, e, wire.reth(p["va"], p["rkey"], 64)),
+             wire.NAK_INVALID_REQ, "QP_ACCESS",
+             "READ to a QP that ib_write_bw enabled for remote writes only (IBTA 9.7.5.1.x "
+             "QP access; rxe check_op_valid: Invalid Request)"),
+            ("atomic_on_write_qp", lambda s, p, e: s.req(A, e, wire.atomic_eth(
+                (p["va"] + 7) & ~7, p["rkey"], 1)), wire.NAK_INVALID_REQ, "QP_ACCESS",
+             "FETCH_ADD to a QP not enabled for remote atomics (rxe: Invalid Request)"),
         ]),
         ("read_bw", rbw, R, [
             ("read_past_end", lambda s, p, e: s.req(R, e, wire.reth(mr_end(s, p) - 16,
                                                                     p["rkey"], 64)),
              wire.NAK_REM_ACCESS, "RKEY", "READ of 64 bytes at the MR's last 16"),
-            ("write_on_read_mr", lambda s, p, e: w(s, e, p["va"], p["rkey"], 64, PAY),
-             wire.NAK_REM_ACCESS, "RKEY", "WRITE to an MR registered for REMOTE_READ only"),
+            ("write_on_read_qp", lambda s, p, e: w(s, e, p["va"], p["rkey"], 64, PAY),
+             wire.NAK_INVALID_REQ, "QP_ACCESS",
+             "WRITE to a QP that ib_read_bw enabled for remote reads only (rxe check_op_valid: "
+             "Invalid Request)"),
         ]),
         ("atomic_bw", abw, A, [
             ("atomic_rkey", lambda s, p, e: s.req(A, e, wire.atomic_eth(
                 p["va"], p["rkey"] ^ 0x00F0F000, 1)), wire.NAK_REM_ACCESS, "RKEY",
              "FETCH_ADD with a wrong R_Key"),
             ("atomic_misaligned", lambda s, p, e: s.req(A, e, wire.atomic_eth(
-                p["va"] + 4, p["rkey"], 1)), wire.NAK_INVALID_REQ, "OPCODE_SEQ",
-             "FETCH_ADD at VA+4, not 8-aligned (IBTA 9.4.5; rxe: Invalid Request; droce "
-             "counts its RST_ERR_INV under OPCODE_SEQ)"),
+                p["va"] + 4, p["rkey"], 1)), wire.NAK_INVALID_REQ, "ATOMIC_ALIGN",
+             "FETCH_ADD at VA+4, not 8-aligned (IBTA 9.4.5; rxe: Invalid Request)"),
             ("atomic_past_end", lambda s, p, e: s.req(A, e, wire.atomic_eth(
                 mr_end(s, p), p["rkey"], 1)), wire.NAK_REM_ACCESS, "RKEY",
              "FETCH_ADD at the MR's end"),
