@@ -9,7 +9,7 @@
 #      DROCE_BENCH_SCALE_LIVE=0): unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N
 #      QPs, N = 1 .. $DROCE_BENCH_SCALE_LIVE_QPS, default 1024: perftest gives each QP its own
 #      buffer) into live_qps.csv, and unmodified cmtime -c N (rdma_cm: create, resolve, connect,
-#      disconnect, destroy; N = 100 .. $DROCE_BENCH_SCALE_CONNS, default 1000) into live_cm.csv;
+#      disconnect, destroy; N = 100 .. $DROCE_BENCH_SCALE_CONNS, default 100) into live_cm.csv;
 #   4. one PNG per curve with gnuplot, titled with the commit and date.
 # Output in $DROCE_BENCH_SCALE_OUT (default BUILD/tools/bench/scale). A measurement, not a test:
 # it fails only when a run does.
@@ -25,7 +25,7 @@ MAXR=${DROCE_BENCH_SCALE_MRS:-100000}
 MSGS=${DROCE_BENCH_SCALE_MSGS:-200000}
 LIVE=${DROCE_BENCH_SCALE_LIVE:-1}
 LIVE_QPS=${DROCE_BENCH_SCALE_LIVE_QPS:-1024}
-CONNS=${DROCE_BENCH_SCALE_CONNS:-1000}
+CONNS=${DROCE_BENCH_SCALE_CONNS:-100}	# 1000 fails today: tools/bench/README.md, Limits
 SECS=${DROCE_BENCH_SECONDS:-2}
 DR=${DROCE_RUN:-'@DROCE_RUN@'}
 BOUND_ENGINE=${DROCE_BENCH_SCALE_BOUND:-900}	# the engine curves and callgrind (bench_lib: BOUND)
@@ -66,7 +66,8 @@ live_run() {	# live_run srv|cli N CMD...: sets SRV or CLI
 	local side=$1 n=$2
 	shift 2
 	local args=(-q --no-huge --eal --no-telemetry --socket "$SOCK"
-		--set max_qp=$((n + 16)) --set max_cq=$((2 * n + 16)) --set max_mr=$((n + 16)))
+		--set max_qp=$((n + 16)) --set max_cq=$((2 * n + 16)) --set max_mr=$((n + 16))
+		--set max_ah=$((n + 16)) --set max_pd=$((n + 16)) --set start_wait_ms=20000)
 	if [ "$side" = srv ]; then
 		SRV=("$DR" "${args[@]}" --memif server --ip 198.18.0.1/24 -- stdbuf -oL "$@")
 	else
@@ -111,6 +112,8 @@ if [ "$LIVE" != 0 ] && [ -x "$DR" ] && command -v cmtime >/dev/null; then
 		}
 		c=$(rate 'create id'); k=$(rate connect); d=$(rate disconnect); x=$(rate destroy)
 		need connect "$k" "cm_$n"
+		! grep -q -i "failure\|error" "$TMP/cm_$n.cli" "$TMP/cm_$n.srv" ||
+			die "cm_$n: cmtime reported failures: $(grep -i -m3 "failure\|error" "$TMP/cm_$n.cli")"
 		echo "$n,$c,$k,$d,$x" >> "$OUT/live_cm.csv"
 		printf '  cmtime -c %5d: per second: create %s, connect %s, disconnect %s, destroy %s\n' \
 			"$n" "$c" "$k" "$d" "$x"
