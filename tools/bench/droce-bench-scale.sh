@@ -9,7 +9,7 @@
 #      DROCE_BENCH_SCALE_LIVE=0): unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N
 #      QPs, N = 1 .. $DROCE_BENCH_SCALE_LIVE_QPS, default 1024: perftest gives each QP its own
 #      buffer) into live_qps.csv, and unmodified cmtime -c N (rdma_cm: create, resolve, connect,
-#      disconnect, destroy; N = 100 .. $DROCE_BENCH_SCALE_CONNS, default 100) into live_cm.csv;
+#      disconnect, destroy; N = 100 .. $DROCE_BENCH_SCALE_CONNS, default 1000) into live_cm.csv;
 #   4. one PNG per curve with gnuplot, titled with the commit and date.
 # Output in $DROCE_BENCH_SCALE_OUT (default BUILD/tools/bench/scale). A measurement, not a test:
 # it fails only when a run does.
@@ -25,7 +25,7 @@ MAXR=${DROCE_BENCH_SCALE_MRS:-100000}
 MSGS=${DROCE_BENCH_SCALE_MSGS:-200000}
 LIVE=${DROCE_BENCH_SCALE_LIVE:-1}
 LIVE_QPS=${DROCE_BENCH_SCALE_LIVE_QPS:-1024}
-CONNS=${DROCE_BENCH_SCALE_CONNS:-100}	# 1000 fails today: tools/bench/README.md, Limits
+CONNS=${DROCE_BENCH_SCALE_CONNS:-1000}
 SECS=${DROCE_BENCH_SECONDS:-2}
 DR=${DROCE_RUN:-'@DROCE_RUN@'}
 BOUND_ENGINE=${DROCE_BENCH_SCALE_BOUND:-900}	# the engine curves and callgrind (bench_lib: BOUND)
