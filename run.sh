@@ -14,14 +14,14 @@ build=${DROCE_BUILD:-$here/build}
 # for the rdma_cm replacement (librdmacm-dev, rdmacm-utils), qperf against a peer that restarts;
 # nftables and ping for the
 # two-namespace tests, libbpf and kernel headers for the XDP program; sockperf and iperf3 for
-# the kernel TCP baselines of the benchmarks (tools/bench).
+# the kernel TCP baselines of the benchmarks (tools/bench), gnuplot for their curves' PNGs.
 packages=(
 	build-essential pkg-config meson ninja-build
 	libdpdk-dev dpdk libcunit1-dev libpcap-dev zlib1g-dev
 	python3 python3-scapy tshark clang llvm valgrind iproute2 binutils
 	libibverbs-dev libibverbs1 ibverbs-utils perftest librdmacm-dev rdmacm-utils qperf
 	nftables iputils-ping linux-libc-dev libbpf-dev
-	sockperf iperf3
+	sockperf iperf3 gnuplot-nox
 )
 
 install_deps() {

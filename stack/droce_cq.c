@@ -15,28 +15,25 @@
 struct droce_cq *
 droce_cq_create(struct droce_dev *dev, uint32_t cqe, void *cq_context, int *err)
 {
-	struct droce_cq *cq = NULL;
-	uint32_t i;
+	struct droce_cq *cq;
+	int64_t slot;
 
 	if (dev == NULL || cqe == 0 || cqe > DROCE_MAX_CQE) {
 		if (err)
 			*err = EINVAL;
 		return NULL;
 	}
-	for (i = 0; i < dev->attr.max_cq; i++) {
-		if (!dev->cqs[i].used) {
-			cq = &dev->cqs[i];
-			break;
-		}
-	}
-	if (cq == NULL) {
+	slot = droce_slots_take(&dev->cq_slots);
+	if (slot < 0) {
 		if (err)
 			*err = ENOMEM;
 		return NULL;
 	}
+	cq = &dev->cqs[slot];
 	memset(cq, 0, sizeof(*cq));
 	cq->ring = calloc(cqe, sizeof(*cq->ring));
 	if (cq->ring == NULL) {
+		droce_slots_put(&dev->cq_slots, (uint32_t)slot);
 		if (err)
 			*err = ENOMEM;
 		return NULL;
@@ -58,6 +55,7 @@ droce_cq_destroy(struct droce_cq *cq)
 	free(cq->ring);
 	cq->ring = NULL;
 	cq->used = false;
+	droce_slots_put(&cq->dev->cq_slots, (uint32_t)(cq - cq->dev->cqs));
 	return 0;
 }
 

@@ -81,8 +81,11 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	dev->srqs = calloc(attr->max_srq + 1, sizeof(*dev->srqs));
 	dev->ahs = calloc(attr->max_ah + 1, sizeof(*dev->ahs));
 	dev->heap = calloc(nqp, sizeof(*dev->heap));
+	/* ordinary QPs take slots 2 .. max_qp + 1 */
 	if (!dev->qps || !dev->mrs || !dev->pds || !dev->cqs || !dev->srqs || !dev->ahs ||
-	    !dev->heap) {
+	    !dev->heap || droce_slots_init(&dev->qp_slots, 2, attr->max_qp + 2) != 0 ||
+	    droce_slots_init(&dev->mr_slots, 1, attr->max_mr + 1) != 0 ||
+	    droce_slots_init(&dev->cq_slots, 0, attr->max_cq) != 0) {
 		droce_dev_destroy(dev);
 		goto nomem;
 	}
@@ -122,6 +125,9 @@ droce_dev_destroy(struct droce_dev *dev)
 	free(dev->srqs);
 	free(dev->ahs);
 	free(dev->heap);
+	droce_slots_fini(&dev->qp_slots);
+	droce_slots_fini(&dev->mr_slots);
+	droce_slots_fini(&dev->cq_slots);
 	free(dev);
 }
 

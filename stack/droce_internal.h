@@ -15,6 +15,7 @@
 #include "droce_drop.h"
 #include "droce_icrc.h"
 #include "droce_pkt.h"
+#include "droce_slots.h"
 #include "droce_verbs.h"
 #include "wire/droce_bth.h"
 
@@ -313,6 +314,7 @@ struct droce_qp {
 	struct droce_pkt *np_ud;	/* UD: the sender's address, from the marked packet */
 	uint64_t cnt[DROCE_CNT_MAX];
 	uint32_t mcast_n;		/* multicast groups it is attached to (droce_mcast.c) */
+	uint32_t mw_n;			/* type 2 windows bound to it (droce_mw.c) */
 	bool mcast_no_self;		/* block_self_mcast_lb */
 	/* RC/UC receive address check (droce_rx_addr.h): the path's IPv4 addresses as numbers,
 	 * set with the AV (droce_qp_build_tmpl); an IPv6 path compares tmpl's GIDs. */
@@ -350,6 +352,8 @@ struct droce_dev {
 	struct droce_qp *qps;
 	uint32_t qp_mask;	/* qps has qp_mask + 1 slots; qpn & qp_mask is the slot */
 	uint32_t qpn_gen;
+	/* free slots of qps, mrs and cqs: a create finds one without a scan */
+	struct droce_slots qp_slots, mr_slots, cq_slots;
 	struct droce_qp *ready_head, *ready_tail;
 	struct droce_qp **heap;
 	uint32_t heap_n;

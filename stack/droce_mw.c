@@ -69,6 +69,8 @@ unbind(struct droce_mw *mw)
 {
 	if (mw->mr != NULL)
 		mw->mr->mw_refs--;
+	if (mw->qp != NULL)
+		mw->qp->mw_n--;
 	mw->mr = NULL;
 	mw->qp = NULL;
 	mw->addr = mw->length = 0;
@@ -166,8 +168,10 @@ droce_mw_bind(struct droce_qp *qp, const struct droce_swqe *w)
 	mw->addr = w->raddr;
 	mw->length = w->compare_add;
 	mw->access = w->bind_access;
-	if (mw->type == DROCE_MW_TYPE_2)
+	if (mw->type == DROCE_MW_TYPE_2) {
 		mw->qp = qp;
+		qp->mw_n++;
+	}
 	return DROCE_WC_SUCCESS;
 }
 
@@ -193,7 +197,8 @@ droce_mw_qp_gone(struct droce_qp *qp)
 	struct droce_dev *dev = qp->dev;
 	uint32_t i;
 
-	for (i = 1; dev->mws != NULL && i <= dev->mw_mask; i++)
+	/* no scan of the window table for the many QPs that have none bound */
+	for (i = 1; dev->mws != NULL && i <= dev->mw_mask && qp->mw_n != 0; i++)
 		if (dev->mws[i].used && dev->mws[i].qp == qp)
 			unbind(&dev->mws[i]);
 }

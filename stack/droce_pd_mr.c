@@ -52,6 +52,7 @@ droce_mr_reg(struct droce_pd *pd, void *addr, size_t length, unsigned int access
 				   DROCE_ACCESS_MW_BIND;
 	struct droce_dev *dev;
 	struct droce_mr *mr = NULL;
+	int64_t slot;
 	uint32_t i;
 	int e = EINVAL;
 
@@ -64,16 +65,13 @@ droce_mr_reg(struct droce_pd *pd, void *addr, size_t length, unsigned int access
 	if ((uintptr_t)addr + length < (uintptr_t)addr || (addr == NULL && length != 0))
 		goto fail;
 	dev = pd->dev;
-	for (i = 1; i <= dev->mr_mask && i <= dev->attr.max_mr; i++) {
-		if (!dev->mrs[i].used) {
-			mr = &dev->mrs[i];
-			break;
-		}
-	}
-	if (mr == NULL) {
+	slot = droce_slots_take(&dev->mr_slots);	/* slots 1 .. max_mr */
+	if (slot < 0) {
 		e = ENOMEM;
 		goto fail;
 	}
+	i = (uint32_t)slot;
+	mr = &dev->mrs[i];
 	mr->pd = pd;
 	mr->addr = (uintptr_t)addr;
 	mr->length = length;
@@ -100,6 +98,7 @@ droce_mr_dereg(struct droce_mr *mr)
 		return -EBUSY;	/* verbs: memory windows are still bound to it */
 	mr->used = false;
 	mr->pd->refs--;
+	droce_slots_put(&mr->pd->dev->mr_slots, (uint32_t)(mr - mr->pd->dev->mrs));
 	mr->lkey = mr->rkey = 0;
 	return 0;
 }

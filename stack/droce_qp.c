@@ -51,15 +51,9 @@ check_init_attr(struct droce_pd *pd, const struct droce_qp_init_attr *a)
 static struct droce_qp *
 qp_slot(struct droce_dev *dev)
 {
-	uint32_t i, n = 0;
+	int64_t i = droce_slots_take(&dev->qp_slots);
 
-	for (i = 2; i <= dev->qp_mask; i++) {
-		if (dev->qps[i].used)
-			n++;
-		else if (n < dev->attr.max_qp)
-			return &dev->qps[i];
-	}
-	return NULL;
+	return i < 0 ? NULL : &dev->qps[i];
 }
 
 static void
@@ -198,6 +192,7 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	    (qp->srq == NULL &&
 	     droce_rq_init(&qp->rq, qp->cap.max_recv_wr, qp->cap.max_recv_sge) != 0)) {
 		qp_free_mem(qp);
+		droce_slots_put(&dev->qp_slots, slot);
 		e = -ENOMEM;
 		goto fail;
 	}
@@ -244,6 +239,7 @@ droce_qp_destroy(struct droce_qp *qp)
 		dev->cnt_gone[i] += qp->cnt[i];
 	qp_free_mem(qp);
 	qp->used = false;
+	droce_slots_put(&dev->qp_slots, (uint32_t)(qp - dev->qps));	/* not the GSI's */
 	qp->pd->refs--;
 	qp->scq->refs--;
 	qp->rcq->refs--;

@@ -17,8 +17,11 @@
 #include "wire/droce_mad.h"
 
 enum {
-	AGENT_RECVS = 64,
-	AGENT_SENDS = 64,
+	/* A program may start a thousand connects at once (cmtime -c 1000): each REQ, REP or RTU
+	 * takes a send slot until it completes, and a burst of them a receive on the peer; with 64
+	 * the rest failed to post or were lost on UD, and their connects timed out. */
+	AGENT_RECVS = 1024,
+	AGENT_SENDS = 1024,
 	GRH_SIZE = 40,			/* a UD receive starts with the GRH's room */
 	RECV_SLOT = GRH_SIZE + CM_MAD_SIZE,
 	AGENT_TICK_MS = 50,		/* timers' granularity (resends are 250 ms apart) */
@@ -147,8 +150,7 @@ cma_agent_resend(struct cma_id *c)
 	return post_mad(c, c->mad, "resent");
 }
 
-/* Lock held. Send slots are reused round robin: 64 MADs in flight at most, far more than the
- * handshakes of one process keep outstanding. */
+/* Lock held. Send slots are reused round robin: AGENT_SENDS MADs in flight at most. */
 static int
 post_mad(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE], const char *what)
 {

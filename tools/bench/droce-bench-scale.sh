@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# droce-bench-scale: how the engine's costs grow with QPs, MRs and send queue depth, as curves.
+#   1. droce-bench-scale (engine only, one thread): qps.csv, mrs.csv, sq.csv (see its header);
+#   2. callgrind (deterministic): instructions per 64 B WRITE message through both engines with
+#      1, 1024 and 16384 QP pairs in round robin (cg_qps.csv: a flat curve is no per-QP cost),
+#      and the engine's instructions per frame, copy and CRC excluded (tests/sim/callgrind.sh);
+#   3. live, two droce processes over memif through droce-run (skipped with
+#      DROCE_BENCH_SCALE_LIVE=0): unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N
+#      QPs, N = 1 .. $DROCE_BENCH_SCALE_LIVE_QPS, default 1024: perftest gives each QP its own
+#      buffer) into live_qps.csv, and unmodified cmtime -c N (rdma_cm: create, resolve, connect,
+#      disconnect, destroy; N = 100 .. $DROCE_BENCH_SCALE_CONNS, default 1000) into live_cm.csv;
+#   4. one PNG per curve with gnuplot, titled with the commit and date.
+# Output in $DROCE_BENCH_SCALE_OUT (default BUILD/tools/bench/scale). A measurement, not a test:
+# it fails only when a run does.
+set -u
+ME=droce-bench-scale
+. '@SRC_DIR@/bench_lib.sh'
+SRC='@SRC_DIR@'
+BENCH='@BENCH_DIR@/droce-bench-scale'
+SIM='@SIM@'
+OUT=${DROCE_BENCH_SCALE_OUT:-'@BENCH_DIR@/scale'}
+MAXQ=${DROCE_BENCH_SCALE_QPS:-16384}
+MAXR=${DROCE_BENCH_SCALE_MRS:-100000}
+MSGS=${DROCE_BENCH_SCALE_MSGS:-200000}
+LIVE=${DROCE_BENCH_SCALE_LIVE:-1}
+LIVE_QPS=${DROCE_BENCH_SCALE_LIVE_QPS:-1024}
+CONNS=${DROCE_BENCH_SCALE_CONNS:-1000}
+SECS=${DROCE_BENCH_SECONDS:-2}
+DR=${DROCE_RUN:-'@DROCE_RUN@'}
+BOUND_ENGINE=${DROCE_BENCH_SCALE_BOUND:-900}	# the engine curves and callgrind (bench_lib: BOUND)
+[ -x "$BENCH" ] || die "$BENCH missing: build first (ninja -C BUILD)"
+mkdir -p "$OUT" || die "cannot create $OUT"
+REV=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$SRC" diff --quiet HEAD 2>/dev/null || REV="$REV+changes"
+STAMP="commit $REV, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "$ME: $STAMP, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+timeout "$BOUND_ENGINE" "$BENCH" -o "$OUT" -q "$MAXQ" -r "$MAXR" -m "$MSGS" || die "droce-bench-scale failed"
+
+if command -v valgrind >/dev/null; then
+	echo "qps,instr_per_msg" > "$OUT/cg_qps.csv"
+	for n in 1 1024 16384; do
+		[ "$n" -le "$MAXQ" ] || continue
+		timeout "$BOUND_ENGINE" valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.out" \
+			--collect-atstart=no --toggle-collect=rr_run "$BENCH" -p "$n" -m 20000 \
+			>/dev/null 2>&1 || die "callgrind at $n QPs failed"
+		ir=$(callgrind_annotate "$OUT/cg.out" 2>/dev/null |
+			awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+		echo "$n,$((ir / 20000))" >> "$OUT/cg_qps.csv"
+		printf '  callgrind: %5d QP pairs, %d instructions per 64 B WRITE (post, 2 engines, completion)\n' \
+			"$n" $((ir / 20000))
+	done
+	rm -f "$OUT/cg.out"
+	if [ -x "$SIM" ]; then
+		bash "$SRC/../../tests/sim/callgrind.sh" "$(dirname "$(dirname "$(dirname "$SIM")")")" 2000 |
+			tee "$OUT/cg_frame.txt" || die "tests/sim/callgrind.sh failed"
+	fi
+else
+	echo "$ME: valgrind not installed: no instruction counts" >&2
+fi
+
+# droce-run's two processes over memif, room for n QPs (and cmtime's two CQs per connection)
+SOCK=/droce-bench-scale-$$
+live_run() {	# live_run srv|cli N CMD...: sets SRV or CLI
+	local side=$1 n=$2
+	shift 2
+	local args=(-q --no-huge --eal --no-telemetry --socket "$SOCK"
+		--set max_qp=$((n + 16)) --set max_cq=$((2 * n + 16)) --set max_mr=$((n + 16))
+		--set max_ah=$((n + 16)) --set max_pd=$((n + 16)) --set start_wait_ms=20000)
+	if [ "$side" = srv ]; then
+		SRV=("$DR" "${args[@]}" --memif server --ip 198.18.0.1/24 -- stdbuf -oL "$@")
+	else
+		CLI=("$DR" "${args[@]}" --memif client --ip 198.18.0.2/24 -- stdbuf -oL "$@")
+	fi
+}
+if [ "$LIVE" != 0 ] && [ -x "$DR" ] && command -v ib_write_bw >/dev/null; then
+	echo "qps,write64_mmsg,write64k_gbps" > "$OUT/live_qps.csv"
+	for ((n = 1; n <= LIVE_QPS; n *= 4)); do
+		p=$(free_port)
+		live_run srv "$n" ib_write_bw -x 0 -p "$p" -q "$n" -s 64 -D "$SECS"
+		live_run cli "$n" ib_write_bw -x 0 -p "$p" -q "$n" -s 64 -D "$SECS" 127.0.0.1
+		pair "bw64_$n" "listen:$p"
+		m=$(perftest_col "$TMP/bw64_$n.cli" 'MsgRate[Mpps]')
+		need MsgRate "$m" "bw64_$n"
+		p=$(free_port)
+		live_run srv "$n" ib_write_bw -x 0 -p "$p" -q "$n" -s 65536 -D "$SECS" --report_gbits
+		live_run cli "$n" ib_write_bw -x 0 -p "$p" -q "$n" -s 65536 -D "$SECS" \
+			--report_gbits 127.0.0.1
+		pair "bw64k_$n" "listen:$p"
+		g=$(perftest_col "$TMP/bw64k_$n.cli" 'BW average[Gb/sec]')
+		need 'BW average' "$g" "bw64k_$n"
+		echo "$n,$m,$g" >> "$OUT/live_qps.csv"
+		printf '  ib_write_bw -q %5d: 64 B %s M/s, 64 KiB %s Gbit/s\n' "$n" "$m" "$g"
+	done
+else
+	echo "$ME: live curves skipped (DROCE_BENCH_SCALE_LIVE=0, or no droce-run or perftest)" >&2
+fi
+if [ "$LIVE" != 0 ] && [ -x "$DR" ] && command -v cmtime >/dev/null; then
+	# cmtime's steps; the last column is microseconds per connection
+	echo "conns,create_per_s,connect_per_s,disconnect_per_s,destroy_per_s" > "$OUT/live_cm.csv"
+	for ((n = 100; n <= CONNS; n *= 10)); do
+		p=$(free_port)
+		SRV_KILL=1	# cmtime's server waits for more; SIGINT once the client is done
+		live_run srv "$n" cmtime -b 198.18.0.1 -p "$p" -c "$n"
+		live_run cli "$n" cmtime -s 198.18.0.1 -p "$p" -c "$n"
+		pair "cm_$n" "sleep:2"
+		SRV_KILL=0
+		rate() {
+			awk -v k="$1" -F: '$1 ~ "^"k" *$" { split($2, f, " "); u = f[4];
+				if (u > 0) printf "%.0f", 1e6 / u }' "$TMP/cm_$n.cli"
+		}
+		c=$(rate 'create id'); k=$(rate connect); d=$(rate disconnect); x=$(rate destroy)
+		need connect "$k" "cm_$n"
+		! grep -q -i "failure\|error" "$TMP/cm_$n.cli" "$TMP/cm_$n.srv" ||
+			die "cm_$n: cmtime reported failures: $(grep -i -m3 "failure\|error" "$TMP/cm_$n.cli")"
+		echo "$n,$c,$k,$d,$x" >> "$OUT/live_cm.csv"
+		printf '  cmtime -c %5d: per second: create %s, connect %s, disconnect %s, destroy %s\n' \
+			"$n" "$c" "$k" "$d" "$x"
+	done
+fi
+
+command -v gnuplot >/dev/null || die "gnuplot not installed (Debian package gnuplot-nox)"
+gnuplot <<GP || die "gnuplot failed"
+set datafile separator ","
+set terminal pngcairo size 900,600 noenhanced
+set key top left
+set grid
+set logscale x 2
+set output "$OUT/qps.png"
+set title "droce engine alone: QPs (round robin, one outstanding each); $STAMP"
+set xlabel "QPs (pairs)"
+set ylabel "M 64 B WRITEs/s, Gbit/s 64 KiB"
+set y2label "connects, teardowns (M/s)"
+set y2tics
+set ytics nomirror
+plot "$OUT/qps.csv" using 1:6 with linespoints title "64 B WRITEs, M/s", \
+     "" using 1:8 with linespoints title "64 KiB WRITEs, Gbit/s", \
+     "" using 1:(\$2/1e6) axes x1y2 with linespoints title "QP pairs created+connected, M/s", \
+     "" using 1:(\$3/1e6) axes x1y2 with linespoints title "QP pairs destroyed, M/s"
+unset y2label
+unset y2tics
+set ytics mirror
+set output "$OUT/qps_mem_lat.png"
+set title "droce engine alone: memory and p99 per QP; $STAMP"
+set logscale y 10
+set ylabel "bytes per QP / p99 ns"
+plot "$OUT/qps.csv" using 1:4 with linespoints title "heap bytes per QP", \
+     "" using 1:5 with linespoints title "RSS bytes per QP", \
+     "" using 1:7 with linespoints title "64 B p99 post-to-completion, ns", \
+     "" using 1:9 with linespoints title "64 KiB p99 post-to-completion, ns"
+unset logscale y
+set output "$OUT/mrs.png"
+set logscale x 10
+set title "droce engine alone: 64 B WRITEs to random MRs; $STAMP"
+set xlabel "registered MRs at the target"
+set ylabel "M WRITEs/s"
+plot "$OUT/mrs.csv" using 1:3 with linespoints title "64 B WRITEs, M/s"
+set output "$OUT/sq.png"
+set logscale x 2
+set title "droce engine alone: one QP, send queue depth; $STAMP"
+set xlabel "WRITEs outstanding (send queue depth)"
+plot "$OUT/sq.csv" using 1:2 with linespoints title "64 B WRITEs, M/s"
+GP
+[ -s "$OUT/cg_qps.csv" ] && gnuplot <<GP
+set datafile separator ","
+set terminal pngcairo size 900,600 noenhanced
+set output "$OUT/cg_qps.png"
+set logscale x 2
+set yrange [0:*]
+set grid
+set title "instructions per 64 B WRITE (callgrind) by QP pairs; $STAMP"
+set xlabel "QP pairs"
+plot "$OUT/cg_qps.csv" using 1:2 with linespoints title "instructions per message"
+GP
+if [ -s "$OUT/live_qps.csv" ] && [ "$(wc -l < "$OUT/live_qps.csv")" -gt 1 ]; then
+	gnuplot <<GP || die "gnuplot failed"
+set datafile separator ","
+set terminal pngcairo size 900,600 noenhanced
+set output "$OUT/live_qps.png"
+set logscale x 2
+set yrange [0:*]
+set grid
+set title "ib_write_bw -q N over droce (memif, droce-run); $STAMP"
+set xlabel "QPs"
+set ylabel "M 64 B WRITEs/s, Gbit/s 64 KiB"
+plot "$OUT/live_qps.csv" using 1:2 with linespoints title "64 B, M msgs/s", \
+     "" using 1:3 with linespoints title "64 KiB, Gbit/s"
+GP
+fi
+if [ -s "$OUT/live_cm.csv" ] && [ "$(wc -l < "$OUT/live_cm.csv")" -gt 1 ]; then
+	gnuplot <<GP || die "gnuplot failed"
+set datafile separator ","
+set terminal pngcairo size 900,600 noenhanced
+set output "$OUT/live_cm.png"
+set logscale x 10
+set yrange [0:*]
+set grid
+set key top left
+set title "cmtime -c N over droce's librdmacm (memif, droce-run); $STAMP"
+set xlabel "connections"
+set ylabel "per second"
+plot "$OUT/live_cm.csv" using 1:2 with linespoints title "create id", \
+     "" using 1:3 with linespoints title "connect", \
+     "" using 1:4 with linespoints title "disconnect", \
+     "" using 1:5 with linespoints title "destroy"
+GP
+fi
+echo "$ME: CSV and PNG in $OUT"
