@@ -13,7 +13,8 @@ build=${DROCE_BUILD:-$here/build}
 # verbs programs the shim is tested with (ibverbs-utils, perftest), librdmacm's headers and rping
 # for the rdma_cm replacement (librdmacm-dev, rdmacm-utils); nftables and ping for the
 # two-namespace tests, libbpf and kernel headers for the XDP program; sockperf and iperf3 for
-# the kernel TCP baselines of the benchmarks (tools/bench).
+# the kernel TCP baselines of the benchmarks (tools/bench); QEMU, kmod and cpio to build and boot
+# the Linux rxe guest of tests/interop/rxe.
 packages=(
 	build-essential pkg-config meson ninja-build
 	libdpdk-dev dpdk libcunit1-dev libpcap-dev zlib1g-dev
@@ -21,6 +22,7 @@ packages=(
 	libibverbs-dev libibverbs1 ibverbs-utils perftest librdmacm-dev rdmacm-utils
 	nftables iputils-ping linux-libc-dev libbpf-dev
 	sockperf iperf3
+	qemu-system-x86 kmod cpio
 )
 
 install_deps() {
