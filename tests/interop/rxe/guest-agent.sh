@@ -11,8 +11,9 @@ IFS= read -r req || exit 0
 secs=${req%% *}
 d=$(mktemp -d)
 printf 'exec %s\n' "${req#* }" >"$d/cmd"
-# busybox timeout keeps the process group (coreutils' makes one of its own)
-setsid timeout -s KILL "$secs" sh "$d/cmd" </dev/null >"$d/out" 2>"$d/err" &
+# busybox timeout keeps the process group (coreutils' makes one of its own). dash by its path:
+# busybox runs its own applet for a bare "sh" (ash, which runs its own tc and ip in turn)
+setsid timeout -s KILL "$secs" /usr/bin/dash "$d/cmd" </dev/null >"$d/out" 2>"$d/err" &
 pid=$!
 exec 3<&0
 (
