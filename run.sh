@@ -14,7 +14,8 @@ build=${DROCE_BUILD:-$here/build}
 # for the rdma_cm replacement (librdmacm-dev, rdmacm-utils), qperf against a peer that restarts;
 # nftables and ping for the
 # two-namespace tests, libbpf and kernel headers for the XDP program; sockperf and iperf3 for
-# the kernel TCP baselines of the benchmarks (tools/bench), gnuplot for their curves' PNGs.
+# the kernel TCP baselines of the benchmarks (tools/bench), gnuplot for their curves' PNGs; QEMU,
+# kmod and cpio to build and boot the Linux rxe guest of tests/interop/rxe.
 packages=(
 	build-essential pkg-config meson ninja-build
 	libdpdk-dev dpdk libcunit1-dev libpcap-dev zlib1g-dev
@@ -22,6 +23,7 @@ packages=(
 	libibverbs-dev libibverbs1 ibverbs-utils perftest librdmacm-dev rdmacm-utils qperf
 	nftables iputils-ping linux-libc-dev libbpf-dev
 	sockperf iperf3 gnuplot-nox
+	qemu-system-x86 kmod cpio
 )
 
 install_deps() {

@@ -18,6 +18,11 @@
 #   fails   the peer's program on a GID index with no address (it reads ::): droce refuses
 #           to connect its QP to GID :: and both programs fail; the case fails naming both
 #           exits with their own messages, within the grace period, not the case timeout;
+#   killed  a client that fails while the server waits: the client's failure is the case's
+#           reason and the server is "killed 5 s after the client's failure", not timed out;
+#   opts    --mtu 1024 with ibv_ud_pingpong (which has no -m) and rping at 65536 (rping
+#           refuses it: it gets 65535) both pass; -n shows -m for rc_pingpong, not
+#           ud_pingpong, and --qp-timeout as perftest's -u only;
 #   dry     -n prints each case's two command lines and creates nothing;
 #   setup   a peer command that fails, a missing --droce-oob: exit 2, one line naming the fix.
 # Root only (namespaces, veth, bridge, nftables): as another user it fails, never skips.
@@ -151,6 +156,45 @@ grep -Eq "^FAIL rc_pingpong 64 droce-server: peer exited [1-9][0-9]*: " "$TMP/fa
 grep -Eq "^FAIL rc_pingpong 64 droce-server: droce exited 1: Couldn't connect to remote QP" \
 	"$TMP/fails.txt" || fail "fails: droce's refusal not named"
 [ "$took" -lt 45 ] || fail "fails: took $took s: the server was not let go after its client failed"
+
+# killed: the peer's client fails at once (no such device) while droce's server waits for it:
+# the case names the client's failure as its reason and droce's server as killed after it,
+# not as timed out
+OUT=$TMP/killed
+timeout -s KILL 120 "$IOP" "${COMMON[@]}" --peer-dev nosuch0 --cases rc_pingpong --sizes 64 \
+	--roles droce-server --timeout 60 --port 18850 --out "$OUT" >"$TMP/killed.txt" 2>&1
+rc=$?
+cat "$TMP/killed.txt"
+[ $rc = 1 ] || fail "killed: exit $rc, not 1"
+grep -Eq "^FAIL rc_pingpong 64 droce-server: droce killed 5 s after the client's failure" \
+	"$TMP/killed.txt" || fail "killed: the server not reported as killed after the client's failure"
+! grep -q "timed out" "$TMP/killed.txt" || fail "killed: a side reported as timed out"
+/usr/bin/python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["results"][0]
+sys.exit(0 if r["reason"].startswith("peer exited 1: ") and "nosuch0" in r["reason"] else 1)' \
+	"$OUT/report.json" || fail "killed: report.json's reason is not the client's failure"
+
+# options the programs refuse: --mtu is not given to ibv_ud_pingpong (it has no -m), and rping
+# gets its largest size, 65535, for 65536 (it refuses 65536)
+OUT=$TMP/opts
+timeout -s KILL 200 "$IOP" "${COMMON[@]}" --cases ud_pingpong,rping --sizes 65536 --mtu 1024 \
+	--iters 20 --roles droce-server --timeout 40 --port 18870 --out "$OUT" >"$TMP/opts.txt" 2>&1
+rc=$?
+cat "$TMP/opts.txt"
+[ $rc = 0 ] && grep -q "^2 cases: 2 passed, 0 failed" "$TMP/opts.txt" ||
+	fail "opts: ud_pingpong with --mtu and rping at 65536 (exit $rc)"
+"$IOP" "${COMMON[@]}" -n --cases ud_pingpong,rc_pingpong,rping,write_bw --sizes 65536 \
+	--mtu 1024 --qp-timeout 18 --roles droce-server >"$TMP/optsn.txt" 2>&1
+grep "^  client: .*ibv_ud_pingpong" "$TMP/optsn.txt" | grep -q -- " -m " &&
+	fail "opts: ibv_ud_pingpong given -m"
+grep "^  client: .*ibv_rc_pingpong" "$TMP/optsn.txt" | grep -q -- " -m 1024 " ||
+	fail "opts: ibv_rc_pingpong not given -m 1024"
+grep "^  client: .*rping" "$TMP/optsn.txt" | grep -q -- " -S 65535 " ||
+	fail "opts: rping not given -S 65535"
+# --qp-timeout is perftest's -u; rdma-core's examples have no such option
+grep "^  client: .*ib_write_bw" "$TMP/optsn.txt" | grep -q -- " -u 18 " ||
+	fail "opts: ib_write_bw not given -u 18"
+grep "^  client: .*ibv_rc_pingpong" "$TMP/optsn.txt" | grep -q -- " -u " &&
+	fail "opts: ibv_rc_pingpong given -u"
 
 # a dry run prints both sides' commands per case and makes no directory
 ( cd "$TMP" && "$IOP" "${COMMON[@]}" -n --cases read_lat --out "$TMP/dry" ) >"$TMP/dry.txt" 2>&1
