@@ -97,6 +97,15 @@ parse_ipv4(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end
 	ihl = (uint32_t)(ip[0] & 0x0F) * 4;
 	if (ihl < sizeof(struct droce_ipv4_hdr) || len < p->l3_off + ihl)
 		return DROCE_DROP_IP_IHL;
+	/* the header's fields before its length is judged: a capture that cut a frame still
+	 * tells what it was (droce-pcap) */
+	p->ip_ver = 4;
+	p->tclass = ip[1];
+	p->hop_limit = ip[8];
+	p->flow_label = 0;
+	p->ip_id = droce_get_be16(ip + 4);
+	droce_gid_from_v4(p->sgid, droce_get_be32(ip + 12));
+	droce_gid_from_v4(p->dgid, droce_get_be32(ip + 16));
 	tot = droce_get_be16(ip + 2);
 	if (tot < ihl || len < p->l3_off + tot)
 		return DROCE_DROP_IP_LEN;
@@ -105,13 +114,6 @@ parse_ipv4(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end
 		return DROCE_DROP_IP_FRAG;
 	if (!(flags & DROCE_PARSE_NO_IPCSUM) && droce_ipv4_csum(ip, ihl) != 0)
 		return DROCE_DROP_IP_CSUM;
-	p->ip_ver = 4;
-	p->tclass = ip[1];
-	p->hop_limit = ip[8];
-	p->flow_label = 0;
-	p->ip_id = droce_get_be16(ip + 4);
-	droce_gid_from_v4(p->sgid, droce_get_be32(ip + 12));
-	droce_gid_from_v4(p->dgid, droce_get_be32(ip + 16));
 	if (ip[9] != DROCE_IPPROTO_UDP)
 		return DROCE_DROP_NOT_UDP;
 	p->l4_off = (uint16_t)(p->l3_off + ihl);
@@ -131,9 +133,6 @@ parse_ipv6(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end
 	vtc = droce_get_be32(ip);
 	if ((vtc >> 28) != 6)
 		return DROCE_DROP_IP_VERSION;
-	plen = droce_get_be16(ip + 4);
-	if (len < p->l3_off + sizeof(struct droce_ipv6_hdr) + plen)
-		return DROCE_DROP_IP_LEN;
 	p->ip_ver = 6;
 	p->tclass = (uint8_t)(vtc >> DROCE_IPV6_TC_SHIFT);
 	p->flow_label = vtc & DROCE_IPV6_FLOW_MASK;
@@ -141,6 +140,9 @@ parse_ipv6(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end
 	p->ip_id = 0;
 	memcpy(p->sgid, ip + 8, 16);
 	memcpy(p->dgid, ip + 24, 16);
+	plen = droce_get_be16(ip + 4);
+	if (len < p->l3_off + sizeof(struct droce_ipv6_hdr) + plen)
+		return DROCE_DROP_IP_LEN;
 	if (ip[6] != DROCE_IPPROTO_UDP)
 		return DROCE_DROP_NOT_UDP;
 	p->l4_off = (uint16_t)(p->l3_off + sizeof(struct droce_ipv6_hdr));

@@ -192,6 +192,29 @@ def t_synth():
         cross_check("synth %d" % (i + 1), o, fr)
 
 
+def t_cut():
+    """A capture's slot cut a frame short (af_packet and a GRO'd TCP segment): a TCP one is
+    skipped, not RoCEv2; a UDP one to 4791, cut the same way, is bad."""
+    d = work("cut")
+    src = Pcap(capture("rc_pingpong.pcap"))
+    tcp = next(r for r in src.recs if r[3][12:14] == b"\x08\x00" and r[3][23] == 6)
+    roce = next(r for r in src.recs if r[3][12:14] == b"\x08\x00" and r[3][23] == 17)
+    recs = []
+    for sec, usec, wire, fr, off in (tcp, roce):
+        fr = bytearray(fr)
+        tot = struct.unpack("!H", fr[16:18])[0] + 2800	# the IP length of a GRO'd segment
+        fr[16:18] = struct.pack("!H", tot)
+        fr[24:26] = b"\0\0"
+        fr[24:26] = struct.pack("!H", ipv4_csum(bytes(fr[14:34])))
+        recs.append([sec, usec, 14 + tot, fr, off])
+    p = os.path.join(d, "cut.pcap")
+    src.write(p, recs=recs)
+    rc, out, err = run(["verify", p])
+    check(rc == 1 and summary_line(out, p) == (2, 1, 1, 1),
+          "cut frames: exit %d %r (want the TCP one skipped, the RoCE one bad)" % (rc, out))
+    check(re.search(r"cut\.pcap:2: IP_LEN", out) is not None, "the cut RoCE frame's line: %r" % out)
+
+
 if __name__ == "__main__":
     main({"linktypes": t_linktypes, "vlan_ecn": t_vlan_ecn, "ipv6": t_ipv6,
-          "synth": t_synth})
+          "synth": t_synth, "cut": t_cut})

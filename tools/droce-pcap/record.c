@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* One frame through the stack's parser, plus what the tools need to report it. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "droce_icrc.h"
 #include "droce_pcap.h"
+#include "wire/droce_ipv4.h"
 
 /*
  * Mirrors the check order of droce_parse() (stack/droce_parse.c): a parser reason added there
@@ -48,6 +50,15 @@ droce_pcap_stage_of(enum droce_drop reason)
 	}
 }
 
+/* The IP header at l3 (its fixed part present: IP_LEN is checked after it) carries UDP. */
+static bool
+ip_is_udp(const uint8_t *f, uint16_t l3)
+{
+	const uint8_t *ip = f + l3;
+
+	return (ip[0] >> 4) == 4 ? ip[9] == DROCE_IPPROTO_UDP : ip[6] == DROCE_IPPROTO_UDP;
+}
+
 void
 droce_pcap_rec_parse(struct droce_pcap_rec *r, const struct droce_pcap_frame *f, uint64_t n,
 		     struct timeval *first)
@@ -65,8 +76,12 @@ droce_pcap_rec_parse(struct droce_pcap_rec *r, const struct droce_pcap_frame *f,
 	r->wirelen = f->wirelen;
 	memset(&r->pkt, 0, sizeof(r->pkt));
 	r->reason = droce_parse(f->data, f->caplen, &r->pkt, 0);
-	r->cls = droce_drop_class(r->reason);
+	if (r->reason == DROCE_DROP_IP_LEN && !ip_is_udp(f->data, r->pkt.l3_off))
+		/* a TCP segment larger than the capture's slot (GRO, TSO on the capturing side)
+		 * arrives cut: not RoCEv2, and no fault of the wire's */
+		r->reason = DROCE_DROP_NOT_UDP;	/* its IP fields parsed all the same */
 	r->stage = droce_pcap_stage_of(r->reason);
+	r->cls = droce_drop_class(r->reason);
 	if (r->reason == DROCE_DROP_NONE)
 		r->icrc_ok = true;
 	else if (r->reason == DROCE_DROP_ICRC)

@@ -21,11 +21,6 @@ RXE_QP_TIMEOUT=18
 
 # Expected to fail for now: "CASE ROLE|reason". Remove an entry when its fix lands.
 RXE_XFAIL=(
-	"read_bw droce-client|droce accepts max_rd_atomic 16, rxe offers 128: 'Failed to modify QP to RTS'"
-	"read_lat droce-server|droce accepts max_rd_atomic 16, rxe offers 128: 'Failed to modify QP to RTS'"
-	"read_lat droce-client|droce accepts max_rd_atomic 16, rxe offers 128: 'Failed to modify QP to RTS'"
-	"atomic_fadd droce-client|droce accepts max_rd_atomic 16, rxe offers 128: 'Failed to modify QP to RTS'"
-	"atomic_cswap droce-client|droce accepts max_rd_atomic 16, rxe offers 128: 'Failed to modify QP to RTS'"
 	"write_bw_cm droce-client|droce's librdmacm crashes after rxe's REJ (rxe not listening yet)"
 	"send_lat_cm droce-client|droce's librdmacm crashes after rxe's REJ (rxe not listening yet)"
 	"mcast_bw droce-client|rxe (Linux 6.1) never receives multicast from another host: it joins the group's IPv6-style MAC"
