@@ -14,16 +14,6 @@
 #include "wire/droce_bth.h"
 #include "wire/droce_ipv4.h"
 
-static uint32_t
-pow2_at_least(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
 /* Largest path MTU whose packets (IPv6 + UDP + BTH + the longest extension chain + ICRC: 92 B)
  * fit the Ethernet MTU; rxe derives it the same way (netdev MTU minus headers). */
 static uint32_t
@@ -61,15 +51,15 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	/* QPNs 0 and 1 are the special QPs (IBTA 11.2.5): ordinary QPs never take slots 0 and 1.
 	 * Slot 1 holds the GSI when one is created (QPN 1, droce_qp_init_attr.gsi); slot 0 stays
 	 * empty: RoCEv2 has no SMI and drops DestQP 0 (Annex A17.6, CA17-33). */
-	nqp = pow2_at_least(attr->max_qp + 2);
-	nmr = pow2_at_least(attr->max_mr + 1);
+	nqp = droce_pow2_at_least(attr->max_qp + 2);
+	nmr = droce_pow2_at_least(attr->max_mr + 1);
 	dev->qp_mask = nqp - 1;
 	dev->mr_mask = nmr - 1;
 	dev->qps = calloc(nqp, sizeof(*dev->qps));
 	dev->mrs = calloc(nmr, sizeof(*dev->mrs));
 	if (attr->max_mw != 0) {
 		/* a window's slot sits above its key byte and below DROCE_KEY_MW (droce_mw.c) */
-		dev->mw_mask = pow2_at_least(attr->max_mw + 1) - 1;
+		dev->mw_mask = droce_pow2_at_least(attr->max_mw + 1) - 1;
 		dev->mws = calloc(dev->mw_mask + 1, sizeof(*dev->mws));
 		if (dev->mws == NULL) {
 			droce_dev_destroy(dev);

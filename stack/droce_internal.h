@@ -371,6 +371,17 @@ struct droce_dev {
 	uint8_t n_gid_v4;
 };
 
+/* The smallest power of two >= n: table and ring sizes, so that an index is a mask. */
+static inline uint32_t
+droce_pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
 static inline uint32_t
 droce_mtu_bytes(uint32_t mtu_enum)
 {

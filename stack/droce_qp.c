@@ -9,20 +9,11 @@
 #include "droce_psn.h"
 #include "wire/droce_udp.h"
 
-static uint32_t
-ring_size(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
 static uint16_t
 qp_sport(uint32_t qpn)
 {
-	/* Stable per QP (wire.md): 0xC000 | 14 bits of a multiplicative hash of the QPN. */
+	/* Stable per QP (its packets take one ECMP path, in order): 0xC000 | 14 bits of a
+	 * multiplicative hash of the QPN. */
 	return (uint16_t)(DROCE_UDP_SPORT_MIN | (((qpn * 2654435761u) >> 16) & 0x3FFF));
 }
 
@@ -176,7 +167,7 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->context = attr->qp_context;
 	qp->udp_sport = qp_sport(qp->qpn);
-	n = ring_size(qp->cap.max_send_wr);
+	n = droce_pow2_at_least(qp->cap.max_send_wr);
 	qp->req.mask = n - 1;
 	qp->req.max_wr = qp->cap.max_send_wr;
 	qp->req.ring = calloc(n, sizeof(*qp->req.ring));

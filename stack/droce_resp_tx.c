@@ -13,16 +13,6 @@
 #include "droce_resp.h"
 #include "wire/droce_aeth.h"
 
-static uint32_t
-pow2_at_least(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
 /*
  * Size the response ring and the atomic result cache for max_dest_rd_atomic responder
  * resources (at least one): each resource's response, a duplicate's replay of it and the ACKs
@@ -34,7 +24,7 @@ droce_resp_reserve(struct droce_qp *qp, uint32_t max_dest_rd_atomic)
 {
 	struct droce_responder *s = &qp->resp;
 	uint32_t nres = max_dest_rd_atomic ? max_dest_rd_atomic : 1;
-	uint32_t n = pow2_at_least(2 * nres + DROCE_RESP_RING_SPARE), i;
+	uint32_t n = droce_pow2_at_least(2 * nres + DROCE_RESP_RING_SPARE), i;
 	struct droce_resp_item *ring;
 	struct droce_atomic_res *at;
 

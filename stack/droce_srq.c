@@ -42,10 +42,8 @@ droce_rq_post(struct droce_rq *rq, struct droce_recv_wr *wr, struct droce_recv_w
 int
 droce_rq_init(struct droce_rq *rq, uint32_t max_wr, uint32_t max_sge)
 {
-	uint32_t n = 1;
+	uint32_t n = droce_pow2_at_least(max_wr);
 
-	while (n < max_wr)
-		n <<= 1;
 	memset(rq, 0, sizeof(*rq));
 	rq->max_wr = max_wr;
 	rq->max_sge = max_sge ? max_sge : 1;

@@ -48,7 +48,7 @@ params(void)
 	return p;
 }
 
-/* The rules of dcqcn.md with alpha in 1/2^20 (the stats show it in mlx5's 1/1024): alpha on a
+/* The paper's rules with alpha in 1/2^20 (the stats show it in mlx5's 1/1024): alpha on a
  * CNP, and the rate a cut leaves. */
 #define A_ONE (1ull << 20)
 
