@@ -190,11 +190,16 @@ class Attacker:
 class Telemetry:
     """droce's counters and QPs of one process, over its DPDK telemetry socket (as droce-stat)."""
 
-    def __init__(self, pid, timeout=20.0):
+    def __init__(self, pid, timeout=60.0):
         path = "/var/run/dpdk/droce%d/dpdk_telemetry.v2" % pid
         end = time.monotonic() + timeout
         self.sock = None
         while time.monotonic() < end:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                raise RuntimeError("process %d ended before its telemetry socket %s appeared"
+                                   % (pid, path))
             try:
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
                 s.settimeout(5)
@@ -207,7 +212,8 @@ class Telemetry:
                 s.close()
                 time.sleep(0.1)
         if self.sock is None:
-            raise RuntimeError("no telemetry socket %s" % path)
+            raise RuntimeError("no telemetry socket %s after %.0f s (process %d alive)"
+                               % (path, timeout, pid))
 
     def cmd(self, c):
         self.sock.send(c.encode())
