@@ -41,7 +41,11 @@ if [ -f "$dir/build.ninja" ]; then
 else
 	CC=clang meson setup "$dir" "$repo" -Dfuzz=true -Ddpdk=disabled -Dtests=disabled >/dev/null
 fi
-ninja -C "$dir" $(printf 'tests/fuzz/fuzz_%s ' "${targets[@]}") >/dev/null
+if ! ninja -C "$dir" $(printf 'tests/fuzz/fuzz_%s ' "${targets[@]}") >"$dir/ninja.log" 2>&1; then
+	echo "fuzz_bench.sh: building the fuzz targets failed:" >&2
+	grep -v '^\[' "$dir/ninja.log" | tail -30 >&2
+	exit 1
+fi
 
 artifacts=$dir/fuzz-artifacts
 mkdir -p "$artifacts"

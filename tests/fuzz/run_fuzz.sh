@@ -30,7 +30,12 @@ if [ -f "$dir/build.ninja" ]; then
 else
 	CC=clang meson setup "$dir" "$repo" -Dfuzz=true -Ddpdk=disabled -Dtests=disabled >/dev/null
 fi
-ninja -C "$dir" tests/fuzz/fuzz_parse >/dev/null
+# ninja prints a failed build on stdout: show it, or the run ends without a word
+if ! ninja -C "$dir" tests/fuzz/fuzz_parse >"$dir/ninja.log" 2>&1; then
+	echo "run_fuzz.sh: building the fuzz targets failed:" >&2
+	grep -v '^\[' "$dir/ninja.log" | tail -30 >&2
+	exit 1
+fi
 
 seeds=$dir/fuzz-seeds
 corpus=$dir/fuzz-corpus
