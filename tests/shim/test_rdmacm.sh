@@ -319,10 +319,12 @@ done
 
 # perftest -R's client started 1 s before its server, whose test QPs' listen comes 500 ms
 # after its exchange (cm_slow_listen.so: a slow peer), so the client's test REQ comes first and
-# waits for the listener. With no wait (as a kernel peer) the REQ is rejected and perftest
-# 4.5 retries on the ids it destroyed, through its freed array of them (fixed upstream in
-# 3d9d8d0): every call on those is EINVAL and the client exits with its own error, where it
-# died of SIGSEGV in rdma_resolve_addr. (perf_first WAIT_MS SLOW_MS PORT)
+# waits for the listener. With no wait (as a kernel peer) the REQ is rejected (reason 8), and
+# the client sends it again, 250 ms apart, up to 8 times (CMA_NO_LISTENER_RETRIES): a listener
+# 1.5 s late is reached. Past that, perftest 4.5 hears REJECTED and retries on the ids it
+# destroyed, through its freed array of them (fixed upstream in 3d9d8d0): every call on those
+# is EINVAL and the client exits with its own error, where it died of SIGSEGV in
+# rdma_resolve_addr. (perf_first WAIT_MS SLOW_MS PORT)
 perf_first() {
 	local cpid spid
 	NAME=perf_first$1
@@ -346,7 +348,12 @@ expect_out "^ +65536 +200 +[0-9.]+" "ib_write_bw -R client before its server"
 [ "$SRV_RC" = 0 ] || { cp "$TMP/srv.out" "$OUT"; fail "ib_write_bw -R server after its client: exit status $SRV_RC"; }
 grep -q "REQ for port 18603: no id listens on it yet, it waits up to 1000 ms" "$TMP/srv.out" ||
 	{ cp "$TMP/srv.out" "$OUT"; fail "ib_write_bw -R client before its server: its REQ did not come first"; }
-perf_first 0 1500 18604
+perf_first 0 1500 18605
+expect_rc 0 "ib_write_bw -R client, its server's listener 1.5 s late"
+expect_out "^ +65536 +200 +[0-9.]+" "ib_write_bw -R client, its server's listener 1.5 s late"
+expect_err "^droce-rdmacm: REQ rejected, no listener at the peer yet" \
+	"ib_write_bw -R client, its server's listener 1.5 s late"
+perf_first 0 4000 18604
 [ "$RC" -ge 1 ] && [ "$RC" -lt 128 ] || fail "ib_write_bw -R rejected: exit status $RC (a signal?)"
 expect_err "^droce-rdmacm: received REJ .* reason 8" "ib_write_bw -R rejected"
 grep -A1 "^Failed to resolve RDMA CM address" "$ERR" | grep -q "Invalid argument" ||

@@ -134,8 +134,10 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		m.private_data_len = (uint8_t)(CMA_HDR_SIZE + p->private_data_len);
 		rc = cma_send_msg(c, &m, true);
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		c->state = CMA_REQ_SENT;
+		c->no_listener_left = CMA_NO_LISTENER_RETRIES;
+	}
 	pthread_mutex_unlock(&cma_lock);
 	if (rc == 0 && c->own_ch != NULL)
 		rc = cma_sync_wait(c, RDMA_CM_EVENT_ESTABLISHED, NULL);
@@ -471,6 +473,16 @@ cma_rej_rcvd(struct cma_id *c, const struct cm_msg *m)
 {
 	if (c->state != CMA_REQ_SENT && c->state != CMA_REP_SENT)
 		return;
+	if (c->state == CMA_REQ_SENT && m->reason == DROCE_CM_REJ_INVALID_SERVICE_ID &&
+	    c->no_listener_left > 0) {
+		/* nobody listens yet: the same REQ again after a resend interval */
+		c->no_listener_left--;
+		c->retries = CMA_MAX_RETRIES;
+		c->resend_ns = cma_now_ns() + CMA_RETRY_MS * 1000000ull;
+		cma_log("REQ rejected, no listener at the peer yet (REJ reason 8): sent again in "
+			"%u ms, %u more times", CMA_RETRY_MS, c->no_listener_left);
+		return;
+	}
 	c->resend_ns = 0;
 	c->state = CMA_DISCONNECTED;
 	cma_qp_error(c);

@@ -22,6 +22,11 @@ enum {
 	CMA_PRIV_MAX = 224,
 	CMA_MAX_RETRIES = 15,			/* CM message resends (IBTA 12.6.5 MaxCMRetries) */
 	CMA_RETRY_MS = 250,			/* between resends */
+	/* A REQ rejected for want of a listener (REJ reason 8) is sent again this many times,
+	 * CMA_RETRY_MS apart, before RDMA_CM_EVENT_REJECTED: a server restarting its listener
+	 * (perftest -R between its connections, a slow emulated peer) is not yet there, and
+	 * perftest 4.5's own retry after a REJ uses ids it has freed. */
+	CMA_NO_LISTENER_RETRIES = 8,
 	CMA_CM_RESPONSE_TIMEOUT = 16,		/* 4.096 us * 2^16 = 268 ms, as CMA_RETRY_MS */
 	CMA_ACK_TIMEOUT = 14,			/* local ACK timeout: 4.096 us * 2^14 = 67 ms */
 	CMA_MRA_SERVICE_TIMEOUT = 24,		/* an MRA asks 4.096 us * 2^24 = 69 s more */
@@ -81,6 +86,7 @@ struct cma_id {
 	uint8_t mad[CM_MAD_SIZE];
 	uint64_t resend_ns;
 	unsigned int retries;
+	unsigned int no_listener_left;	/* active: REJ reason 8 answered by a resend */
 	/* Synchronous ids (no channel given): the channel their calls wait on; rdma_create_ep's
 	 * QP attributes for rdma_get_request's ids (passive side). */
 	struct rdma_event_channel *own_ch;

@@ -21,8 +21,6 @@ RXE_QP_TIMEOUT=18
 
 # Expected to fail for now: "CASE ROLE|reason". Remove an entry when its fix lands.
 RXE_XFAIL=(
-	"write_bw_cm droce-client|droce's librdmacm crashes after rxe's REJ (rxe not listening yet)"
-	"send_lat_cm droce-client|droce's librdmacm crashes after rxe's REJ (rxe not listening yet)"
 	"mcast_bw droce-client|rxe (Linux 6.1) never receives multicast from another host: it joins the group's IPv6-style MAC"
 )
 
