@@ -44,6 +44,7 @@ usage(FILE *out)
 		"  --ecn KMIN,KMAX,PMAX  RED CE marking on the egress backlog (bytes, bytes, %%)\n"
 		"  --qcap BYTES      egress queue limit (tail drop)\n"
 		"  --cc none|dcqcn|timely  congestion control of every QP (with its defaults)\n"
+		"  --recovery gbn|sr loss recovery of RC QPs: go-back-N (default), selective repeat\n"
 		"  --tx-busy P       tx_alloc reports no free buffer\n"
 		"  --timeout C       RC local ACK timeout code (default 8)\n"
 		"  --psn P           first PSN (default 0xfffff0: wraps early)\n"
@@ -78,6 +79,7 @@ enum {
 	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
 	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM,
 	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC, OPT_CC,
+	OPT_RECOVERY,
 };
 
 static const struct option longopts[] = {
@@ -112,6 +114,7 @@ static const struct option longopts[] = {
 	{ "rnr-timer", required_argument, NULL, OPT_RNR_TIMER },
 	{ "rd-atomic", required_argument, NULL, OPT_RD_ATOMIC },
 	{ "cc", required_argument, NULL, OPT_CC },
+	{ "recovery", required_argument, NULL, OPT_RECOVERY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -254,6 +257,14 @@ main(int argc, char **argv)
 		case OPT_CC:
 			cfg.cc = droce_cc_find(NULL, optarg);
 			if (cfg.cc == NULL)
+				goto bad;
+			break;
+		case OPT_RECOVERY:
+			if (strcmp(optarg, "sr") == 0)
+				cfg.sr = true;
+			else if (strcmp(optarg, "gbn") == 0)
+				cfg.sr = false;
+			else
 				goto bad;
 			break;
 		case 'v':
