@@ -424,6 +424,8 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	sim_trace_init(&w->trace, cfg->verbose, stdout, w->mtu_bytes);
 	w->net.tx_hook = sim_trace_hook;
 	w->net.tx_hook_arg = &w->trace;
+	if (cfg->pcap != NULL && sim_trace_pcap_open(&w->trace, cfg->pcap) != 0)
+		sim_fail(w, "cannot write %s", cfg->pcap);
 	w->net.time_limit = cfg->time_limit_ns;
 	w->net.event_limit = cfg->event_limit;
 
@@ -523,6 +525,7 @@ out:
 			d[i] += s[i];
 	}
 	sum->ok = !w->failed;
+	sim_trace_pcap_close(&w->trace);
 	teardown(w);
 	sim_net_fini(&w->net);
 	sim_gen_free(w);

@@ -58,6 +58,7 @@ struct sim_cfg {
 	uint8_t rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic (0: 8) */
 	const struct droce_cc_ops *cc;	/* both nodes' QPs (NULL: "none") */
 	bool sr;			/* selective repeat on both nodes' RC QPs */
+	const char *pcap;		/* every frame sent, as a pcap file (NULL: none) */
 };
 
 void sim_cfg_default(struct sim_cfg *cfg);
