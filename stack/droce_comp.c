@@ -490,6 +490,7 @@ droce_comp_timer(struct droce_qp *qp, uint64_t now)
 	}
 	r->retry_left--;
 	droce_qp_cnt(qp, DROCE_CNT_COMPLETER_RETRY_ERR);
-	droce_req_go_back(qp, r->una);
+	if (qp->sr == NULL || !droce_sr_timeout(qp))
+		droce_req_go_back(qp, r->una);
 	droce_comp_arm_rto(qp, now);
 }

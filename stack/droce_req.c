@@ -156,6 +156,9 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 
 	bool resend = droce_psn_lt(r->psn, r->max_psn_sent);
 
+	if (droce_unlikely(qp->sr != NULL))
+		droce_sr_sent(qp, r->psn);
+
 	if (resend)
 		droce_qp_cnt(qp, DROCE_CNT_RETRANSMITTED_PKTS);
 	/* A message's last packet asks for an ACK: the time to it is a round-trip sample, if

@@ -45,7 +45,8 @@ struct droce_sr {
 	/* requester: by PSN & (DROCE_SR_WIN - 1), for PSNs in [una, max_psn_sent) */
 	uint64_t sacked[DROCE_SR_WIN / 64];	/* the responder reported it kept */
 	uint64_t resent[DROCE_SR_WIN / 64];	/* resent alone, not known lost again */
-	uint32_t wm[DROCE_SR_WIN];	/* max_psn_sent when it was resent */
+	uint32_t tx[DROCE_SR_WIN];	/* tx_seq of its latest transmission */
+	uint32_t tx_seq;	/* request packets sent so far (original or resent) */
 	uint32_t base;		/* the responder's first missing PSN, as last reported */
 	uint32_t hi;		/* one past the highest PSN reported missing or kept */
 	uint32_t scan;		/* PSNs below it were looked at since hi last grew */
@@ -98,8 +99,18 @@ void droce_sr_assign_ord(struct droce_qp *qp, struct droce_swqe *w);
 bool droce_sr_fence(const struct droce_qp *qp, const struct droce_swqe *w);
 void droce_sr_reset(struct droce_qp *qp);
 void droce_sr_passed(struct droce_qp *qp, uint32_t old_una);
+/* Request PSN psn left for the first time, or in a go-back-N pass (the order of transmissions
+ * tells a resend lost again). */
+static inline void
+droce_sr_sent(struct droce_qp *qp, uint32_t psn)
+{
+	qp->sr->tx[psn & (DROCE_SR_WIN - 1)] = ++qp->sr->tx_seq;
+}
 void droce_sr_nak(struct droce_qp *qp, uint32_t psn, uint32_t got);
 int droce_sr_resend(struct droce_qp *qp, uint64_t now);
+/* The local ACK timer expired: every PSN outstanding and not kept is resent alone (false: the
+ * oldest is a READ or atomic, or a rewind is under way; go-back-N then). */
+bool droce_sr_timeout(struct droce_qp *qp);
 
 /* droce_req.c: send PSN psn of w once more, alone (a READ or atomic: its whole request).
  * 1 sent, -EAGAIN no buffer. */

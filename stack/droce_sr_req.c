@@ -175,9 +175,9 @@ droce_sr_nak(struct droce_qp *qp, uint32_t psn, uint32_t got)
 		droce_sr_bit_set(sr->sacked, got);
 		if (!droce_psn_lt(got, sr->hi))
 			sr->hi = droce_psn_add(got, 1);
-		/* psn was resent before got first left and is still missing: lost again */
+		/* psn was resent before got last left and is still missing: lost again */
 		if (droce_sr_bit(sr->resent, psn) &&
-		    !droce_psn_lt(got, sr->wm[psn & SR_MASK])) {
+		    (int32_t)(sr->tx[got & SR_MASK] - sr->tx[psn & SR_MASK]) > 0) {
 			droce_sr_bit_clear(sr->resent, psn);
 			if (droce_psn_lt(psn, sr->scan))
 				sr->scan = psn;
@@ -221,6 +221,27 @@ whole_request(const struct droce_swqe *w)
 	       w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD || w->opcode == DROCE_WR_ATOMIC_WRITE;
 }
 
+bool
+droce_sr_timeout(struct droce_qp *qp)
+{
+	struct droce_requester *r = &qp->req;
+	struct droce_sr *sr = qp->sr;
+	struct droce_swqe *w = find(qp, r->una);
+
+	if (w == NULL || whole_request(w) || r->psn != r->max_psn_sent)
+		return false;
+	memset(sr->resent, 0, sizeof(sr->resent));
+	/* the oldest goes even if it was kept: its answer was what got lost, and a duplicate is
+	 * answered with an ACK (IBTA 9.7.5.1.2) */
+	droce_sr_bit_clear(sr->sacked, r->una);
+	sr->base = r->una;
+	sr->scan = r->una;
+	sr->hi = r->max_psn_sent;
+	r->sr_scan = true;
+	droce_sched_ready(qp);
+	return true;
+}
+
 /* The next PSN reported missing (below the highest kept), neither kept nor resent, among those
  * sent in this pass: sent again alone. 1 sent, 0 none left, -EAGAIN no buffer. */
 int
@@ -260,7 +281,7 @@ droce_sr_resend(struct droce_qp *qp, uint64_t now)
 			return rc;
 		}
 		droce_sr_bit_set(sr->resent, p);
-		sr->wm[p & SR_MASK] = r->max_psn_sent;
+		droce_sr_sent(qp, p);
 		sr->scan = droce_psn_add(p, whole_request(w) ? w->npkts : 1);
 		return 1;
 	}
