@@ -4,6 +4,8 @@
  * on a clean link. Each case checks the bytes placed, the completions, and that only the lost
  * packet went again (go-back-N, the control case, resends everything after it).
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "droce_counters.h"
@@ -11,6 +13,7 @@
 
 #include "sim_model.h"
 #include "sim_scen.h"
+#include "sim_work.h"
 
 #define MS 1000000ull
 #define PSN0 0x100u		/* sim_qp_params_default's first PSN */
@@ -221,7 +224,58 @@ test_sr_overlapping_writes(void)
 	scen_fini(&s);
 }
 
+/* The issue's figures: 200 WRITEs of 64 KiB, 16 in flight, one QP, 25 Gbit/s, 2 us each way
+ * (tests/sim/README.md). Goodput = bytes / virtual time; packets against the 12,800 that
+ * go-back-N needs without loss. */
+static void
+goodput_run(uint64_t seed, double loss, bool sr, double *gbps, double *pkts)
+{
+	struct sim_summary sum;
+	struct sim_cfg c;
+
+	sim_cfg_default(&c);
+	c.seed = seed;
+	c.ops = 1u << SIM_OP_WRITE;
+	c.one_way = true;
+	c.qps = 1;
+	c.msgs = 200;
+	c.size_min = c.size_max = 65536;
+	c.sq_depth = 16;
+	c.link.loss = loss;
+	c.sr = sr;
+	sim_run(&c, &sum);
+	if (!sum.ok)
+		printf("\n    seed %" PRIu64 " loss %.2f: %s\n", seed, loss, sum.mismatch);
+	CU_ASSERT_FATAL(sum.ok);
+	*gbps = (double)sum.bytes * 8 / (double)sum.vtime_ns;
+	*pkts = (double)sum.wire.req_pkts / 12800;
+}
+
+/* At 1 % loss, at least 85 % of the lossless goodput with at most 1.1x the packets; at 5 %,
+ * at least 60 % (go-back-N: about 12 % and 2 %). */
+static void
+test_sr_goodput_targets(void)
+{
+	double base, g, pk, g5, pk5;
+	uint64_t seed;
+
+	goodput_run(1, 0, true, &base, &pk);
+	CU_ASSERT(pk < 1.04);	/* the placement header's share: 64 KiB in 66 packets */
+	for (seed = 1; seed <= 3; seed++) {
+		goodput_run(seed, 0.01, true, &g, &pk);
+		goodput_run(seed, 0.05, true, &g5, &pk5);
+		printf("\n    seed %" PRIu64 ": lossless %.2f Gbit/s; 1 %%: %.2f Gbit/s (%.0f %%), "
+		       "%.3fx packets; 5 %%: %.2f Gbit/s (%.0f %%), %.3fx packets", seed, base, g,
+		       100 * g / base, pk, g5, 100 * g5 / base, pk5);
+		CU_ASSERT(g >= 0.85 * base);
+		CU_ASSERT(pk <= 1.1);
+		CU_ASSERT(g5 >= 0.60 * base);
+	}
+	printf("\n");
+}
+
 DROCE_TEST_MAIN("sim_sr",
+	DROCE_TEST(test_sr_goodput_targets),
 	DROCE_TEST(test_sr_lost_write_first),
 	DROCE_TEST(test_gbn_lost_write_first),
 	DROCE_TEST(test_sr_dup_after_placement),
