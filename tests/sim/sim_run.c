@@ -377,6 +377,10 @@ check_counters(struct sim_world *w)
 				 c[i].what, c[i].wire);
 			return;
 		}
+	/* (selective repeat sends a selective NAK per request kept past a gap, by design) */
+	if (st->seq_nak_unacked != 0 && !w->cfg->sr)
+		sim_fail(w, "%" PRIu64 " sequence NAKs with no ACK since the previous one",
+			 st->seq_nak_unacked);
 }
 
 static void
