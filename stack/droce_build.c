@@ -165,7 +165,7 @@ droce_build_hdrs(uint8_t *b, uint32_t cap, struct droce_pkt *p, uint32_t pay_len
 			   (p->padcnt << DROCE_BTH_PAD_SHIFT) | DROCE_BTH_TVER);
 	droce_put_be16(bth + 2, p->pkey);
 	droce_put_be32(bth + 4, (p->fecn ? DROCE_BTH_FECN : 0) | (p->becn ? DROCE_BTH_BECN : 0) |
-					(p->dqpn & DROCE_BTH_QPN_MASK));
+					(p->srcap ? DROCE_BTH_SRCAP : 0) | (p->dqpn & DROCE_BTH_QPN_MASK));
 	droce_put_be32(bth + 8, (p->ackreq ? DROCE_BTH_ACKREQ : 0) | (p->psn & DROCE_BTH_PSN_MASK));
 	droce_build_ext(bth, op, p);
 	return (int)(p->pay_off);

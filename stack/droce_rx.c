@@ -104,6 +104,7 @@ parse_v4(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int flags
 	w = droce_get_be32(bth + 4);
 	p->fecn = (w & DROCE_BTH_FECN) != 0;
 	p->becn = (w & DROCE_BTH_BECN) != 0;
+	p->srcap = (w & DROCE_BTH_SRCAP) != 0;
 	p->dqpn = w & DROCE_BTH_QPN_MASK;
 	w = droce_get_be32(bth + 8);
 	p->ackreq = (w & DROCE_BTH_ACKREQ) != 0;

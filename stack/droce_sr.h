@@ -52,6 +52,8 @@ struct droce_sr {
 	uint32_t scan;		/* PSNs below it were looked at since hi last grew */
 	uint32_t hint;		/* ring index of the WQE the last resend belonged to */
 	uint32_t ord_next;	/* receive ordinal of the next message that consumes one */
+	bool known;		/* a response came: peer tells what the peer has */
+	bool peer;		/* a marked response came: the peer has selective repeat too */
 	/* responder */
 	uint64_t kept[DROCE_SR_WIN / 64];
 	uint32_t kept_n;

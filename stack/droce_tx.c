@@ -114,7 +114,7 @@ tx_send_counted(struct droce_qp *qp, void *cookie, uint32_t len)
 }
 
 int
-droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn)
+droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn, bool srcap)
 {
 	const struct droce_hdr_tmpl *t = &qp->htmpl;
 	uint8_t *buf, *bth;
@@ -126,6 +126,8 @@ droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn)
 		return -EAGAIN;
 	memcpy(buf, t->ack, DROCE_ACK_COPY);
 	bth = buf + t->bth_off;
+	if (srcap)	/* BTH byte 4: the ICRC masks it (A17.4.2), the register stays */
+		bth[4] |= DROCE_BTH_SRCAP >> 24;
 	droce_put_be32(bth + 8, psn & DROCE_BTH_PSN_MASK);
 	droce_put_be32(bth + 12, ((uint32_t)syn << DROCE_AETH_SYN_SHIFT) |
 				 (msn & DROCE_AETH_MSN_MASK));
@@ -167,7 +169,7 @@ tx_fast(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void **cooki
 			   DROCE_BTH_TVER);
 	bth[2] = 0xFF;	/* P_Key: the default, 0xFFFF */
 	bth[3] = 0xFF;
-	droce_put_be32(bth + 4, p->dqpn & DROCE_BTH_QPN_MASK);
+	droce_put_be32(bth + 4, (p->srcap ? DROCE_BTH_SRCAP : 0) | (p->dqpn & DROCE_BTH_QPN_MASK));
 	droce_put_be32(bth + 8, (p->ackreq ? DROCE_BTH_ACKREQ : 0) | (p->psn & DROCE_BTH_PSN_MASK));
 	if (op->hdrs)
 		droce_build_ext(bth, op, p);

@@ -228,7 +228,8 @@ setup(struct sim_world *w)
 		w->ep[n].tx_busy = c->tx_busy;
 		droce_dev_set_cc(w->ep[n].dev, c->cc, NULL);	/* its defaults */
 		droce_dev_set_recovery(w->ep[n].dev,
-				       c->sr ? DROCE_RECOVERY_SR : DROCE_RECOVERY_GBN);
+				       c->sr || ((c->sr_nodes >> n) & 1) ? DROCE_RECOVERY_SR :
+									       DROCE_RECOVERY_GBN);
 	}
 	for (n = 0; n < 2; n++) {
 		struct sim_node_mem *m = &w->node[n];
@@ -566,7 +567,7 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 	if (s->read_needed != 0)
 		fprintf(out, " rresp=%" PRIu64 "/%" PRIu64 " rereq=%" PRIu64, s->wire.read_resp_rx,
 			s->read_needed, s->wire.read_rereq);
-	if (cfg->sr)
+	if (cfg->sr || cfg->sr_nodes)
 		fprintf(out, " kept=%" PRIu64, s->sr_kept);
 	fprintf(out, " vtime=%.3fms ", (double)s->vtime_ns / 1e6);
 	if (s->ok)

@@ -58,6 +58,7 @@ struct sim_cfg {
 	uint8_t rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic (0: 8) */
 	const struct droce_cc_ops *cc;	/* both nodes' QPs (NULL: "none") */
 	bool sr;			/* selective repeat on both nodes' RC QPs */
+	uint8_t sr_nodes;		/* bit n: selective repeat on node n's alone */
 	const char *pcap;		/* every frame sent, as a pcap file (NULL: none) */
 };
 
