@@ -496,6 +496,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	if (!w->failed)
 		check_counters(w);
 	sum->sr_kept = dev_sum(w, DROCE_CNT_SR_KEPT);
+	sum->sr_peer = dev_sum(w, DROCE_CNT_SR_PEER);
 	for (n = 0; n < 2 && w->ep[n].dev != NULL; n++) {
 		struct sim_ep *ep = &w->ep[n];
 		uint64_t icrc = droce_dev_drops(ep->dev, DROCE_DROP_ICRC);

@@ -77,6 +77,7 @@ struct sim_summary {
 	uint64_t icrc_drops;		/* the engine's ICRC drop counters, both nodes */
 	uint64_t read_needed;		/* READ response packets the READs posted need at least */
 	uint64_t sr_kept;		/* requests kept past a gap (selective repeat) */
+	uint64_t sr_peer;		/* QPs that saw their peer's selective-repeat mark */
 	uint64_t vtime_ns;
 	uint64_t events;
 	struct sim_wire_stats wire;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "droce_counters.h"
+#include "wire/droce_bth.h"
 #include "droce_test.h"
 
 #include "sim_model.h"
@@ -239,6 +240,107 @@ test_sr_overlapping_writes(void)
 	scen_fini(&s);
 }
 
+/* Frames seen on the wire, by sender: before the other node's first frame, and marked
+ * (BTH byte 4, stack/wire/droce_bth.h) before the other node's first marked one. */
+static unsigned int seen[2], marked[2], before_any[2], marked_before[2];
+
+static unsigned int
+watch_fn(void *arg, unsigned int src, const uint8_t *f, uint32_t len)
+{
+	int b = sim_frame_bth_off(f, len);
+	bool m;
+
+	if (b < 0 || (uint32_t)b + 12 > len || src > 1)
+		return 0;
+	m = (f[b + 4] & (DROCE_BTH_SRCAP >> 24)) != 0;
+	if (seen[!src] == 0)
+		before_any[src]++;
+	if (m && marked[!src] == 0)
+		marked_before[src]++;
+	seen[src]++;
+	marked[src] += m;
+	return pick_fn(arg, src, f, len);
+}
+
+/* The handshake: with selective repeat on both ends and no work before, the requester's first
+ * request goes alone, unmarked, and nothing it sends is marked (so carries a placement header)
+ * before a marked response; then its messages are marked. lose_ack: that first ACK is lost,
+ * the local ACK timer resends the request, still unmarked. */
+static void
+handshake_run(bool lose_ack)
+{
+	struct sim_qp_params p;
+	struct scen s;
+
+	sim_qp_params_default(&p);
+	p.sr = true;
+	scen_setup_rc(&s, &p);
+	n_picks = 0;
+	memset(seen, 0, sizeof(seen));
+	memset(marked, 0, sizeof(marked));
+	memset(before_any, 0, sizeof(before_any));
+	memset(marked_before, 0, sizeof(marked_before));
+	s.net.pick = watch_fn;
+	if (lose_ack)
+		add_pick(1, PSN0, SIM_FATE_LOST);
+	add_pick(0, PSN0 + 20, SIM_FATE_LOST);	/* a MIDDLE of the second message: kept after */
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 16 * 1024, scen_addr(&s, 1, 0),
+				  droce_mr_rkey(s.mr[1]), 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 2, 65536, 16 * SEG,
+				  scen_addr(&s, 1, 65536), droce_mr_rkey(s.mr[1]), 0), 0);
+	CU_ASSERT_EQUAL_FATAL(scen_run_until(&s, 0, 2, 50 * MS), SIM_DONE);
+	scen_expect_wc(&s, 0, 0, 1, DROCE_WC_SUCCESS);
+	scen_expect_wc(&s, 0, 1, 2, DROCE_WC_SUCCESS);
+	CU_ASSERT(memcmp(s.mem[0], s.mem[1], 16 * 1024) == 0);
+	CU_ASSERT(memcmp(s.mem[0] + 65536, s.mem[1] + 65536, 16 * SEG) == 0);
+	CU_ASSERT_EQUAL(before_any[0], 1);	/* the probe goes alone */
+	CU_ASSERT_EQUAL(marked_before[0], 0);
+	CU_ASSERT_EQUAL(marked[0], 17);		/* the second message and its one resend */
+	CU_ASSERT_EQUAL(marked[1], seen[1]);	/* every response */
+	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_SR_PEER), 1);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SR_KEPT), 15 - 4);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), lose_ack ? 1 : 0);
+	scen_fini(&s);
+}
+
+static void
+test_sr_handshake(void)
+{
+	handshake_run(false);
+	handshake_run(true);
+}
+
+/* Selective repeat on one node alone, each in turn, both nodes posting every operation on a
+ * lossy link: every byte as the reference model says, no completion in error, no request kept
+ * past a gap, no QP that took its peer for one with selective repeat. */
+static void
+test_sr_one_side(void)
+{
+	struct sim_summary sum;
+	struct sim_cfg c;
+	unsigned int n;
+	uint64_t seed;
+
+	for (n = 0; n < 2; n++)
+		for (seed = 1; seed <= 200; seed++) {
+			sim_cfg_default(&c);
+			c.seed = seed;
+			c.ops = SIM_OPS_ALL;
+			c.link.loss = 0.03;
+			c.link.reorder = 0.01;
+			c.link.dup = 0.01;
+			c.sr_nodes = (uint8_t)(1u << n);
+			sim_run(&c, &sum);
+			if (!sum.ok || sum.sr_kept != 0 || sum.sr_peer != 0)
+				printf("\n    sr on node %u, seed %" PRIu64 ": %s kept %" PRIu64
+				       " peer %" PRIu64 "\n", n, seed, sum.ok ? "" : sum.mismatch,
+				       sum.sr_kept, sum.sr_peer);
+			CU_ASSERT_FATAL(sum.ok);
+			CU_ASSERT_EQUAL_FATAL(sum.sr_kept, 0);
+			CU_ASSERT_EQUAL_FATAL(sum.sr_peer, 0);
+		}
+}
+
 /* The issue's figures: 200 WRITEs of 64 KiB, 16 in flight, one QP, 25 Gbit/s, 2 us each way
  * (tests/sim/README.md). Goodput = bytes / virtual time; packets against the 12,800 that
  * go-back-N needs without loss. */
@@ -297,4 +399,6 @@ DROCE_TEST_MAIN("sim_sr",
 	DROCE_TEST(test_sr_send_lost_first),
 	DROCE_TEST(test_sr_lost_read_response),
 	DROCE_TEST(test_sr_lost_atomic),
-	DROCE_TEST(test_sr_overlapping_writes))
+	DROCE_TEST(test_sr_overlapping_writes),
+	DROCE_TEST(test_sr_handshake),
+	DROCE_TEST(test_sr_one_side))
