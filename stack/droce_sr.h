@@ -3,7 +3,11 @@
 #define DROCE_SR_H
 
 /*
- * Selective repeat between droce peers (both ends enabled, droce_qp_set_recovery).
+ * Selective repeat between droce peers (both ends enabled, droce_qp_set_recovery), after an
+ * in-band handshake (stack/wire/README.md, "Capability mark"): the responder marks its
+ * responses, the requester marks, and gives placement headers to, only the messages it starts
+ * after a marked response; the responder keeps and strips only marked packets. One end alone is
+ * standard go-back-N.
  *
  * Responder (droce_sr_resp.c): a request that arrives past a gap, within DROCE_SR_WIN PSNs of
  * the expected PSN, is kept: WRITE and SEND data are placed at once (the placement headers of
