@@ -320,30 +320,6 @@ test_configure_checks(void)
 	CU_ASSERT_PTR_NULL(droce_cc_find(NULL, NULL));
 }
 
-/* Data frames node 0 sends get CE, as a RED queue would mark them: node 1 answers with CNPs.
- * The IPv4 header checksum covers the ECN bits: it is redone. */
-static bool
-mark_ce(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
-{
-	unsigned int *n = arg, i;
-	uint8_t *ip = frame + 14;
-	uint32_t sum = 0;
-
-	(void)from;
-	if (len < 34 || ip[0] != 0x45 || (ip[1] & 3) == 0)
-		return true;
-	ip[1] |= 3;
-	ip[10] = ip[11] = 0;
-	for (i = 0; i < 20; i += 2)
-		sum += ((uint32_t)ip[i] << 8) | ip[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	ip[10] = (uint8_t)(~sum >> 8);
-	ip[11] = (uint8_t)~sum;
-	(*n)++;
-	return true;
-}
-
 static void
 test_end_to_end_ce(void)
 {
@@ -367,7 +343,7 @@ test_end_to_end_ce(void)
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[1], NULL), &droce_cc_none);	/* node 1 kept "none" */
 	for (i = 0; i < sizeof(bufa); i++)
 		bufa[i] = (uint8_t)(i * 7 + 3);
-	w.n[0].filter = mark_ce;
+	w.n[0].filter = eh_mark_ce;
 	w.n[0].filter_arg = &marked;
 	for (i = 0; i < 8; i++) {
 		struct droce_sge sge = { (uintptr_t)bufa + i * 131072, 131072, droce_mr_lkey(mr[0]) };
