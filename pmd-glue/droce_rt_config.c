@@ -140,7 +140,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->capture_max_kb = 65536;
 	cfg->vlan_pcp = 3;	/* the priority RoCE commonly gets PFC on (lossless class) */
 	snprintf(cfg->cc, sizeof(cfg->cc), "none");
-	cfg->cnp_interval_us = 4;	/* mlx5's min_time_between_cnps */
+	cfg->cnp_interval_us = DROCE_RT_CNP_AUTO;
 }
 
 static int
