@@ -407,8 +407,10 @@ usage(void)
 		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] [--outstanding K]\n"
 		"       [--sample-us S] [--seed S] [--csv FILE] [--check] [--line-gbps L]\n"
 		"       [--cnp-us I] [--param NAME=VALUE]... [--floor MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
-		"       [--mlx5]\n"
-		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), nothing else.\n");
+		"       [--mlx5] [--cap off] [--rto off]\n"
+		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), nothing else\n"
+		"(--cap off, --rto off: the engine's sender has no other in-flight cap, and resends\n"
+		"after the IBTA local ACK timeout).\n");
 }
 
 static int
@@ -421,7 +423,8 @@ parse(int argc, char **argv, struct cfg *c)
 		{ "sample-us", 1, NULL, 's' }, { "seed", 1, NULL, 'S' }, { "csv", 1, NULL, 'C' },
 		{ "check", 0, NULL, 'k' }, { "line-gbps", 1, NULL, 'l' },
 		{ "cnp-us", 1, NULL, 'I' }, { "param", 1, NULL, 'P' },
-		{ "floor", 1, NULL, 'F' }, { "mlx5", 0, NULL, 'M' }, { NULL, 0, NULL, 0 },
+		{ "floor", 1, NULL, 'F' }, { "mlx5", 0, NULL, 'M' }, { "cap", 1, NULL, 'X' },
+		{ "rto", 1, NULL, 'R' }, { NULL, 0, NULL, 0 },
 	};
 	double pm;
 	int o;
@@ -462,6 +465,11 @@ parse(int argc, char **argv, struct cfg *c)
 		case 'C': c->csv = optarg; break;
 		case 'k': c->check = true; break;
 		case 'M': c->mlx5 = true; break;
+		case 'X':	/* the in-flight policy, stated: this engine has no cap nor RTO */
+		case 'R':
+			if (strcmp(optarg, "off") != 0)
+				return -1;
+			break;
 		case 'l': c->line_bps = (uint64_t)(strtod(optarg, NULL) * 1e9); break;
 		case 'I': c->cnp_ns = (uint64_t)(strtod(optarg, NULL) * 1e3); break;
 		case 'F':
