@@ -237,6 +237,8 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 	droce_dev_set_cnp_interval(s->dev, c->cnp_interval_us == DROCE_RT_CNP_AUTO ?
 					   droce_cc_dcqcn_cnp_interval(rt->link_bps) :
 					   (uint64_t)c->cnp_interval_us * 1000);
+	droce_dev_set_recovery(s->dev, strcmp(c->recovery, "sr") == 0 ? DROCE_RECOVERY_SR :
+									DROCE_RECOVERY_GBN);
 	return dev_cc(rt, s->dev, err, errlen);
 }
 
