@@ -73,6 +73,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("vlan_pcp", vlan_pcp, 0, 7),
 	STR("cc", cc),
 	STR("cc_plugin", cc_plugin),
+	STR("qp_cc", qp_cc),
 	STR("recovery", recovery),
 	U32("dcqcn_max_rate_mbps", dcqcn_max_rate_mbps, 0, 1600000),
 	U32("dcqcn_min_rate_mbps", dcqcn_min_rate_mbps, 0, 1600000),
@@ -142,7 +143,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->vlan_pcp = 3;	/* the priority RoCE commonly gets PFC on (lossless class) */
 	snprintf(cfg->cc, sizeof(cfg->cc), "none");
 	snprintf(cfg->recovery, sizeof(cfg->recovery), "gbn");
-	cfg->cnp_interval_us = 4;	/* mlx5's min_time_between_cnps */
+	cfg->cnp_interval_us = DROCE_RT_CNP_AUTO;
 }
 
 static int
@@ -506,6 +507,61 @@ validate_shards(const struct droce_rt_config *cfg, char *err, size_t errlen)
 }
 
 int
+droce_rt_config_qp_cc(const char *spec, unsigned int index, char *name, size_t len)
+{
+	const char *p = spec;
+	int found = 0;
+
+	while (*p != '\0') {
+		const char *colon = strchr(p, ':'), *end = strchr(p, ',');
+		unsigned long i;
+		char *e;
+		size_t n;
+
+		if (end == NULL)
+			end = p + strlen(p);
+		if (colon == NULL || colon > end || colon == p)
+			return -EINVAL;
+		i = strtoul(p, &e, 10);
+		n = (size_t)(end - colon - 1);
+		if (e != colon || i > UINT32_MAX || n == 0 || n > DROCE_CC_NAME_MAX)
+			return -EINVAL;
+		if (i == index && !found) {
+			if (n >= len)
+				return -EINVAL;
+			memcpy(name, colon + 1, n);
+			name[n] = '\0';
+			found = 1;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return found;
+}
+
+/* qp_cc well formed, and each name a built-in algorithm (a plugin's is checked once loaded) */
+static int
+qp_cc_check(const struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	const char *p = cfg->qp_cc;
+	char name[DROCE_CC_NAME_MAX + 1];
+
+	if (droce_rt_config_qp_cc(cfg->qp_cc, UINT32_MAX, name, sizeof(name)) < 0)
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "qp_cc '%s': expected INDEX:NAME[,INDEX:NAME...], e.g. 0:dcqcn,1:timely",
+		        cfg->qp_cc);
+	for (; *p != '\0'; p = strchr(p, ',') != NULL ? strchr(p, ',') + 1 : p + strlen(p)) {
+		size_t n = strcspn(strchr(p, ':') + 1, ",");
+
+		memcpy(name, strchr(p, ':') + 1, n);
+		name[n] = '\0';
+		if (droce_cc_find(NULL, name) == NULL && cfg->cc_plugin[0] == '\0')
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "qp_cc names %s, not a congestion control here", name);
+	}
+	return 0;
+}
+
+int
 droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t errlen)
 {
 	uint32_t p = cfg->path_mtu;
@@ -550,6 +606,8 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		        "or load it with cc_plugin (DROCE_CC_PLUGIN)", cfg->cc,
 		        droce_cc_names(NULL, names, sizeof(names)));
 	}
+	if (qp_cc_check(cfg, err, errlen) != 0)
+		return -EINVAL;
 	if (cfg->dcqcn_min_rate_mbps != 0 && cfg->dcqcn_max_rate_mbps != 0 &&
 	    cfg->dcqcn_min_rate_mbps > cfg->dcqcn_max_rate_mbps)
 		return droce_rt_errf(-EINVAL, err, errlen,

@@ -67,12 +67,15 @@ struct droce_rt_config {
 	uint32_t vlan_pcp;		/* 802.1p priority of our tagged frames */
 	char cc[32];			/* congestion control of new QPs: none, dcqcn, timely, ... */
 	char cc_plugin[256];		/* shared object registering more of them; "" = none */
+	char qp_cc[256];		/* per QP: "INDEX:NAME,..." the INDEXth QP (from 0) made
+					 * through the verbs runs NAME instead of cc; "" = none */
 	char recovery[8];		/* loss recovery of new RC QPs: gbn, sr (both ends) */
 	/* DCQCN reaction point (mlx5 names); 0 = the default of droce_cc_dcqcn_defaults() */
 	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
 	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;
 	uint32_t dcqcn_g, dcqcn_alpha_period_us, dcqcn_reduce_period_us, dcqcn_min_dec_fac;
-	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval */
+	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval;
+					 * DROCE_RT_CNP_AUTO: DCQCN's for the link */
 	uint32_t link_mbps;		/* the rate cc defaults scale to (0: the port's) */
 	/* TIMELY; 0 = the default of droce_cc_timely_defaults() */
 	uint32_t timely_max_rate_mbps, timely_min_rate_mbps, timely_delta_mbps;
@@ -124,5 +127,12 @@ bool droce_rt_config_eal_has(const struct droce_rt_config *cfg, const char *opt)
 /* Number of keys and the name of key i (for help output and the README test). */
 unsigned int droce_rt_config_nkeys(void);
 const char *droce_rt_config_key(unsigned int i);
+/* The algorithm qp_cc names for the QP of that index (creation order, from 0) into name (len
+ * bytes): 1, or 0 when it names none; -EINVAL for a malformed qp_cc. */
+int droce_rt_config_qp_cc(const char *spec, unsigned int index, char *name, size_t len);
+
+/* cnp_interval_us unset: the interval that goes with DCQCN's defaults for link_mbps (the
+ * paper's 50 us, stretched below 25 Gbit/s; droce_cc_dcqcn_cnp_interval()) */
+#define DROCE_RT_CNP_AUTO UINT32_MAX
 
 #endif /* DROCE_RT_CONFIG_H */

@@ -228,6 +228,36 @@ test_validate(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "DROCE_MBUFS"));
 }
 
+/* qp_cc: INDEX:NAME pairs, the name a built-in algorithm (or any with a plugin to load) */
+static void
+test_qp_cc(void)
+{
+	struct droce_rt_config cfg;
+	char err[256] = "", name[32];
+
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("", 0, name, sizeof(name)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:dcqcn,3:timely", 0, name, sizeof(name)), 1);
+	CU_ASSERT_STRING_EQUAL(name, "dcqcn");
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:dcqcn,3:timely", 3, name, sizeof(name)), 1);
+	CU_ASSERT_STRING_EQUAL(name, "timely");
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:dcqcn,3:timely", 1, name, sizeof(name)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("dcqcn", 0, name, sizeof(name)), -EINVAL);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:", 0, name, sizeof(name)), -EINVAL);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("x:dcqcn", 0, name, sizeof(name)), -EINVAL);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:dcqcn,,", 0, name, sizeof(name)), -EINVAL);
+	droce_rt_config_defaults(&cfg);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv4", "198.18.0.1/24", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "qp_cc", "0:timely,1:dcqcn", err, sizeof(err)),
+			0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "qp_cc", "0:cubic", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "qp_cc names cubic"));
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "qp_cc", "1-timely", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "INDEX:NAME"));
+}
+
 static void
 test_eal_argv(void)
 {
@@ -280,4 +310,5 @@ DROCE_TEST_MAIN("rt_config",
 	DROCE_TEST(test_bad_values),
 	DROCE_TEST(test_file_errors_name_line),
 	DROCE_TEST(test_validate),
+	DROCE_TEST(test_qp_cc),
 	DROCE_TEST(test_eal_argv))
