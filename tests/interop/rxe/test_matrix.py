@@ -5,8 +5,12 @@ case x size x role x setting, matrix.md a table per setting with the yardstick b
 verdicts follow the loss rule: an RC case failing under loss is a failure, a UC/UD one marked
 "n/a under loss" is not; a droce failure that rxe to rxe shares says so. Exit status: 1 when
 droce failed where rxe to rxe passed, else 0.
-Usage: test_matrix.py TOOLS_DIR_OF_RXE (the folder holding rxe-yardstick.py)"""
+droce-interop's loss_na (the rule itself) is checked too.
+Usage: test_matrix.py RXE_DIR DROCE_INTEROP (the folder holding rxe-yardstick.py, the configured
+droce-interop)"""
 import csv
+import importlib.machinery
+import importlib.util
 import json
 import os
 import subprocess
@@ -48,6 +52,18 @@ def main():
             bad.append(what)
             print("FAIL: " + what)
 
+    loader = importlib.machinery.SourceFileLoader("droce_interop", sys.argv[2])
+    spec = importlib.util.spec_from_loader("droce_interop", loader)
+    iop = importlib.util.module_from_spec(spec)
+    loader.exec_module(iop)
+    for lossy, case, vrc, errors, want in (
+            (True, "uc_pingpong", 0, {}, NA), (True, "ud_pingpong", 2, {}, NA),
+            (True, "uc_write_bw", None, None, NA), (True, "mcast_bw", 0, {}, NA),
+            (True, "uc_pingpong", 1, {}, None), (True, "ud_pingpong", 0, {"drop_icrc": 1}, None),
+            (True, "rc_pingpong", 0, {}, None), (True, "read_bw", 2, {}, None),
+            (False, "uc_pingpong", 0, {}, None)):
+        got = iop.loss_na(lossy, case, vrc, errors)
+        check(got == want, "loss_na(%s, %s, verify %s, %s): %s" % (lossy, case, vrc, errors, got))
     with tempfile.TemporaryDirectory() as top:
         S, C = "droce-server", "droce-client"
         write(top, "mtu1024-loss0",
