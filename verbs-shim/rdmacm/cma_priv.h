@@ -96,6 +96,8 @@ struct cma_id {
 	/* rdma_set_option */
 	uint8_t tos;
 	bool tos_set;
+	uint8_t ack_timeout;	/* RDMA_OPTION_ID_ACK_TIMEOUT, when ack_timeout_set */
+	bool ack_timeout_set;
 	struct cma_mc *mcs;		/* multicast groups joined (cma_mc.c) */
 };
 
