@@ -221,10 +221,9 @@ READY='^bound' SRV_EXTRA="--set capture=$TMP/null.pcap" cm nullp \
 	"$CMLATE" server 198.18.0.1 7484 "$M" 0 -- "$CMLATE" client 198.18.0.1 7484 "$M" null
 expect_rc 0 "rdma_connect(id, NULL): client"
 check_cm_qps "rdma_connect(id, NULL)" "$TMP/null.pcap" 7 3 7
-[ "$(qp_of "$OUT" timeout)" = 14 ] && [ "$(qp_of "$TMP/srv.out" timeout)" = 14 ] ||
-	fail "rdma_connect(id, NULL): QP local ACK timeout not librdmacm's default 14"
-# rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) on both ids (perftest -R -u 18): their QPs
-# take it (droce's librdmacm kept 14 before: 67 ms, short for a peer that stalls)
+[ "$(qp_of "$OUT" timeout)" = 17 ] && [ "$(qp_of "$TMP/srv.out" timeout)" = 17 ] ||
+	fail "rdma_connect(id, NULL): QP local ACK timeout not the default 17 (kernel rdma_cm on RoCE)"
+# rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) on both ids: their QPs take it
 rm -f "$M"
 CM_ACK_TIMEOUT=18 READY='^bound' cm ackto \
 	"$CMLATE" server 198.18.0.1 7488 "$M" 0 -- "$CMLATE" client 198.18.0.1 7488 "$M"
