@@ -28,7 +28,10 @@ enum {
 	 * perftest 4.5's own retry after a REJ uses ids it has freed. */
 	CMA_NO_LISTENER_RETRIES = 8,
 	CMA_CM_RESPONSE_TIMEOUT = 16,		/* 4.096 us * 2^16 = 268 ms, as CMA_RETRY_MS */
-	CMA_ACK_TIMEOUT = 14,			/* local ACK timeout: 4.096 us * 2^14 = 67 ms */
+	/* Local ACK timeout, 4.096 us * 2^17 = 537 ms: the kernel's rdma_cm on RoCE takes a
+	 * packet life time of 16 and one more for the ACK; 14 (67 ms) ran out its 7 retries
+	 * against a peer that stalls half a second (an emulated rxe under loss). */
+	CMA_ACK_TIMEOUT = 17,
 	CMA_MRA_SERVICE_TIMEOUT = 24,		/* an MRA asks 4.096 us * 2^24 = 69 s more */
 	CMA_DEFAULT_RETRY = 7,
 	CMA_DEFAULT_RNR_RETRY = 7,
@@ -96,6 +99,8 @@ struct cma_id {
 	/* rdma_set_option */
 	uint8_t tos;
 	bool tos_set;
+	uint8_t ack_timeout;	/* RDMA_OPTION_ID_ACK_TIMEOUT, when ack_timeout_set */
+	bool ack_timeout_set;
 	struct cma_mc *mcs;		/* multicast groups joined (cma_mc.c) */
 };
 
