@@ -23,7 +23,7 @@ enum {
 	AGENT_RECVS = 1024,
 	AGENT_SENDS = 1024,
 	GRH_SIZE = 40,			/* a UD receive starts with the GRH's room */
-	RECV_SLOT = GRH_SIZE + CM_MAD_SIZE,
+	RECV_SLOT = GRH_SIZE + DROCE_MAD_SIZE,
 	AGENT_TICK_MS = 50,		/* timers' granularity (resends are 250 ms apart) */
 };
 
@@ -51,7 +51,7 @@ recv_slot(unsigned int i)
 static uint8_t *
 send_slot(unsigned int i)
 {
-	return ag.buf + (size_t)AGENT_RECVS * RECV_SLOT + (size_t)i * CM_MAD_SIZE;
+	return ag.buf + (size_t)AGENT_RECVS * RECV_SLOT + (size_t)i * DROCE_MAD_SIZE;
 }
 
 static int
@@ -125,18 +125,18 @@ log_mad(const char *what, const uint8_t *mad)
 
 	if (!log_on())
 		return;
-	if (attr == CM_REJ)
+	if (attr == DROCE_CM_ATTR_REJ)
 		snprintf(reason, sizeof(reason), " reason %u", (unsigned int)(d[10] << 8 | d[11]));
 	cma_log("%s %s tid %016llx ids %02x%02x%02x%02x/%02x%02x%02x%02x%s", what,
-		cm_attr_name(attr),
+		droce_cm_attr_name(attr),
 		(unsigned long long)be64toh(*(const uint64_t *)(const void *)(mad + 8)), d[0], d[1],
 		d[2], d[3], d[4], d[5], d[6], d[7], reason);
 }
 
-static int post_mad(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE], const char *what);
+static int post_mad(struct cma_id *c, const uint8_t mad[DROCE_MAD_SIZE], const char *what);
 
 int
-cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE])
+cma_agent_send(struct cma_id *c, const uint8_t mad[DROCE_MAD_SIZE])
 {
 	ag.sent++;
 	return post_mad(c, mad, "sent");
@@ -152,10 +152,10 @@ cma_agent_resend(struct cma_id *c)
 
 /* Lock held. Send slots are reused round robin: AGENT_SENDS MADs in flight at most. */
 static int
-post_mad(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE], const char *what)
+post_mad(struct cma_id *c, const uint8_t mad[DROCE_MAD_SIZE], const char *what)
 {
 	unsigned int i = ag.next_send++ % AGENT_SENDS;
-	struct ibv_sge sge = { .addr = (uintptr_t)send_slot(i), .length = CM_MAD_SIZE,
+	struct ibv_sge sge = { .addr = (uintptr_t)send_slot(i), .length = DROCE_MAD_SIZE,
 			       .lkey = ag.mr->lkey };
 	struct ibv_send_wr wr = { .wr_id = AGENT_RECVS + i, .sg_list = &sge, .num_sge = 1,
 				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
@@ -163,7 +163,7 @@ post_mad(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE], const char *what)
 	if (c->ah == NULL)
 		return -EHOSTUNREACH;
 	log_mad(what, mad);
-	memcpy(send_slot(i), mad, CM_MAD_SIZE);
+	memcpy(send_slot(i), mad, DROCE_MAD_SIZE);
 	wr.wr.ud.ah = c->ah;
 	wr.wr.ud.remote_qpn = 1;
 	wr.wr.ud.remote_qkey = DROCE_QKEY_GSI;
@@ -243,7 +243,7 @@ cma_agent_start(void)
 						.max_recv_wr = AGENT_RECVS,
 						.max_send_sge = 1, .max_recv_sge = 1 } };
 	struct ibv_device_attr da;
-	size_t len = (size_t)AGENT_RECVS * RECV_SLOT + (size_t)AGENT_SENDS * CM_MAD_SIZE;
+	size_t len = (size_t)AGENT_RECVS * RECV_SLOT + (size_t)AGENT_SENDS * DROCE_MAD_SIZE;
 	unsigned int i;
 	int rc;
 

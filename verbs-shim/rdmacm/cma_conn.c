@@ -29,9 +29,9 @@ rand24(void)
 
 /* Lock held: send m, keep it for resends while an answer is owed. */
 int
-cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed)
+cma_send_msg(struct cma_id *c, const struct droce_cm_msg *m, bool owed)
 {
-	int rc = cm_msg_build(m, c->mad);
+	int rc = droce_cm_msg_build(m, c->mad);
 
 	if (rc != 0)
 		return rc;
@@ -64,7 +64,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	struct cma_id *c = cma_id_live(id);
 	struct rdma_conn_param none;
 	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	int rc;
 
 	if (c == NULL)
@@ -79,7 +79,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 			rc = cma_sync_wait(c, RDMA_CM_EVENT_ESTABLISHED, NULL);
 		return cma_errno(rc);
 	}
-	if (p->private_data_len > cm_msg_priv_max(CM_REQ) - CMA_HDR_SIZE)
+	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_REQ) - CMA_HDR_SIZE)
 		return cma_errno(-EINVAL);	/* 56 bytes after rdma_cm's address header */
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_ROUTE_OK) {
@@ -94,7 +94,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	c->retry_count = p->retry_count > 7 ? 7 : p->retry_count;
 	c->rnr_retry_count = p->rnr_retry_count > 7 ? 7 : p->rnr_retry_count;
 	c->tid = cma_new_tid();
-	m.attr = CM_REQ;
+	m.attr = DROCE_CM_ATTR_REQ;
 	m.tid = c->tid;
 	m.local_comm_id = c->local_comm_id;
 	m.service_id = cma_service_id(RDMA_PS_TCP, cma_dst_port(c));
@@ -146,7 +146,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 
 /* A message of c's connection in transaction tid: the fields all but a REQ carry. */
 void
-cma_msg_start(struct cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c)
+cma_msg_start(struct droce_cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c)
 {
 	memset(m, 0, sizeof(*m));
 	m->attr = attr;
@@ -159,18 +159,18 @@ cma_msg_start(struct cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id
 static int
 send_rtu(struct cma_id *c)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 
-	cma_msg_start(&m, CM_RTU, c->tid, c);
+	cma_msg_start(&m, DROCE_CM_ATTR_RTU, c->tid, c);
 	return cma_send_msg(c, &m, false);
 }
 
-static void send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason,
+static void send_rej(const struct droce_cm_msg *req, uint32_t local_comm_id, uint16_t reason,
 		     const void *ari, uint8_t ari_len, const void *priv, uint8_t len,
 		     struct cma_id *via);
 
 void
-cma_rep_rcvd(struct cma_id *c, const struct cm_msg *m)
+cma_rep_rcvd(struct cma_id *c, const struct droce_cm_msg *m)
 {
 	int rc;
 
@@ -242,24 +242,24 @@ ack_request(struct rdma_cm_id *id)
 
 /* ari: the AdditionalRejectedInformation the reason calls for (IBTA 12.6.7.2), or NULL. */
 static void
-send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason, const void *ari,
+send_rej(const struct droce_cm_msg *req, uint32_t local_comm_id, uint16_t reason, const void *ari,
 	 uint8_t ari_len, const void *priv, uint8_t len, struct cma_id *via)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 
 	memset(&m, 0, sizeof(m));
 	if (ari_len != 0) {
 		memcpy(m.ari, ari, ari_len);
 		m.ari_len = ari_len;
 	}
-	m.attr = CM_REJ;
+	m.attr = DROCE_CM_ATTR_REJ;
 	m.tid = req->tid;
 	m.local_comm_id = local_comm_id;
 	m.remote_comm_id = req->local_comm_id;
-	m.msg_rejected = req->attr == CM_REP ? 1 : 0;
+	m.msg_rejected = req->attr == DROCE_CM_ATTR_REP ? 1 : 0;
 	m.reason = reason;
-	if (len > cm_msg_priv_max(CM_REJ))
-		len = (uint8_t)cm_msg_priv_max(CM_REJ);
+	if (len > droce_cm_msg_priv_max(DROCE_CM_ATTR_REJ))
+		len = (uint8_t)droce_cm_msg_priv_max(DROCE_CM_ATTR_REJ);
 	if (len != 0)
 		memcpy(m.private_data, priv, len);
 	m.private_data_len = len;
@@ -270,18 +270,18 @@ send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason, cons
  * yet, as kernel rdma_cm sends (CMA_CM_MRA_SETTING: Service Timeout 24, ~69 s): the peer
  * waits rather than run out of resends. */
 static void
-send_mra(struct cma_id *c, const struct cm_msg *req)
+send_mra(struct cma_id *c, const struct droce_cm_msg *req)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 
-	cma_msg_start(&m, CM_MRA, req->tid, c);
+	cma_msg_start(&m, DROCE_CM_ATTR_MRA, req->tid, c);
 	m.msg_rejected = DROCE_CM_MSG_REQ;	/* MessageMRAed */
 	m.service_timeout = CMA_MRA_SERVICE_TIMEOUT;
 	cma_send_msg(c, &m, false);
 }
 
 void
-cma_req_rcvd(const struct cm_msg *m)
+cma_req_rcvd(const struct droce_cm_msg *m)
 {
 	struct sockaddr_storage src, dst;
 	struct cma_id *l, *c, tmp;
@@ -360,7 +360,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	struct cma_id *c = cma_id_live(id);
 	struct rdma_conn_param none = { .rnr_retry_count = 7 };	/* librdmacm's with none */
 	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	int rc;
 
 	if (c == NULL)
@@ -372,7 +372,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		pthread_mutex_unlock(&cma_lock);
 		return cma_errno(rc);
 	}
-	if (p->private_data_len > cm_msg_priv_max(CM_REP))
+	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_REP))
 		return cma_errno(-EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_REQ_RCVD) {
@@ -395,7 +395,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	c->local_psn = rand24();
 	rc = cma_qp_connect(c);
 	if (rc == 0) {
-		cma_msg_start(&m, CM_REP, c->tid, c);
+		cma_msg_start(&m, DROCE_CM_ATTR_REP, c->tid, c);
 		m.local_qpn = id->qp != NULL ? id->qp->qp_num : p->qp_num & 0xFFFFFF;
 		m.starting_psn = c->local_psn;
 		m.responder_resources = c->resp_res;
@@ -423,10 +423,10 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 void
 cma_reject_req(struct cma_id *c, const void *priv, uint8_t len)
 {
-	struct cm_msg req;
+	struct droce_cm_msg req;
 
 	memset(&req, 0, sizeof(req));
-	req.attr = CM_REQ;
+	req.attr = DROCE_CM_ATTR_REQ;
 	req.tid = c->tid;
 	req.local_comm_id = c->remote_comm_id;
 	send_rej(&req, c->local_comm_id, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, priv, len, c);
@@ -469,7 +469,7 @@ cma_rtu_rcvd(struct cma_id *c)
 
 /* REJECTED in any state, as the kernel's cma_ib_handler reports IB_CM_REJ_RECEIVED. */
 void
-cma_rej_rcvd(struct cma_id *c, const struct cm_msg *m)
+cma_rej_rcvd(struct cma_id *c, const struct droce_cm_msg *m)
 {
 	if (c->state != CMA_REQ_SENT && c->state != CMA_REP_SENT)
 		return;

@@ -11,20 +11,20 @@
 static int
 send_dreq(struct cma_id *c, bool owed)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 
 	c->tid = cma_new_tid();
-	cma_msg_start(&m, CM_DREQ, c->tid, c);
+	cma_msg_start(&m, DROCE_CM_ATTR_DREQ, c->tid, c);
 	m.local_qpn = c->remote_qpn;	/* DREQ names the receiver's QP */
 	return cma_send_msg(c, &m, owed);
 }
 
 static void
-send_drep(struct cma_id *c, const struct cm_msg *dreq)
+send_drep(struct cma_id *c, const struct droce_cm_msg *dreq)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 
-	cma_msg_start(&m, CM_DREP, dreq->tid, c);
+	cma_msg_start(&m, DROCE_CM_ATTR_DREP, dreq->tid, c);
 	cma_send_msg(c, &m, false);
 }
 
@@ -55,7 +55,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 }
 
 void
-cma_dreq_rcvd(struct cma_id *c, const struct cm_msg *m)
+cma_dreq_rcvd(struct cma_id *c, const struct droce_cm_msg *m)
 {
 	switch (c->state) {
 	case CMA_ESTABLISHED:

@@ -16,7 +16,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-#include "cm_msg.h"
+#include "cm/droce_cm_msg.h"
+#include "cma_hdr.h"
 
 enum {
 	CMA_PRIV_MAX = 224,
@@ -83,7 +84,7 @@ struct cma_id {
 	uint8_t rep_rnr_retry;		/* passive: the REP's, what the peer's QP is to use */
 	enum ibv_mtu mtu;
 	/* The last CM message sent, for resends; next resend time, resends left. */
-	uint8_t mad[CM_MAD_SIZE];
+	uint8_t mad[DROCE_MAD_SIZE];
 	uint64_t resend_ns;
 	unsigned int retries;
 	unsigned int no_listener_left;	/* active: REJ reason 8 answered by a resend */
@@ -115,7 +116,7 @@ void cma_mc_free_all(struct cma_id *c);
 
 /* cma_event.c */
 int cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
-		    const struct cm_msg *m, unsigned int priv_off);
+		    const struct droce_cm_msg *m, unsigned int priv_off);
 void cma_drop_events(struct cma_id *c);
 int cma_queue_ud_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		       const struct rdma_ud_param *u);
@@ -146,14 +147,14 @@ socklen_t cma_sa_len(const struct sockaddr *sa);	/* sockaddr_in or sockaddr_in6 
 int cma_sgid_index(const uint8_t gid[16]);
 
 /* cma_park.c: requests for a port nobody listens on yet */
-bool cma_park(const struct cm_msg *m, uint16_t ps, uint16_t port);
+bool cma_park(const struct droce_cm_msg *m, uint16_t ps, uint16_t port);
 void cma_park_listen(uint16_t ps, uint16_t port);
 void cma_park_timers(uint64_t now);
 
 /* cma_agent.c: the GSI QP and its thread */
 int cma_agent_start(void);
 void cma_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE]);
+int cma_agent_send(struct cma_id *c, const uint8_t mad[DROCE_MAD_SIZE]);
 int cma_agent_resend(struct cma_id *c);
 struct ibv_ah *cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err);
 uint64_t cma_agent_guid(void);
@@ -165,17 +166,17 @@ enum ibv_mtu cma_port_mtu(void);
 
 /* cma_conn.c: the CM state machine */
 uint64_t cma_new_tid(void);
-int cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed);
+int cma_send_msg(struct cma_id *c, const struct droce_cm_msg *m, bool owed);
 void cma_cm_recv(const uint8_t *mad, size_t len);
-void cma_cm_dispatch(const struct cm_msg *m);
-void cma_msg_start(struct cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c);
+void cma_cm_dispatch(const struct droce_cm_msg *m);
+void cma_msg_start(struct droce_cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c);
 void cma_reject_req(struct cma_id *c, const void *priv, uint8_t len);
-void cma_req_rcvd(const struct cm_msg *m);
-void cma_rep_rcvd(struct cma_id *c, const struct cm_msg *m);
+void cma_req_rcvd(const struct droce_cm_msg *m);
+void cma_rep_rcvd(struct cma_id *c, const struct droce_cm_msg *m);
 void cma_rtu_rcvd(struct cma_id *c);
-void cma_rej_rcvd(struct cma_id *c, const struct cm_msg *m);
+void cma_rej_rcvd(struct cma_id *c, const struct droce_cm_msg *m);
 /* cma_disc.c */
-void cma_dreq_rcvd(struct cma_id *c, const struct cm_msg *m);
+void cma_dreq_rcvd(struct cma_id *c, const struct droce_cm_msg *m);
 void cma_drep_rcvd(struct cma_id *c);
 void cma_cm_timers(uint64_t now);
 void cma_cm_release(struct cma_id *c);
@@ -187,7 +188,7 @@ int cma_sync_wait(struct cma_id *c, enum rdma_cm_event_type want, struct rdma_cm
 int cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p);
 int cma_ud_accept(struct cma_id *c, const struct rdma_conn_param *p);
 int cma_ud_reject(struct cma_id *c, const void *priv, uint8_t len);
-void cma_ud_req_rcvd(const struct cm_msg *m);
-void cma_ud_rep_rcvd(const struct cm_msg *m);
+void cma_ud_req_rcvd(const struct droce_cm_msg *m);
+void cma_ud_rep_rcvd(const struct droce_cm_msg *m);
 
 #endif

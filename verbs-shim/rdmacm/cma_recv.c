@@ -11,9 +11,9 @@
 void
 cma_cm_recv(const uint8_t *mad, size_t len)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 
-	if (cm_msg_parse(mad, len, &m) != 0)
+	if (droce_cm_msg_parse(mad, len, &m) != 0)
 		return;
 	pthread_mutex_lock(&cma_lock);
 	cma_cm_dispatch(&m);
@@ -24,7 +24,7 @@ cma_cm_recv(const uint8_t *mad, size_t len)
  * 2^t, and one retry period more, as the kernel's cm_mra_handler waits (a kernel passive
  * side whose application has not accepted yet asks 2^24: ~69 s). */
 static void
-mra_rcvd(struct cma_id *c, const struct cm_msg *m)
+mra_rcvd(struct cma_id *c, const struct droce_cm_msg *m)
 {
 	if (c->resend_ns == 0)
 		return;	/* nothing of ours is waiting for an answer */
@@ -36,38 +36,38 @@ mra_rcvd(struct cma_id *c, const struct cm_msg *m)
 
 /* Lock held: a received message to its handler (also a parked REQ, received again). */
 void
-cma_cm_dispatch(const struct cm_msg *m)
+cma_cm_dispatch(const struct droce_cm_msg *m)
 {
 	struct cma_id *c;
 
-	if (m->attr == CM_REQ) {
+	if (m->attr == DROCE_CM_ATTR_REQ) {
 		cma_req_rcvd(m);
-	} else if (m->attr == CM_SIDR_REQ) {
+	} else if (m->attr == DROCE_CM_ATTR_SIDR_REQ) {
 		cma_ud_req_rcvd(m);
-	} else if (m->attr == CM_SIDR_REP) {
+	} else if (m->attr == DROCE_CM_ATTR_SIDR_REP) {
 		cma_ud_rep_rcvd(m);
 	} else {
 		/* Every other message names our comm ID as its remote one. */
 		c = cma_find_comm(m->remote_comm_id);
 		if (c != NULL && (c->remote_comm_id == 0 ||
-				  c->remote_comm_id == m->local_comm_id || m->attr == CM_REJ)) {
+				  c->remote_comm_id == m->local_comm_id || m->attr == DROCE_CM_ATTR_REJ)) {
 			switch (m->attr) {
-			case CM_REP:
+			case DROCE_CM_ATTR_REP:
 				cma_rep_rcvd(c, m);
 				break;
-			case CM_RTU:
+			case DROCE_CM_ATTR_RTU:
 				cma_rtu_rcvd(c);
 				break;
-			case CM_REJ:
+			case DROCE_CM_ATTR_REJ:
 				cma_rej_rcvd(c, m);
 				break;
-			case CM_DREQ:
+			case DROCE_CM_ATTR_DREQ:
 				cma_dreq_rcvd(c, m);
 				break;
-			case CM_DREP:
+			case DROCE_CM_ATTR_DREP:
 				cma_drep_rcvd(c);
 				break;
-			case CM_MRA:
+			case DROCE_CM_ATTR_MRA:
 				mra_rcvd(c, m);
 				break;
 			default:

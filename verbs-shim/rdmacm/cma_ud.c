@@ -21,16 +21,16 @@ enum {
 int
 cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	int rc;
 
-	if (p->private_data_len > cm_msg_priv_max(CM_SIDR_REQ) - CMA_HDR_SIZE)
+	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REQ) - CMA_HDR_SIZE)
 		return -EINVAL;
 	if (c->state != CMA_ROUTE_OK)
 		return -EINVAL;	/* rdma_resolve_route first */
 	memset(&m, 0, sizeof(m));
 	c->tid = cma_new_tid();
-	m.attr = CM_SIDR_REQ;
+	m.attr = DROCE_CM_ATTR_SIDR_REQ;
 	m.tid = c->tid;
 	m.local_comm_id = c->local_comm_id;	/* RequestID */
 	m.pkey = 0xFFFF;
@@ -53,18 +53,18 @@ static int
 send_rep(struct cma_id *c, uint64_t tid, uint32_t request_id, uint64_t service_id,
 	 uint8_t status, uint32_t qpn, const void *priv, uint8_t len)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_SIDR_REP;
+	m.attr = DROCE_CM_ATTR_SIDR_REP;
 	m.tid = tid;
 	m.local_comm_id = request_id;
 	m.service_id = service_id;
 	m.sidr_status = status;
 	m.local_qpn = qpn;
 	m.local_qkey = status == SIDR_SUCCESS ? RDMA_UDP_QKEY : 0;
-	if (len > cm_msg_priv_max(CM_SIDR_REP))
-		len = (uint8_t)cm_msg_priv_max(CM_SIDR_REP);
+	if (len > droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REP))
+		len = (uint8_t)droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REP);
 	if (len != 0)
 		memcpy(m.private_data, priv, len);
 	m.private_data_len = len;
@@ -72,7 +72,7 @@ send_rep(struct cma_id *c, uint64_t tid, uint32_t request_id, uint64_t service_i
 }
 
 void
-cma_ud_req_rcvd(const struct cm_msg *m)
+cma_ud_req_rcvd(const struct droce_cm_msg *m)
 {
 	struct sockaddr_storage src, dst;
 	struct cma_id *l, *c, tmp;
@@ -123,7 +123,7 @@ cma_ud_req_rcvd(const struct cm_msg *m)
 	}
 	/* The event's ah_attr and QPN point back at the requester's QP. */
 	{
-		struct cm_msg ev = *m;
+		struct droce_cm_msg ev = *m;
 
 		ev.local_qpn = 0;
 		ev.local_qkey = 0;
@@ -139,7 +139,7 @@ cma_ud_accept(struct cma_id *c, const struct rdma_conn_param *p)
 
 	if (c->state != CMA_REQ_RCVD)
 		return -EINVAL;
-	if (p->private_data_len > cm_msg_priv_max(CM_SIDR_REP))
+	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REP))
 		return -EINVAL;
 	qpn = c->id.qp != NULL ? c->id.qp->qp_num : p->qp_num & 0xFFFFFF;
 	rc = send_rep(c, c->tid, c->remote_comm_id, c->service_id, SIDR_SUCCESS, qpn,
@@ -159,7 +159,7 @@ cma_ud_reject(struct cma_id *c, const void *priv, uint8_t len)
 }
 
 void
-cma_ud_rep_rcvd(const struct cm_msg *m)
+cma_ud_rep_rcvd(const struct droce_cm_msg *m)
 {
 	struct cma_id *c = cma_find_comm(m->local_comm_id);	/* our RequestID */
 
