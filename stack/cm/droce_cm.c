@@ -463,7 +463,7 @@ expire(struct droce_cm *cm, struct droce_cm_conn *c, uint64_t now_ns)
 	switch (c->state) {
 	case DROCE_CM_REQ_SENT:
 	case DROCE_CM_REP_SENT:
-		/* IBTA 12.9.x: out of retries, the CM rejects with reason Timeout, so that a
+		/* IBTA 12.6.7 (REJ reason 4, Timeout): out of retries, the CM rejects, so that a
 		 * peer still waiting hears of it, and enters TimeWait */
 		droce_cm_send_rej(cm, c,
 				  c->state == DROCE_CM_REQ_SENT ? DROCE_CM_MSG_REQ : DROCE_CM_MSG_REP,

@@ -59,7 +59,7 @@ enum droce_cm_drop {
 	DROCE_CM_DROP_NONE,
 	DROCE_CM_DROP_MALFORMED,	/* not a CM MAD this codec reads (IBTA 13.4.2, 12.6) */
 	DROCE_CM_DROP_UNSUPPORTED,	/* LAP, APR, ClassPortInfo */
-	DROCE_CM_DROP_UNKNOWN_COMM_ID,	/* names a local comm ID we do not have (IBTA 12.6.x) */
+	DROCE_CM_DROP_UNKNOWN_COMM_ID,	/* names a local comm ID we do not have (IBTA 12.6) */
 	DROCE_CM_DROP_WRONG_PEER,	/* the remote comm ID differs from the connection's */
 	DROCE_CM_DROP_STATE,		/* not expected in the connection's state (IBTA 12.9.2) */
 	DROCE_CM_DROP_NO_SLOT,		/* a REQ and no free connection slot */

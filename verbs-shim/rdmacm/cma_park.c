@@ -24,6 +24,8 @@ struct parked {
 	uint16_t ps, port;
 	uint64_t deadline_ns;
 	struct droce_cm_msg m;
+	uint8_t mad[DROCE_MAD_SIZE];	/* as received, to give the CM again */
+	uint8_t gid[16];
 };
 
 static struct parked park[PARK_SLOTS];
@@ -80,13 +82,15 @@ cma_park(const struct droce_cm_msg *m, uint16_t ps, uint16_t port)
 			return true;	/* a resend of one already waiting */
 		}
 	}
-	if (expiring || park_wait_ms() == 0 || free_slot == NULL)
+	if (expiring || park_wait_ms() == 0 || free_slot == NULL || cma_rx_mad() == NULL)
 		return false;
 	free_slot->used = true;
 	free_slot->ps = ps;
 	free_slot->port = port;
 	free_slot->deadline_ns = cma_now_ns() + (uint64_t)park_wait_ms() * 1000000ull;
 	free_slot->m = *m;
+	memcpy(free_slot->mad, cma_rx_mad(), DROCE_MAD_SIZE);
+	memcpy(free_slot->gid, cma_rx_gid(), 16);
 	cma_log("%s for port %u: no id listens on it yet, it waits up to %ld ms",
 		droce_cm_attr_name(m->attr), port, park_wait_ms());
 	return true;
@@ -103,7 +107,7 @@ cma_park_listen(uint16_t ps, uint16_t port)
 			continue;
 		replaying = &park[i];
 		reparked = false;
-		cma_cm_dispatch(&park[i].m);
+		cma_cm_rerecv(park[i].mad, park[i].gid);
 		if (!reparked)
 			park[i].used = false;
 		replaying = NULL;
@@ -123,7 +127,7 @@ cma_park_timers(uint64_t now)
 		cma_log("%s for port %u: no id listened on it within %ld ms",
 			droce_cm_attr_name(park[i].m.attr), park[i].port, park_wait_ms());
 		expiring = true;
-		cma_cm_dispatch(&park[i].m);
+		cma_cm_rerecv(park[i].mad, park[i].gid);
 		expiring = false;
 	}
 }
