@@ -218,6 +218,7 @@ struct droce_responder {
 	uint32_t epsn;
 	uint32_t msn;
 	bool nak_seq_sent;	/* one sequence-error NAK per gap (IBTA 9.7.5.1.1) */
+	bool nak_seq_unacked;	/* a sequence NAK went out, no ACK or response since */
 	enum droce_rmsg msg;
 	uint8_t msg_op;		/* opcode of the packet that started it, for the sequence check */
 	bool have_rwqe;

@@ -375,6 +375,9 @@ check_counters(struct sim_world *w)
 				 c[i].what, c[i].wire);
 			return;
 		}
+	if (st->seq_nak_unacked != 0)
+		sim_fail(w, "%" PRIu64 " sequence NAKs with no ACK since the previous one",
+			 st->seq_nak_unacked);
 }
 
 static void

@@ -3,6 +3,7 @@
 
 #include "droce_pkt.h"
 #include "droce_psn.h"
+#include "wire/droce_aeth.h"
 
 #include "sim_net.h"
 #include "sim_trace.h"
@@ -74,11 +75,16 @@ count(struct sim_trace *tr, unsigned int src, const struct droce_pkt *p, unsigne
 	if (p->opcode == DROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
 		st->atomic_acks++;
 	if (oi->hdrs & H_AETH) {
+		struct sim_trace_flow *f = flow_get(tr, 1u << 31 | (uint32_t)src << 24 | p->dqpn,
+						    p->psn);
+
 		/* IBTA 9.7.5.2.1 table 43: the top three syndrome bits give the kind. */
 		switch (p->aeth_syn >> 5) {
 		case 0:
 			if (p->opcode == DROCE_OP_RC_ACKNOWLEDGE)
 				st->acks++;
+			if (f != NULL && f->nak_open && !droce_psn_lt(p->psn, f->nak_psn))
+				f->nak_open = false;
 			break;
 		case 1:
 			st->rnr_naks++;
@@ -87,6 +93,15 @@ count(struct sim_trace *tr, unsigned int src, const struct droce_pkt *p, unsigne
 			st->naks++;
 			if ((p->aeth_syn & 0x1F) < 4)
 				st->nak_code[p->aeth_syn & 0x1F]++;
+			/* A second sequence NAK with no ACK since the first: a requester that
+			 * ignores it until an ACK (rxe) waits for its timeout. */
+			if (p->aeth_syn == (DROCE_AETH_TYPE_NAK | DROCE_NAK_PSN_SEQ_ERR) &&
+			    f != NULL) {
+				if (f->nak_open)
+					st->seq_nak_unacked++;
+				f->nak_open = true;
+				f->nak_psn = p->psn;
+			}
 			break;
 		default:
 			break;
