@@ -220,9 +220,17 @@ cma_req_rcvd(struct droce_cm_conn *conn, const struct droce_cm_msg *m)
 		return DROCE_CM_REJ_INVALID_SERVICE_ID;
 	}
 	if (idx < 0) {
+		/* Reason 12's ARI is a GID of ours (the kernel's cm_req_handler sends its index
+		 * 0): a REJ of the CM's connection, which it keeps for the REQ's resends. */
+		union ibv_gid own;
+		bool have = ibv_query_gid(cma_verbs, 1, 0, &own) == 0;
+
 		cma_log("rejected REQ for port %u: its GID is not this device's (REJ reason 12)",
 			port);
-		return DROCE_CM_REJ_INVALID_GID;
+		droce_cm_reject(&cma_cm, conn, DROCE_CM_REJ_INVALID_GID, own.raw, have ? 16 : 0,
+				NULL, 0, cma_now_ns());
+		droce_cm_release(&cma_cm, conn, cma_now_ns());
+		return 0;
 	}
 	c = cma_child(l);
 	if (c == NULL)
