@@ -9,6 +9,7 @@
 #include "droce_internal.h"
 #include "droce_psn.h"
 #include "droce_resp.h"
+#include "droce_sr.h"
 #include "wire/droce_aeth.h"
 
 /* Packets the read/atomic executes span (the READ response count). */
@@ -65,8 +66,14 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
 	struct droce_responder *s = &qp->resp;
 	int32_t d = droce_psn_diff(p->psn, s->epsn);
+	const struct droce_pkt *orig = p;
+	struct droce_pkt tmp;
 	enum droce_rst st;
 
+	if (d > 0 && qp->sr != NULL) {
+		droce_sr_resp_ahead(qp, p, frame);	/* kept, or dropped; a selective NAK */
+		return;
+	}
 	if (d > 0) {
 		/* IBTA 9.7.5.1.1: one PSN sequence error NAK per gap, then silence. */
 		droce_qp_cnt(qp, DROCE_CNT_OUT_OF_SEQ_REQUEST);
@@ -92,6 +99,13 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		duplicate(qp, p, op);
 		return;
 	}
+	if (droce_unlikely(qp->sr != NULL)) {
+		p = droce_sr_strip(qp, p, &tmp);	/* its placement header */
+		if (p == NULL) {
+			droce_resp_fatal(qp, RST_ERR_LENGTH, orig);
+			return;
+		}
+	}
 	st = droce_resp_execute(qp, p, op, frame);
 	switch (st) {
 	case RST_DONE:
@@ -104,6 +118,8 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 			s->nak_seq_unacked = false;
 			droce_resp_ack(qp, p->psn);
 		}
+		if (droce_unlikely(qp->sr != NULL))
+			droce_sr_resp_advance(qp);
 		break;
 	case RST_RNR:
 		/* IBTA 9.7.5.2.8: RNR NAK carries our min_rnr_timer; later packets of the burst are

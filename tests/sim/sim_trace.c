@@ -17,6 +17,27 @@ sim_trace_init(struct sim_trace *tr, int verbose, FILE *out, uint32_t mtu_bytes)
 	tr->mtu_bytes = mtu_bytes != 0 ? mtu_bytes : 1024;
 }
 
+int
+sim_trace_pcap_open(struct sim_trace *tr, const char *path)
+{
+	/* little-endian microsecond pcap, DLT_EN10MB */
+	const uint32_t hdr[6] = { 0xA1B2C3D4, 0x00040002, 0, 0, 65535, 1 };
+
+	tr->pcap = fopen(path, "wb");
+	if (tr->pcap == NULL)
+		return -1;
+	fwrite(hdr, sizeof(hdr), 1, tr->pcap);
+	return 0;
+}
+
+void
+sim_trace_pcap_close(struct sim_trace *tr)
+{
+	if (tr->pcap != NULL)
+		fclose(tr->pcap);
+	tr->pcap = NULL;
+}
+
 static struct sim_trace_flow *
 flow_get(struct sim_trace *tr, uint32_t key, uint32_t psn)
 {
@@ -118,6 +139,13 @@ sim_trace_hook(void *arg, unsigned int src, unsigned int dst, const uint8_t *fra
 	enum droce_drop d;
 
 	tr->st.frames++;
+	if (tr->pcap != NULL) {
+		const uint32_t rec[4] = { (uint32_t)(now / 1000000000ull),
+					  (uint32_t)(now % 1000000000ull / 1000), len, len };
+
+		fwrite(rec, sizeof(rec), 1, tr->pcap);
+		fwrite(frame, len, 1, tr->pcap);
+	}
 	memset(&p, 0, sizeof(p));
 	d = droce_parse(frame, len, &p, DROCE_PARSE_NO_ICRC);
 	if (d != DROCE_DROP_NONE)

@@ -48,9 +48,13 @@ struct sim_trace {
 	uint32_t mtu_bytes;	/* to know how many PSNs a READ request spans */
 	struct sim_trace_flow flow[SIM_TRACE_FLOWS];
 	unsigned int n_flow;
+	FILE *pcap;		/* every frame as sent (before the wire damages it), or NULL */
 };
 
 void sim_trace_init(struct sim_trace *tr, int verbose, FILE *out, uint32_t mtu_bytes);
+/* Write every frame to a classic pcap file from now on (virtual time stamps); 0 or -1. */
+int sim_trace_pcap_open(struct sim_trace *tr, const char *path);
+void sim_trace_pcap_close(struct sim_trace *tr);
 /* sim_tx_hook_fn */
 void sim_trace_hook(void *arg, unsigned int src, unsigned int dst, const uint8_t *frame,
 		    uint32_t len, unsigned int fate, uint64_t now, uint64_t arrive);
