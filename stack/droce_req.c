@@ -63,7 +63,7 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 
 	/* Karn: an ACK after a rewind may answer the resend; no message sent so far is timed.
 	 * (Only a congestion control that asked for samples pays for the walk.) */
-	if (qp->cc_ops->on_rtt != NULL)
+	if (qp->cc_ops->on_rtt != NULL || droce_inflight_timing(&qp->inf))
 		for (i = r->comp; i != r->sent_hi; i++)
 			r->ring[i & r->mask].timed = false;
 	for (i = r->comp; i != r->sent_hi; i++) {
@@ -138,9 +138,8 @@ gate(struct droce_qp *qp, struct droce_swqe *w)
 	}
 	if (is_rd_atomic(w->opcode) && r->rd_out >= lim)
 		return 1;
-	if (qp->type == DROCE_QPT_RC &&
-	    droce_psn_diff(r->psn, r->una) >= (int32_t)DROCE_MAX_INFLIGHT)
-		return 1;
+	if (qp->type == DROCE_QPT_RC && droce_psn_diff(r->psn, r->una) >= (int32_t)qp->inf.limit)
+		return 1;	/* the in-flight cap (droce_inflight.c); an ACK reschedules us */
 	return 0;
 }
 
@@ -157,7 +156,8 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 	/* A message's last packet asks for an ACK: the time to it is a round-trip sample, if
 	 * this is its first transmission (Karn: a resent one cannot be told from the first). */
 	if (last) {
-		w->timed = !resend && qp->cc_ops->on_rtt != NULL;
+		w->timed = !resend &&
+			   (qp->cc_ops->on_rtt != NULL || droce_inflight_timing(&qp->inf));
 		w->sent_ns = now;
 	}
 	r->psn = droce_psn_add(r->psn, npsn);
@@ -219,7 +219,7 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	}
 	/* AckReq (IBTA 9.7.2): on a message's last packet, and every Nth so the window moves. */
 	if (qp->type == DROCE_QPT_RC)
-		p.ackreq = last || ++r->since_ackreq >= DROCE_ACKREQ_EVERY;
+		p.ackreq = last || ++r->since_ackreq >= qp->inf.ackreq_every;
 	if (p.ackreq)
 		r->since_ackreq = 0;
 	buf = droce_tx_begin(qp, &p, pay, &cookie, &data);
@@ -449,7 +449,7 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 		droce_qp_cnt(qp, DROCE_CNT_CC_DEFERRED);
 		qp->cc.held = true;
 		if (r->rto_at != UINT64_MAX && qp->attr.timeout != 0 &&
-		    r->rto_at < t + (4096ull << qp->attr.timeout))
+		    qp->inf.ibta_at < t + (4096ull << qp->attr.timeout))
 			droce_comp_arm_rto(qp, t);
 		qp->cc_at = t;
 		droce_sched_deadline(qp);

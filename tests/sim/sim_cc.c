@@ -46,6 +46,7 @@ struct cfg {
 	bool check;
 	uint64_t line_bps;		/* the senders' NICs (0: the bottleneck's rate) */
 	uint64_t cnp_ns;		/* the receiver's CNP interval (0: its default) */
+	struct droce_inflight_cfg inflight;	/* the senders' cap and RTO (path: line_bps) */
 	char params[8][48];		/* --param name=value, applied over the defaults */
 	/* --floor: weaker bounds than --check's targets (regression floors), -1: none */
 	double min_util, max_ce, max_p99;
@@ -292,6 +293,8 @@ setup(struct run *r)
 		return -1;
 	if (r->c.line_bps == 0)
 		r->c.line_bps = r->c.rate_bps;
+	if (r->c.inflight.path_bps == 0)
+		r->c.inflight.path_bps = r->c.line_bps;
 	sim_net_init(&r->net, r->c.seed);
 	r->net.tx_hook = hook;
 	r->net.tx_hook_arg = r;
@@ -333,7 +336,8 @@ setup(struct run *r)
 		struct flow *f = &r->f[i];
 
 		if (sim_ep_create(&f->ep, &r->net, r->c.seed + i + 1, &edge, 4096 + 200) != 0 ||
-		    droce_dev_set_cc(f->ep.dev, ops, &p) != 0)
+		    droce_dev_set_cc(f->ep.dev, ops, &p) != 0 ||
+		    droce_dev_set_inflight(f->ep.dev, &r->c.inflight) != 0)
 			return -1;
 		f->pd = droce_pd_alloc(f->ep.dev, &err);
 		f->cq = droce_cq_create(f->ep.dev, 1024, NULL, &err);
@@ -400,7 +404,8 @@ usage(void)
 		"usage: droce-sim-cc [--cc none|dcqcn|timely] [--flows N] [--gbps R] [--delay-us D]\n"
 		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] [--outstanding K]\n"
 		"       [--sample-us S] [--seed S] [--csv FILE] [--check] [--line-gbps L]\n"
-		"       [--cnp-us I] [--param NAME=VALUE]... [--floor MIN_UTIL%%,MAX_CE%%,MAX_P99]\n");
+		"       [--cnp-us I] [--param NAME=VALUE]... [--floor MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
+		"       [--cap on|off|N] [--rto on|off]\n");
 }
 
 static int
@@ -413,7 +418,8 @@ parse(int argc, char **argv, struct cfg *c)
 		{ "sample-us", 1, NULL, 's' }, { "seed", 1, NULL, 'S' }, { "csv", 1, NULL, 'C' },
 		{ "check", 0, NULL, 'k' }, { "line-gbps", 1, NULL, 'l' },
 		{ "cnp-us", 1, NULL, 'I' }, { "param", 1, NULL, 'P' },
-		{ "floor", 1, NULL, 'F' }, { NULL, 0, NULL, 0 },
+		{ "floor", 1, NULL, 'F' }, { "cap", 1, NULL, 'X' }, { "rto", 1, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
 	};
 	double pm;
 	int o;
@@ -432,6 +438,7 @@ parse(int argc, char **argv, struct cfg *c)
 	c->kmax = 200000;
 	c->pmax = 0.01;
 	c->min_util = c->max_ce = c->max_p99 = -1;
+	droce_inflight_defaults(&c->inflight);
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
 		case 'c': c->cc = optarg; break;
@@ -456,6 +463,19 @@ parse(int argc, char **argv, struct cfg *c)
 		case 'F':
 			if (sscanf(optarg, "%lf,%lf,%lf", &c->min_util, &c->max_ce, &c->max_p99) != 3)
 				return -1;
+			break;
+		case 'X':
+			if (strcmp(optarg, "on") == 0)
+				c->inflight.cap = DROCE_INFLIGHT_CAP_BDP;
+			else if (strcmp(optarg, "off") == 0)
+				c->inflight.cap = 0;
+			else if ((c->inflight.cap = (uint32_t)strtoul(optarg, NULL, 0)) == 0)
+				return -1;
+			break;
+		case 'R':
+			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+				return -1;
+			c->inflight.rto = strcmp(optarg, "on") == 0;
 			break;
 		case 'P':
 			if (c->n_params == 8 || strlen(optarg) >= sizeof(c->params[0]))

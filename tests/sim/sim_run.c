@@ -36,6 +36,7 @@ sim_cfg_default(struct sim_cfg *cfg)
 	cfg->timeout = 8;
 	cfg->psn = 0xFFFFF0;
 	cfg->min_rnr_timer = 1;
+	droce_inflight_defaults(&cfg->inflight);
 }
 
 unsigned int
@@ -208,6 +209,7 @@ setup(struct sim_world *w)
 	const unsigned int all_access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
 					DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC;
 	const struct sim_cfg *c = w->cfg;
+	struct droce_inflight_cfg inf;
 	struct sim_qp_params qp;
 	unsigned int n, q;
 	int err = 0, rc;
@@ -227,6 +229,10 @@ setup(struct sim_world *w)
 		}
 		w->ep[n].tx_busy = c->tx_busy;
 		droce_dev_set_cc(w->ep[n].dev, c->cc, NULL);	/* its defaults */
+		inf = c->inflight;
+		if (inf.path_bps == 0)
+			inf.path_bps = c->link.rate_bps;
+		droce_dev_set_inflight(w->ep[n].dev, &inf);
 	}
 	for (n = 0; n < 2; n++) {
 		struct sim_node_mem *m = &w->node[n];
@@ -493,6 +499,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 		/* Every frame corrupted on the wire is caught by the ICRC check and counted
 		 * (IBTA A17.3.3); nothing in flight is left when the run drained. */
 		sum->icrc_drops += icrc;
+		sum->rto_resends += droce_dev_counter(ep->dev, DROCE_CNT_RTO_RESEND);
 		if (w->net.heap.n == 0 && icrc != w->net.node[ep->idx].down.st.corrupted)
 			sim_fail(w, "n%u: %" PRIu64 " frames corrupted on the wire, engine counted %"
 				 PRIu64 " ICRC drops", n, w->net.node[ep->idx].down.st.corrupted, icrc);
@@ -556,6 +563,8 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 	if (s->read_needed != 0)
 		fprintf(out, " rresp=%" PRIu64 "/%" PRIu64 " rereq=%" PRIu64, s->wire.read_resp_rx,
 			s->read_needed, s->wire.read_rereq);
+	if (s->rto_resends != 0)
+		fprintf(out, " rto=%" PRIu64, s->rto_resends);
 	fprintf(out, " vtime=%.3fms ", (double)s->vtime_ns / 1e6);
 	if (s->ok)
 		fprintf(out, "OK\n");

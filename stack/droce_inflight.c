@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * In-flight cap and RTT-based retransmission timeout of RC requesters (droce_inflight.h).
+ *
+ * The cap bounds what a go-back-N rewind throws away: without it a requester puts its whole
+ * send queue on the wire (up to 1024 PSNs), and one loss costs all of it sent again. With it,
+ * about one bandwidth-delay product is out, as IRN's BDP flow control keeps it.
+ *
+ * The RTO (RFC 6298 2.2-2.3, 5.5-5.7): SRTT and RTTVAR from round trips of requests sent once
+ * (Karn's rule, droce_req.c), RTO = SRTT + 4 RTTVAR, at least the floor, doubled after each
+ * early resend until the next sample. It only ever fires before the IBTA local ACK timer
+ * (C9-140, 9.7.6.1.3: 4.096 us x 2^timeout): that timer keeps its own deadline, and only its
+ * expiry spends retry_cnt, so RETRY_EXC_ERR comes exactly when IBTA says.
+ */
+#include <errno.h>
+
+#include "droce_internal.h"
+
+#define INFLIGHT_MIN_CAP	4	/* below this the window stalls on every ACK's round trip */
+#define INFLIGHT_UNKNOWN_BPS	100000000000ull	/* a port that reports no speed */
+#define INFLIGHT_MAX_BACKOFF	16
+
+void
+droce_inflight_defaults(struct droce_inflight_cfg *c)
+{
+	c->cap = DROCE_INFLIGHT_CAP_BDP;
+	c->path_bps = 0;
+	c->rtt_ns = 0;
+	c->rto = true;
+	c->rto_min_ns = DROCE_INFLIGHT_RTO_MIN_NS;
+}
+
+/* Packets in path_bps x rtt_ns at this MTU; bps / 8000 x ns / 10^6 = bytes without overflow
+ * up to 1.6 Tbit/s and seconds of round trip. */
+static uint32_t
+bdp_pkts(const struct droce_qp *qp, const struct droce_inflight_cfg *c)
+{
+	uint64_t bps = c->path_bps ? c->path_bps :
+		       qp->dev->attr.link_bps ? qp->dev->attr.link_bps : INFLIGHT_UNKNOWN_BPS;
+	uint64_t rtt = c->rtt_ns ? c->rtt_ns : DROCE_INFLIGHT_RTT_NS;
+	uint64_t bytes = bps / 8000 * rtt / 1000000;
+	uint64_t n = (bytes + qp->mtu - 1) / qp->mtu;
+
+	return n > DROCE_MAX_INFLIGHT ? DROCE_MAX_INFLIGHT : (uint32_t)n;
+}
+
+void
+droce_inflight_update(struct droce_qp *qp)
+{
+	struct droce_inflight *f = &qp->inf;
+	uint32_t cap = f->cfg.cap;
+
+	if (cap == DROCE_INFLIGHT_CAP_BDP)
+		cap = qp->mtu ? bdp_pkts(qp, &f->cfg) : 0;	/* sized again with the MTU */
+	if (cap == 0 || cap >= DROCE_MAX_INFLIGHT) {
+		f->limit = DROCE_MAX_INFLIGHT;
+		f->ackreq_every = DROCE_ACKREQ_EVERY;
+		return;
+	}
+	if (cap < INFLIGHT_MIN_CAP)
+		cap = INFLIGHT_MIN_CAP;
+	f->limit = cap;
+	/* An ACK per quarter of the cap: the window reopens before it is used up. */
+	f->ackreq_every = cap / 4 ? cap / 4 : 1;
+}
+
+void
+droce_inflight_init(struct droce_qp *qp)
+{
+	qp->inf.cfg = qp->dev->inflight;
+	droce_inflight_reset(qp);
+}
+
+void
+droce_inflight_reset(struct droce_qp *qp)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	f->srtt = f->rttvar = f->rto = 0;
+	f->backoff = 0;
+	f->ibta_at = UINT64_MAX;
+	droce_inflight_update(qp);
+}
+
+void
+droce_inflight_rtt(struct droce_qp *qp, uint64_t rtt)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	if (rtt == 0)
+		rtt = 1;	/* 0 means "no sample" */
+	if (f->srtt == 0) {
+		f->srtt = rtt;
+		f->rttvar = rtt / 2;
+	} else {
+		uint64_t d = f->srtt > rtt ? f->srtt - rtt : rtt - f->srtt;
+
+		f->rttvar = (3 * f->rttvar + d) / 4;
+		f->srtt = (7 * f->srtt + rtt) / 8;
+	}
+	f->rto = f->srtt + 4 * f->rttvar;
+	if (f->rto < f->cfg.rto_min_ns)
+		f->rto = f->cfg.rto_min_ns;
+	f->backoff = 0;
+}
+
+static uint64_t
+early_at(const struct droce_inflight *f, uint64_t now)
+{
+	uint64_t t;
+
+	/* Timeout 0 disables the local ACK timer (C9-140): no resend on a timer at all then. */
+	if (!f->cfg.rto || f->srtt == 0 || f->ibta_at == UINT64_MAX)
+		return f->ibta_at;
+	t = now + (f->rto << f->backoff);
+	return t < f->ibta_at ? t : f->ibta_at;
+}
+
+uint64_t
+droce_inflight_arm(struct droce_qp *qp, uint64_t now, uint64_t ibta_at)
+{
+	qp->inf.ibta_at = ibta_at;
+	return early_at(&qp->inf, now);
+}
+
+void
+droce_inflight_heard(struct droce_qp *qp, uint64_t now)
+{
+	/* A later deadline needs no heap move (droce_comp_arm_rto). */
+	if (qp->req.rto_at < qp->inf.ibta_at)
+		qp->req.rto_at = early_at(&qp->inf, now);
+}
+
+bool
+droce_inflight_early(struct droce_qp *qp, uint64_t now)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	if (now >= f->ibta_at)
+		return false;
+	droce_qp_cnt(qp, DROCE_CNT_RTO_RESEND);
+	if (f->backoff < INFLIGHT_MAX_BACKOFF)
+		f->backoff++;
+	droce_req_go_back(qp, qp->req.una);
+	qp->req.rto_at = early_at(f, now);
+	return true;
+}
+
+int
+droce_dev_set_inflight(struct droce_dev *dev, const struct droce_inflight_cfg *c)
+{
+	if (dev == NULL || c == NULL)
+		return -EINVAL;
+	dev->inflight = *c;
+	return 0;
+}
+
+const struct droce_inflight_cfg *
+droce_dev_inflight(const struct droce_dev *dev)
+{
+	return dev != NULL ? &dev->inflight : NULL;
+}
+
+int
+droce_qp_set_inflight(struct droce_qp *qp, const struct droce_inflight_cfg *c)
+{
+	if (qp == NULL || !qp->used || c == NULL)
+		return -EINVAL;
+	qp->inf.cfg = *c;
+	if (qp->inf.srtt != 0) {
+		qp->inf.rto = qp->inf.srtt + 4 * qp->inf.rttvar;
+		if (qp->inf.rto < c->rto_min_ns)
+			qp->inf.rto = c->rto_min_ns;
+	}
+	droce_inflight_update(qp);
+	return 0;
+}
+
+int
+droce_qp_inflight(const struct droce_qp *qp, struct droce_inflight_info *info)
+{
+	const struct droce_inflight *f;
+
+	if (qp == NULL || !qp->used || info == NULL)
+		return -EINVAL;
+	f = &qp->inf;
+	info->cap = f->limit < DROCE_MAX_INFLIGHT ? f->limit : 0;
+	info->ackreq_every = f->ackreq_every;
+	info->srtt_ns = f->srtt;
+	info->rttvar_ns = f->rttvar;
+	info->ibta_ns = qp->attr.timeout ? 4096ull << qp->attr.timeout : UINT64_MAX;
+	info->rto_ns = 0;
+	if (f->cfg.rto && f->srtt != 0 && qp->attr.timeout != 0) {
+		info->rto_ns = f->rto << f->backoff;
+		if (info->rto_ns > info->ibta_ns)
+			info->rto_ns = info->ibta_ns;
+	}
+	return 0;
+}
