@@ -175,6 +175,7 @@ static int
 make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen)
 {
 	const struct droce_rt_config *c = &rt->cfg;
+	struct droce_inflight_cfg inf;
 	struct droce_dev_attr a;
 	struct droce_io io;
 	int e = 0;
@@ -204,6 +205,8 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 		return -(e ? e : ENOMEM);
 	}
 	droce_dev_set_cnp_interval(s->dev, (uint64_t)c->cnp_interval_us * 1000);
+	if (droce_rt_config_inflight(c, &inf) == 0)	/* validated with the configuration */
+		droce_dev_set_inflight(s->dev, &inf);
 	return dev_cc(rt, s->dev, err, errlen);
 }
 

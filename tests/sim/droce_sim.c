@@ -50,6 +50,8 @@ usage(FILE *out)
 		"  --cap-rtt NS      the round trip of the BDP cap (default 10us)\n"
 		"  --rto on|off      resend after an RTO from measured RTT (default on)\n"
 		"  --rto-min NS      the RTO's floor (default 20us)\n"
+		"  --lat             print the send WRs' completion-time median and 99th percentile,\n"
+		"                    and when the last completed (done=, for goodput)\n"
 		"  --psn P           first PSN (default 0xfffff0: wraps early)\n"
 		"  --sq-depth N      send queue depth (default 32)\n"
 		"  --time-limit MS   virtual-time limit per run (default 60000)\n"
@@ -82,7 +84,7 @@ enum {
 	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
 	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM,
 	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC, OPT_CC,
-	OPT_CAP, OPT_CAP_RTT, OPT_RTO, OPT_RTO_MIN,
+	OPT_CAP, OPT_CAP_RTT, OPT_RTO, OPT_RTO_MIN, OPT_LAT,
 };
 
 static const struct option longopts[] = {
@@ -121,6 +123,7 @@ static const struct option longopts[] = {
 	{ "cap-rtt", required_argument, NULL, OPT_CAP_RTT },
 	{ "rto", required_argument, NULL, OPT_RTO },
 	{ "rto-min", required_argument, NULL, OPT_RTO_MIN },
+	{ "lat", no_argument, NULL, OPT_LAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -283,6 +286,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_RTO_MIN:
 			cfg.inflight.rto_min_ns = (uint32_t)ns(optarg);
+			break;
+		case OPT_LAT:
+			cfg.lat = true;
 			break;
 		case 'v':
 			cfg.verbose++;

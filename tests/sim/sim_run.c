@@ -152,6 +152,7 @@ post_one(struct sim_world *w, unsigned int n, unsigned int q, uint32_t idx)
 		break;
 	}
 	rc = droce_post_send(s->qp, &swr, &bad);
+	w->wr[idx].t_post = w->net.now;
 	if (wr->inl)
 		memset(me->mem + s->scratch, 0xEE, SIM_INLINE_MAX);
 	if (rc != 0)
@@ -405,6 +406,37 @@ describe_hang(struct sim_world *w, enum sim_result r)
 	sim_fail(w, "%s at %.3f ms", sim_result_name(r), (double)w->net.now / 1e6);
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Completion time of every send WR that completed: its median and 99th percentile. */
+static void
+latency(struct sim_world *w)
+{
+	uint64_t *d = calloc(w->n_wr + 1, sizeof(*d));
+	uint32_t i, n = 0;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < w->n_wr; i++)
+		if (w->wr[i].t_done >= w->wr[i].t_post && w->wr[i].t_done != 0) {
+			d[n++] = w->wr[i].t_done - w->wr[i].t_post;
+			if (w->wr[i].t_done > w->sum->last_done_ns)
+				w->sum->last_done_ns = w->wr[i].t_done;
+		}
+	if (n != 0) {
+		qsort(d, n, sizeof(*d), cmp_u64);
+		w->sum->lat_p50_ns = d[n / 2];
+		w->sum->lat_p99_ns = d[(n * 99 + 99) / 100 - 1];
+	}
+	free(d);
+}
+
 int
 sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 {
@@ -514,6 +546,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 			sim_fail(w, "n%u: %u transmit buffers allocated and never sent", n,
 				 ep->n_out);
 	}
+	latency(w);
 out:
 	sum->events = w->net.events;
 	sum->wire = w->trace.st;
@@ -565,6 +598,9 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 			s->read_needed, s->wire.read_rereq);
 	if (s->rto_resends != 0)
 		fprintf(out, " rto=%" PRIu64, s->rto_resends);
+	if (cfg->lat)
+		fprintf(out, " lat_p50=%.1fus lat_p99=%.1fus done=%.3fms", (double)s->lat_p50_ns / 1e3,
+			(double)s->lat_p99_ns / 1e3, (double)s->last_done_ns / 1e6);
 	fprintf(out, " vtime=%.3fms ", (double)s->vtime_ns / 1e6);
 	if (s->ok)
 		fprintf(out, "OK\n");

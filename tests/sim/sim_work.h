@@ -61,6 +61,7 @@ struct sim_cfg {
 	/* Both nodes' in-flight cap and RTO (the engine's defaults; a path_bps of 0 is the
 	 * link's rate: the simulated device reports none) */
 	struct droce_inflight_cfg inflight;
+	bool lat;			/* print the send WRs' completion-time median and p99 */
 };
 
 void sim_cfg_default(struct sim_cfg *cfg);
@@ -78,6 +79,9 @@ struct sim_summary {
 	uint64_t icrc_drops;		/* the engine's ICRC drop counters, both nodes */
 	uint64_t read_needed;		/* READ response packets the READs posted need at least */
 	uint64_t rto_resends;		/* requesters' early resends (RTO before the local ACK timeout) */
+	uint64_t lat_p50_ns, lat_p99_ns;	/* send WRs: posting to completion (cfg->lat) */
+	uint64_t last_done_ns;		/* the last send completion (vtime may end later: a
+					 * timer's stale heap entry, droce_comp_arm_rto) */
 	uint64_t vtime_ns;
 	uint64_t events;
 	struct sim_wire_stats wire;
