@@ -120,6 +120,7 @@ progress(struct droce_qp *qp, uint32_t una, uint64_t now)
 	droce_rd_passed(qp, old);
 	r->retry_left = qp->attr.retry_cnt;
 	r->rnr_left = qp->attr.rnr_retry;
+	droce_inflight_acked(qp, una, now);
 	qp->cc_ops->on_ack(&qp->cc, now);
 	/* An ACK for packets sent before a rewind: skip what the peer already has. */
 	if (droce_psn_lt(r->psn, una))
@@ -143,12 +144,8 @@ progress(struct droce_qp *qp, uint32_t una, uint64_t now)
 static inline void
 rtt_sample(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 {
-	if (w->timed) {
-		if (qp->cc_ops->on_rtt != NULL)
-			qp->cc_ops->on_rtt(&qp->cc, now - w->sent_ns, now);
-		if (droce_inflight_timing(&qp->inf))
-			droce_inflight_rtt(qp, now - w->sent_ns);
-	}
+	if (w->timed && qp->cc_ops->on_rtt != NULL)
+		qp->cc_ops->on_rtt(&qp->cc, now - w->sent_ns, now);
 	w->timed = false;
 }
 

@@ -6,15 +6,23 @@
  * send queue on the wire (up to 1024 PSNs), and one loss costs all of it sent again. With it,
  * about one bandwidth-delay product is out, as IRN's BDP flow control keeps it.
  *
- * The RTO (RFC 6298 2.2-2.3, 5.5-5.7): SRTT and RTTVAR from round trips of requests sent once
- * (Karn's rule, droce_req.c), RTO = SRTT + 4 RTTVAR, at least the floor, doubled after each
- * early resend until the next sample. It only ever fires before the IBTA local ACK timer
+ * The RTO (RFC 6298 2.2-2.3, 5.5-5.7): SRTT and RTTVAR from round trips of request packets that
+ * ask for an ACK, one timed at a time, from its first transmission to the ACK (or response)
+ * that moves una past it; a rewind stops the timing (Karn's rule: an answer to a resend cannot
+ * be told from one to the first). Per packet, not per message: under loss a long message is
+ * rarely sent once from end to end, and the RTO would never learn a round trip.
+ * RTO = SRTT + 4 RTTVAR, at least the floor, doubled after each early resend until the peer
+ * acknowledges something new (as Linux TCP does: under heavy loss waiting for the next sample
+ * let the backoff climb to the local ACK timeout). An early resend sends one packet and the
+ * window reopens, doubling per ACK (RFC 5681 3.1's loss window): a timer that fired early
+ * costs one packet, not a window. It only ever fires before the IBTA local ACK timer
  * (C9-140, 9.7.6.1.3: 4.096 us x 2^timeout): that timer keeps its own deadline, and only its
  * expiry spends retry_cnt, so RETRY_EXC_ERR comes exactly when IBTA says.
  */
 #include <errno.h>
 
 #include "droce_internal.h"
+#include "droce_psn.h"
 
 #define INFLIGHT_MIN_CAP	4	/* below this the window stalls on every ACK's round trip */
 #define INFLIGHT_UNKNOWN_BPS	100000000000ull	/* a port that reports no speed */
@@ -44,6 +52,17 @@ bdp_pkts(const struct droce_qp *qp, const struct droce_inflight_cfg *c)
 	return n > DROCE_MAX_INFLIGHT ? DROCE_MAX_INFLIGHT : (uint32_t)n;
 }
 
+/* The window in force: the cap, or less while it reopens after an early resend. */
+static void
+set_limit(struct droce_inflight *f, uint32_t n)
+{
+	f->limit = n;
+	if (n >= DROCE_MAX_INFLIGHT)
+		f->ackreq_every = DROCE_ACKREQ_EVERY;
+	else	/* an ACK per quarter of it: the window reopens before it is used up */
+		f->ackreq_every = n / 4 ? n / 4 : 1;
+}
+
 void
 droce_inflight_update(struct droce_qp *qp)
 {
@@ -53,15 +72,11 @@ droce_inflight_update(struct droce_qp *qp)
 	if (cap == DROCE_INFLIGHT_CAP_BDP)
 		cap = qp->mtu ? bdp_pkts(qp, &f->cfg) : 0;	/* sized again with the MTU */
 	if (cap == 0 || cap >= DROCE_MAX_INFLIGHT) {
-		f->limit = DROCE_MAX_INFLIGHT;
-		f->ackreq_every = DROCE_ACKREQ_EVERY;
-		return;
+		f->full = DROCE_MAX_INFLIGHT;
+	} else {
+		f->full = cap < INFLIGHT_MIN_CAP ? INFLIGHT_MIN_CAP : cap;
 	}
-	if (cap < INFLIGHT_MIN_CAP)
-		cap = INFLIGHT_MIN_CAP;
-	f->limit = cap;
-	/* An ACK per quarter of the cap: the window reopens before it is used up. */
-	f->ackreq_every = cap / 4 ? cap / 4 : 1;
+	set_limit(f, f->full);
 }
 
 void
@@ -78,8 +93,35 @@ droce_inflight_reset(struct droce_qp *qp)
 
 	f->srtt = f->rttvar = f->rto = 0;
 	f->backoff = 0;
+	f->timing = false;
 	f->ibta_at = UINT64_MAX;
 	droce_inflight_update(qp);
+}
+
+void
+droce_inflight_sent(struct droce_qp *qp, uint32_t psn, uint64_t now)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	if (f->timing || !f->cfg.rto)
+		return;
+	f->timing = true;
+	f->timed_psn = psn;
+	f->timed_at = now;
+}
+
+void
+droce_inflight_acked(struct droce_qp *qp, uint32_t una, uint64_t now)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	f->backoff = 0;	/* as the retry count: the path delivers again */
+	if (f->limit < f->full)	/* reopen: double per ACK that moves una (slow start) */
+		set_limit(f, f->limit * 2 < f->full ? f->limit * 2 : f->full);
+	if (f->timing && droce_psn_lt(f->timed_psn, una)) {
+		f->timing = false;
+		droce_inflight_rtt(qp, now - f->timed_at);
+	}
 }
 
 void
@@ -135,12 +177,24 @@ bool
 droce_inflight_early(struct droce_qp *qp, uint64_t now)
 {
 	struct droce_inflight *f = &qp->inf;
+	const struct droce_swqe *w = &qp->req.ring[qp->req.comp & qp->req.mask];
 
 	if (now >= f->ibta_at)
 		return false;
+	/* A READ's or atomic's responses come at the responder's pace (its congestion control,
+	 * its queue), which no round trip measured here predicts: resending early re-executes
+	 * it and queues more behind. A lost response is asked for again when a later one comes
+	 * (droce_comp_rd.c); the local ACK timeout covers the rest. */
+	if (w->opcode == DROCE_WR_RDMA_READ || w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
+	    w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		qp->req.rto_at = f->ibta_at;
+		return true;
+	}
 	droce_qp_cnt(qp, DROCE_CNT_RTO_RESEND);
 	if (f->backoff < INFLIGHT_MAX_BACKOFF)
 		f->backoff++;
+	/* One packet, then more as ACKs come (above) */
+	set_limit(f, 1);
 	droce_req_go_back(qp, qp->req.una);
 	qp->req.rto_at = early_at(f, now);
 	return true;
@@ -184,7 +238,7 @@ droce_qp_inflight(const struct droce_qp *qp, struct droce_inflight_info *info)
 	if (qp == NULL || !qp->used || info == NULL)
 		return -EINVAL;
 	f = &qp->inf;
-	info->cap = f->limit < DROCE_MAX_INFLIGHT ? f->limit : 0;
+	info->cap = f->full < DROCE_MAX_INFLIGHT ? f->full : 0;
 	info->ackreq_every = f->ackreq_every;
 	info->srtt_ns = f->srtt;
 	info->rttvar_ns = f->rttvar;

@@ -63,7 +63,8 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 
 	/* Karn: an ACK after a rewind may answer the resend; no message sent so far is timed.
 	 * (Only a congestion control that asked for samples pays for the walk.) */
-	if (qp->cc_ops->on_rtt != NULL || droce_inflight_timing(&qp->inf))
+	qp->inf.timing = false;
+	if (qp->cc_ops->on_rtt != NULL)
 		for (i = r->comp; i != r->sent_hi; i++)
 			r->ring[i & r->mask].timed = false;
 	for (i = r->comp; i != r->sent_hi; i++) {
@@ -138,8 +139,12 @@ gate(struct droce_qp *qp, struct droce_swqe *w)
 	}
 	if (is_rd_atomic(w->opcode) && r->rd_out >= lim)
 		return 1;
-	if (qp->type == DROCE_QPT_RC && droce_psn_diff(r->psn, r->una) >= (int32_t)qp->inf.limit)
-		return 1;	/* the in-flight cap (droce_inflight.c); an ACK reschedules us */
+	/* The in-flight cap (droce_inflight.c); an ACK reschedules us. A READ or atomic is one
+	 * request packet whose responses the responder paces: max_rd_atomic bounds those. */
+	if (qp->type == DROCE_QPT_RC &&
+	    droce_psn_diff(r->psn, r->una) >= (int32_t)(is_rd_atomic(w->opcode) ?
+							 DROCE_MAX_INFLIGHT : qp->inf.limit))
+		return 1;
 	return 0;
 }
 
@@ -156,10 +161,12 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 	/* A message's last packet asks for an ACK: the time to it is a round-trip sample, if
 	 * this is its first transmission (Karn: a resent one cannot be told from the first). */
 	if (last) {
-		w->timed = !resend &&
-			   (qp->cc_ops->on_rtt != NULL || droce_inflight_timing(&qp->inf));
+		w->timed = !resend && qp->cc_ops->on_rtt != NULL;
 		w->sent_ns = now;
 	}
+	/* One AckReq'd packet at a time is timed for the RTO (droce_inflight.c) */
+	if (!resend && r->since_ackreq == 0)
+		droce_inflight_sent(qp, r->psn, now);
 	r->psn = droce_psn_add(r->psn, npsn);
 	if (droce_psn_lt(r->max_psn_sent, r->psn))
 		r->max_psn_sent = r->psn;
