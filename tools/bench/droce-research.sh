@@ -122,14 +122,21 @@ sweep lat4k loss 4096 2000
 plot_modes lat4k 3 'p99 completion us' 'one QP, 4 KiB WRITEs, 16 posted: 99th-percentile completion time vs loss'
 
 # Incast N:1 into one 25 Gbit/s port (RED marking 5-200 KB), 10 ms: per N, congestion control
-# and cap, link use, queue median and p99, drops, Jain's index, errors.
+# and loss recovery, link use, queue median and p99, drops, Jain's index, errors.
 inc=$out/incast.csv
 echo "flows,cc,cap,link_pct,queue_median_b,queue_p99_b,ce_pct,drops,errors" >"$inc"
 for n in 2 4 8 16 32 64; do
 	for cc in none dcqcn; do
-		for cap in off on; do
+		# off: no cap, no RTO (go-back-N as before); rto: the RTO alone; on: both
+		for cap in off rto on; do
+			case $cap in
+			off) o="--cap off --rto off" ;;
+			rto) o="--cap off --rto on" ;;
+			*) o="--cap on --rto on" ;;
+			esac
+			# shellcheck disable=SC2086
 			line=$("$simcc" --cc "$cc" --flows "$n" --gbps 25 --cnp-us 50 --ms 10 --seed "$n" \
-				--cap "$cap") || true
+				$o) || true
 			echo "$line" | sed -n 's/.*link \([0-9.]*\) %, queue median \([0-9]*\) B p99 \([0-9]*\) B, CE \([0-9.]*\) %, drops \([0-9]*\),.*errors \([0-9]*\).*/\1,\2,\3,\4,\5,\6/p' |
 				sed "s/^/$n,$cc,$cap,/" | tr -d '\n' >>"$inc"
 			echo >>"$inc"
@@ -149,9 +156,9 @@ set xlabel 'senders'
 set key outside right
 set grid
 set ylabel 'queue p99 bytes'
-plot for [s in "none,off none,on dcqcn,off dcqcn,on"] '$inc' using 1:((strcol(2).",".strcol(3)) eq s ? column(6) : 1/0) with linespoints title s
+plot for [s in "none,off none,rto none,on dcqcn,off dcqcn,rto dcqcn,on"] '$inc' using 1:((strcol(2).",".strcol(3)) eq s ? column(6) : 1/0) with linespoints title s
 set ylabel 'link %'
-plot for [s in "none,off none,on dcqcn,off dcqcn,on"] '$inc' using 1:((strcol(2).",".strcol(3)) eq s ? column(4) : 1/0) with linespoints title s
+plot for [s in "none,off none,rto none,on dcqcn,off dcqcn,rto dcqcn,on"] '$inc' using 1:((strcol(2).",".strcol(3)) eq s ? column(4) : 1/0) with linespoints title s
 unset multiplot
 GP
 	echo "  -> $out/incast.png"
