@@ -207,6 +207,8 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 	droce_dev_set_cnp_interval(s->dev, (uint64_t)c->cnp_interval_us * 1000);
 	if (droce_rt_config_inflight(c, &inf) == 0)	/* validated with the configuration */
 		droce_dev_set_inflight(s->dev, &inf);
+	droce_dev_set_recovery(s->dev, strcmp(c->recovery, "sr") == 0 ? DROCE_RECOVERY_SR :
+									DROCE_RECOVERY_GBN);
 	return dev_cc(rt, s->dev, err, errlen);
 }
 

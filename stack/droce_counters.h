@@ -67,6 +67,8 @@ struct droce_qp;
 	X(RX_ATOMIC_WRITE_REQUESTS, "rx_atomic_write_requests") \
 	X(READ_RESP_AHEAD, "read_resp_ahead") \
 	X(READ_REREQ, "read_rereq") \
+	X(ACK_BEFORE_NAK, "ack_before_seq_nak") \
+	X(SR_KEPT, "sr_kept") \
 	X(RTO_RESEND, "rto_resend")
 
 enum droce_cnt {

@@ -81,4 +81,17 @@ struct droce_inflight_info {
 };
 int droce_qp_inflight(const struct droce_qp *qp, struct droce_inflight_info *info);
 
+/* Loss recovery of RC QPs. Go-back-N is standard RoCEv2 and the default. Selective repeat
+ * (stack/droce_sr.h, wire format stack/wire/droce_srh.h) is droce's own and works only when both
+ * ends of the connection use it: set it on both, before the QP leaves INIT. */
+enum droce_recovery {
+	DROCE_RECOVERY_GBN,
+	DROCE_RECOVERY_SR,
+};
+/* A QP's mode (RC only; in RESET or INIT): 0, -EINVAL (another state or type), -ENOMEM. */
+int droce_qp_set_recovery(struct droce_qp *qp, enum droce_recovery mode);
+/* The mode RC QPs created from now on start with. */
+int droce_dev_set_recovery(struct droce_dev *dev, enum droce_recovery mode);
+enum droce_recovery droce_qp_recovery(const struct droce_qp *qp);
+
 #endif /* DROCE_EXT_H */

@@ -44,6 +44,8 @@ usage(FILE *out)
 		"  --ecn KMIN,KMAX,PMAX  RED CE marking on the egress backlog (bytes, bytes, %%)\n"
 		"  --qcap BYTES      egress queue limit (tail drop)\n"
 		"  --cc none|dcqcn|timely  congestion control of every QP (with its defaults)\n"
+		"  --recovery gbn|sr loss recovery of RC QPs: go-back-N (default), selective repeat\n"
+		"  --pcap FILE       write every frame sent to FILE (the last seed's run)\n"
 		"  --tx-busy P       tx_alloc reports no free buffer\n"
 		"  --timeout C       RC local ACK timeout code (default 8)\n"
 		"  --cap on|off|N    RC in-flight cap: the link's BDP (default), none, N packets\n"
@@ -85,6 +87,7 @@ enum {
 	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM,
 	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC, OPT_CC,
 	OPT_CAP, OPT_CAP_RTT, OPT_RTO, OPT_RTO_MIN, OPT_LAT,
+	OPT_RECOVERY, OPT_PCAP,
 };
 
 static const struct option longopts[] = {
@@ -124,6 +127,8 @@ static const struct option longopts[] = {
 	{ "rto", required_argument, NULL, OPT_RTO },
 	{ "rto-min", required_argument, NULL, OPT_RTO_MIN },
 	{ "lat", no_argument, NULL, OPT_LAT },
+	{ "recovery", required_argument, NULL, OPT_RECOVERY },
+	{ "pcap", required_argument, NULL, OPT_PCAP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -289,6 +294,17 @@ main(int argc, char **argv)
 			break;
 		case OPT_LAT:
 			cfg.lat = true;
+			break;
+		case OPT_RECOVERY:
+			if (strcmp(optarg, "sr") == 0)
+				cfg.sr = true;
+			else if (strcmp(optarg, "gbn") == 0)
+				cfg.sr = false;
+			else
+				goto bad;
+			break;
+		case OPT_PCAP:
+			cfg.pcap = optarg;
 			break;
 		case 'v':
 			cfg.verbose++;

@@ -234,6 +234,8 @@ setup(struct sim_world *w)
 		if (inf.path_bps == 0)
 			inf.path_bps = c->link.rate_bps;
 		droce_dev_set_inflight(w->ep[n].dev, &inf);
+		droce_dev_set_recovery(w->ep[n].dev,
+				       c->sr ? DROCE_RECOVERY_SR : DROCE_RECOVERY_GBN);
 	}
 	for (n = 0; n < 2; n++) {
 		struct sim_node_mem *m = &w->node[n];
@@ -382,6 +384,10 @@ check_counters(struct sim_world *w)
 				 c[i].what, c[i].wire);
 			return;
 		}
+	/* (selective repeat sends a selective NAK per request kept past a gap, by design) */
+	if (st->seq_nak_unacked != 0 && !w->cfg->sr)
+		sim_fail(w, "%" PRIu64 " sequence NAKs with no ACK since the previous one",
+			 st->seq_nak_unacked);
 }
 
 static void
@@ -460,6 +466,8 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	sim_trace_init(&w->trace, cfg->verbose, stdout, w->mtu_bytes);
 	w->net.tx_hook = sim_trace_hook;
 	w->net.tx_hook_arg = &w->trace;
+	if (cfg->pcap != NULL && sim_trace_pcap_open(&w->trace, cfg->pcap) != 0)
+		sim_fail(w, "cannot write %s", cfg->pcap);
 	w->net.time_limit = cfg->time_limit_ns;
 	w->net.event_limit = cfg->event_limit;
 
@@ -524,6 +532,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	sim_check_events(w);
 	if (!w->failed)
 		check_counters(w);
+	sum->sr_kept = dev_sum(w, DROCE_CNT_SR_KEPT);
 	for (n = 0; n < 2 && w->ep[n].dev != NULL; n++) {
 		struct sim_ep *ep = &w->ep[n];
 		uint64_t icrc = droce_dev_drops(ep->dev, DROCE_DROP_ICRC);
@@ -560,6 +569,7 @@ out:
 			d[i] += s[i];
 	}
 	sum->ok = !w->failed;
+	sim_trace_pcap_close(&w->trace);
 	teardown(w);
 	sim_net_fini(&w->net);
 	sim_gen_free(w);
@@ -601,6 +611,8 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 	if (cfg->lat)
 		fprintf(out, " lat_p50=%.1fus lat_p99=%.1fus done=%.3fms", (double)s->lat_p50_ns / 1e3,
 			(double)s->lat_p99_ns / 1e3, (double)s->last_done_ns / 1e6);
+	if (cfg->sr)
+		fprintf(out, " kept=%" PRIu64, s->sr_kept);
 	fprintf(out, " vtime=%.3fms ", (double)s->vtime_ns / 1e6);
 	if (s->ok)
 		fprintf(out, "OK\n");

@@ -62,6 +62,8 @@ struct sim_cfg {
 	 * link's rate: the simulated device reports none) */
 	struct droce_inflight_cfg inflight;
 	bool lat;			/* print the send WRs' completion-time median and p99 */
+	bool sr;			/* selective repeat on both nodes' RC QPs */
+	const char *pcap;		/* every frame sent, as a pcap file (NULL: none) */
 };
 
 void sim_cfg_default(struct sim_cfg *cfg);
@@ -82,6 +84,7 @@ struct sim_summary {
 	uint64_t lat_p50_ns, lat_p99_ns;	/* send WRs: posting to completion (cfg->lat) */
 	uint64_t last_done_ns;		/* the last send completion (vtime may end later: a
 					 * timer's stale heap entry, droce_comp_arm_rto) */
+	uint64_t sr_kept;		/* requests kept past a gap (selective repeat) */
 	uint64_t vtime_ns;
 	uint64_t events;
 	struct sim_wire_stats wire;
