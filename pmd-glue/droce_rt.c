@@ -206,6 +206,7 @@ static int
 make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen)
 {
 	const struct droce_rt_config *c = &rt->cfg;
+	struct droce_inflight_cfg inf;
 	struct droce_dev_attr a;
 	struct droce_io io;
 	int e = 0;
@@ -237,6 +238,8 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 	droce_dev_set_cnp_interval(s->dev, c->cnp_interval_us == DROCE_RT_CNP_AUTO ?
 					   droce_cc_dcqcn_cnp_interval(rt->link_bps) :
 					   (uint64_t)c->cnp_interval_us * 1000);
+	if (droce_rt_config_inflight(c, &inf) == 0)	/* validated with the configuration */
+		droce_dev_set_inflight(s->dev, &inf);
 	droce_dev_set_recovery(s->dev, strcmp(c->recovery, "sr") == 0 ? DROCE_RECOVERY_SR :
 									DROCE_RECOVERY_GBN);
 	return dev_cc(rt, s->dev, err, errlen);

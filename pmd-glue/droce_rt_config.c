@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "droce_cc.h"
+#include "droce_ext.h"
 #include "droce_rt_err.h"
 #include "droce_rt_config.h"
 
@@ -94,6 +95,10 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("timely_t_low_us", timely_t_low_us, 0, 10000000),
 	U32("timely_t_high_us", timely_t_high_us, 0, 10000000),
 	U32("timely_min_rtt_us", timely_min_rtt_us, 0, 10000000),
+	STR("inflight_cap", inflight_cap),
+	U32("inflight_rtt_us", inflight_rtt_us, 0, 4000000),
+	U32("rto", rto, 0, 1),
+	U32("rto_min_us", rto_min_us, 0, 4000000),
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
@@ -144,6 +149,37 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	snprintf(cfg->cc, sizeof(cfg->cc), "none");
 	snprintf(cfg->recovery, sizeof(cfg->recovery), "gbn");
 	cfg->cnp_interval_us = DROCE_RT_CNP_AUTO;
+	snprintf(cfg->inflight_cap, sizeof(cfg->inflight_cap), "bdp");
+	/* A software path (the poll loop, a kernel interface, a VM) takes tens to hundreds of us a
+	 * round trip, and a pause of the process more: a cap below the real BDP costs throughput
+	 * always, one above it only resends under loss; an RTO too short resends needlessly. */
+	cfg->inflight_rtt_us = 100;
+	cfg->rto = 1;
+	cfg->rto_min_us = 200;
+}
+
+/* inflight_cap: "bdp" (the link's rate x inflight_rtt_us), "off" or "0", or 1..1023 packets. */
+int
+droce_rt_config_inflight(const struct droce_rt_config *cfg, struct droce_inflight_cfg *c)
+{
+	char *end;
+	unsigned long n;
+
+	droce_inflight_defaults(c);
+	c->rtt_ns = cfg->inflight_rtt_us * 1000;
+	c->rto = cfg->rto != 0;
+	c->rto_min_ns = cfg->rto_min_us * 1000;
+	if (strcmp(cfg->inflight_cap, "bdp") == 0)
+		return 0;
+	if (strcmp(cfg->inflight_cap, "off") == 0) {
+		c->cap = 0;
+		return 0;
+	}
+	n = strtoul(cfg->inflight_cap, &end, 10);
+	if (cfg->inflight_cap[0] < '0' || cfg->inflight_cap[0] > '9' || *end != '\0' || n > 1023)
+		return -EINVAL;
+	c->cap = (uint32_t)n;
+	return 0;
 }
 
 static int
@@ -580,6 +616,14 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		        "MTU %u too small for path MTU %u (needs >= %u: path MTU + "
 		        "92 bytes of RoCEv2 headers): raise DROCE_MTU or lower DROCE_PATH_MTU",
 		        cfg->mtu, p, droce_rt_config_min_mtu(cfg));
+	{
+		struct droce_inflight_cfg inf;
+
+		if (droce_rt_config_inflight(cfg, &inf) != 0)
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "inflight_cap %s is not bdp, off or a number of packets 0..1023",
+			        cfg->inflight_cap);
+	}
 	if (validate_shards(cfg, err, errlen) != 0)
 		return -EINVAL;
 	if (cfg->mbufs < 2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst)

@@ -80,9 +80,19 @@ struct droce_rt_config {
 	/* TIMELY; 0 = the default of droce_cc_timely_defaults() */
 	uint32_t timely_max_rate_mbps, timely_min_rate_mbps, timely_delta_mbps;
 	uint32_t timely_t_low_us, timely_t_high_us, timely_min_rtt_us;
+	/* RC requesters' loss recovery (stack/droce_ext.h): "bdp", "off" or packets */
+	char inflight_cap[16];
+	uint32_t inflight_rtt_us;	/* the BDP's round trip (0: the engine's, 10 us) */
+	uint32_t rto;			/* 1: resend after an RTO from measured RTT */
+	uint32_t rto_min_us;		/* its floor */
 };
 
 void droce_rt_config_defaults(struct droce_rt_config *cfg);
+
+/* The engine's in-flight settings of inflight_cap, inflight_rtt_us, rto, rto_min_us; -EINVAL
+ * for an inflight_cap that is none of "bdp", "off", 0..1023. */
+struct droce_inflight_cfg;
+int droce_rt_config_inflight(const struct droce_rt_config *cfg, struct droce_inflight_cfg *c);
 
 /* Set one key ("mtu", "ipv4", ...) from its text form. 0, or -EINVAL/-ENOENT with err filled. */
 int droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *value,

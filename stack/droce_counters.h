@@ -68,7 +68,8 @@ struct droce_qp;
 	X(READ_RESP_AHEAD, "read_resp_ahead") \
 	X(READ_REREQ, "read_rereq") \
 	X(ACK_BEFORE_NAK, "ack_before_seq_nak") \
-	X(SR_KEPT, "sr_kept")
+	X(SR_KEPT, "sr_kept") \
+	X(RTO_RESEND, "rto_resend")
 
 enum droce_cnt {
 #define DROCE_X_CNT_ENUM(e, n) DROCE_CNT_##e,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "droce_ext.h"
 #include "droce_rt_config.h"
 #include "droce_test.h"
 
@@ -303,7 +304,44 @@ test_eal_argv(void)
 	CU_ASSERT_EQUAL(droce_rt_config_eal_argv(&cfg, "p", buf, sizeof(buf), argv, 2), -E2BIG);
 }
 
+/* inflight_cap, inflight_rtt_us, rto, rto_min_us: the engine's settings, a bad cap refused. */
+static void
+test_inflight(void)
+{
+	struct droce_inflight_cfg c;
+	struct droce_rt_config cfg;
+	char err[256] = "";
+
+	droce_rt_config_defaults(&cfg);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv4", "198.18.0.1/24", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_inflight(&cfg, &c), 0);
+	CU_ASSERT_EQUAL(c.cap, DROCE_INFLIGHT_CAP_BDP);
+	CU_ASSERT_EQUAL(c.rtt_ns, 100000);
+	CU_ASSERT_TRUE(c.rto);
+	CU_ASSERT_EQUAL(c.rto_min_ns, 200000);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "off", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_rtt_us", "40", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "rto", "0", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "rto_min_us", "100", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_inflight(&cfg, &c), 0);
+	CU_ASSERT_EQUAL(c.cap, 0);
+	CU_ASSERT_EQUAL(c.rtt_ns, 40000);
+	CU_ASSERT_FALSE(c.rto);
+	CU_ASSERT_EQUAL(c.rto_min_ns, 100000);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "24", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_inflight(&cfg, &c), 0);
+	CU_ASSERT_EQUAL(c.cap, 24);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "lots", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "inflight_cap lots"));
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "1024", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "rto", "2", err, sizeof(err)), -EINVAL);
+}
+
 DROCE_TEST_MAIN("rt_config",
+	DROCE_TEST(test_inflight),
 	DROCE_TEST(test_defaults_need_address),
 	DROCE_TEST(test_file_keys),
 	DROCE_TEST(test_env_overrides_file),

@@ -48,6 +48,7 @@ struct cfg {
 	uint64_t cnp_ns;		/* the receiver's CNP interval (0: the one that goes with
 				 * the parameters) */
 	bool mlx5;			/* DCQCN with ConnectX-5's values instead of droce's */
+	struct droce_inflight_cfg inflight;	/* the senders' cap and RTO (path: line_bps) */
 	char params[8][48];		/* --param name=value, applied over the defaults */
 	/* --floor: weaker bounds than --check's targets (regression floors), -1: none */
 	double min_util, max_ce, max_p99;
@@ -294,6 +295,8 @@ setup(struct run *r)
 		return -1;
 	if (r->c.line_bps == 0)
 		r->c.line_bps = r->c.rate_bps;
+	if (r->c.inflight.path_bps == 0)
+		r->c.inflight.path_bps = r->c.line_bps;
 	sim_net_init(&r->net, r->c.seed);
 	r->net.tx_hook = hook;
 	r->net.tx_hook_arg = r;
@@ -339,7 +342,8 @@ setup(struct run *r)
 		struct flow *f = &r->f[i];
 
 		if (sim_ep_create(&f->ep, &r->net, r->c.seed + i + 1, &edge, 4096 + 200) != 0 ||
-		    droce_dev_set_cc(f->ep.dev, ops, &p) != 0)
+		    droce_dev_set_cc(f->ep.dev, ops, &p) != 0 ||
+		    droce_dev_set_inflight(f->ep.dev, &r->c.inflight) != 0)
 			return -1;
 		f->pd = droce_pd_alloc(f->ep.dev, &err);
 		f->cq = droce_cq_create(f->ep.dev, 1024, NULL, &err);
@@ -407,10 +411,9 @@ usage(void)
 		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] [--outstanding K]\n"
 		"       [--sample-us S] [--seed S] [--csv FILE] [--check] [--line-gbps L]\n"
 		"       [--cnp-us I] [--param NAME=VALUE]... [--floor MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
-		"       [--mlx5] [--cap off] [--rto off]\n"
-		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), nothing else\n"
-		"(--cap off, --rto off: the engine's sender has no other in-flight cap, and resends\n"
-		"after the IBTA local ACK timeout).\n");
+		"       [--mlx5] [--cap on|off|N] [--rto on|off]\n"
+		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), and the\n"
+		"engine's in-flight cap and RTO (--cap, --rto: stack/droce_inflight.h).\n");
 }
 
 static int
@@ -445,6 +448,7 @@ parse(int argc, char **argv, struct cfg *c)
 	c->kmax = 200000;
 	c->pmax = 0.01;
 	c->min_util = c->max_ce = c->max_p99 = -1;
+	droce_inflight_defaults(&c->inflight);
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
 		case 'c': c->cc = optarg; break;
@@ -465,16 +469,24 @@ parse(int argc, char **argv, struct cfg *c)
 		case 'C': c->csv = optarg; break;
 		case 'k': c->check = true; break;
 		case 'M': c->mlx5 = true; break;
-		case 'X':	/* the in-flight policy, stated: this engine has no cap nor RTO */
-		case 'R':
-			if (strcmp(optarg, "off") != 0)
-				return -1;
-			break;
 		case 'l': c->line_bps = (uint64_t)(strtod(optarg, NULL) * 1e9); break;
 		case 'I': c->cnp_ns = (uint64_t)(strtod(optarg, NULL) * 1e3); break;
 		case 'F':
 			if (sscanf(optarg, "%lf,%lf,%lf", &c->min_util, &c->max_ce, &c->max_p99) != 3)
 				return -1;
+			break;
+		case 'X':
+			if (strcmp(optarg, "on") == 0)
+				c->inflight.cap = DROCE_INFLIGHT_CAP_BDP;
+			else if (strcmp(optarg, "off") == 0)
+				c->inflight.cap = 0;
+			else if ((c->inflight.cap = (uint32_t)strtoul(optarg, NULL, 0)) == 0)
+				return -1;
+			break;
+		case 'R':
+			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+				return -1;
+			c->inflight.rto = strcmp(optarg, "on") == 0;
 			break;
 		case 'P':
 			if (c->n_params == 8 || strlen(optarg) >= sizeof(c->params[0]))
