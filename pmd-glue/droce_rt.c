@@ -171,10 +171,42 @@ dev_cc(struct droce_rt *rt, struct droce_dev *dev, char *err, size_t errlen)
 	return rc;
 }
 
+int
+droce_rt_qp_cc(struct droce_rt *rt, uint32_t index, struct droce_qp_init_attr *ia,
+	       union droce_cc_params *p)
+{
+	const struct droce_cc_ops *ops;
+	char name[DROCE_CC_NAME_MAX + 1], err[160];
+	int rc;
+
+	if (ia->gsi)
+		return 0;	/* QP1 is the runtime's own, not the program's */
+	if (index == DROCE_RT_QP_NEXT)
+		index = rt->qp_made++;
+	rc = droce_rt_config_qp_cc(rt->cfg.qp_cc, index, name, sizeof(name));
+	if (rc <= 0)
+		return rc;
+	ops = droce_cc_find(&rt->cc_reg, name);
+	if (ops == NULL)
+		return -EINVAL;
+	droce_cc_defaults(ops, p, rt->link_bps);
+	rc = 0;
+	if (ops == &droce_cc_dcqcn)
+		rc = set_dcqcn(&rt->cfg, &p->dcqcn, rt->link_bps, err, sizeof(err));
+	else if (ops == &droce_cc_timely)
+		rc = set_timely(&rt->cfg, &p->timely, rt->link_bps, err, sizeof(err));
+	if (rc != 0)
+		return rc;
+	ia->cc = ops->name;
+	ia->cc_params = p;
+	return 0;
+}
+
 static int
 make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen)
 {
 	const struct droce_rt_config *c = &rt->cfg;
+	struct droce_inflight_cfg inf;
 	struct droce_dev_attr a;
 	struct droce_io io;
 	int e = 0;
@@ -203,7 +235,11 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 		        strerror(e ? e : ENOMEM));
 		return -(e ? e : ENOMEM);
 	}
-	droce_dev_set_cnp_interval(s->dev, (uint64_t)c->cnp_interval_us * 1000);
+	droce_dev_set_cnp_interval(s->dev, c->cnp_interval_us == DROCE_RT_CNP_AUTO ?
+					   droce_cc_dcqcn_cnp_interval(rt->link_bps) :
+					   (uint64_t)c->cnp_interval_us * 1000);
+	if (droce_rt_config_inflight(c, &inf) == 0)	/* validated with the configuration */
+		droce_dev_set_inflight(s->dev, &inf);
 	droce_dev_set_recovery(s->dev, strcmp(c->recovery, "sr") == 0 ? DROCE_RECOVERY_SR :
 									DROCE_RECOVERY_GBN);
 	return dev_cc(rt, s->dev, err, errlen);

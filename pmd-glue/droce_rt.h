@@ -82,6 +82,14 @@ int droce_rt_call(struct droce_rt *rt, int (*fn)(struct droce_rt *rt, void *arg)
 int droce_rt_call_shard(struct droce_rt *rt, unsigned int shard,
 			int (*fn)(struct droce_rt *rt, void *arg), void *arg);
 
+/* Before a QP is created: when the qp_cc key names an algorithm for QP index (DROCE_RT_QP_NEXT:
+ * the next in the order QPs but QP1 come here, from 0), ia's cc and cc_params are set to it
+ * and its parameters from the configuration (written into *p, which must outlive the
+ * creation); otherwise ia is left as it is. 0, or -EINVAL for a name no registry knows. */
+#define DROCE_RT_QP_NEXT UINT32_MAX
+int droce_rt_qp_cc(struct droce_rt *rt, uint32_t index, struct droce_qp_init_attr *ia,
+		   union droce_cc_params *p);
+
 /* Whether the loop last saw the port's link up (it announces us on each rising edge). */
 bool droce_rt_link_up(const struct droce_rt *rt);
 

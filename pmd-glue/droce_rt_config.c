@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "droce_cc.h"
+#include "droce_ext.h"
 #include "droce_rt_err.h"
 #include "droce_rt_config.h"
 
@@ -73,6 +74,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("vlan_pcp", vlan_pcp, 0, 7),
 	STR("cc", cc),
 	STR("cc_plugin", cc_plugin),
+	STR("qp_cc", qp_cc),
 	STR("recovery", recovery),
 	U32("dcqcn_max_rate_mbps", dcqcn_max_rate_mbps, 0, 1600000),
 	U32("dcqcn_min_rate_mbps", dcqcn_min_rate_mbps, 0, 1600000),
@@ -93,6 +95,10 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("timely_t_low_us", timely_t_low_us, 0, 10000000),
 	U32("timely_t_high_us", timely_t_high_us, 0, 10000000),
 	U32("timely_min_rtt_us", timely_min_rtt_us, 0, 10000000),
+	STR("inflight_cap", inflight_cap),
+	U32("inflight_rtt_us", inflight_rtt_us, 0, 4000000),
+	U32("rto", rto, 0, 1),
+	U32("rto_min_us", rto_min_us, 0, 4000000),
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
@@ -142,7 +148,38 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->vlan_pcp = 3;	/* the priority RoCE commonly gets PFC on (lossless class) */
 	snprintf(cfg->cc, sizeof(cfg->cc), "none");
 	snprintf(cfg->recovery, sizeof(cfg->recovery), "gbn");
-	cfg->cnp_interval_us = 4;	/* mlx5's min_time_between_cnps */
+	cfg->cnp_interval_us = DROCE_RT_CNP_AUTO;
+	snprintf(cfg->inflight_cap, sizeof(cfg->inflight_cap), "bdp");
+	/* A software path (the poll loop, a kernel interface, a VM) takes tens to hundreds of us a
+	 * round trip, and a pause of the process more: a cap below the real BDP costs throughput
+	 * always, one above it only resends under loss; an RTO too short resends needlessly. */
+	cfg->inflight_rtt_us = 100;
+	cfg->rto = 1;
+	cfg->rto_min_us = 200;
+}
+
+/* inflight_cap: "bdp" (the link's rate x inflight_rtt_us), "off" or "0", or 1..1023 packets. */
+int
+droce_rt_config_inflight(const struct droce_rt_config *cfg, struct droce_inflight_cfg *c)
+{
+	char *end;
+	unsigned long n;
+
+	droce_inflight_defaults(c);
+	c->rtt_ns = cfg->inflight_rtt_us * 1000;
+	c->rto = cfg->rto != 0;
+	c->rto_min_ns = cfg->rto_min_us * 1000;
+	if (strcmp(cfg->inflight_cap, "bdp") == 0)
+		return 0;
+	if (strcmp(cfg->inflight_cap, "off") == 0) {
+		c->cap = 0;
+		return 0;
+	}
+	n = strtoul(cfg->inflight_cap, &end, 10);
+	if (cfg->inflight_cap[0] < '0' || cfg->inflight_cap[0] > '9' || *end != '\0' || n > 1023)
+		return -EINVAL;
+	c->cap = (uint32_t)n;
+	return 0;
 }
 
 static int
@@ -506,6 +543,61 @@ validate_shards(const struct droce_rt_config *cfg, char *err, size_t errlen)
 }
 
 int
+droce_rt_config_qp_cc(const char *spec, unsigned int index, char *name, size_t len)
+{
+	const char *p = spec;
+	int found = 0;
+
+	while (*p != '\0') {
+		const char *colon = strchr(p, ':'), *end = strchr(p, ',');
+		unsigned long i;
+		char *e;
+		size_t n;
+
+		if (end == NULL)
+			end = p + strlen(p);
+		if (colon == NULL || colon > end || colon == p)
+			return -EINVAL;
+		i = strtoul(p, &e, 10);
+		n = (size_t)(end - colon - 1);
+		if (e != colon || i > UINT32_MAX || n == 0 || n > DROCE_CC_NAME_MAX)
+			return -EINVAL;
+		if (i == index && !found) {
+			if (n >= len)
+				return -EINVAL;
+			memcpy(name, colon + 1, n);
+			name[n] = '\0';
+			found = 1;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return found;
+}
+
+/* qp_cc well formed, and each name a built-in algorithm (a plugin's is checked once loaded) */
+static int
+qp_cc_check(const struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	const char *p = cfg->qp_cc;
+	char name[DROCE_CC_NAME_MAX + 1];
+
+	if (droce_rt_config_qp_cc(cfg->qp_cc, UINT32_MAX, name, sizeof(name)) < 0)
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "qp_cc '%s': expected INDEX:NAME[,INDEX:NAME...], e.g. 0:dcqcn,1:timely",
+		        cfg->qp_cc);
+	for (; *p != '\0'; p = strchr(p, ',') != NULL ? strchr(p, ',') + 1 : p + strlen(p)) {
+		size_t n = strcspn(strchr(p, ':') + 1, ",");
+
+		memcpy(name, strchr(p, ':') + 1, n);
+		name[n] = '\0';
+		if (droce_cc_find(NULL, name) == NULL && cfg->cc_plugin[0] == '\0')
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "qp_cc names %s, not a congestion control here", name);
+	}
+	return 0;
+}
+
+int
 droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t errlen)
 {
 	uint32_t p = cfg->path_mtu;
@@ -524,6 +616,14 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		        "MTU %u too small for path MTU %u (needs >= %u: path MTU + "
 		        "92 bytes of RoCEv2 headers): raise DROCE_MTU or lower DROCE_PATH_MTU",
 		        cfg->mtu, p, droce_rt_config_min_mtu(cfg));
+	{
+		struct droce_inflight_cfg inf;
+
+		if (droce_rt_config_inflight(cfg, &inf) != 0)
+			return droce_rt_errf(-EINVAL, err, errlen,
+			        "inflight_cap %s is not bdp, off or a number of packets 0..1023",
+			        cfg->inflight_cap);
+	}
 	if (validate_shards(cfg, err, errlen) != 0)
 		return -EINVAL;
 	if (cfg->mbufs < 2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst)
@@ -550,6 +650,8 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		        "or load it with cc_plugin (DROCE_CC_PLUGIN)", cfg->cc,
 		        droce_cc_names(NULL, names, sizeof(names)));
 	}
+	if (qp_cc_check(cfg, err, errlen) != 0)
+		return -EINVAL;
 	if (cfg->dcqcn_min_rate_mbps != 0 && cfg->dcqcn_max_rate_mbps != 0 &&
 	    cfg->dcqcn_min_rate_mbps > cfg->dcqcn_max_rate_mbps)
 		return droce_rt_errf(-EINVAL, err, errlen,

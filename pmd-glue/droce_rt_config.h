@@ -67,19 +67,32 @@ struct droce_rt_config {
 	uint32_t vlan_pcp;		/* 802.1p priority of our tagged frames */
 	char cc[32];			/* congestion control of new QPs: none, dcqcn, timely, ... */
 	char cc_plugin[256];		/* shared object registering more of them; "" = none */
+	char qp_cc[256];		/* per QP: "INDEX:NAME,..." the INDEXth QP (from 0) made
+					 * through the verbs runs NAME instead of cc; "" = none */
 	char recovery[8];		/* loss recovery of new RC QPs: gbn, sr (used when both ends have it) */
 	/* DCQCN reaction point (mlx5 names); 0 = the default of droce_cc_dcqcn_defaults() */
 	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
 	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;
 	uint32_t dcqcn_g, dcqcn_alpha_period_us, dcqcn_reduce_period_us, dcqcn_min_dec_fac;
-	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval */
+	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval;
+					 * DROCE_RT_CNP_AUTO: DCQCN's for the link */
 	uint32_t link_mbps;		/* the rate cc defaults scale to (0: the port's) */
 	/* TIMELY; 0 = the default of droce_cc_timely_defaults() */
 	uint32_t timely_max_rate_mbps, timely_min_rate_mbps, timely_delta_mbps;
 	uint32_t timely_t_low_us, timely_t_high_us, timely_min_rtt_us;
+	/* RC requesters' loss recovery (stack/droce_ext.h): "bdp", "off" or packets */
+	char inflight_cap[16];
+	uint32_t inflight_rtt_us;	/* the BDP's round trip (0: the engine's, 10 us) */
+	uint32_t rto;			/* 1: resend after an RTO from measured RTT */
+	uint32_t rto_min_us;		/* its floor */
 };
 
 void droce_rt_config_defaults(struct droce_rt_config *cfg);
+
+/* The engine's in-flight settings of inflight_cap, inflight_rtt_us, rto, rto_min_us; -EINVAL
+ * for an inflight_cap that is none of "bdp", "off", 0..1023. */
+struct droce_inflight_cfg;
+int droce_rt_config_inflight(const struct droce_rt_config *cfg, struct droce_inflight_cfg *c);
 
 /* Set one key ("mtu", "ipv4", ...) from its text form. 0, or -EINVAL/-ENOENT with err filled. */
 int droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *value,
@@ -124,5 +137,12 @@ bool droce_rt_config_eal_has(const struct droce_rt_config *cfg, const char *opt)
 /* Number of keys and the name of key i (for help output and the README test). */
 unsigned int droce_rt_config_nkeys(void);
 const char *droce_rt_config_key(unsigned int i);
+/* The algorithm qp_cc names for the QP of that index (creation order, from 0) into name (len
+ * bytes): 1, or 0 when it names none; -EINVAL for a malformed qp_cc. */
+int droce_rt_config_qp_cc(const char *spec, unsigned int index, char *name, size_t len);
+
+/* cnp_interval_us unset: the interval that goes with DCQCN's defaults for link_mbps (the
+ * paper's 50 us, stretched below 25 Gbit/s; droce_cc_dcqcn_cnp_interval()) */
+#define DROCE_RT_CNP_AUTO UINT32_MAX
 
 #endif /* DROCE_RT_CONFIG_H */

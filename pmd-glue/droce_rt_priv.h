@@ -96,6 +96,7 @@ struct droce_rt {
 	struct droce_rt_port port;
 	struct droce_cc_registry cc_reg;	/* the algorithms cc_plugin added */
 	uint64_t link_bps;	/* the port's rate for congestion control (0: unknown) */
+	uint32_t qp_made;	/* QPs droce_rt_qp_cc() numbered: qp_cc's next index */
 	struct droce_neigh neigh;	/* shard 0's */
 	struct rte_ring *exc;
 	uint8_t gids[2][16];

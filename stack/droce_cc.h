@@ -181,6 +181,12 @@ struct droce_dcqcn_stats {
 /* The defaults for a port of link_bps (0: 100 Gbit/s assumed); 0 or -EINVAL for values out
  * of range. */
 void droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps);
+/* The notification point's CNP interval that goes with those defaults (the paper's 50 us,
+ * stretched below 25 Gbit/s as the timers are), in ns. */
+uint64_t droce_cc_dcqcn_cnp_interval(uint64_t link_bps);
+/* ConnectX-5's firmware defaults (rpg_ai_rate 5 Mb/s, rpg_time_reset 300 us, rpg_byte_reset
+ * 32767, rpg_threshold 1, dce_tcp_g 1019 every 1 us, ...) for a port of link_bps. */
+void droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps);
 int droce_cc_dcqcn_check(const struct droce_dcqcn_params *p);
 /* A QP's DCQCN state (its struct droce_cc_state, while droce_cc_dcqcn drives it). */
 void droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *st);

@@ -39,30 +39,66 @@ enum {
 /*
  * Defaults for a port of link_bps, after the paper's values (made for 40G: g = 1/256, T = 55 us,
  * F = 5, B = 10 MB, R_AI 40 Mb/s, R_HAI 200 Mb/s) with the increase steps scaled to the link
- * (R_AI = link / 500, R_HAI = link / 100) and alpha updated every 20 us instead of 55 (see
- * pmd-glue/README.md, "Congestion control": measured in tests/sim with droce-sim-cc). mlx5's
- * ConnectX-5 values (rpg_time_reset 300 us, rpg_byte_reset 32767, rpg_threshold 1, rpg_ai_rate
- * 5 Mb/s, rpg_hai_rate 50 Mb/s, dce_tcp_g 1019 every 1 us) are one set of keys away; with them
- * the simulator's flows cut too little when several share a link, or recover too slowly.
+ * (R_AI = link / 1000, R_HAI = link / 100) and alpha updated every 20 us instead of 55. Below
+ * 25 Gbit/s a flow sends fewer packets for a mark to fall on, so the rate-increase timer, the
+ * alpha period and the notification point's CNP interval stretch by 25G / link, and R_AI is
+ * link / 500 (with link / 1000 on the stretched timer, flows cut at the start take most of a
+ * 100 ms run to recover). Measured with droce-sim-cc: pmd-glue/README.md, "Congestion control".
  */
 #define DCQCN_UNKNOWN_LINK 100000000000ull	/* 100G when the port's rate is unknown */
+#define DCQCN_SCALE_LINK 25000000000ull	/* below it, the timers stretch */
+
+/* 25G / link in 1/1024, at least 1 */
+static uint64_t
+stretch_1024(uint64_t link_bps)
+{
+	uint64_t l = link_bps != 0 ? link_bps : DCQCN_UNKNOWN_LINK;
+
+	return l >= DCQCN_SCALE_LINK ? 1024 : DCQCN_SCALE_LINK * 1024 / l;
+}
 
 void
 droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 {
-	uint64_t l = link_bps != 0 ? link_bps : DCQCN_UNKNOWN_LINK;
+	uint64_t l = link_bps != 0 ? link_bps : DCQCN_UNKNOWN_LINK, x = stretch_1024(l);
 
 	p->line_rate_bps = p->max_rate_bps = l;		/* rpg_max_rate 0: line rate */
 	p->min_rate_bps = l / 10000 > 1000000 ? l / 10000 : 1000000;	/* rpg_min_rate */
-	p->ai_rate_bps = l / 500;			/* rpg_ai_rate */
+	p->ai_rate_bps = x == 1024 ? l / 1000 : l / 500;	/* rpg_ai_rate */
 	p->hai_rate_bps = l / 100;			/* rpg_hai_rate */
-	p->time_reset_ns = 55000;			/* rpg_time_reset */
+	p->time_reset_ns = 55000 * x / 1024;		/* rpg_time_reset */
 	p->byte_reset = 10000000;			/* rpg_byte_reset */
 	p->threshold = 5;				/* rpg_threshold (F) */
 	p->min_dec_fac = 50;				/* rpg_min_dec_fac, percent kept */
 	p->g = 1020;					/* dce_tcp_g: 1/256 */
-	p->alpha_period_ns = 20000;			/* dce_tcp_rtt */
+	p->alpha_period_ns = 20000 * x / 1024;		/* dce_tcp_rtt */
 	p->reduce_period_ns = 4000;			/* rate_reduce_monitor_period */
+	p->initial_alpha = 1023;			/* initial_alpha_value */
+}
+
+uint64_t
+droce_cc_dcqcn_cnp_interval(uint64_t link_bps)
+{
+	return 50000 * stretch_1024(link_bps) / 1024;	/* the paper's 50 us */
+}
+
+/* ConnectX-5's firmware values (mlxconfig's names; rates not scaled), at line rate. */
+void
+droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps)
+{
+	uint64_t l = link_bps != 0 ? link_bps : DCQCN_UNKNOWN_LINK;
+
+	p->line_rate_bps = p->max_rate_bps = l;		/* rpg_max_rate 0 */
+	p->min_rate_bps = 1000000;			/* rpg_min_rate 1 */
+	p->ai_rate_bps = 5000000;			/* rpg_ai_rate 5 */
+	p->hai_rate_bps = 50000000;			/* rpg_hai_rate 50 */
+	p->time_reset_ns = 300000;			/* rpg_time_reset 300 */
+	p->byte_reset = 32767;				/* rpg_byte_reset */
+	p->threshold = 1;				/* rpg_threshold */
+	p->min_dec_fac = 50;				/* rpg_min_dec_fac */
+	p->g = 1019;					/* dce_tcp_g */
+	p->alpha_period_ns = 1000;			/* dce_tcp_rtt 1 */
+	p->reduce_period_ns = 4000;			/* rate_reduce_monitor_period 4 */
 	p->initial_alpha = 1023;			/* initial_alpha_value */
 }
 

@@ -6,8 +6,9 @@
  * to how far above, in between it follows the normalised gradient: down by beta x gradient when
  * the RTT rises, up by delta (N delta after five falling samples in a row) when it does not.
  * A decrease happens at most once per round trip: a sample whose packet left before the last
- * one is not cut for again. The rate paces data packets as DCQCN's does. Fixed point:
- * gradients in 1/2^16.
+ * one is not cut for again, and a gradient cut takes beta of the rate at most. An increase
+ * below T_low counts the round trips since the previous sample (samples come per message: a
+ * QP cut low hears few). Defaults scale to the link: delta, and T_low below 10 Gbit/s. The rate paces data packets as DCQCN's does. Fixed point: gradients in 1/2^16.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,7 +26,15 @@ enum {
 	W_SAMPLES,
 	W_DECREASES,
 	W_LAST_CUT,	/* when the rate last fell */
+	W_LAST_SAMPLE,	/* when the previous sample came */
 };
+
+/* Below T_low an increase counts the round trips since the previous sample, up to this many:
+ * a QP cut low sends few messages and so hears few samples, and one delta per sample would
+ * leave it near its floor for the rest of a run (a 64 KiB message at 250 Mbit/s is one sample
+ * per 2 ms). */
+#define TIMELY_MAX_STEPS 64
+#define TIMELY_SEGMENT_BITS (65536ull * 8)
 
 static const struct droce_timely_params timely_defaults = {
 	.line_rate_bps = 100000000000ull,	/* unknown: 100G */
@@ -44,8 +53,18 @@ void
 droce_cc_timely_defaults(struct droce_timely_params *p, uint64_t link_bps)
 {
 	*p = timely_defaults;
-	if (link_bps != 0)
+	if (link_bps != 0) {
 		p->line_rate_bps = p->max_rate_bps = link_bps;
+		p->delta_bps = link_bps / 1000;	/* the paper's 10 Mbit/s at 10G */
+		/* T_low covers a 64 KiB segment's serialisation at line rate, as the paper's
+		 * 50 us does at 10G; below 10G that takes longer, and with T_low under the
+		 * base round trip every sample falls in the gradient region and the rate
+		 * decays (2 Gbit/s: a third of the link used) */
+		if (TIMELY_SEGMENT_BITS * 1000000000ull / link_bps > p->t_low_ns) {
+			p->t_low_ns = TIMELY_SEGMENT_BITS * 1000000000ull / link_bps;
+			p->t_high_ns = 10 * p->t_low_ns;
+		}
+	}
 }
 
 int
@@ -93,10 +112,15 @@ static void
 timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 {
 	const struct droce_timely_params *P = &s->params->timely;
-	int64_t rate = (int64_t)s->w[W_RATE], rtt = (int64_t)rtt_ns, diff, grad, cut;
+	int64_t rate = (int64_t)s->w[W_RATE], rtt = (int64_t)rtt_ns, diff, grad, cut, steps;
 	uint64_t sent = now_ns > rtt_ns ? now_ns - rtt_ns : 0;	/* when the timed packet left */
 
 	s->w[W_SAMPLES]++;
+	steps = s->w[W_LAST_SAMPLE] != 0 && now_ns > s->w[W_LAST_SAMPLE] ?
+		(int64_t)((now_ns - s->w[W_LAST_SAMPLE]) / (rtt_ns > P->min_rtt_ns ? rtt_ns :
+								 P->min_rtt_ns)) : 1;
+	steps = steps < 1 ? 1 : steps > TIMELY_MAX_STEPS ? TIMELY_MAX_STEPS : steps;
+	s->w[W_LAST_SAMPLE] = now_ns;
 	if (s->w[W_PREV_RTT] == 0) {	/* the first sample has no change to measure */
 		s->w[W_PREV_RTT] = rtt_ns;
 		return;
@@ -109,7 +133,7 @@ timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 	s->w[W_PREV_RTT] = rtt_ns;
 	if (rtt_ns < P->t_low_ns) {
 		s->w[W_NEG_RUN] = 0;
-		set_rate(s, rate + (int64_t)P->delta_bps);
+		set_rate(s, rate + (int64_t)P->delta_bps * steps);
 		return;
 	}
 	/* A sample whose packet left before the last cut tells of the rate before it: no second
@@ -137,9 +161,13 @@ timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 		return;
 	s->w[W_DECREASES]++;
 	s->w[W_LAST_CUT] = now_ns;
-	/* rate (1 - beta gradient); a gradient of 1/beta or more would stop the QP: keep 1 % */
+	/* rate (1 - beta gradient), the gradient taken as 1 at most: a steep one (a queue
+	 * building at the start) would otherwise take the rate to its floor in one sample, deeper
+	 * than the T_high rule ever cuts */
+	if (grad > FX_ONE)
+		grad = FX_ONE;
 	cut = rate / 1024 * (int64_t)P->beta / FX_ONE * grad;
-	set_rate(s, cut < rate / 100 * 99 ? rate - cut : rate / 100);
+	set_rate(s, rate - cut);
 }
 
 static void

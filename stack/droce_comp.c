@@ -36,10 +36,10 @@ void
 droce_comp_arm_rto(struct droce_qp *qp, uint64_t now)
 {
 	/* Local ACK timeout 4.096 us * 2^timeout; 0 disables it (IBTA 9.7.6.1.3, C9-140). */
-	if (qp->attr.timeout == 0)
-		qp->req.rto_at = UINT64_MAX;
-	else
-		qp->req.rto_at = now + (4096ull << qp->attr.timeout);
+	uint64_t ibta = qp->attr.timeout == 0 ? UINT64_MAX : now + (4096ull << qp->attr.timeout);
+
+	/* The RTO from measured round trips may fire first (droce_inflight.c). */
+	qp->req.rto_at = droce_inflight_arm(qp, now, ibta);
 	/* A later timeout needs no heap move: the QP's entry pops at its earlier deadline, finds
 	 * nothing due and is re-keyed then (run_timers), once per timeout instead of per ACK. */
 	if (qp->heap_idx != UINT32_MAX && qp->deadline <= qp->req.rto_at)
@@ -123,6 +123,7 @@ progress(struct droce_qp *qp, uint32_t una, uint64_t now)
 		droce_sr_passed(qp, old);
 	r->retry_left = qp->attr.retry_cnt;
 	r->rnr_left = qp->attr.rnr_retry;
+	droce_inflight_acked(qp, una, now);
 	qp->cc_ops->on_ack(&qp->cc, now);
 	/* An ACK for packets sent before a rewind: skip what the peer already has. */
 	if (droce_psn_lt(r->psn, una))
@@ -361,6 +362,7 @@ expect(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame, uin
 	}
 	if (p->psn != r->una) {
 		droce_rd_ahead(qp, p, frame);
+		droce_inflight_heard(qp, now);	/* the gap is re-requested: no RTO yet */
 		return NULL;
 	}
 	return &r->ring[r->comp & r->mask];
@@ -509,6 +511,9 @@ droce_comp_timer(struct droce_qp *qp, uint64_t now)
 
 	r->rto_at = UINT64_MAX;
 	if (r->comp == r->sent_hi)
+		return;
+	/* An RTO before the local ACK timeout resends and spends no retry (droce_inflight.c). */
+	if (droce_inflight_early(qp, now))
 		return;
 	droce_qp_cnt(qp, DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR);
 	if (r->retry_left == 0) {

@@ -84,6 +84,7 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 			dev->gid_v4[dev->n_gid_v4++] = droce_get_be32(attr->gids[i] + 12);
 	dev->qpn_gen = (uint32_t)io->rand64(io->ctx);
 	dev->cnp_interval_ns = DROCE_CNP_INTERVAL_NS;
+	droce_inflight_defaults(&dev->inflight);
 	return dev;
 nomem:
 	if (err)

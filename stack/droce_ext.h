@@ -44,6 +44,43 @@ int droce_dev_set_cnp_interval(struct droce_dev *dev, uint64_t ns);
 /* Asynchronous events lost because the queue was full. */
 uint64_t droce_dev_events_lost(const struct droce_dev *dev);
 
+/*
+ * Loss recovery of RC requesters on the standard wire (stack/droce_inflight.c), so against any
+ * peer. A cap on the packets (PSNs) sent and not yet acknowledged keeps a go-back-N rewind to
+ * about one path's worth; an AckReq every quarter of the cap keeps the window moving. An RTO
+ * from measured round trips (RFC 6298, Karn's rule) resends a lost tail long before the IBTA
+ * local ACK timeout (4.096 us x 2^timeout, its upper bound); only that timeout spends retry_cnt.
+ */
+#define DROCE_INFLIGHT_CAP_BDP UINT32_MAX	/* cap: path_bps x rtt_ns over the path MTU */
+#define DROCE_INFLIGHT_RTT_NS 10000		/* default round trip of the BDP cap */
+#define DROCE_INFLIGHT_RTO_MIN_NS 20000		/* default floor of the RTO */
+
+struct droce_inflight_cfg {
+	uint32_t cap;		/* packets; 0: no cap (the engine's 1024-PSN window); or _CAP_BDP */
+	uint64_t path_bps;	/* the BDP's rate; 0: the device's link_bps (100 Gbit/s unknown) */
+	uint32_t rtt_ns;	/* the BDP's round trip; 0: DROCE_INFLIGHT_RTT_NS */
+	bool rto;		/* resend after an RTO from measured RTT (else the local ACK timeout) */
+	uint32_t rto_min_ns;	/* the RTO's floor */
+};
+
+/* Defaults: cap from the BDP, RTO on, floor DROCE_INFLIGHT_RTO_MIN_NS. */
+void droce_inflight_defaults(struct droce_inflight_cfg *c);
+/* The settings QPs created from now on start with; -EINVAL for NULL. */
+int droce_dev_set_inflight(struct droce_dev *dev, const struct droce_inflight_cfg *c);
+const struct droce_inflight_cfg *droce_dev_inflight(const struct droce_dev *dev);
+/* One QP's settings (they apply from its next packet; the RTT estimate is kept). */
+int droce_qp_set_inflight(struct droce_qp *qp, const struct droce_inflight_cfg *c);
+
+struct droce_inflight_info {
+	uint32_t cap;		/* packets; 0: none */
+	uint32_t ackreq_every;
+	uint64_t srtt_ns;	/* 0: no sample yet */
+	uint64_t rttvar_ns;
+	uint64_t rto_ns;	/* what an early resend waits now (backoff included); 0: none */
+	uint64_t ibta_ns;	/* the local ACK timeout, the RTO's bound (UINT64_MAX: timeout 0) */
+};
+int droce_qp_inflight(const struct droce_qp *qp, struct droce_inflight_info *info);
+
 /* Loss recovery of RC QPs. Go-back-N is standard RoCEv2 and the default. Selective repeat
  * (stack/droce_sr.h, wire format stack/wire/droce_srh.h) is droce's own and works only when both
  * ends of the connection use it: set it on both, before the QP leaves INIT. */

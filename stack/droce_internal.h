@@ -14,6 +14,7 @@
 #include "droce_counters.h"
 #include "droce_drop.h"
 #include "droce_icrc.h"
+#include "droce_inflight.h"
 #include "droce_pkt.h"
 #include "droce_slots.h"
 #include "droce_verbs.h"
@@ -305,6 +306,7 @@ struct droce_qp {
 	struct droce_hdr_tmpl htmpl;	/* the same as bytes, for the IPv4 fast path */
 	struct droce_rq rq;
 	struct droce_requester req;
+	struct droce_inflight inf;	/* the requester's cap and RTO (droce_inflight.c) */
 	struct droce_responder resp;
 	struct droce_cc_state cc;
 	const struct droce_cc_ops *cc_ops;
@@ -347,6 +349,7 @@ struct droce_dev {
 	uint32_t active_mtu;	/* enum droce_mtu */
 	unsigned int rx_parse_flags;	/* checks offloaded to the NIC */
 	uint64_t cnp_interval_ns;	/* at most one CNP per QP per interval */
+	struct droce_inflight_cfg inflight;	/* what new QPs start with */
 	const struct droce_cc_ops *cc_default;	/* what new QPs start with (NULL: "none") */
 	union droce_cc_params cc_params;	/* and with which parameters */
 	struct droce_cc_registry cc_reg;	/* algorithms beyond the built-in ones */

@@ -202,6 +202,7 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp->cc_ops = cc_ops;
 	qp->cc_params = cc_params;
 	qp_cc_start(qp, dev->now);
+	droce_inflight_init(qp);
 	droce_qp_set_mtu(qp, (enum droce_mtu)dev->active_mtu);
 	qp->used = true;
 	if (dev->sr_default && qp->type == DROCE_QPT_RC &&
@@ -291,6 +292,7 @@ droce_qp_set_mtu(struct droce_qp *qp, enum droce_mtu mtu)
 	qp->attr.path_mtu = mtu;
 	qp->mtu = droce_mtu_bytes(mtu);
 	qp->seg = qp->mtu - (qp->sr != NULL ? DROCE_SRH_ROOM : 0);
+	droce_inflight_update(qp);	/* the cap is counted in packets of this MTU */
 }
 
 int
@@ -548,4 +550,5 @@ droce_qp_reset(struct droce_qp *qp)
 	qp->np_pending = false;
 	qp->np_last = UINT64_MAX;
 	qp_cc_start(qp, qp->dev->now);
+	droce_inflight_reset(qp);
 }

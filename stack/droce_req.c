@@ -64,6 +64,7 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 
 	/* Karn: an ACK after a rewind may answer the resend; no message sent so far is timed.
 	 * (Only a congestion control that asked for samples pays for the walk.) */
+	qp->inf.timing = false;
 	if (qp->cc_ops->on_rtt != NULL)
 		for (i = r->comp; i != r->sent_hi; i++)
 			r->ring[i & r->mask].timed = false;
@@ -142,8 +143,11 @@ gate(struct droce_qp *qp, struct droce_swqe *w)
 	}
 	if (is_rd_atomic(w->opcode) && r->rd_out >= lim)
 		return 1;
+	/* The in-flight cap (droce_inflight.c); an ACK reschedules us. A READ or atomic is one
+	 * request packet whose responses the responder paces: max_rd_atomic bounds those. */
 	if (qp->type == DROCE_QPT_RC &&
-	    droce_psn_diff(r->psn, r->una) >= (int32_t)DROCE_MAX_INFLIGHT)
+	    droce_psn_diff(r->psn, r->una) >= (int32_t)(is_rd_atomic(w->opcode) ?
+							 DROCE_MAX_INFLIGHT : qp->inf.limit))
 		return 1;
 	/* Selective repeat, peer unknown: one request out, its response says whether the peer
 	 * marks (droce_sr.h); a window of unmarked packets would recover by go-back-N. */
@@ -171,6 +175,9 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 		w->timed = !resend && qp->cc_ops->on_rtt != NULL;
 		w->sent_ns = now;
 	}
+	/* One AckReq'd packet at a time is timed for the RTO (droce_inflight.c) */
+	if (!resend && r->since_ackreq == 0)
+		droce_inflight_sent(qp, r->psn, now);
 	r->psn = droce_psn_add(r->psn, npsn);
 	if (droce_psn_lt(r->max_psn_sent, r->psn))
 		r->max_psn_sent = r->psn;
@@ -261,7 +268,7 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 
 	/* AckReq (IBTA 9.7.2): on a message's last packet, and every Nth so the window moves. */
 	if (qp->type == DROCE_QPT_RC)
-		ackreq = last || ++r->since_ackreq >= DROCE_ACKREQ_EVERY ||
+		ackreq = last || ++r->since_ackreq >= qp->inf.ackreq_every ||
 			 (qp->sr != NULL && !qp->sr->known);	/* the probe (gate) */
 	if (ackreq)
 		r->since_ackreq = 0;
@@ -551,7 +558,7 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 		droce_qp_cnt(qp, DROCE_CNT_CC_DEFERRED);
 		qp->cc.held = true;
 		if (r->rto_at != UINT64_MAX && qp->attr.timeout != 0 &&
-		    r->rto_at < t + (4096ull << qp->attr.timeout))
+		    qp->inf.ibta_at < t + (4096ull << qp->attr.timeout))
 			droce_comp_arm_rto(qp, t);
 		qp->cc_at = t;
 		droce_sched_deadline(qp);

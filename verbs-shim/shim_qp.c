@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "droce_rt.h"
 #include "droce_shim.h"
 #include "droce_shim_gsi.h"
 
@@ -26,9 +27,12 @@ static int
 shim_qp_create_fn(struct droce_rt *rt, void *arg)
 {
 	struct shim_qp_req *r = arg;
+	union droce_cc_params ccp;	/* qp_cc's parameters, copied by the QP */
 	int err = 0;
 
-	(void)rt;
+	err = droce_rt_qp_cc(rt, DROCE_RT_QP_NEXT, &r->init, &ccp);
+	if (err != 0)
+		return err;
 	r->qp = droce_qp_create(r->pd, &r->init, &err);
 	if (r->qp == NULL)
 		return -err;

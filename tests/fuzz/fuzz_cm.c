@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the IB CM message decoder of the rdma_cm replacement
- * (verbs-shim/rdmacm/cm_msg.c): cm_msg_parse() on any bytes, and on what parses, the rdma_cm
+ * (stack/cm/droce_cm_msg.c): droce_cm_msg_parse() on any bytes, and on what parses, the rdma_cm
  * IP header in its private data (cma_hdr_parse). A message that parses and builds again
- * (cm_msg_build) must parse back to the same message.
+ * (droce_cm_msg_build) must parse back to the same message.
  * A broken invariant is __builtin_trap().
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "cm_msg.h"
+#include "cm/droce_cm_msg.h"
+#include "cma_hdr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,23 +25,23 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sockaddr_storage src, dst;
-	uint8_t mad[CM_MAD_SIZE];
-	struct cm_msg m, m2;
+	uint8_t mad[DROCE_MAD_SIZE];
+	struct droce_cm_msg m, m2;
 	int rc;
 
 	memset(&m, 0, sizeof(m));
-	rc = cm_msg_parse(data, size, &m);
+	rc = droce_cm_msg_parse(data, size, &m);
 	if (size >= CMA_HDR_SIZE)
 		(void)cma_hdr_parse(data, &src, &dst);
 	if (rc != 0)
 		return 0;
-	CHECK(cm_attr_name(m.attr)[0] != '?');
-	CHECK(m.private_data_len == cm_msg_priv_max(m.attr));
+	CHECK(droce_cm_attr_name(m.attr)[0] != '?');
+	CHECK(m.private_data_len == droce_cm_msg_priv_max(m.attr));
 	if (m.private_data_len >= CMA_HDR_SIZE)
 		(void)cma_hdr_parse(m.private_data, &src, &dst);
-	if (cm_msg_build(&m, mad) == 0) {
+	if (droce_cm_msg_build(&m, mad) == 0) {
 		memset(&m2, 0, sizeof(m2));
-		CHECK(cm_msg_parse(mad, sizeof(mad), &m2) == 0);
+		CHECK(droce_cm_msg_parse(mad, sizeof(mad), &m2) == 0);
 		/* ARI bytes past ari_len are not part of the message: parse copies all 72, build
 		 * only ari_len of them */
 		if (m.ari_len < sizeof(m.ari))

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "droce_ext.h"
 #include "droce_rt_config.h"
 #include "droce_test.h"
 
@@ -228,6 +229,36 @@ test_validate(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "DROCE_MBUFS"));
 }
 
+/* qp_cc: INDEX:NAME pairs, the name a built-in algorithm (or any with a plugin to load) */
+static void
+test_qp_cc(void)
+{
+	struct droce_rt_config cfg;
+	char err[256] = "", name[32];
+
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("", 0, name, sizeof(name)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:dcqcn,3:timely", 0, name, sizeof(name)), 1);
+	CU_ASSERT_STRING_EQUAL(name, "dcqcn");
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:dcqcn,3:timely", 3, name, sizeof(name)), 1);
+	CU_ASSERT_STRING_EQUAL(name, "timely");
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:dcqcn,3:timely", 1, name, sizeof(name)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("dcqcn", 0, name, sizeof(name)), -EINVAL);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:", 0, name, sizeof(name)), -EINVAL);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("x:dcqcn", 0, name, sizeof(name)), -EINVAL);
+	CU_ASSERT_EQUAL(droce_rt_config_qp_cc("0:dcqcn,,", 0, name, sizeof(name)), -EINVAL);
+	droce_rt_config_defaults(&cfg);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv4", "198.18.0.1/24", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "qp_cc", "0:timely,1:dcqcn", err, sizeof(err)),
+			0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "qp_cc", "0:cubic", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "qp_cc names cubic"));
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "qp_cc", "1-timely", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "INDEX:NAME"));
+}
+
 static void
 test_eal_argv(void)
 {
@@ -273,11 +304,49 @@ test_eal_argv(void)
 	CU_ASSERT_EQUAL(droce_rt_config_eal_argv(&cfg, "p", buf, sizeof(buf), argv, 2), -E2BIG);
 }
 
+/* inflight_cap, inflight_rtt_us, rto, rto_min_us: the engine's settings, a bad cap refused. */
+static void
+test_inflight(void)
+{
+	struct droce_inflight_cfg c;
+	struct droce_rt_config cfg;
+	char err[256] = "";
+
+	droce_rt_config_defaults(&cfg);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv4", "198.18.0.1/24", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_inflight(&cfg, &c), 0);
+	CU_ASSERT_EQUAL(c.cap, DROCE_INFLIGHT_CAP_BDP);
+	CU_ASSERT_EQUAL(c.rtt_ns, 100000);
+	CU_ASSERT_TRUE(c.rto);
+	CU_ASSERT_EQUAL(c.rto_min_ns, 200000);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "off", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_rtt_us", "40", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "rto", "0", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "rto_min_us", "100", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_inflight(&cfg, &c), 0);
+	CU_ASSERT_EQUAL(c.cap, 0);
+	CU_ASSERT_EQUAL(c.rtt_ns, 40000);
+	CU_ASSERT_FALSE(c.rto);
+	CU_ASSERT_EQUAL(c.rto_min_ns, 100000);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "24", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_inflight(&cfg, &c), 0);
+	CU_ASSERT_EQUAL(c.cap, 24);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "lots", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "inflight_cap lots"));
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "1024", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "rto", "2", err, sizeof(err)), -EINVAL);
+}
+
 DROCE_TEST_MAIN("rt_config",
+	DROCE_TEST(test_inflight),
 	DROCE_TEST(test_defaults_need_address),
 	DROCE_TEST(test_file_keys),
 	DROCE_TEST(test_env_overrides_file),
 	DROCE_TEST(test_bad_values),
 	DROCE_TEST(test_file_errors_name_line),
 	DROCE_TEST(test_validate),
+	DROCE_TEST(test_qp_cc),
 	DROCE_TEST(test_eal_argv))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * CM MADs from cm_msg_build() for tshark to decode (cm_tshark.py): one JSON line a message, the
- * outer addresses, the MAD as hex, and every struct cm_msg field by its C name. The values are
+ * CM MADs from droce_cm_msg_build() for tshark to decode (cm_tshark.py): one JSON line a message, the
+ * outer addresses, the MAD as hex, and every struct droce_cm_msg field by its C name. The values are
  * RoCE-like (the kernel's permissive LIDs, hop limit 64, P_Key 0xFFFF) but distinct, so a field
  * read from the wrong place shows.
  */
@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../verbs-shim/rdmacm/cm_msg.h"
+#include "../../stack/cm/droce_cm_msg.h"
+#include "../../verbs-shim/rdmacm/cma_hdr.h"
 
 static void
 hex(const uint8_t *b, size_t n)
@@ -25,13 +26,13 @@ hex(const uint8_t *b, size_t n)
 /* extra: more JSON members (", \"k\": v"), or "". */
 static int
 emit(const char *name, int ipv, const char *src, const char *dst, const char *extra,
-	const struct cm_msg *m)
+	const struct droce_cm_msg *m)
 {
-	uint8_t mad[CM_MAD_SIZE];
+	uint8_t mad[DROCE_MAD_SIZE];
 	char gl[INET6_ADDRSTRLEN], gr[INET6_ADDRSTRLEN];
 
-	if (cm_msg_build(m, mad) != 0) {
-		fprintf(stderr, "cm_golden: cm_msg_build(%s) failed\n", name);
+	if (droce_cm_msg_build(m, mad) != 0) {
+		fprintf(stderr, "cm_golden: droce_cm_msg_build(%s) failed\n", name);
 		return 1;
 	}
 	inet_ntop(AF_INET6, m->primary_local_gid, gl, sizeof(gl));
@@ -65,7 +66,7 @@ emit(const char *name, int ipv, const char *src, const char *dst, const char *ex
 	hex(m->ari, sizeof(m->ari));
 	printf("\", \"service_timeout\": %u, \"sidr_status\": %u, \"private_data\": \"",
 		m->service_timeout, m->sidr_status);
-	hex(m->private_data, cm_msg_priv_max(m->attr));
+	hex(m->private_data, droce_cm_msg_priv_max(m->attr));
 	printf("\"%s}\n", extra);
 	return 0;
 }
@@ -89,7 +90,7 @@ static int
 req(int ipv, const char *src, const char *dst, uint16_t sport, uint16_t dport)
 {
 	struct sockaddr_storage s, d;
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	char extra[64];
 	size_t i;
 
@@ -114,7 +115,7 @@ req(int ipv, const char *src, const char *dst, uint16_t sport, uint16_t dport)
 		inet_pton(AF_INET6, dst, &d6->sin6_addr);
 	}
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_REQ;
+	m.attr = DROCE_CM_ATTR_REQ;
 	m.tid = 0x0000000100000000ull | (unsigned int)ipv;
 	m.local_comm_id = 0x1A2B3C4D;
 	m.service_id = cma_service_id(0x0106, dport);
@@ -160,14 +161,14 @@ int
 main(void)
 {
 	static const char *a4 = "192.168.7.2", *b4 = "192.168.7.3";
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	int rc = 0;
 
 	rc |= req(4, a4, b4, 40001, 7471);
 	rc |= req(6, "fd00:7::2", "fd00:7::3", 65535, 18515);
 
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_REP;
+	m.attr = DROCE_CM_ATTR_REP;
 	m.tid = 0x0000000100000004ull;
 	m.local_comm_id = 0x5E6F7081;
 	m.remote_comm_id = 0x1A2B3C4D;
@@ -188,14 +189,14 @@ main(void)
 	rc |= emit("REP", 4, b4, a4, "", &m);
 
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_RTU;
+	m.attr = DROCE_CM_ATTR_RTU;
 	m.tid = 0x0000000100000004ull;
 	m.local_comm_id = 0x1A2B3C4D;
 	m.remote_comm_id = 0x5E6F7081;
 	rc |= emit("RTU", 4, a4, b4, "", &m);
 
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_MRA;
+	m.attr = DROCE_CM_ATTR_MRA;
 	m.tid = 0x0000000100000004ull;
 	m.local_comm_id = 0x5E6F7081;
 	m.remote_comm_id = 0x1A2B3C4D;
@@ -204,7 +205,7 @@ main(void)
 	rc |= emit("MRA", 4, b4, a4, "", &m);
 
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_REJ;
+	m.attr = DROCE_CM_ATTR_REJ;
 	m.tid = 0x0000000100000005ull;
 	m.local_comm_id = 0;
 	m.remote_comm_id = 0x1A2B3C4D;
@@ -217,7 +218,7 @@ main(void)
 	rc |= emit("REJ", 4, b4, a4, "", &m);
 
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_DREQ;
+	m.attr = DROCE_CM_ATTR_DREQ;
 	m.tid = 0x0000000100000006ull;
 	m.local_comm_id = 0x1A2B3C4D;
 	m.remote_comm_id = 0x5E6F7081;
@@ -225,7 +226,7 @@ main(void)
 	rc |= emit("DREQ", 4, a4, b4, "", &m);
 
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_DREP;
+	m.attr = DROCE_CM_ATTR_DREP;
 	m.tid = 0x0000000100000006ull;
 	m.local_comm_id = 0x5E6F7081;
 	m.remote_comm_id = 0x1A2B3C4D;
@@ -233,7 +234,7 @@ main(void)
 
 	/* rdma_cm's UD port space: a SIDR_REQ, cma_hdr first (as cma_resolve_ib_udp sends it). */
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_SIDR_REQ;
+	m.attr = DROCE_CM_ATTR_SIDR_REQ;
 	m.tid = 0x0000000100000007ull;
 	m.local_comm_id = 0x2B3C4D5E;		/* RequestID */
 	m.pkey = 0xFFFF;
@@ -260,7 +261,7 @@ main(void)
 
 	/* The answer: the UD QPN and rdma_cm's UDP Q_Key (RDMA_UDP_QKEY); some info to place. */
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_SIDR_REP;
+	m.attr = DROCE_CM_ATTR_SIDR_REP;
 	m.tid = 0x0000000100000007ull;
 	m.local_comm_id = 0x2B3C4D5E;		/* the SIDR_REQ's, echoed */
 	m.sidr_status = 0;

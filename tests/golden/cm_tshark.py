@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-tshark decodes the CM MADs that cm_msg_build() writes (verbs-shim/rdmacm/cm_msg.c) as the IBTA
+tshark decodes the CM MADs that cm_msg_build() writes (stack/cm/droce_cm_msg.c) as the IBTA
 says, field by field, with no malformed packet or expert warning (SIDR_REQ / SIDR_REP: the MAD
 header and the attribute's name only, see BY_ATTR).
 

@@ -3,7 +3,8 @@
 # Congestion-control plugins (cc_plugin, stack/droce_cc.h): droce-perf write bw over memif with
 # tools/cc-plugins' "aimd" at a 200 Mbit/s ceiling on the client: --verify passes, the client's
 # limiter held packets (dev.cc_deferred) and its goodput stayed under the ceiling; then each way
-# loading goes wrong gives exit 1 and a line naming the cause.
+# loading goes wrong gives exit 1 and a line naming the cause; the qp_cc key gives one QP the
+# plugin's algorithm while the device's stays none.
 #   cc_plugin.sh PERF_PAIR DROCE_PERF PLUGIN_SO
 pair=$1
 perf=$2
@@ -31,6 +32,25 @@ echo "droce-perf --json: $cc"
 case $cc in
 *'"name":"aimd","held":'[1-9]*'"rate_mbps":200,"cuts":0}') ;;
 *) echo "FAIL: droce-perf's cc report"; fail=1 ;;
+esac
+
+# the same algorithm for one QP only, by the qp_cc key, the device's cc staying none
+PERF_CLIENT_ENV="DROCE_CC_PLUGIN=$so DROCE_QP_CC=0:aimd DROCE_CC_AIMD_MAX_MBPS=200 \
+DROCE_COUNTERS_FILE=$dir/client2.json" "$pair" "$perf" -o write -s 65536 -D 1 --verify -J \
+	>"$dir/pair2.out" 2>&1
+rc=$?
+gbps=$(grep -o '"gbps":[0-9.]*' "$dir/pair2.out" | head -n 1 | cut -d: -f2)
+cc=$(grep -o '"cc":{[^}]*}' "$dir/pair2.out" | head -n 1)
+echo "qp_cc 0:aimd, cc none: exit $rc, goodput ${gbps:-?} Gbit/s, $cc"
+if [ $rc -ne 0 ] || [ -z "$gbps" ] || ! awk -v g="$gbps" 'BEGIN { exit !(g > 0 && g <= 0.2) }'
+then
+	echo "FAIL: qp_cc did not give the QP the plugin's limiter"
+	cat "$dir/pair2.out"
+	fail=1
+fi
+case $cc in
+*'"name":"aimd"'*) ;;
+*) echo "FAIL: droce-perf's cc report for qp_cc"; fail=1 ;;
 esac
 
 # check PATTERN ENV...: droce-perf exits 1 and its stderr matches PATTERN

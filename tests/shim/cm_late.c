@@ -18,6 +18,7 @@
  *                                             out; exit 0 established (and disconnected),
  *                                             3 rejected (status printed), 4 otherwise
  * The server accepts with RNR retry 3, responder resources and initiator depth 1.
+ * CM_ACK_TIMEOUT=N: both set the QP's local ACK timeout with rdma_set_option.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -87,12 +88,26 @@ print_qp(struct rdma_cm_id *id)
 
 	if (ibv_query_qp(id->qp, &a, IBV_QP_SQ_PSN | IBV_QP_RQ_PSN | IBV_QP_RETRY_CNT |
 					 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC |
-					 IBV_QP_MAX_DEST_RD_ATOMIC, &init) != 0)
+					 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_TIMEOUT, &init) != 0)
 		die("ibv_query_qp");
 	printf("qp sq_psn %u rq_psn %u retry %u rnr_retry %u max_rd_atomic %u "
-	       "max_dest_rd_atomic %u\n", a.sq_psn, a.rq_psn, a.retry_cnt, a.rnr_retry,
-	       a.max_rd_atomic, a.max_dest_rd_atomic);
+	       "max_dest_rd_atomic %u timeout %u\n", a.sq_psn, a.rq_psn, a.retry_cnt, a.rnr_retry,
+	       a.max_rd_atomic, a.max_dest_rd_atomic, a.timeout);
 	fflush(stdout);
+}
+
+/* CM_ACK_TIMEOUT=N: rdma_set_option's QP local ACK timeout on the id that connects. */
+static void
+ack_timeout(struct rdma_cm_id *id)
+{
+	const char *v = getenv("CM_ACK_TIMEOUT");
+	uint8_t t;
+
+	if (v == NULL)
+		return;
+	t = (uint8_t)atoi(v);
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t)) != 0)
+		die("rdma_set_option");
 }
 
 static void
@@ -133,6 +148,7 @@ server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const
 	if (next_event(&child, &status) != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 4;
 	make_qp(child);
+	ack_timeout(child);
 	sleep_ms(accept_ms);
 	if (rdma_accept(child, &p) != 0)
 		die("rdma_accept");
@@ -159,6 +175,7 @@ client(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, bool 
 		die("rdma_resolve_route");
 	expect(RDMA_CM_EVENT_ROUTE_RESOLVED);
 	make_qp(id);
+	ack_timeout(id);
 	if (rdma_connect(id, null_param ? NULL : &p) != 0)
 		die("rdma_connect");
 	fd = open(marker, O_CREAT | O_WRONLY, 0600);	/* the REQ is out */

@@ -221,6 +221,16 @@ READY='^bound' SRV_EXTRA="--set capture=$TMP/null.pcap" cm nullp \
 	"$CMLATE" server 198.18.0.1 7484 "$M" 0 -- "$CMLATE" client 198.18.0.1 7484 "$M" null
 expect_rc 0 "rdma_connect(id, NULL): client"
 check_cm_qps "rdma_connect(id, NULL)" "$TMP/null.pcap" 7 3 7
+[ "$(qp_of "$OUT" timeout)" = 17 ] && [ "$(qp_of "$TMP/srv.out" timeout)" = 17 ] ||
+	fail "rdma_connect(id, NULL): QP local ACK timeout not the default 17 (kernel rdma_cm on RoCE)"
+# rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) on both ids: their QPs take it
+rm -f "$M"
+CM_ACK_TIMEOUT=18 READY='^bound' cm ackto \
+	"$CMLATE" server 198.18.0.1 7488 "$M" 0 -- "$CMLATE" client 198.18.0.1 7488 "$M"
+expect_rc 0 "RDMA_OPTION_ID_ACK_TIMEOUT: client"
+[ "$(qp_of "$OUT" timeout)" = 18 ] || fail "RDMA_OPTION_ID_ACK_TIMEOUT: client QP timeout $(qp_of "$OUT" timeout), not 18"
+[ "$(qp_of "$TMP/srv.out" timeout)" = 18 ] ||
+	{ cp "$TMP/srv.out" "$OUT"; fail "RDMA_OPTION_ID_ACK_TIMEOUT: server QP timeout not 18"; }
 [ "$(cm_of "$TMP/null.pcap" infiniband.cm.req.responderres)" = 16 ] ||
 	fail "rdma_connect(id, NULL): the REQ does not offer the device's 16 responder resources"
 

@@ -49,6 +49,12 @@ usage(FILE *out)
 		"  --pcap FILE       write every frame sent to FILE (the last seed's run)\n"
 		"  --tx-busy P       tx_alloc reports no free buffer\n"
 		"  --timeout C       RC local ACK timeout code (default 8)\n"
+		"  --cap on|off|N    RC in-flight cap: the link's BDP (default), none, N packets\n"
+		"  --cap-rtt NS      the round trip of the BDP cap (default 10us)\n"
+		"  --rto on|off      resend after an RTO from measured RTT (default on)\n"
+		"  --rto-min NS      the RTO's floor (default 20us)\n"
+		"  --lat             print the send WRs' completion-time median and 99th percentile,\n"
+		"                    and when the last completed (done=, for goodput)\n"
 		"  --psn P           first PSN (default 0xfffff0: wraps early)\n"
 		"  --sq-depth N      send queue depth (default 32)\n"
 		"  --time-limit MS   virtual-time limit per run (default 60000)\n"
@@ -81,6 +87,7 @@ enum {
 	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
 	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM,
 	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC, OPT_CC,
+	OPT_CAP, OPT_CAP_RTT, OPT_RTO, OPT_RTO_MIN, OPT_LAT,
 	OPT_RECOVERY, OPT_PCAP,
 };
 
@@ -116,6 +123,11 @@ static const struct option longopts[] = {
 	{ "rnr-timer", required_argument, NULL, OPT_RNR_TIMER },
 	{ "rd-atomic", required_argument, NULL, OPT_RD_ATOMIC },
 	{ "cc", required_argument, NULL, OPT_CC },
+	{ "cap", required_argument, NULL, OPT_CAP },
+	{ "cap-rtt", required_argument, NULL, OPT_CAP_RTT },
+	{ "rto", required_argument, NULL, OPT_RTO },
+	{ "rto-min", required_argument, NULL, OPT_RTO_MIN },
+	{ "lat", no_argument, NULL, OPT_LAT },
 	{ "recovery", required_argument, NULL, OPT_RECOVERY },
 	{ "pcap", required_argument, NULL, OPT_PCAP },
 	{ "help", no_argument, NULL, 'h' },
@@ -261,6 +273,28 @@ main(int argc, char **argv)
 			cfg.cc = droce_cc_find(NULL, optarg);
 			if (cfg.cc == NULL)
 				goto bad;
+			break;
+		case OPT_CAP:
+			if (strcmp(optarg, "on") == 0)
+				cfg.inflight.cap = DROCE_INFLIGHT_CAP_BDP;
+			else if (strcmp(optarg, "off") == 0)
+				cfg.inflight.cap = 0;
+			else if ((cfg.inflight.cap = (uint32_t)strtoul(optarg, NULL, 0)) == 0)
+				goto bad;
+			break;
+		case OPT_CAP_RTT:
+			cfg.inflight.rtt_ns = (uint32_t)ns(optarg);
+			break;
+		case OPT_RTO:
+			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+				goto bad;
+			cfg.inflight.rto = strcmp(optarg, "on") == 0;
+			break;
+		case OPT_RTO_MIN:
+			cfg.inflight.rto_min_ns = (uint32_t)ns(optarg);
+			break;
+		case OPT_LAT:
+			cfg.lat = true;
 			break;
 		case OPT_RECOVERY:
 			cfg.sr = false;

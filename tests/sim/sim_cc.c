@@ -45,7 +45,10 @@ struct cfg {
 	const char *csv;
 	bool check;
 	uint64_t line_bps;		/* the senders' NICs (0: the bottleneck's rate) */
-	uint64_t cnp_ns;		/* the receiver's CNP interval (0: its default) */
+	uint64_t cnp_ns;		/* the receiver's CNP interval (0: the one that goes with
+				 * the parameters) */
+	bool mlx5;			/* DCQCN with ConnectX-5's values instead of droce's */
+	struct droce_inflight_cfg inflight;	/* the senders' cap and RTO (path: line_bps) */
 	char params[8][48];		/* --param name=value, applied over the defaults */
 	/* --floor: weaker bounds than --check's targets (regression floors), -1: none */
 	double min_util, max_ce, max_p99;
@@ -292,6 +295,8 @@ setup(struct run *r)
 		return -1;
 	if (r->c.line_bps == 0)
 		r->c.line_bps = r->c.rate_bps;
+	if (r->c.inflight.path_bps == 0)
+		r->c.inflight.path_bps = r->c.line_bps;
 	sim_net_init(&r->net, r->c.seed);
 	r->net.tx_hook = hook;
 	r->net.tx_hook_arg = r;
@@ -299,12 +304,14 @@ setup(struct run *r)
 	qpp.mtu = DROCE_MTU_4096;
 	/* the local ACK timeout (4.096 us x 2^t) above the deepest queue's delay: 4 ms behind a
 	 * bounded tail-drop queue (a dropped window waits for it), 268 ms behind an unbounded
-	 * RED one (16 windows of 16 x 64 KiB at 2 Gbit/s take 64 ms to drain) */
+	 * RED one (up to 16 flows' --outstanding windows: 16 x 16 x 64 KiB at 2 Gbit/s take
+	 * 64 ms to drain) */
 	qpp.timeout = r->c.qcap != 0 ? 10 : 16;
 	if (sim_ep_create(&r->rx, &r->net, r->c.seed, &bottle, 4096 + 200) != 0)
 		return -1;
-	if (r->c.cnp_ns != 0)
-		droce_dev_set_cnp_interval(r->rx.dev, r->c.cnp_ns);
+	if (r->c.cnp_ns == 0)	/* mlx5's min_time_between_cnps, or the paper's, stretched */
+		r->c.cnp_ns = r->c.mlx5 ? 4000 : droce_cc_dcqcn_cnp_interval(r->c.rate_bps);
+	droce_dev_set_cnp_interval(r->rx.dev, r->c.cnp_ns);
 	r->rmem = aligned_alloc(4096, mem);
 	r->rpd = droce_pd_alloc(r->rx.dev, &err);
 	r->rcq = droce_cq_create(r->rx.dev, 1024, NULL, &err);
@@ -320,6 +327,8 @@ setup(struct run *r)
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
 	/* the senders' line rate is the bottleneck's: parameters scaled to it */
 	droce_cc_defaults(ops, &p, r->c.line_bps);
+	if (r->c.mlx5 && ops == &droce_cc_dcqcn)
+		droce_cc_dcqcn_mlx5(&p.dcqcn, r->c.line_bps);
 	if (set_params(r, ops, &p) != 0)
 		return -1;
 	/* The simulator's senders have no wire of their own: the limiter paces them at their
@@ -333,7 +342,8 @@ setup(struct run *r)
 		struct flow *f = &r->f[i];
 
 		if (sim_ep_create(&f->ep, &r->net, r->c.seed + i + 1, &edge, 4096 + 200) != 0 ||
-		    droce_dev_set_cc(f->ep.dev, ops, &p) != 0)
+		    droce_dev_set_cc(f->ep.dev, ops, &p) != 0 ||
+		    droce_dev_set_inflight(f->ep.dev, &r->c.inflight) != 0)
 			return -1;
 		f->pd = droce_pd_alloc(f->ep.dev, &err);
 		f->cq = droce_cq_create(f->ep.dev, 1024, NULL, &err);
@@ -400,7 +410,10 @@ usage(void)
 		"usage: droce-sim-cc [--cc none|dcqcn|timely] [--flows N] [--gbps R] [--delay-us D]\n"
 		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] [--outstanding K]\n"
 		"       [--sample-us S] [--seed S] [--csv FILE] [--check] [--line-gbps L]\n"
-		"       [--cnp-us I] [--param NAME=VALUE]... [--floor MIN_UTIL%%,MAX_CE%%,MAX_P99]\n");
+		"       [--cnp-us I] [--param NAME=VALUE]... [--floor MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
+		"       [--mlx5] [--cap on|off|N] [--rto on|off]\n"
+		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), and the\n"
+		"engine's in-flight cap and RTO (--cap, --rto: stack/droce_inflight.h).\n");
 }
 
 static int
@@ -413,7 +426,8 @@ parse(int argc, char **argv, struct cfg *c)
 		{ "sample-us", 1, NULL, 's' }, { "seed", 1, NULL, 'S' }, { "csv", 1, NULL, 'C' },
 		{ "check", 0, NULL, 'k' }, { "line-gbps", 1, NULL, 'l' },
 		{ "cnp-us", 1, NULL, 'I' }, { "param", 1, NULL, 'P' },
-		{ "floor", 1, NULL, 'F' }, { NULL, 0, NULL, 0 },
+		{ "floor", 1, NULL, 'F' }, { "mlx5", 0, NULL, 'M' }, { "cap", 1, NULL, 'X' },
+		{ "rto", 1, NULL, 'R' }, { NULL, 0, NULL, 0 },
 	};
 	double pm;
 	int o;
@@ -421,17 +435,20 @@ parse(int argc, char **argv, struct cfg *c)
 	memset(c, 0, sizeof(*c));
 	c->cc = "dcqcn";
 	c->flows = 1;
-	c->outstanding = 16;
+	/* two messages in flight keep the link busy while one is acknowledged, and bound what
+	 * a flow can queue at the start (N x 128 KiB) */
+	c->outstanding = 2;
 	c->rate_bps = 25000000000ull;
 	c->delay_ns = 2000;
 	c->time_ns = 20000000;
-	c->sample_ns = 100000;
+	c->sample_ns = 0;
 	c->seed = 1;
 	c->msg = 65536;
 	c->kmin = 5000;
 	c->kmax = 200000;
 	c->pmax = 0.01;
 	c->min_util = c->max_ce = c->max_p99 = -1;
+	droce_inflight_defaults(&c->inflight);
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
 		case 'c': c->cc = optarg; break;
@@ -451,11 +468,25 @@ parse(int argc, char **argv, struct cfg *c)
 		case 'S': c->seed = strtoull(optarg, NULL, 0); break;
 		case 'C': c->csv = optarg; break;
 		case 'k': c->check = true; break;
+		case 'M': c->mlx5 = true; break;
 		case 'l': c->line_bps = (uint64_t)(strtod(optarg, NULL) * 1e9); break;
 		case 'I': c->cnp_ns = (uint64_t)(strtod(optarg, NULL) * 1e3); break;
 		case 'F':
 			if (sscanf(optarg, "%lf,%lf,%lf", &c->min_util, &c->max_ce, &c->max_p99) != 3)
 				return -1;
+			break;
+		case 'X':
+			if (strcmp(optarg, "on") == 0)
+				c->inflight.cap = DROCE_INFLIGHT_CAP_BDP;
+			else if (strcmp(optarg, "off") == 0)
+				c->inflight.cap = 0;
+			else if ((c->inflight.cap = (uint32_t)strtoul(optarg, NULL, 0)) == 0)
+				return -1;
+			break;
+		case 'R':
+			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+				return -1;
+			c->inflight.rto = strcmp(optarg, "on") == 0;
 			break;
 		case 'P':
 			if (c->n_params == 8 || strlen(optarg) >= sizeof(c->params[0]))
@@ -466,8 +497,12 @@ parse(int argc, char **argv, struct cfg *c)
 		}
 	}
 	if (c->flows == 0 || c->flows > MAX_FLOWS || c->outstanding == 0 || c->msg == 0 ||
-	    c->rate_bps == 0 || c->time_ns == 0 || c->sample_ns == 0 || optind != argc)
+	    c->rate_bps == 0 || c->time_ns == 0 || optind != argc)
 		return -1;
+	/* 100 us at 25 Gbit/s and above; longer below, so that a sample holds as many frames */
+	if (c->sample_ns == 0)
+		c->sample_ns = c->rate_bps >= 25000000000ull ? 100000 :
+			       100000 * (25000000000ull / c->rate_bps);
 	c->warm_ns = c->time_ns / 5;	/* the first fifth is the start-up */
 	return 0;
 }
@@ -494,8 +529,9 @@ main(int argc, char **argv)
 			perror(r.c.csv);
 			return 2;
 		}
-		fprintf(r.csv, "# droce-sim-cc --cc %s --flows %u --gbps %.3f --delay-us %.1f "
-			"--red %u,%u,%.1f --qcap %u --seed %" PRIu64 "\n", r.c.cc, r.c.flows,
+		fprintf(r.csv, "# droce-sim-cc --cc %s%s --flows %u --outstanding %u --msg %u "
+			"--gbps %.3f --delay-us %.1f --red %u,%u,%.1f --qcap %u --seed %" PRIu64 "\n",
+			r.c.cc, r.c.mlx5 ? " --mlx5" : "", r.c.flows, r.c.outstanding, r.c.msg,
 			r.c.rate_bps / 1e9, r.c.delay_ns / 1e3, r.c.kmin, r.c.kmax, r.c.pmax * 100,
 			r.c.qcap, r.c.seed);
 		fprintf(r.csv, "ms,queue_bytes,ce_fraction,jain");
@@ -528,12 +564,13 @@ main(int argc, char **argv)
 		qmed = r.backlog[r.n_backlog / 2];
 		q99 = r.backlog[r.n_backlog * 99 / 100];
 	}
-	printf("cc %s flows %u at %.1f Gbit/s, %.1f us, %s %u/%u/%.1f%%, seed %" PRIu64 ": "
+	printf("cc %s%s flows %u x %u x %u B at %.1f Gbit/s, %.1f us, %s %u/%u/%.1f%%, CNP %.0f us, "
+	       "seed %" PRIu64 ": "
 	       "link %.1f %%, queue median %.0f B p99 %.0f B, CE %.2f %%, drops %" PRIu64
 	       ", Jain >= 0.95 from %.2f ms (min after %.3f), errors %u, QPs in error %u\n",
-	       r.c.cc, r.c.flows, r.c.rate_bps / 1e9, r.c.delay_ns / 1e3,
-	       r.c.kmax ? "RED" : "tail-drop", r.c.kmax ? r.c.kmin : r.c.qcap, r.c.kmax,
-	       r.c.pmax * 100, r.c.seed, util * 100, qmed, q99, ce * 100, r.drops,
+	       r.c.cc, r.c.mlx5 ? " (mlx5)" : "", r.c.flows, r.c.outstanding, r.c.msg,
+	       r.c.rate_bps / 1e9, r.c.delay_ns / 1e3, r.c.kmax ? "RED" : "tail-drop",
+	       r.c.kmax ? r.c.kmin : r.c.qcap, r.c.kmax, r.c.pmax * 100, r.c.cnp_ns / 1e3, r.c.seed, util * 100, qmed, q99, ce * 100, r.drops,
 	       r.settled ? r.settle_ns / 1e6 : -1.0, r.settled ? r.jain_min_after : 0.0,
 	       errors, bad_qp);
 	if (r.c.check) {
@@ -543,7 +580,9 @@ main(int argc, char **argv)
 			if (util < 0.90 || qmed < r.c.kmin || qmed > r.c.kmax ||
 			    q99 > 1.5 * r.c.kmax || ce > 0.10)
 				fail = 1;
-			if (r.c.flows > 1 && (!r.settled || r.settle_ns > r.c.warm_ns + 10000000))
+			/* fair within 10 ms of the start, at 25 Gbit/s and above */
+			if (r.c.flows > 1 && r.c.rate_bps >= 25000000000ull &&
+			    (!r.settled || r.settle_ns > 10000000))
 				fail = 1;
 		}
 		if (fail)

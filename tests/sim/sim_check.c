@@ -191,6 +191,7 @@ on_send_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 		}
 	}
 	for (i = s->next_done; i <= k; i++) {
+		w->wr[s->wr[i]].t_done = w->net.now;
 		w->sum->msgs++;
 		w->sum->bytes += w->wr[s->wr[i]].len;
 	}

@@ -53,6 +53,7 @@ struct sim_wr {
 	uint64_t swap_add;
 	uint64_t orig;		/* predicted atomic result */
 	int32_t recv_idx;	/* consumes this receive at the peer (RC), else -1 */
+	uint64_t t_post, t_done;	/* virtual times posted and completed (polled) */
 };
 
 struct sim_recv {

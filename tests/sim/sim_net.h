@@ -17,7 +17,7 @@
 #include "sim_heap.h"
 #include "sim_rng.h"
 
-#define SIM_MAX_NODES 17	/* a receiver and 16 senders (sim_cc.c) */
+#define SIM_MAX_NODES 65	/* a receiver and 64 senders (sim_cc.c) */
 #define SIM_BURST 32
 
 struct sim_link_cfg {

@@ -36,6 +36,7 @@ sim_cfg_default(struct sim_cfg *cfg)
 	cfg->timeout = 8;
 	cfg->psn = 0xFFFFF0;
 	cfg->min_rnr_timer = 1;
+	droce_inflight_defaults(&cfg->inflight);
 }
 
 unsigned int
@@ -151,6 +152,7 @@ post_one(struct sim_world *w, unsigned int n, unsigned int q, uint32_t idx)
 		break;
 	}
 	rc = droce_post_send(s->qp, &swr, &bad);
+	w->wr[idx].t_post = w->net.now;
 	if (wr->inl)
 		memset(me->mem + s->scratch, 0xEE, SIM_INLINE_MAX);
 	if (rc != 0)
@@ -208,6 +210,7 @@ setup(struct sim_world *w)
 	const unsigned int all_access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
 					DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC;
 	const struct sim_cfg *c = w->cfg;
+	struct droce_inflight_cfg inf;
 	struct sim_qp_params qp;
 	unsigned int n, q;
 	int err = 0, rc;
@@ -227,6 +230,10 @@ setup(struct sim_world *w)
 		}
 		w->ep[n].tx_busy = c->tx_busy;
 		droce_dev_set_cc(w->ep[n].dev, c->cc, NULL);	/* its defaults */
+		inf = c->inflight;
+		if (inf.path_bps == 0)
+			inf.path_bps = c->link.rate_bps;
+		droce_dev_set_inflight(w->ep[n].dev, &inf);
 		droce_dev_set_recovery(w->ep[n].dev,
 				       c->sr || ((c->sr_nodes >> n) & 1) ? DROCE_RECOVERY_SR :
 									       DROCE_RECOVERY_GBN);
@@ -406,6 +413,37 @@ describe_hang(struct sim_world *w, enum sim_result r)
 	sim_fail(w, "%s at %.3f ms", sim_result_name(r), (double)w->net.now / 1e6);
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Completion time of every send WR that completed: its median and 99th percentile. */
+static void
+latency(struct sim_world *w)
+{
+	uint64_t *d = calloc(w->n_wr + 1, sizeof(*d));
+	uint32_t i, n = 0;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < w->n_wr; i++)
+		if (w->wr[i].t_done >= w->wr[i].t_post && w->wr[i].t_done != 0) {
+			d[n++] = w->wr[i].t_done - w->wr[i].t_post;
+			if (w->wr[i].t_done > w->sum->last_done_ns)
+				w->sum->last_done_ns = w->wr[i].t_done;
+		}
+	if (n != 0) {
+		qsort(d, n, sizeof(*d), cmp_u64);
+		w->sum->lat_p50_ns = d[n / 2];
+		w->sum->lat_p99_ns = d[(n * 99 + 99) / 100 - 1];
+	}
+	free(d);
+}
+
 int
 sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 {
@@ -504,6 +542,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 		/* Every frame corrupted on the wire is caught by the ICRC check and counted
 		 * (IBTA A17.3.3); nothing in flight is left when the run drained. */
 		sum->icrc_drops += icrc;
+		sum->rto_resends += droce_dev_counter(ep->dev, DROCE_CNT_RTO_RESEND);
 		if (w->net.heap.n == 0 && icrc != w->net.node[ep->idx].down.st.corrupted)
 			sim_fail(w, "n%u: %" PRIu64 " frames corrupted on the wire, engine counted %"
 				 PRIu64 " ICRC drops", n, w->net.node[ep->idx].down.st.corrupted, icrc);
@@ -518,6 +557,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 			sim_fail(w, "n%u: %u transmit buffers allocated and never sent", n,
 				 ep->n_out);
 	}
+	latency(w);
 out:
 	sum->events = w->net.events;
 	sum->wire = w->trace.st;
@@ -568,6 +608,11 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 	if (s->read_needed != 0)
 		fprintf(out, " rresp=%" PRIu64 "/%" PRIu64 " rereq=%" PRIu64, s->wire.read_resp_rx,
 			s->read_needed, s->wire.read_rereq);
+	if (s->rto_resends != 0)
+		fprintf(out, " rto=%" PRIu64, s->rto_resends);
+	if (cfg->lat)
+		fprintf(out, " lat_p50=%.1fus lat_p99=%.1fus done=%.3fms", (double)s->lat_p50_ns / 1e3,
+			(double)s->lat_p99_ns / 1e3, (double)s->last_done_ns / 1e6);
 	if (cfg->sr || cfg->sr_nodes)
 		fprintf(out, " kept=%" PRIu64, s->sr_kept);
 	fprintf(out, " vtime=%.3fms ", (double)s->vtime_ns / 1e6);

@@ -15,6 +15,7 @@
 #include "droce_verbs.h"
 
 #include "droce_cc.h"
+#include "droce_ext.h"
 #include "sim_net.h"
 #include "sim_trace.h"
 
@@ -57,6 +58,10 @@ struct sim_cfg {
 	uint8_t min_rnr_timer;		/* RNR timer code the responders ask for */
 	uint8_t rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic (0: 8) */
 	const struct droce_cc_ops *cc;	/* both nodes' QPs (NULL: "none") */
+	/* Both nodes' in-flight cap and RTO (the engine's defaults; a path_bps of 0 is the
+	 * link's rate: the simulated device reports none) */
+	struct droce_inflight_cfg inflight;
+	bool lat;			/* print the send WRs' completion-time median and p99 */
 	bool sr;			/* selective repeat on both nodes' RC QPs */
 	uint8_t sr_nodes;		/* bit n: selective repeat on node n's alone */
 	const char *pcap;		/* every frame sent, as a pcap file (NULL: none) */
@@ -76,6 +81,10 @@ struct sim_summary {
 	uint64_t msgs_dup;		/* UD datagrams received twice */
 	uint64_t icrc_drops;		/* the engine's ICRC drop counters, both nodes */
 	uint64_t read_needed;		/* READ response packets the READs posted need at least */
+	uint64_t rto_resends;		/* requesters' early resends (RTO before the local ACK timeout) */
+	uint64_t lat_p50_ns, lat_p99_ns;	/* send WRs: posting to completion (cfg->lat) */
+	uint64_t last_done_ns;		/* the last send completion (vtime may end later: a
+					 * timer's stale heap entry, droce_comp_arm_rto) */
 	uint64_t sr_kept;		/* requests kept past a gap (selective repeat) */
 	uint64_t sr_peer;		/* QPs that saw their peer's selective-repeat mark */
 	uint64_t vtime_ns;

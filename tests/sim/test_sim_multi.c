@@ -105,6 +105,7 @@ incast(const struct droce_cc_ops *cc, const union droce_cc_params *cc_params,
 	struct sim_link_cfg bottleneck = { .rate_bps = 10000000000ull, .delay_ns = 1000,
 					   .red_kmin = 5000, .red_kmax = 50000, .red_pmax = 0.2 };
 	size_t mem = (size_t)SENDERS * msgs * size;
+	struct droce_inflight_cfg inf;
 	struct sim_qp_params qpp;
 	struct incast *t = calloc(1, sizeof(*t));
 	struct sim_app app = { step, all_done, t, UINT64_MAX };
@@ -120,9 +121,14 @@ incast(const struct droce_cc_ops *cc, const union droce_cc_params *cc_params,
 	sim_net_init(&t->net, 7);
 	sim_qp_params_default(&qpp);
 	qpp.mtu = DROCE_MTU_4096;
+	droce_inflight_defaults(&inf);
+	inf.cap = 0;
 	for (n = 0; n <= SENDERS; n++) {
 		CU_ASSERT_FATAL(sim_ep_create(&t->ep[n], &t->net, 7, n == 0 ? &bottleneck : &edge,
 					      4096 + 200) == 0);
+		/* No in-flight cap: congestion control is compared with the window alone (32
+		 * writes a sender), the queue it keeps at the bottleneck. */
+		droce_dev_set_inflight(t->ep[n].dev, &inf);
 		if (n != 0)
 			droce_dev_set_cc(t->ep[n].dev, cc, cc_params);
 		else if (cnp_interval_ns != 0)

@@ -17,6 +17,7 @@
 #include "droce_ext.h"
 #include "droce_pkt.h"
 #include "droce_verbs.h"
+#include "wire/droce_ipv4.h"
 
 #define EH_FRAMES 4096
 #define EH_FRAME_MAX 9200
@@ -306,6 +307,25 @@ eh_cc_pair(struct eh_world *w, const struct droce_cc_ops *ops, const union droce
 	mr[0] = droce_mr_reg(w->n[0].pd, a, len, o->access, &err);
 	mr[1] = droce_mr_reg(w->n[1].pd, b, len, o->access, &err);
 	return qp[0] && qp[1] && mr[0] && mr[1] ? 0 : -ENOMEM;
+}
+
+/* An eh_filter: data frames the node sends get CE (ECT ones), as a RED queue past Kmax would
+ * mark them, so the peer answers with CNPs; arg counts them. The IPv4 header checksum is
+ * redone (it covers the ECN bits). */
+static inline bool
+eh_mark_ce(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
+{
+	unsigned int *n = arg;
+	uint8_t *ip = frame + 14;
+
+	(void)from;
+	if (len < 34 || ip[0] != 0x45 || (ip[1] & 3) == 0)
+		return true;
+	ip[1] |= DROCE_ECN_CE;
+	ip[10] = ip[11] = 0;
+	droce_put_be16(ip + 10, droce_ipv4_csum(ip, 20));
+	(*n)++;
+	return true;
 }
 
 /* EH_TRACE=1 in the environment prints every delivered frame. */

@@ -305,12 +305,32 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(configure(&d), 0);
 	CU_ASSERT_EQUAL(tp.dcqcn.max_rate_bps, 100000000000ull);	/* link unknown: 100G */
 	CU_ASSERT_EQUAL(tp.dcqcn.time_reset_ns, 55000);
-	/* scaled to the link: a 2 Gbit/s port's QPs start there, and step by its 1/500 */
+	CU_ASSERT_EQUAL(tp.dcqcn.alpha_period_ns, 20000);
+	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_bps, 100000000ull);	/* link / 1000 */
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
+	droce_cc_dcqcn_defaults(&d, 25000000000ull);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 25000000ull);
+	CU_ASSERT_EQUAL(d.time_reset_ns, 55000);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(25000000000ull), 50000);
+	/* scaled to the link: a 2 Gbit/s port's QPs start there and step by its 1/500, on timers
+	 * 12.5 times as long (25G / link) */
 	droce_cc_dcqcn_defaults(&d, 2000000000ull);
 	CU_ASSERT_EQUAL(d.max_rate_bps, 2000000000ull);
 	CU_ASSERT_EQUAL(d.line_rate_bps, 2000000000ull);
 	CU_ASSERT_EQUAL(d.ai_rate_bps, 4000000ull);
 	CU_ASSERT_EQUAL(d.hai_rate_bps, 20000000ull);
+	CU_ASSERT_EQUAL(d.time_reset_ns, 687500);
+	CU_ASSERT_EQUAL(d.alpha_period_ns, 250000);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(2000000000ull), 625000);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
+	/* ConnectX-5's values */
+	droce_cc_dcqcn_mlx5(&d, 25000000000ull);
+	CU_ASSERT_EQUAL(d.max_rate_bps, 25000000000ull);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 5000000ull);
+	CU_ASSERT_EQUAL(d.time_reset_ns, 300000);
+	CU_ASSERT_EQUAL(d.byte_reset, 32767);
+	CU_ASSERT_EQUAL(d.threshold, 1);
+	CU_ASSERT_EQUAL(d.alpha_period_ns, 1000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
 	/* by name, as the configuration and droce-sim pick one */
 	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "dcqcn"), &droce_cc_dcqcn);
@@ -318,30 +338,6 @@ test_configure_checks(void)
 	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "none"), &droce_cc_none);
 	CU_ASSERT_PTR_NULL(droce_cc_find(NULL, "cubic"));
 	CU_ASSERT_PTR_NULL(droce_cc_find(NULL, NULL));
-}
-
-/* Data frames node 0 sends get CE, as a RED queue would mark them: node 1 answers with CNPs.
- * The IPv4 header checksum covers the ECN bits: it is redone. */
-static bool
-mark_ce(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
-{
-	unsigned int *n = arg, i;
-	uint8_t *ip = frame + 14;
-	uint32_t sum = 0;
-
-	(void)from;
-	if (len < 34 || ip[0] != 0x45 || (ip[1] & 3) == 0)
-		return true;
-	ip[1] |= 3;
-	ip[10] = ip[11] = 0;
-	for (i = 0; i < 20; i += 2)
-		sum += ((uint32_t)ip[i] << 8) | ip[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	ip[10] = (uint8_t)(~sum >> 8);
-	ip[11] = (uint8_t)~sum;
-	(*n)++;
-	return true;
 }
 
 static void
@@ -367,7 +363,7 @@ test_end_to_end_ce(void)
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[1], NULL), &droce_cc_none);	/* node 1 kept "none" */
 	for (i = 0; i < sizeof(bufa); i++)
 		bufa[i] = (uint8_t)(i * 7 + 3);
-	w.n[0].filter = mark_ce;
+	w.n[0].filter = eh_mark_ce;
 	w.n[0].filter_arg = &marked;
 	for (i = 0; i < 8; i++) {
 		struct droce_sge sge = { (uintptr_t)bufa + i * 131072, 131072, droce_mr_lkey(mr[0]) };

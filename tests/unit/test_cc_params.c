@@ -2,7 +2,7 @@
 /*
  * Congestion control per device and per QP (stack/droce_cc.h, droce_ext.h): two QPs of one
  * device running DCQCN with different parameters (one from its init attributes) pace at
- * different rates; two devices with different defaults give their QPs each its own; an
+ * different rates, and one on DCQCN beside one on TIMELY answer CE marks differently; two devices with different defaults give their QPs each its own; an
  * unknown algorithm or refused parameters fail the QP's creation; a device's registry is its
  * own.
  */
@@ -127,6 +127,65 @@ test_two_qps_one_device(void)
 	eh_fini(&w);
 }
 
+/* Two QPs on node 0, one on the device's DCQCN, one on TIMELY from its own attributes, both at
+ * 10 Gbit/s, every data frame CE-marked: the DCQCN QP is cut by the CNPs and takes longer for
+ * the same WRITEs; TIMELY hears RTTs, not CNPs, and keeps its rate. */
+static void
+test_two_algorithms_one_device(void)
+{
+	static uint8_t src[2][MSG], dst[2][MSG];
+	union droce_cc_params dev_p = dcqcn_at(10000000000ull), qp_p;
+	const struct droce_cc_state *cs[2];
+	struct droce_qp *a[2], *b[2];
+	struct droce_mr *smr[2], *dmr[2];
+	struct droce_dcqcn_stats ds;
+	struct droce_timely_stats ts;
+	struct eh_qp_opts o;
+	struct eh_world w;
+	unsigned int marked = 0;
+	uint64_t t[2];
+	int err = 0, i;
+
+	droce_cc_defaults(&droce_cc_timely, &qp_p, 10000000000ull);
+	eh_init(&w, 1500);
+	CU_ASSERT_EQUAL_FATAL(droce_dev_set_cc(w.n[0].dev, &droce_cc_dcqcn, &dev_p), 0);
+	eh_opts_default(&o);
+	eh_pair(&w, DROCE_QPT_RC, &o, a, 16);
+	o.cc[0] = "timely";
+	o.cc_params[0] = &qp_p;
+	eh_pair(&w, DROCE_QPT_RC, &o, b, 16);
+	CU_ASSERT_FATAL(a[0] != NULL && b[0] != NULL);
+	CU_ASSERT_PTR_EQUAL(droce_qp_cc(a[0], &cs[0]), &droce_cc_dcqcn);
+	CU_ASSERT_PTR_EQUAL(droce_qp_cc(b[0], &cs[1]), &droce_cc_timely);
+	for (i = 0; i < 2; i++) {
+		smr[i] = droce_mr_reg(w.n[0].pd, src[i], MSG, o.access, &err);
+		dmr[i] = droce_mr_reg(w.n[1].pd, dst[i], MSG, o.access, &err);
+		CU_ASSERT_FATAL(smr[i] != NULL && dmr[i] != NULL);
+		memset(src[i], 0x3C + i, MSG);
+	}
+	w.n[0].filter = eh_mark_ce;
+	w.n[0].filter_arg = &marked;
+	post_write(a[0], smr[0], dmr[0], src[0], dst[0], 0);
+	post_write(b[0], smr[1], dmr[1], src[1], dst[1], 1);
+	run_until_done(&w, 0, 0, t);
+	droce_cc_dcqcn_stats(cs[0], &ds);
+	droce_cc_timely_stats(cs[1], &ts);
+	printf("\n  64 KiB, all CE: DCQCN %" PRIu64 " ns (%" PRIu64 " cuts, %" PRIu64
+	       " Mbit/s), TIMELY %" PRIu64 " ns (%" PRIu64 " Mbit/s) ", t[0], ds.cuts,
+	       ds.rate_bps / 1000000, t[1], ts.rate_bps / 1000000);
+	CU_ASSERT(marked > 32);
+	CU_ASSERT(droce_qp_counter(a[0], DROCE_CNT_RP_CNP_HANDLED) > 0);
+	CU_ASSERT(droce_qp_counter(b[0], DROCE_CNT_RP_CNP_HANDLED) > 0);	/* heard, ignored */
+	CU_ASSERT(ds.cuts > 0);
+	CU_ASSERT(ds.rate_bps < 5000000000ull);
+	CU_ASSERT_EQUAL(ts.decreases, 0);
+	CU_ASSERT(ts.rate_bps >= 10000000000ull);
+	CU_ASSERT(t[0] > 0 && t[1] > 0 && t[0] > 2 * t[1]);
+	CU_ASSERT_EQUAL(memcmp(src[0], dst[0], MSG), 0);
+	CU_ASSERT_EQUAL(memcmp(src[1], dst[1], MSG), 0);
+	eh_fini(&w);
+}
+
 /* Node 0's device defaults to DCQCN at 1 Gbit/s, node 1's at 10 Gbit/s: each side of one
  * pair writes at its own device's rate. */
 static void
@@ -219,5 +278,6 @@ test_refused(void)
 
 DROCE_TEST_MAIN("cc_params",
 	DROCE_TEST(test_two_qps_one_device),
+	DROCE_TEST(test_two_algorithms_one_device),
 	DROCE_TEST(test_two_devices),
 	DROCE_TEST(test_refused))

@@ -31,6 +31,8 @@ start(struct droce_cc_state *s, uint64_t now)
 
 /* sample times 20 ms apart: every timed packet left after the previous sample arrived */
 #define T(k) ((uint64_t)(k) * 20000000ull)
+/* samples T() apart are many round trips apart: an increase takes the most steps */
+#define STEPS 64
 
 static struct droce_timely_params
 params(void)
@@ -78,9 +80,9 @@ test_rules(void)
 	droce_cc_timely.on_rtt(&s, 1000000, T(2));
 	r = 1e10 * (1 - 819.0 / 1024 * 0.5);
 	near(stats(&s).rate_bps, r);
-	/* below T_low: + delta */
+	/* below T_low: + delta per round trip since the previous sample */
 	droce_cc_timely.on_rtt(&s, 30000, T(3));
-	r += 1e7;
+	r += 1e7 * STEPS;
 	near(stats(&s).rate_bps, r);
 	/* between: a rising RTT (30 -> 100 us): the EWMA of the change, 0.875 x 70 us + 0.125 x
 	 * (the earlier change, -970 us x 0.875 + 0), normalised by 20 us, times beta */
@@ -100,10 +102,11 @@ test_rules(void)
 	/* flat RTT in between: + delta each, hai_n delta from the fifth in a row */
 	droce_cc_timely.on_rtt(&s, 100000, T(5));	/* gradient decays but may stay > 0 once */
 	r = (double)stats(&s).rate_bps;
+	/* (one round trip apart: one step each) */
 	for (i = 0; i < 12; i++) {
 		uint64_t before = stats(&s).rate_bps;
 
-		droce_cc_timely.on_rtt(&s, 100000, T(6 + i));
+		droce_cc_timely.on_rtt(&s, 100000, T(5) + (uint64_t)(i + 1) * 100000);
 		if (stats(&s).rate_bps <= before)
 			continue;	/* the EWMA still positive: a (shrinking) cut */
 		CU_ASSERT(stats(&s).rate_bps - before == 10000000ull ||
@@ -113,7 +116,7 @@ test_rules(void)
 	{
 		uint64_t before = stats(&s).rate_bps;
 
-		droce_cc_timely.on_rtt(&s, 100000, T(100));
+		droce_cc_timely.on_rtt(&s, 100000, T(5) + 13 * 100000);
 		CU_ASSERT_EQUAL(stats(&s).rate_bps - before, 5 * 10000000ull);
 	}
 	/* clamps */
@@ -123,6 +126,49 @@ test_rules(void)
 	for (i = 0; i < 2000; i++)
 		droce_cc_timely.on_rtt(&s, 1000, T(1000 + i));
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
+}
+
+/* An increase counts the round trips since the previous sample (a QP cut low hears few); a
+ * steep gradient cuts by beta at most, not to the floor. */
+static void
+test_steps_and_steep_gradient(void)
+{
+	struct droce_timely_params p = params();
+	struct droce_cc_state s;
+	uint64_t r;
+
+	p.max_rate_bps = p.line_rate_bps = 100000000000ull;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_timely.on_rtt(&s, 1000000, 1000000);	/* reference */
+	droce_cc_timely.on_rtt(&s, 1000000, 2000000);	/* T_high: cut to 0.6 */
+	r = stats(&s).rate_bps;
+	/* below T_low, 30 us: one round trip later (20 us min_rtt counts as one) one delta,
+	 * three later three */
+	droce_cc_timely.on_rtt(&s, 30000, 2030000);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, r + p.delta_bps);
+	droce_cc_timely.on_rtt(&s, 30000, 2120000);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, r + 4 * p.delta_bps);
+	/* a long silence: TIMELY_MAX_STEPS at most */
+	droce_cc_timely.on_rtt(&s, 30000, 1000000000);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, r + (4 + STEPS) * p.delta_bps);
+	r = stats(&s).rate_bps;
+	/* between T_low and T_high, the RTT jumping 30 -> 400 us (a gradient far above 1):
+	 * rate (1 - beta), not the floor */
+	droce_cc_timely.on_rtt(&s, 400000, 1000400000);
+	near(stats(&s).rate_bps, (double)r * (1024 - p.beta) / 1024);
+	CU_ASSERT_EQUAL(stats(&s).decreases, 2);
+	/* defaults scale to the link: delta link / 1000; T_low a 64 KiB segment's time on the
+	 * wire when that is above the paper's 50 us, T_high ten times it */
+	droce_cc_timely_defaults(&p, 25000000000ull);
+	CU_ASSERT_EQUAL(p.delta_bps, 25000000ull);
+	CU_ASSERT_EQUAL(p.t_low_ns, 50000);
+	CU_ASSERT_EQUAL(p.t_high_ns, 500000);
+	droce_cc_timely_defaults(&p, 2000000000ull);
+	CU_ASSERT_EQUAL(p.delta_bps, 2000000ull);
+	CU_ASSERT_EQUAL(p.t_low_ns, 262144);
+	CU_ASSERT_EQUAL(p.t_high_ns, 2621440);
+	CU_ASSERT_EQUAL(droce_cc_timely_check(&p), 0);
 }
 
 /* At most one decrease per round trip: a sample whose packet left before the last cut is not
@@ -275,5 +321,6 @@ test_engine_rtt_samples(void)
 DROCE_TEST_MAIN("cc_timely",
 	DROCE_TEST(test_rules),
 	DROCE_TEST(test_once_per_rtt),
+	DROCE_TEST(test_steps_and_steep_gradient),
 	DROCE_TEST(test_pacing_and_config),
 	DROCE_TEST(test_engine_rtt_samples))

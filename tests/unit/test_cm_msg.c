@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IB CM MAD codec (verbs-shim/rdmacm/cm_msg.c): round trips at the widest values, byte offsets
+ * IB CM MAD codec (stack/cm/droce_cm_msg.c): round trips at the widest values, byte offsets
  * against the IBTA 12.6 tables (106-113) and 12.11's SIDR tables (119-120; data offset + 24 for
  * the MAD header), refusals, and rdma_cm's cma_hdr and service ID.
  */
@@ -9,35 +9,36 @@
 #include <netinet/in.h>
 #include <string.h>
 
-#include "../../verbs-shim/rdmacm/cm_msg.h"
+#include "../../verbs-shim/rdmacm/cma_hdr.h"
+#include "cm/droce_cm_msg.h"
 #include "wire/droce_cm.h"
 #include "wire/droce_mad.h"
 #include "droce_test.h"
 
-static const uint16_t all_attrs[] = {CM_REQ, CM_MRA, CM_REJ, CM_REP, CM_RTU, CM_DREQ, CM_DREP,
-				     CM_SIDR_REQ, CM_SIDR_REP};
+static const uint16_t all_attrs[] = {DROCE_CM_ATTR_REQ, DROCE_CM_ATTR_MRA, DROCE_CM_ATTR_REJ, DROCE_CM_ATTR_REP, DROCE_CM_ATTR_RTU, DROCE_CM_ATTR_DREQ, DROCE_CM_ATTR_DREP,
+				     DROCE_CM_ATTR_SIDR_REQ, DROCE_CM_ATTR_SIDR_REP};
 
 /* REQ and the SIDR messages carry no remote comm ID. */
 static bool
 has_remote_id(uint16_t attr)
 {
-	return attr != CM_REQ && attr != CM_SIDR_REQ && attr != CM_SIDR_REP;
+	return attr != DROCE_CM_ATTR_REQ && attr != DROCE_CM_ATTR_SIDR_REQ && attr != DROCE_CM_ATTR_SIDR_REP;
 }
 
 /* Private data of every attribute's full size, a byte pattern that shows misplacement. */
 static void
-fill_priv(struct cm_msg *m, uint8_t seed)
+fill_priv(struct droce_cm_msg *m, uint8_t seed)
 {
 	size_t i;
 
-	m->private_data_len = (uint8_t)cm_msg_priv_max(m->attr);
+	m->private_data_len = (uint8_t)droce_cm_msg_priv_max(m->attr);
 	for (i = 0; i < m->private_data_len; i++)
 		m->private_data[i] = (uint8_t)(seed + i * 7);
 }
 
 /* Every field at the widest value it can hold (all ones). */
 static void
-msg_max(struct cm_msg *m, uint16_t attr)
+msg_max(struct droce_cm_msg *m, uint16_t attr)
 {
 	memset(m, 0, sizeof(*m));
 	m->attr = attr;
@@ -45,7 +46,7 @@ msg_max(struct cm_msg *m, uint16_t attr)
 	m->local_comm_id = UINT32_MAX;
 	m->remote_comm_id = has_remote_id(attr) ? UINT32_MAX : 0;
 	switch (attr) {
-	case CM_REQ:
+	case DROCE_CM_ATTR_REQ:
 		m->service_id = UINT64_MAX;
 		m->local_ca_guid = UINT64_MAX;
 		m->local_qkey = UINT32_MAX;
@@ -75,17 +76,17 @@ msg_max(struct cm_msg *m, uint16_t attr)
 		m->primary_subnet_local = true;
 		m->primary_local_ack_timeout = 0x1F;
 		break;
-	case CM_MRA:
+	case DROCE_CM_ATTR_MRA:
 		m->msg_rejected = 3;
 		m->service_timeout = 0x1F;
 		break;
-	case CM_REJ:
+	case DROCE_CM_ATTR_REJ:
 		m->msg_rejected = 3;
 		m->reason = 0xFFFF;
 		m->ari_len = 72;
 		memset(m->ari, 0xFF, sizeof(m->ari));
 		break;
-	case CM_REP:
+	case DROCE_CM_ATTR_REP:
 		m->local_qkey = UINT32_MAX;
 		m->local_qpn = 0xFFFFFF;
 		m->starting_psn = 0xFFFFFF;
@@ -98,14 +99,14 @@ msg_max(struct cm_msg *m, uint16_t attr)
 		m->srq = true;
 		m->local_ca_guid = UINT64_MAX;
 		break;
-	case CM_DREQ:
+	case DROCE_CM_ATTR_DREQ:
 		m->local_qpn = 0xFFFFFF;
 		break;
-	case CM_SIDR_REQ:
+	case DROCE_CM_ATTR_SIDR_REQ:
 		m->pkey = 0xFFFF;
 		m->service_id = UINT64_MAX;
 		break;
-	case CM_SIDR_REP:
+	case DROCE_CM_ATTR_SIDR_REP:
 		m->sidr_status = 0xFF;
 		m->ari_len = 72;
 		memset(m->ari, 0xFF, sizeof(m->ari));
@@ -116,13 +117,13 @@ msg_max(struct cm_msg *m, uint16_t attr)
 	default:
 		break;
 	}
-	m->private_data_len = (uint8_t)cm_msg_priv_max(attr);
+	m->private_data_len = (uint8_t)droce_cm_msg_priv_max(attr);
 	memset(m->private_data, 0xFF, m->private_data_len);
 }
 
 /* Distinct, recognisable values (the ones the offset tests look for). */
 static void
-msg_pattern(struct cm_msg *m, uint16_t attr)
+msg_pattern(struct droce_cm_msg *m, uint16_t attr)
 {
 	static const uint8_t lgid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 192, 168, 1, 2};
 	static const uint8_t rgid[16] = {0xFE, 0x80, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
@@ -133,7 +134,7 @@ msg_pattern(struct cm_msg *m, uint16_t attr)
 	m->local_comm_id = 0x11223344;
 	m->remote_comm_id = has_remote_id(attr) ? 0x55667788 : 0;
 	switch (attr) {
-	case CM_REQ:
+	case DROCE_CM_ATTR_REQ:
 		m->service_id = 0x0000000001061D2Full;
 		m->local_ca_guid = 0xA1A2A3A4A5A6A7A8ull;
 		m->local_qkey = 0xB1B2B3B4;
@@ -163,18 +164,18 @@ msg_pattern(struct cm_msg *m, uint16_t attr)
 		m->primary_subnet_local = true;
 		m->primary_local_ack_timeout = 0x13;
 		break;
-	case CM_MRA:
+	case DROCE_CM_ATTR_MRA:
 		m->msg_rejected = 1;
 		m->service_timeout = 0x1F;
 		break;
-	case CM_REJ:
+	case DROCE_CM_ATTR_REJ:
 		m->msg_rejected = 2;
 		m->ari_len = 72;
 		m->reason = DROCE_CM_REJ_CONSUMER_DEFINED;
 		m->ari[0] = 0xC1;
 		m->ari[71] = 0xC2;
 		break;
-	case CM_REP:
+	case DROCE_CM_ATTR_REP:
 		m->local_qkey = 0xB1B2B3B4;
 		m->local_qpn = 0xABCDEF;
 		m->starting_psn = 0x123456;
@@ -187,14 +188,14 @@ msg_pattern(struct cm_msg *m, uint16_t attr)
 		m->srq = true;
 		m->local_ca_guid = 0xA1A2A3A4A5A6A7A8ull;
 		break;
-	case CM_DREQ:
+	case DROCE_CM_ATTR_DREQ:
 		m->local_qpn = 0x123456;
 		break;
-	case CM_SIDR_REQ:
+	case DROCE_CM_ATTR_SIDR_REQ:
 		m->pkey = 0x8A5B;
 		m->service_id = 0x0000000001111D2Full;	/* RDMA_PS_UDP, port 7471 */
 		break;
-	case CM_SIDR_REP:
+	case DROCE_CM_ATTR_SIDR_REP:
 		m->sidr_status = DROCE_CM_SIDR_REDIRECT;
 		m->ari_len = 72;
 		m->ari[0] = 0xC1;
@@ -211,7 +212,7 @@ msg_pattern(struct cm_msg *m, uint16_t attr)
 
 /* Field by field (not memcmp: padding). */
 static void
-assert_msg_eq(const struct cm_msg *a, const struct cm_msg *b)
+assert_msg_eq(const struct droce_cm_msg *a, const struct droce_cm_msg *b)
 {
 	CU_ASSERT_EQUAL(a->attr, b->attr);
 	CU_ASSERT_EQUAL(a->tid, b->tid);
@@ -258,20 +259,20 @@ assert_msg_eq(const struct cm_msg *a, const struct cm_msg *b)
 }
 
 static void
-round_trip(const struct cm_msg *m)
+round_trip(const struct droce_cm_msg *m)
 {
-	uint8_t mad[CM_MAD_SIZE];
-	struct cm_msg back;
+	uint8_t mad[DROCE_MAD_SIZE];
+	struct droce_cm_msg back;
 
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(m, mad), 0);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(m, mad), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0);
 	assert_msg_eq(m, &back);
 }
 
 static void
 test_cm_round_trip_max(void)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	size_t i;
 
 	for (i = 0; i < sizeof(all_attrs) / sizeof(all_attrs[0]); i++) {
@@ -283,7 +284,7 @@ test_cm_round_trip_max(void)
 static void
 test_cm_round_trip_pattern(void)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	size_t i;
 
 	for (i = 0; i < sizeof(all_attrs) / sizeof(all_attrs[0]); i++) {
@@ -296,18 +297,18 @@ test_cm_round_trip_pattern(void)
 static void
 test_cm_round_trip_single_fields(void)
 {
-	struct cm_msg max, m;
-	uint8_t mad[CM_MAD_SIZE];
-	struct cm_msg back;
+	struct droce_cm_msg max, m;
+	uint8_t mad[DROCE_MAD_SIZE];
+	struct droce_cm_msg back;
 
-	msg_max(&max, CM_REQ);
+	msg_max(&max, DROCE_CM_ATTR_REQ);
 #define ONE(field)                                                    \
 	do {                                                          \
 		memset(&m, 0, sizeof(m));                             \
 		m.attr = max.attr;                                    \
 		m.field = max.field;                                  \
-		CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);            \
-		CU_ASSERT_EQUAL(cm_msg_parse(mad, sizeof(mad), &back), 0); \
+		CU_ASSERT_EQUAL(droce_cm_msg_build(&m, mad), 0);            \
+		CU_ASSERT_EQUAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0); \
 		m.private_data_len = back.private_data_len;           \
 		assert_msg_eq(&m, &back);                             \
 	} while (0)
@@ -329,21 +330,21 @@ test_cm_round_trip_single_fields(void)
 	ONE(primary_sl);
 	ONE(primary_subnet_local);
 	ONE(primary_local_ack_timeout);
-	msg_max(&max, CM_REP);
+	msg_max(&max, DROCE_CM_ATTR_REP);
 	ONE(target_ack_delay);
 	ONE(failover_accepted);
 	ONE(end_to_end_flow_control);
 	ONE(rnr_retry_count);
 	ONE(srq);
 	/* The QPN shares its word with VendorID's low byte; status and info length share one. */
-	msg_max(&max, CM_SIDR_REP);
+	msg_max(&max, DROCE_CM_ATTR_SIDR_REP);
 	ONE(local_comm_id);
 	ONE(sidr_status);
 	ONE(ari_len);
 	ONE(local_qpn);
 	ONE(service_id);
 	ONE(local_qkey);
-	msg_max(&max, CM_SIDR_REQ);
+	msg_max(&max, DROCE_CM_ATTR_SIDR_REQ);
 	ONE(local_comm_id);
 	ONE(pkey);
 	ONE(service_id);
@@ -354,12 +355,12 @@ test_cm_round_trip_single_fields(void)
 static void
 test_cm_reserved_stay_zero(void)
 {
-	struct cm_msg m;
-	uint8_t mad[CM_MAD_SIZE];
+	struct droce_cm_msg m;
+	uint8_t mad[DROCE_MAD_SIZE];
 	size_t i;
 
-	msg_max(&m, CM_REQ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_max(&m, DROCE_CM_ATTR_REQ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	/* MAD header: status, class specific, reserved, attribute modifier. */
 	for (i = 4; i < 8; i++)
 		CU_ASSERT_EQUAL(mad[i], 0);
@@ -386,8 +387,8 @@ test_cm_reserved_stay_zero(void)
 	for (i = 24 + 96; i < 24 + 140; i++)	/* no alternate path */
 		CU_ASSERT_EQUAL(mad[i], 0);
 
-	msg_max(&m, CM_REP);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_max(&m, DROCE_CM_ATTR_REP);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	CU_ASSERT_EQUAL(mad[24 + 15], 0);	/* after the QPN */
 	for (i = 24 + 16; i < 24 + 20; i++)	/* local EE context */
 		CU_ASSERT_EQUAL(mad[i], 0);
@@ -395,27 +396,27 @@ test_cm_reserved_stay_zero(void)
 	CU_ASSERT_EQUAL(mad[24 + 26], 0xFF);
 	CU_ASSERT_EQUAL(mad[24 + 27], 0xF0);	/* RNR 3, SRQ 1, reserved 4 */
 
-	msg_max(&m, CM_MRA);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_max(&m, DROCE_CM_ATTR_MRA);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	CU_ASSERT_EQUAL(mad[24 + 8], 0xC0);
 	CU_ASSERT_EQUAL(mad[24 + 9], 0xF8);
 
-	msg_max(&m, CM_REJ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_max(&m, DROCE_CM_ATTR_REJ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	CU_ASSERT_EQUAL(mad[24 + 8], 0xC0);
 	CU_ASSERT_EQUAL(mad[24 + 9], 72 << 1);
 
-	msg_max(&m, CM_DREQ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_max(&m, DROCE_CM_ATTR_DREQ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	CU_ASSERT_EQUAL(mad[24 + 11], 0);
 
-	msg_max(&m, CM_SIDR_REQ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_max(&m, DROCE_CM_ATTR_SIDR_REQ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	CU_ASSERT_EQUAL(mad[24 + 6], 0);	/* reserved after the P_Key */
 	CU_ASSERT_EQUAL(mad[24 + 7], 0);
 
-	msg_max(&m, CM_SIDR_REP);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_max(&m, DROCE_CM_ATTR_SIDR_REP);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	CU_ASSERT_EQUAL(mad[24 + 4], 0xFF);	/* status, all 8 bits */
 	CU_ASSERT_EQUAL(mad[24 + 5], 72);	/* info length, all 8 bits: no shift as REJ's */
 	CU_ASSERT_EQUAL(mad[24 + 6], 0);	/* VendorID 23..8 */
@@ -439,11 +440,11 @@ bytes_at(const uint8_t *mad, size_t off, const uint8_t *want, size_t n)
 static void
 test_cm_req_offsets(void)
 {
-	struct cm_msg m;
-	uint8_t mad[CM_MAD_SIZE];
+	struct droce_cm_msg m;
+	uint8_t mad[DROCE_MAD_SIZE];
 
-	msg_pattern(&m, CM_REQ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_REQ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(0, 0x01, 0x07, 0x02, 0x03);	/* base version, class CM, class version 2, Send */
 	AT_OFF(8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08);	/* TransactionID */
 	AT_OFF(16, 0x00, 0x10);			/* AttributeID REQ */
@@ -469,12 +470,12 @@ test_cm_req_offsets(void)
 static void
 test_cm_other_offsets(void)
 {
-	struct cm_msg m;
-	uint8_t mad[CM_MAD_SIZE];
+	struct droce_cm_msg m;
+	uint8_t mad[DROCE_MAD_SIZE];
 
 	/* REP, table 110 */
-	msg_pattern(&m, CM_REP);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_REP);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x13);
 	AT_OFF(24, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88);	/* 0, 4: comm IDs */
 	AT_OFF(32, 0xB1, 0xB2, 0xB3, 0xB4);	/* 8: Local Q_Key */
@@ -486,15 +487,15 @@ test_cm_other_offsets(void)
 	AT_OFF(60, 0x13, 0x1A);			/* 36: private data */
 
 	/* MRA, table 107 */
-	msg_pattern(&m, CM_MRA);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_MRA);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x11);
 	AT_OFF(32, 0x40, 0xF8);			/* 8: MRAed REP (1), 9: service timeout 0x1F */
 	AT_OFF(34, 0x11, 0x18);			/* 10: private data */
 
 	/* REJ, table 108 */
-	msg_pattern(&m, CM_REJ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_REJ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x12);
 	AT_OFF(32, 0x80, 0x90, 0x00, 0x1C);	/* 8: other (2), 9: ARI length 72, 10: reason 28 */
 	AT_OFF(36, 0xC1);			/* 12: ARI */
@@ -502,22 +503,22 @@ test_cm_other_offsets(void)
 	AT_OFF(108, 0x12, 0x19);		/* 84: private data */
 
 	/* RTU, table 111 */
-	msg_pattern(&m, CM_RTU);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_RTU);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x14);
 	AT_OFF(24, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88);
 	AT_OFF(32, 0x14, 0x1B);			/* 8: private data */
 
 	/* DREQ, table 112 */
-	msg_pattern(&m, CM_DREQ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_DREQ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x15);
 	AT_OFF(32, 0x12, 0x34, 0x56, 0x00);	/* 8: Remote QPN/EECN */
 	AT_OFF(36, 0x15, 0x1C);			/* 12: private data */
 
 	/* DREP, table 113 */
-	msg_pattern(&m, CM_DREP);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_DREP);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x16);
 	AT_OFF(32, 0x16, 0x1D);			/* 8: private data */
 }
@@ -526,12 +527,12 @@ test_cm_other_offsets(void)
 static void
 test_cm_sidr_offsets(void)
 {
-	struct cm_msg m;
-	uint8_t mad[CM_MAD_SIZE];
+	struct droce_cm_msg m;
+	uint8_t mad[DROCE_MAD_SIZE];
 	size_t i;
 
-	msg_pattern(&m, CM_SIDR_REQ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REQ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(0, 0x01, 0x07, 0x02, 0x03);
 	AT_OFF(8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08);	/* TransactionID */
 	AT_OFF(16, 0x00, 0x17);			/* AttributeID SIDR_REQ */
@@ -541,8 +542,8 @@ test_cm_sidr_offsets(void)
 	AT_OFF(40, 0x17, 0x1E, 0x25);		/* 16: private data (seed 0x17, step 7) */
 	CU_ASSERT_EQUAL(mad[255], (uint8_t)(0x17 + 215 * 7));
 
-	msg_pattern(&m, CM_SIDR_REP);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REP);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(0, 0x01, 0x07, 0x02, 0x03);
 	AT_OFF(16, 0x00, 0x18);			/* AttributeID SIDR_REP */
 	AT_OFF(24, 0x11, 0x22, 0x33, 0x44);	/* 0: RequestID */
@@ -575,18 +576,18 @@ test_cm_wire_structs(void)
 	CU_ASSERT_EQUAL(offsetof(struct droce_cm_mra, private_data), 10);
 	CU_ASSERT_EQUAL(offsetof(struct droce_cm_dreq, private_data), 12);
 	CU_ASSERT_EQUAL(offsetof(struct droce_mad_hdr, attr_id), 16);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_REQ), 92);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_MRA), 222);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_REJ), 148);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_REP), 196);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_RTU), 224);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_DREQ), 220);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_DREP), 224);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_SIDR_REQ), 216);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(CM_SIDR_REP), 136);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(DROCE_CM_ATTR_LAP), 0);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(DROCE_CM_ATTR_APR), 0);
-	CU_ASSERT_EQUAL(cm_msg_priv_max(DROCE_CM_ATTR_CLASS_PORT_INFO), 0);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_REQ), 92);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_MRA), 222);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_REJ), 148);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_REP), 196);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_RTU), 224);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_DREQ), 220);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_DREP), 224);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REQ), 216);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REP), 136);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_LAP), 0);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_APR), 0);
+	CU_ASSERT_EQUAL(droce_cm_msg_priv_max(DROCE_CM_ATTR_CLASS_PORT_INFO), 0);
 	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_req, pkey), 4);
 	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_req, service_id), 8);
 	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_req, private_data), 16);
@@ -598,59 +599,59 @@ test_cm_wire_structs(void)
 	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, qkey), 20);
 	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, info), 24);
 	CU_ASSERT_EQUAL(offsetof(struct droce_cm_sidr_rep, private_data), 96);
-	CU_ASSERT_STRING_EQUAL(cm_attr_name(CM_REQ), "REQ");
-	CU_ASSERT_STRING_EQUAL(cm_attr_name(CM_DREP), "DREP");
-	CU_ASSERT_STRING_EQUAL(cm_attr_name(CM_SIDR_REQ), "SIDR_REQ");
-	CU_ASSERT_STRING_EQUAL(cm_attr_name(CM_SIDR_REP), "SIDR_REP");
-	CU_ASSERT_STRING_EQUAL(cm_attr_name(DROCE_CM_ATTR_LAP), "?");
-	CU_ASSERT_STRING_EQUAL(cm_attr_name(DROCE_CM_ATTR_APR), "?");
+	CU_ASSERT_STRING_EQUAL(droce_cm_attr_name(DROCE_CM_ATTR_REQ), "REQ");
+	CU_ASSERT_STRING_EQUAL(droce_cm_attr_name(DROCE_CM_ATTR_DREP), "DREP");
+	CU_ASSERT_STRING_EQUAL(droce_cm_attr_name(DROCE_CM_ATTR_SIDR_REQ), "SIDR_REQ");
+	CU_ASSERT_STRING_EQUAL(droce_cm_attr_name(DROCE_CM_ATTR_SIDR_REP), "SIDR_REP");
+	CU_ASSERT_STRING_EQUAL(droce_cm_attr_name(DROCE_CM_ATTR_LAP), "?");
+	CU_ASSERT_STRING_EQUAL(droce_cm_attr_name(DROCE_CM_ATTR_APR), "?");
 }
 
 /* Short private data: copied, the rest of the field zero. */
 static void
 test_cm_private_short(void)
 {
-	struct cm_msg m, back;
-	uint8_t mad[CM_MAD_SIZE];
+	struct droce_cm_msg m, back;
+	uint8_t mad[DROCE_MAD_SIZE];
 	size_t i;
 
 	memset(mad, 0xEE, sizeof(mad));
-	msg_pattern(&m, CM_REQ);
+	msg_pattern(&m, DROCE_CM_ATTR_REQ);
 	m.private_data_len = 3;
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(164, 0x10, 0x17, 0x1E, 0x00);
-	for (i = 167; i < CM_MAD_SIZE; i++)
+	for (i = 167; i < DROCE_MAD_SIZE; i++)
 		CU_ASSERT_EQUAL(mad[i], 0);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0);
 	CU_ASSERT_EQUAL(back.private_data_len, 92);
 	CU_ASSERT_EQUAL(back.private_data[2], 0x1E);
 	CU_ASSERT_EQUAL(back.private_data[3], 0);
 
 	/* A 0-byte private data and a REJ with no ARI. */
-	msg_pattern(&m, CM_REJ);
+	msg_pattern(&m, DROCE_CM_ATTR_REJ);
 	m.private_data_len = 0;
 	m.ari_len = 0;
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	CU_ASSERT_EQUAL(mad[24 + 9], 0);
-	for (i = 36; i < CM_MAD_SIZE; i++)
+	for (i = 36; i < DROCE_MAD_SIZE; i++)
 		CU_ASSERT_EQUAL(mad[i], 0);
 
 	/* A SIDR_REP with 3 bytes of info and 2 of private data: the rest zero. */
 	memset(mad, 0xEE, sizeof(mad));
-	msg_pattern(&m, CM_SIDR_REP);
+	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REP);
 	m.ari_len = 3;
 	m.ari[1] = 0xD1;
 	m.ari[2] = 0xD2;
 	m.private_data_len = 2;
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	CU_ASSERT_EQUAL(mad[24 + 5], 3);
 	AT_OFF(48, 0xC1, 0xD1, 0xD2);
 	for (i = 51; i < 120; i++)
 		CU_ASSERT_EQUAL(mad[i], 0);	/* ari[71] (0xC2) is past ari_len: not copied */
 	AT_OFF(120, 0x18, 0x1F);
-	for (i = 122; i < CM_MAD_SIZE; i++)
+	for (i = 122; i < DROCE_MAD_SIZE; i++)
 		CU_ASSERT_EQUAL(mad[i], 0);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0);
 	CU_ASSERT_EQUAL(back.ari_len, 3);
 	CU_ASSERT_EQUAL(back.ari[2], 0xD2);
 	CU_ASSERT_EQUAL(back.ari[71], 0);
@@ -660,8 +661,8 @@ test_cm_private_short(void)
 static void
 test_cm_build_refuses(void)
 {
-	struct cm_msg m;
-	uint8_t mad[CM_MAD_SIZE], before[CM_MAD_SIZE];
+	struct droce_cm_msg m;
+	uint8_t mad[DROCE_MAD_SIZE], before[DROCE_MAD_SIZE];
 	size_t i;
 
 #define REFUSE(attr_, field, val)                                         \
@@ -670,78 +671,78 @@ test_cm_build_refuses(void)
 		m.field = (val);                                          \
 		memset(mad, 0x5A, sizeof(mad));                           \
 		memcpy(before, mad, sizeof(mad));                         \
-		CU_ASSERT_EQUAL(cm_msg_build(&m, mad), -EINVAL);          \
+		CU_ASSERT_EQUAL(droce_cm_msg_build(&m, mad), -EINVAL);          \
 		CU_ASSERT_EQUAL(memcmp(mad, before, sizeof(mad)), 0);     \
 	} while (0)
-	REFUSE(CM_REQ, local_qpn, 0x1000000);
-	REFUSE(CM_REQ, starting_psn, 0x1000000);
-	REFUSE(CM_REQ, remote_cm_response_timeout, 0x20);
-	REFUSE(CM_REQ, local_cm_response_timeout, 0x20);
-	REFUSE(CM_REQ, transport_type, 4);
-	REFUSE(CM_REQ, retry_count, 8);
-	REFUSE(CM_REQ, rnr_retry_count, 8);
-	REFUSE(CM_REQ, max_cm_retries, 0x10);
-	REFUSE(CM_REQ, path_mtu, 0x10);
-	REFUSE(CM_REQ, primary_flow_label, 0x100000);
-	REFUSE(CM_REQ, primary_packet_rate, 0x40);
-	REFUSE(CM_REQ, primary_sl, 0x10);
-	REFUSE(CM_REQ, primary_local_ack_timeout, 0x20);
-	REFUSE(CM_REP, local_qpn, 0x1000000);
-	REFUSE(CM_REP, starting_psn, 0xFFFFFFFF);
-	REFUSE(CM_REP, target_ack_delay, 0x20);
-	REFUSE(CM_REP, failover_accepted, 4);
-	REFUSE(CM_REP, rnr_retry_count, 8);
-	REFUSE(CM_MRA, msg_rejected, 4);
-	REFUSE(CM_MRA, service_timeout, 0x20);
-	REFUSE(CM_REJ, msg_rejected, 4);
-	REFUSE(CM_REJ, ari_len, 73);
-	REFUSE(CM_REJ, ari_len, 0x80);
-	REFUSE(CM_DREQ, local_qpn, 0x1000000);
-	REFUSE(CM_SIDR_REP, local_qpn, 0x1000000);
-	REFUSE(CM_SIDR_REP, ari_len, 73);
-	REFUSE(CM_SIDR_REP, ari_len, 0xFF);
-	REFUSE(CM_REQ, attr, 0x0019);		/* LAP */
-	REFUSE(CM_REQ, attr, 0x001A);		/* APR */
-	REFUSE(CM_REQ, attr, 0x0001);		/* ClassPortInfo */
-	REFUSE(CM_REQ, attr, 0x001B);
-	REFUSE(CM_REQ, attr, 0);
+	REFUSE(DROCE_CM_ATTR_REQ, local_qpn, 0x1000000);
+	REFUSE(DROCE_CM_ATTR_REQ, starting_psn, 0x1000000);
+	REFUSE(DROCE_CM_ATTR_REQ, remote_cm_response_timeout, 0x20);
+	REFUSE(DROCE_CM_ATTR_REQ, local_cm_response_timeout, 0x20);
+	REFUSE(DROCE_CM_ATTR_REQ, transport_type, 4);
+	REFUSE(DROCE_CM_ATTR_REQ, retry_count, 8);
+	REFUSE(DROCE_CM_ATTR_REQ, rnr_retry_count, 8);
+	REFUSE(DROCE_CM_ATTR_REQ, max_cm_retries, 0x10);
+	REFUSE(DROCE_CM_ATTR_REQ, path_mtu, 0x10);
+	REFUSE(DROCE_CM_ATTR_REQ, primary_flow_label, 0x100000);
+	REFUSE(DROCE_CM_ATTR_REQ, primary_packet_rate, 0x40);
+	REFUSE(DROCE_CM_ATTR_REQ, primary_sl, 0x10);
+	REFUSE(DROCE_CM_ATTR_REQ, primary_local_ack_timeout, 0x20);
+	REFUSE(DROCE_CM_ATTR_REP, local_qpn, 0x1000000);
+	REFUSE(DROCE_CM_ATTR_REP, starting_psn, 0xFFFFFFFF);
+	REFUSE(DROCE_CM_ATTR_REP, target_ack_delay, 0x20);
+	REFUSE(DROCE_CM_ATTR_REP, failover_accepted, 4);
+	REFUSE(DROCE_CM_ATTR_REP, rnr_retry_count, 8);
+	REFUSE(DROCE_CM_ATTR_MRA, msg_rejected, 4);
+	REFUSE(DROCE_CM_ATTR_MRA, service_timeout, 0x20);
+	REFUSE(DROCE_CM_ATTR_REJ, msg_rejected, 4);
+	REFUSE(DROCE_CM_ATTR_REJ, ari_len, 73);
+	REFUSE(DROCE_CM_ATTR_REJ, ari_len, 0x80);
+	REFUSE(DROCE_CM_ATTR_DREQ, local_qpn, 0x1000000);
+	REFUSE(DROCE_CM_ATTR_SIDR_REP, local_qpn, 0x1000000);
+	REFUSE(DROCE_CM_ATTR_SIDR_REP, ari_len, 73);
+	REFUSE(DROCE_CM_ATTR_SIDR_REP, ari_len, 0xFF);
+	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x0019);		/* LAP */
+	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x001A);		/* APR */
+	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x0001);		/* ClassPortInfo */
+	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x001B);
+	REFUSE(DROCE_CM_ATTR_REQ, attr, 0);
 	for (i = 0; i < sizeof(all_attrs) / sizeof(all_attrs[0]); i++)
 		REFUSE(all_attrs[i], private_data_len,
-			(uint8_t)(cm_msg_priv_max(all_attrs[i]) + 1));
+			(uint8_t)(droce_cm_msg_priv_max(all_attrs[i]) + 1));
 #undef REFUSE
 
 	/* Fields another message carries are not checked: a REQ-only value in an RTU. */
-	msg_pattern(&m, CM_RTU);
+	msg_pattern(&m, DROCE_CM_ATTR_RTU);
 	m.local_qpn = 0xFFFFFFFF;
 	m.primary_sl = 0xFF;
-	CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);
+	CU_ASSERT_EQUAL(droce_cm_msg_build(&m, mad), 0);
 	/* A SIDR_REQ has no QPN, a REQ's 7-bit ARI length is not a SIDR_REP's 8-bit one. */
-	msg_pattern(&m, CM_SIDR_REQ);
+	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REQ);
 	m.local_qpn = 0xFFFFFFFF;
 	m.ari_len = 0xFF;
-	CU_ASSERT_EQUAL(cm_msg_build(&m, mad), 0);
+	CU_ASSERT_EQUAL(droce_cm_msg_build(&m, mad), 0);
 }
 
 static void
 test_cm_parse_refuses(void)
 {
-	struct cm_msg m, back;
-	uint8_t mad[CM_MAD_SIZE], bad[CM_MAD_SIZE + 8];
+	struct droce_cm_msg m, back;
+	uint8_t mad[DROCE_MAD_SIZE], bad[DROCE_MAD_SIZE + 8];
 
-	msg_pattern(&m, CM_REP);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
-	CU_ASSERT_EQUAL(cm_msg_parse(mad, CM_MAD_SIZE - 1, &back), -EINVAL);
-	CU_ASSERT_EQUAL(cm_msg_parse(mad, 0, &back), -EINVAL);
-	CU_ASSERT_EQUAL(cm_msg_parse(NULL, CM_MAD_SIZE, &back), -EINVAL);
+	msg_pattern(&m, DROCE_CM_ATTR_REP);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
+	CU_ASSERT_EQUAL(droce_cm_msg_parse(mad, DROCE_MAD_SIZE - 1, &back), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cm_msg_parse(mad, 0, &back), -EINVAL);
+	CU_ASSERT_EQUAL(droce_cm_msg_parse(NULL, DROCE_MAD_SIZE, &back), -EINVAL);
 	/* Longer is fine: a receive buffer may hold more than the MAD. */
 	memcpy(bad, mad, sizeof(mad));
-	CU_ASSERT_EQUAL(cm_msg_parse(bad, sizeof(bad), &back), 0);
+	CU_ASSERT_EQUAL(droce_cm_msg_parse(bad, sizeof(bad), &back), 0);
 
 #define BAD(off, val, want)                                               \
 	do {                                                              \
 		memcpy(bad, mad, sizeof(mad));                            \
 		bad[off] = (val);                                         \
-		CU_ASSERT_EQUAL(cm_msg_parse(bad, CM_MAD_SIZE, &back), (want)); \
+		CU_ASSERT_EQUAL(droce_cm_msg_parse(bad, DROCE_MAD_SIZE, &back), (want)); \
 	} while (0)
 	BAD(0, 0x02, -EINVAL);			/* base version */
 	BAD(0, 0x80, -EINVAL);			/* OPA's base version */
@@ -770,13 +771,13 @@ test_cm_parse_refuses(void)
 static void
 test_cm_parse_rej_long_ari(void)
 {
-	struct cm_msg m, back;
-	uint8_t mad[CM_MAD_SIZE];
+	struct droce_cm_msg m, back;
+	uint8_t mad[DROCE_MAD_SIZE];
 
-	msg_pattern(&m, CM_REJ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_REJ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	mad[24 + 9] = 127 << 1 | 1;	/* also the reserved bit */
-	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0);
 	CU_ASSERT_EQUAL(back.ari_len, 127);
 	CU_ASSERT_EQUAL(back.ari[71], 0xC2);
 }
@@ -786,16 +787,16 @@ test_cm_parse_rej_long_ari(void)
 static void
 test_cm_parse_sidr_rep_long_info(void)
 {
-	struct cm_msg m, back;
-	uint8_t mad[CM_MAD_SIZE];
+	struct droce_cm_msg m, back;
+	uint8_t mad[DROCE_MAD_SIZE];
 
-	msg_pattern(&m, CM_SIDR_REP);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REP);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	mad[24 + 5] = 0xFF;
 	mad[24 + 6] = 0x12;	/* a peer's VendorID */
 	mad[24 + 7] = 0x34;
 	mad[24 + 11] = 0x56;
-	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0);
 	CU_ASSERT_EQUAL(back.ari_len, 255);
 	CU_ASSERT_EQUAL(back.ari[0], 0xC1);
 	CU_ASSERT_EQUAL(back.ari[71], 0xC2);
@@ -803,11 +804,11 @@ test_cm_parse_sidr_rep_long_info(void)
 	CU_ASSERT_EQUAL(back.sidr_status, DROCE_CM_SIDR_REDIRECT);
 	CU_ASSERT_EQUAL(back.private_data[0], 0x18);
 
-	msg_pattern(&m, CM_SIDR_REQ);
-	CU_ASSERT_EQUAL_FATAL(cm_msg_build(&m, mad), 0);
+	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REQ);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	mad[24 + 6] = 0xFF;	/* reserved */
 	mad[24 + 7] = 0xFF;
-	CU_ASSERT_EQUAL_FATAL(cm_msg_parse(mad, sizeof(mad), &back), 0);
+	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0);
 	CU_ASSERT_EQUAL(back.pkey, 0x8A5B);
 	CU_ASSERT_EQUAL(back.service_id, 0x0000000001111D2Full);
 }

@@ -22,6 +22,7 @@ struct fx {
 static void
 fx_init(struct fx *f)
 {
+	struct droce_inflight_cfg inf;
 	struct eh_qp_opts o;
 	int err = 0;
 	unsigned int i;
@@ -33,6 +34,11 @@ fx_init(struct fx *f)
 	eh_pair(&f->w, DROCE_QPT_RC, &o, f->qp, 256);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->qp[0]);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->qp[1]);
+	/* No in-flight cap: the burst is bounded by max_rd_atomic alone (123 PSNs of the BDP cap
+	 * at 100 Gbit/s would stop it first). */
+	droce_inflight_defaults(&inf);
+	inf.cap = 0;
+	CU_ASSERT_EQUAL(droce_qp_set_inflight(f->qp[0], &inf), 0);
 	f->lmr = droce_mr_reg(f->w.n[0].pd, la, sizeof(la), o.access, &err);
 	f->rmr = droce_mr_reg(f->w.n[1].pd, ra, sizeof(ra), o.access, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->lmr);

@@ -185,6 +185,7 @@ static int
 qp_create_fn(struct perf_ctx *c)
 {
 	struct droce_dev *dev;
+	union droce_cc_params ccp;	/* qp_cc's, copied by the QP */
 	uint32_t depth = c->plan.depth < 16 ? 16 : c->plan.depth;
 	struct droce_qp_init_attr ia = {
 		.qp_type = DROCE_QPT_RC,
@@ -205,6 +206,11 @@ qp_create_fn(struct perf_ctx *c)
 			return -e;
 		ia.send_cq = q->cq;
 		ia.recv_cq = q->cq;
+		ia.cc = NULL;
+		ia.cc_params = NULL;
+		rc = droce_rt_qp_cc(c->rt, i, &ia, &ccp);	/* QP i of the run */
+		if (rc != 0)
+			return rc;
 		q->qp = droce_qp_create(c->pd[q->shard], &ia, &e);
 		if (q->qp == NULL)
 			return -e;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The CM agent: the device's GSI QP (QP1, UD, Q_Key 0x80010000) through the verbs shim, and a
- * thread that receives CM MADs on it and runs the resend timers. MADs go out from whichever
- * thread holds cma_lock.
+ * The CM agent: the device's GSI QP (QP1, UD, Q_Key 0x80010000) through the verbs shim, the
+ * engine's CM (cma_cm), and a thread that hands it the MADs received and its tick. MADs go out
+ * from whichever thread holds cma_lock.
  */
 #include <errno.h>
 #include <poll.h>
@@ -23,14 +23,16 @@ enum {
 	AGENT_RECVS = 1024,
 	AGENT_SENDS = 1024,
 	GRH_SIZE = 40,			/* a UD receive starts with the GRH's room */
-	RECV_SLOT = GRH_SIZE + CM_MAD_SIZE,
-	AGENT_TICK_MS = 50,		/* timers' granularity (resends are 250 ms apart) */
+	RECV_SLOT = GRH_SIZE + DROCE_MAD_SIZE,
+	AGENT_TICK_MS = 50,		/* the CM's tick (its resends are 268 ms apart) */
 };
+
+struct droce_cm cma_cm;
 
 static struct {
 	bool up;
 	bool stop;
-	uint64_t sent, resent, received;
+	struct droce_cm_conn *conns;
 	pthread_t thread;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *ch;
@@ -51,7 +53,7 @@ recv_slot(unsigned int i)
 static uint8_t *
 send_slot(unsigned int i)
 {
-	return ag.buf + (size_t)AGENT_RECVS * RECV_SLOT + (size_t)i * CM_MAD_SIZE;
+	return ag.buf + (size_t)AGENT_RECVS * RECV_SLOT + (size_t)i * DROCE_MAD_SIZE;
 }
 
 static int
@@ -125,49 +127,82 @@ log_mad(const char *what, const uint8_t *mad)
 
 	if (!log_on())
 		return;
-	if (attr == CM_REJ)
+	if (attr == DROCE_CM_ATTR_REJ)
 		snprintf(reason, sizeof(reason), " reason %u", (unsigned int)(d[10] << 8 | d[11]));
 	cma_log("%s %s tid %016llx ids %02x%02x%02x%02x/%02x%02x%02x%02x%s", what,
-		cm_attr_name(attr),
+		droce_cm_attr_name(attr),
 		(unsigned long long)be64toh(*(const uint64_t *)(const void *)(mad + 8)), d[0], d[1],
 		d[2], d[3], d[4], d[5], d[6], d[7], reason);
 }
 
-static int post_mad(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE], const char *what);
-
-int
-cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE])
-{
-	ag.sent++;
-	return post_mad(c, mad, "sent");
-}
-
-/* The last message again: its answer is overdue, or the peer repeated its own. */
-int
-cma_agent_resend(struct cma_id *c)
-{
-	ag.resent++;
-	return post_mad(c, c->mad, "resent");
-}
-
 /* Lock held. Send slots are reused round robin: AGENT_SENDS MADs in flight at most. */
 static int
-post_mad(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE], const char *what)
+post_mad(struct ibv_ah *ah, const uint8_t mad[DROCE_MAD_SIZE], const char *what)
 {
 	unsigned int i = ag.next_send++ % AGENT_SENDS;
-	struct ibv_sge sge = { .addr = (uintptr_t)send_slot(i), .length = CM_MAD_SIZE,
+	struct ibv_sge sge = { .addr = (uintptr_t)send_slot(i), .length = DROCE_MAD_SIZE,
 			       .lkey = ag.mr->lkey };
 	struct ibv_send_wr wr = { .wr_id = AGENT_RECVS + i, .sg_list = &sge, .num_sge = 1,
 				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
 
-	if (c->ah == NULL)
-		return -EHOSTUNREACH;
 	log_mad(what, mad);
-	memcpy(send_slot(i), mad, CM_MAD_SIZE);
-	wr.wr.ud.ah = c->ah;
+	memcpy(send_slot(i), mad, DROCE_MAD_SIZE);
+	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = 1;
 	wr.wr.ud.remote_qkey = DROCE_QKEY_GSI;
 	return -ibv_post_send(ag.qp, &wr, &bad);
+}
+
+/* Our GID index of the family of dgid (IPv4-mapped or not), for a reply to no id. */
+static int
+sgid_for(const uint8_t dgid[16])
+{
+	static const uint8_t v4[12] = { [10] = 0xFF, [11] = 0xFF };
+	bool want4 = memcmp(dgid, v4, 12) == 0;
+	union ibv_gid g;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (ibv_query_gid(cma_verbs, 1, i, &g) == 0 &&
+		    (memcmp(g.raw, v4, 12) == 0) == want4)
+			return i;
+	return 0;
+}
+
+/* stack/cm's send: over the id's AH, or one made for this MAD (a connection whose id is
+ * gone, a REJ or SIDR_REP to nobody's id). Lock held. */
+void
+cma_agent_send(struct droce_cm_conn *conn, const uint8_t gid[16],
+	       const uint8_t mad[DROCE_MAD_SIZE])
+{
+	struct cma_id *c = conn != NULL ? conn->user : NULL;
+	struct ibv_ah *ah;
+	int err;
+
+	if (c != NULL && c->ah != NULL) {
+		post_mad(c->ah, mad, "sent");
+		return;
+	}
+	ah = cma_agent_ah(gid, sgid_for(gid), &err);
+	if (ah == NULL)
+		return;	/* no route: the peer's resend asks again */
+	post_mad(ah, mad, "sent");
+	ibv_destroy_ah(ah);
+}
+
+/* The sender's GID from the 40 bytes before a UD receive's payload: a GRH (IPv6), or an IPv4
+ * header in its last 20 bytes (RoCEv2 over IPv4, the source address at 12). */
+static void
+grh_sgid(const uint8_t *grh, uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	if ((grh[20] >> 4) == 4) {
+		gid[10] = 0xFF;
+		gid[11] = 0xFF;
+		memcpy(gid + 12, grh + 20 + 12, 4);
+	} else {
+		memcpy(gid, grh + 8, 16);
+	}
 }
 
 static void
@@ -181,12 +216,12 @@ drain(void)
 			if (wc[i].wr_id >= AGENT_RECVS)
 				continue;	/* a send's completion */
 			if (wc[i].status == IBV_WC_SUCCESS && wc[i].byte_len >= GRH_SIZE + 24) {
-				const uint8_t *mad = recv_slot((unsigned int)wc[i].wr_id) +
-						     GRH_SIZE;
+				const uint8_t *grh = recv_slot((unsigned int)wc[i].wr_id);
+				uint8_t sgid[16];
 
-				ag.received++;
-				log_mad("received", mad);
-				cma_cm_recv(mad, wc[i].byte_len - GRH_SIZE);
+				grh_sgid(grh, sgid);
+				log_mad("received", grh + GRH_SIZE);
+				cma_cm_recv(grh + GRH_SIZE, wc[i].byte_len - GRH_SIZE, sgid);
 			}
 			post_recv((unsigned int)wc[i].wr_id);
 		}
@@ -208,7 +243,8 @@ agent_main(void *arg)
 			ibv_ack_cq_events(cq, 1);
 		drain();
 		pthread_mutex_lock(&cma_lock);
-		cma_cm_timers(cma_now_ns());
+		droce_cm_tick(&cma_cm, cma_now_ns());
+		cma_park_timers(cma_now_ns());
 		pthread_mutex_unlock(&cma_lock);
 	}
 	return NULL;
@@ -243,7 +279,7 @@ cma_agent_start(void)
 						.max_recv_wr = AGENT_RECVS,
 						.max_send_sge = 1, .max_recv_sge = 1 } };
 	struct ibv_device_attr da;
-	size_t len = (size_t)AGENT_RECVS * RECV_SLOT + (size_t)AGENT_SENDS * CM_MAD_SIZE;
+	size_t len = (size_t)AGENT_RECVS * RECV_SLOT + (size_t)AGENT_SENDS * DROCE_MAD_SIZE;
 	unsigned int i;
 	int rc;
 
@@ -252,6 +288,14 @@ cma_agent_start(void)
 	if (ibv_query_device(cma_verbs, &da) != 0)
 		return -ENODEV;
 	ag.guid = be64toh(da.node_guid);
+	ag.conns = calloc(CMA_CM_CONNS, sizeof(*ag.conns));
+	if (ag.conns == NULL)
+		return -ENOMEM;
+	/* the first transaction ID from the clock: a restarted process does not repeat one */
+	rc = droce_cm_init(&cma_cm, ag.conns, CMA_CM_CONNS, &cma_cm_ops, NULL, NULL,
+			   cma_now_ns() << 16);
+	if (rc != 0)
+		return rc;
 	ag.pd = ibv_alloc_pd(cma_verbs);
 	ag.ch = ag.pd != NULL ? ibv_create_comp_channel(cma_verbs) : NULL;
 	ag.cq = ag.ch != NULL ? ibv_create_cq(cma_verbs, AGENT_RECVS + AGENT_SENDS, NULL, ag.ch,
@@ -288,6 +332,6 @@ cma_agent_stop(void)
 	ag.up = false;
 	if (log_on())
 		fprintf(stderr, "droce-rdmacm: CM MADs sent %llu (of them resent %llu), received %llu\n",
-			(unsigned long long)(ag.sent + ag.resent), (unsigned long long)ag.resent,
-			(unsigned long long)ag.received);
+			(unsigned long long)(cma_cm.sent + cma_cm.resent),
+			(unsigned long long)cma_cm.resent, (unsigned long long)cma_cm.received);
 }

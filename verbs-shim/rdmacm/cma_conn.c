@@ -2,8 +2,9 @@
 /*
  * The IB CM handshake for rdma_cm's connected ids (IBTA 12.6, 12.9): active REQ -> REP -> RTU,
  * passive REQ -> CONNECT_REQUEST -> accept (REP) -> RTU -> ESTABLISHED, or REJ; the QP moved
- * INIT -> RTR -> RTS on the way as librdmacm does. Disconnection is cma_disc.c; received MADs
- * reach the handlers here, and resends are timed, in cma_recv.c.
+ * INIT -> RTR -> RTS on the way as librdmacm does. The messages, their resends and duplicates
+ * are the engine's CM (stack/cm); its events reach the handlers here through cma_recv.c.
+ * Disconnection is cma_disc.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,31 +14,10 @@
 #include "cma_priv.h"
 #include "wire/droce_cm.h"
 
-static uint64_t next_tid;
-
-uint64_t
-cma_new_tid(void)
-{
-	return (cma_now_ns() << 16) ^ ++next_tid;
-}
-
 static uint32_t
 rand24(void)
 {
 	return (uint32_t)(cma_now_ns() * 2654435761u) & 0xFFFFFF;
-}
-
-/* Lock held: send m, keep it for resends while an answer is owed. */
-int
-cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed)
-{
-	int rc = cm_msg_build(m, c->mad);
-
-	if (rc != 0)
-		return rc;
-	c->retries = owed ? CMA_MAX_RETRIES : 0;
-	c->resend_ns = owed ? cma_now_ns() + CMA_RETRY_MS * 1000000ull : 0;
-	return cma_agent_send(c, c->mad);
 }
 
 /* ---- active side ---- */
@@ -64,7 +44,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	struct cma_id *c = cma_id_live(id);
 	struct rdma_conn_param none;
 	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	int rc;
 
 	if (c == NULL)
@@ -79,7 +59,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 			rc = cma_sync_wait(c, RDMA_CM_EVENT_ESTABLISHED, NULL);
 		return cma_errno(rc);
 	}
-	if (p->private_data_len > cm_msg_priv_max(CM_REQ) - CMA_HDR_SIZE)
+	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_REQ) - CMA_HDR_SIZE)
 		return cma_errno(-EINVAL);	/* 56 bytes after rdma_cm's address header */
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_ROUTE_OK) {
@@ -93,10 +73,6 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	c->init_depth = p->initiator_depth > 16 ? 16 : p->initiator_depth;
 	c->retry_count = p->retry_count > 7 ? 7 : p->retry_count;
 	c->rnr_retry_count = p->rnr_retry_count > 7 ? 7 : p->rnr_retry_count;
-	c->tid = cma_new_tid();
-	m.attr = CM_REQ;
-	m.tid = c->tid;
-	m.local_comm_id = c->local_comm_id;
 	m.service_id = cma_service_id(RDMA_PS_TCP, cma_dst_port(c));
 	m.local_ca_guid = cma_agent_guid();
 	m.local_qpn = id->qp != NULL ? id->qp->qp_num : p->qp_num & 0xFFFFFF;
@@ -132,56 +108,35 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 			memcpy(m.private_data + CMA_HDR_SIZE, p->private_data,
 			       p->private_data_len);
 		m.private_data_len = (uint8_t)(CMA_HDR_SIZE + p->private_data_len);
-		rc = cma_send_msg(c, &m, true);
+		if (c->conn != NULL) {
+			/* a connect after a REJ or timeout: the old connection goes */
+			droce_cm_release(&cma_cm, c->conn, cma_now_ns());
+			c->conn = NULL;
+		}
+		rc = droce_cm_connect(&cma_cm, c->dgid, &m, c, cma_now_ns(), &c->conn);
 	}
-	if (rc == 0) {
+	if (rc == 0)
 		c->state = CMA_REQ_SENT;
-		c->no_listener_left = CMA_NO_LISTENER_RETRIES;
-	}
 	pthread_mutex_unlock(&cma_lock);
 	if (rc == 0 && c->own_ch != NULL)
 		rc = cma_sync_wait(c, RDMA_CM_EVENT_ESTABLISHED, NULL);
 	return cma_errno(rc);
 }
 
-/* A message of c's connection in transaction tid: the fields all but a REQ carry. */
-void
-cma_msg_start(struct cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c)
-{
-	memset(m, 0, sizeof(*m));
-	m->attr = attr;
-	m->tid = tid;
-	m->local_comm_id = c->local_comm_id;
-	m->remote_comm_id = c->remote_comm_id;
-}
-
-/* Lock held: RTU for the connection (REP received, or a duplicate REP: ours was lost). */
+/* Lock held: RTU for the connection. */
 static int
 send_rtu(struct cma_id *c)
 {
-	struct cm_msg m;
-
-	cma_msg_start(&m, CM_RTU, c->tid, c);
-	return cma_send_msg(c, &m, false);
+	return droce_cm_rtu(&cma_cm, c->conn, NULL, 0, cma_now_ns());
 }
 
-static void send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason,
-		     const void *ari, uint8_t ari_len, const void *priv, uint8_t len,
-		     struct cma_id *via);
-
 void
-cma_rep_rcvd(struct cma_id *c, const struct cm_msg *m)
+cma_rep_rcvd(struct cma_id *c, const struct droce_cm_msg *m)
 {
 	int rc;
 
-	if (c->state == CMA_ESTABLISHED) {
-		send_rtu(c);	/* our RTU was lost: the REP came again */
-		return;
-	}
 	if (c->state != CMA_REQ_SENT)
 		return;
-	c->resend_ns = 0;
-	c->remote_comm_id = m->local_comm_id;
 	c->remote_qpn = m->local_qpn;
 	c->remote_psn = m->starting_psn;
 	c->rnr_retry_count = m->rnr_retry_count;	/* the passive side's to ask of us */
@@ -200,7 +155,8 @@ cma_rep_rcvd(struct cma_id *c, const struct cm_msg *m)
 		/* As the kernel's cma_rep_recv: the peer hears a REJ rather than resending. */
 		c->state = CMA_DISCONNECTED;
 		cma_qp_error(c);
-		send_rej(m, c->local_comm_id, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0, c);
+		droce_cm_reject(&cma_cm, c->conn, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0,
+				cma_now_ns());
 		cma_queue_event(c, RDMA_CM_EVENT_CONNECT_ERROR, rc, NULL, 0);
 		return;
 	}
@@ -240,102 +196,48 @@ ack_request(struct rdma_cm_id *id)
 	}
 }
 
-/* ari: the AdditionalRejectedInformation the reason calls for (IBTA 12.6.7.2), or NULL. */
-static void
-send_rej(const struct cm_msg *req, uint32_t local_comm_id, uint16_t reason, const void *ari,
-	 uint8_t ari_len, const void *priv, uint8_t len, struct cma_id *via)
-{
-	struct cm_msg m;
-
-	memset(&m, 0, sizeof(m));
-	if (ari_len != 0) {
-		memcpy(m.ari, ari, ari_len);
-		m.ari_len = ari_len;
-	}
-	m.attr = CM_REJ;
-	m.tid = req->tid;
-	m.local_comm_id = local_comm_id;
-	m.remote_comm_id = req->local_comm_id;
-	m.msg_rejected = req->attr == CM_REP ? 1 : 0;
-	m.reason = reason;
-	if (len > cm_msg_priv_max(CM_REJ))
-		len = (uint8_t)cm_msg_priv_max(CM_REJ);
-	if (len != 0)
-		memcpy(m.private_data, priv, len);
-	m.private_data_len = len;
-	cma_send_msg(via, &m, false);
-}
-
-/* "Message received, the answer takes longer" for a REQ the application has not accepted
- * yet, as kernel rdma_cm sends (CMA_CM_MRA_SETTING: Service Timeout 24, ~69 s): the peer
- * waits rather than run out of resends. */
-static void
-send_mra(struct cma_id *c, const struct cm_msg *req)
-{
-	struct cm_msg m;
-
-	cma_msg_start(&m, CM_MRA, req->tid, c);
-	m.msg_rejected = DROCE_CM_MSG_REQ;	/* MessageMRAed */
-	m.service_timeout = CMA_MRA_SERVICE_TIMEOUT;
-	cma_send_msg(c, &m, false);
-}
-
-void
-cma_req_rcvd(const struct cm_msg *m)
+/* A new REQ (the CM answers resent ones): a CONNECT_REQUEST for its listener's child id, or
+ * what the CM is to answer: a REJ reason, or nothing (-1: not ours, or parked). */
+int
+cma_req_rcvd(struct droce_cm_conn *conn, const struct droce_cm_msg *m)
 {
 	struct sockaddr_storage src, dst;
-	struct cma_id *l, *c, tmp;
+	struct cma_id *l, *c;
 	uint16_t port;
-	int idx, err = 0;
+	int idx;
 
-	c = cma_find_peer(m->local_comm_id, m->primary_local_gid);
-	if (c != NULL) {
-		/* A resent REQ: our REP was lost, or the application has not answered yet. */
-		if (c->state == CMA_REP_SENT)
-			cma_agent_resend(c);
-		else if (c->state == CMA_REQ_RCVD)
-			send_mra(c, m);
-		return;
-	}
-	memset(&tmp, 0, sizeof(tmp));
 	if (cma_service_id_ps(m->service_id) != RDMA_PS_TCP || m->transport_type != 0 ||
 	    m->private_data_len < CMA_HDR_SIZE ||
 	    cma_hdr_parse(m->private_data, &src, &dst) != 0)
-		return;	/* not rdma_cm's RC: nobody here to answer it */
+		return -1;	/* not rdma_cm's RC: nobody here to answer it */
 	port = cma_service_id_port(m->service_id);
 	l = cma_find_listener(RDMA_PS_TCP, port, (struct sockaddr *)&dst);
 	idx = cma_sgid_index(m->primary_remote_gid);
-	/* The REJ goes back over an AH to the sender (a temporary id carries it). */
 	if (l == NULL && cma_park(m, RDMA_PS_TCP, port))
-		return;
-	if (l == NULL || idx < 0) {
-		memcpy(tmp.dgid, m->primary_local_gid, 16);
-		tmp.ah = cma_agent_ah(tmp.dgid, idx < 0 ? 0 : idx, &err);
-		if (tmp.ah == NULL)
-			return;
-		/* Reason 8 has no ARI; reason 12's is a GID of ours (the kernel's cm_req_handler
-		 * sends its index 0). */
-		if (l == NULL) {
-			cma_log("rejected REQ for port %u: no id listens on it (REJ reason 8)", port);
-			send_rej(m, 0, DROCE_CM_REJ_INVALID_SERVICE_ID, NULL, 0, NULL, 0, &tmp);
-		} else {
-			union ibv_gid own;
-			bool have = ibv_query_gid(cma_verbs, 1, 0, &own) == 0;
+		return -1;
+	if (l == NULL) {
+		cma_log("rejected REQ for port %u: no id listens on it (REJ reason 8)", port);
+		return DROCE_CM_REJ_INVALID_SERVICE_ID;
+	}
+	if (idx < 0) {
+		/* Reason 12's ARI is a GID of ours (the kernel's cm_req_handler sends its index
+		 * 0): a REJ of the CM's connection, which it keeps for the REQ's resends. */
+		union ibv_gid own;
+		bool have = ibv_query_gid(cma_verbs, 1, 0, &own) == 0;
 
-			cma_log("rejected REQ for port %u: its GID is not this device's (REJ reason 12)",
-				port);
-			send_rej(m, 0, DROCE_CM_REJ_INVALID_GID, own.raw, have ? 16 : 0, NULL, 0,
-				 &tmp);
-		}
-		ibv_destroy_ah(tmp.ah);
-		return;
+		cma_log("rejected REQ for port %u: its GID is not this device's (REJ reason 12)",
+			port);
+		droce_cm_reject(&cma_cm, conn, DROCE_CM_REJ_INVALID_GID, own.raw, have ? 16 : 0,
+				NULL, 0, cma_now_ns());
+		droce_cm_release(&cma_cm, conn, cma_now_ns());
+		return 0;
 	}
 	c = cma_child(l);
 	if (c == NULL)
-		return;
+		return -1;
 	c->state = CMA_REQ_RCVD;
-	c->tid = m->tid;
-	c->remote_comm_id = m->local_comm_id;
+	c->conn = conn;
+	conn->user = c;
 	c->remote_qpn = m->local_qpn;
 	c->remote_psn = m->starting_psn;
 	c->retry_count = m->retry_count;
@@ -346,12 +248,14 @@ cma_req_rcvd(const struct cm_msg *m)
 	memcpy(c->sgid, m->primary_remote_gid, 16);
 	c->sgid_index = idx;
 	if (cma_child_route(c, &src, &dst, port) != 0) {
+		conn->user = NULL;
 		cma_free_id(c);	/* no route back: the active side's resends time out */
-		return;
+		return -1;
 	}
 	c->resp_res = m->initiator_depth;
 	c->init_depth = m->responder_resources;
 	cma_queue_event(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, m, CMA_HDR_SIZE);
+	return 0;
 }
 
 int
@@ -360,7 +264,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	struct cma_id *c = cma_id_live(id);
 	struct rdma_conn_param none = { .rnr_retry_count = 7 };	/* librdmacm's with none */
 	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	int rc;
 
 	if (c == NULL)
@@ -372,7 +276,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		pthread_mutex_unlock(&cma_lock);
 		return cma_errno(rc);
 	}
-	if (p->private_data_len > cm_msg_priv_max(CM_REP))
+	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_REP))
 		return cma_errno(-EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_REQ_RCVD) {
@@ -395,7 +299,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	c->local_psn = rand24();
 	rc = cma_qp_connect(c);
 	if (rc == 0) {
-		cma_msg_start(&m, CM_REP, c->tid, c);
+		memset(&m, 0, sizeof(m));
 		m.local_qpn = id->qp != NULL ? id->qp->qp_num : p->qp_num & 0xFFFFFF;
 		m.starting_psn = c->local_psn;
 		m.responder_resources = c->resp_res;
@@ -409,7 +313,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		if (p->private_data_len != 0)
 			memcpy(m.private_data, p->private_data, p->private_data_len);
 		m.private_data_len = p->private_data_len;
-		rc = cma_send_msg(c, &m, true);
+		rc = droce_cm_accept(&cma_cm, c->conn, &m, cma_now_ns());
 	}
 	if (rc == 0)
 		c->state = CMA_REP_SENT;
@@ -423,13 +327,8 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 void
 cma_reject_req(struct cma_id *c, const void *priv, uint8_t len)
 {
-	struct cm_msg req;
-
-	memset(&req, 0, sizeof(req));
-	req.attr = CM_REQ;
-	req.tid = c->tid;
-	req.local_comm_id = c->remote_comm_id;
-	send_rej(&req, c->local_comm_id, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, priv, len, c);
+	droce_cm_reject(&cma_cm, c->conn, DROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0, priv, len,
+			cma_now_ns());
 }
 
 int
@@ -462,28 +361,16 @@ cma_rtu_rcvd(struct cma_id *c)
 {
 	if (c->state != CMA_REP_SENT || c->listener == NULL)
 		return;
-	c->resend_ns = 0;
 	c->state = CMA_ESTABLISHED;
 	cma_queue_event(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, 0);
 }
 
 /* REJECTED in any state, as the kernel's cma_ib_handler reports IB_CM_REJ_RECEIVED. */
 void
-cma_rej_rcvd(struct cma_id *c, const struct cm_msg *m)
+cma_rej_rcvd(struct cma_id *c, const struct droce_cm_msg *m)
 {
-	if (c->state != CMA_REQ_SENT && c->state != CMA_REP_SENT)
+	if (c->state != CMA_REQ_SENT && c->state != CMA_REP_SENT && c->state != CMA_REQ_RCVD)
 		return;
-	if (c->state == CMA_REQ_SENT && m->reason == DROCE_CM_REJ_INVALID_SERVICE_ID &&
-	    c->no_listener_left > 0) {
-		/* nobody listens yet: the same REQ again after a resend interval */
-		c->no_listener_left--;
-		c->retries = CMA_MAX_RETRIES;
-		c->resend_ns = cma_now_ns() + CMA_RETRY_MS * 1000000ull;
-		cma_log("REQ rejected, no listener at the peer yet (REJ reason 8): sent again in "
-			"%u ms, %u more times", CMA_RETRY_MS, c->no_listener_left);
-		return;
-	}
-	c->resend_ns = 0;
 	c->state = CMA_DISCONNECTED;
 	cma_qp_error(c);
 	/* librdmacm's status for REJECTED is the REJ reason. */

@@ -1,32 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Disconnecting an rdma_cm connection (IBTA 12.9.6-12.9.8): rdma_disconnect sends a DREQ (the
- * QP to ERR first, as librdmacm does), a DREQ received is answered with a DREP, either one
- * ends the connection with DISCONNECTED; an id destroyed with a connection tells its peer.
+ * Disconnecting an rdma_cm connection (IBTA 12.9.6-12.9.8): rdma_disconnect has the CM send a
+ * DREQ (the QP to ERR first, as librdmacm does); the CM's DISCONNECTED (a DREP, the peer's
+ * DREQ, or our DREQ's retries spent) ends the connection; an id destroyed with a connection
+ * lets the CM end it.
  */
-#include <string.h>
-
 #include "cma_priv.h"
-
-static int
-send_dreq(struct cma_id *c, bool owed)
-{
-	struct cm_msg m;
-
-	c->tid = cma_new_tid();
-	cma_msg_start(&m, CM_DREQ, c->tid, c);
-	m.local_qpn = c->remote_qpn;	/* DREQ names the receiver's QP */
-	return cma_send_msg(c, &m, owed);
-}
-
-static void
-send_drep(struct cma_id *c, const struct cm_msg *dreq)
-{
-	struct cm_msg m;
-
-	cma_msg_start(&m, CM_DREP, dreq->tid, c);
-	cma_send_msg(c, &m, false);
-}
 
 int
 rdma_disconnect(struct rdma_cm_id *id)
@@ -41,7 +20,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 	case CMA_ESTABLISHED:
 	case CMA_REP_SENT:
 		cma_qp_error(c);
-		rc = send_dreq(c, true);
+		rc = droce_cm_disconnect(&cma_cm, c->conn, NULL, 0, cma_now_ns());
 		c->state = CMA_DREQ_SENT;
 		break;
 	case CMA_DREQ_SENT:
@@ -54,53 +33,34 @@ rdma_disconnect(struct rdma_cm_id *id)
 	return cma_errno(rc);
 }
 
+/* Lock held: the CM says the connection is over. */
 void
-cma_dreq_rcvd(struct cma_id *c, const struct cm_msg *m)
+cma_disconnected(struct cma_id *c)
 {
 	switch (c->state) {
 	case CMA_ESTABLISHED:
 	case CMA_REP_SENT:
 	case CMA_DREQ_SENT:
 		cma_qp_error(c);
-		send_drep(c, m);
-		c->resend_ns = 0;
 		c->state = CMA_DISCONNECTED;
 		cma_queue_event(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, 0);
-		break;
-	case CMA_DISCONNECTED:
-		send_drep(c, m);	/* our DREP was lost */
 		break;
 	default:
 		break;
 	}
 }
 
-void
-cma_drep_rcvd(struct cma_id *c)
-{
-	if (c->state != CMA_DREQ_SENT)
-		return;
-	c->resend_ns = 0;
-	c->state = CMA_DISCONNECTED;
-	cma_queue_event(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, 0);
-}
-
-/* Lock held: the id goes away (rdma_destroy_id): the peer hears of it once, unanswered. */
+/* Lock held: the id goes away (rdma_destroy_id): the CM tells the peer and forgets it. */
 void
 cma_cm_release(struct cma_id *c)
 {
-	c->resend_ns = 0;
-	switch (c->id.qp_type == IBV_QPT_UD ? CMA_IDLE : c->state) {	/* UD: nothing owed */
-	case CMA_ESTABLISHED:
-	case CMA_REP_SENT:
+	if (c->id.qp_type != IBV_QPT_UD &&
+	    (c->state == CMA_ESTABLISHED || c->state == CMA_REP_SENT))
 		cma_qp_error(c);
-		send_dreq(c, false);
-		break;
-	case CMA_REQ_RCVD:
-		cma_reject_req(c, NULL, 0);
-		break;
-	default:
-		break;
+	if (c->conn != NULL) {
+		/* the CM ends what is live (DREQ, or REJ of a REQ not answered) on its own */
+		droce_cm_release(&cma_cm, c->conn, cma_now_ns());
+		c->conn = NULL;
 	}
 	c->state = CMA_DISCONNECTED;
 }

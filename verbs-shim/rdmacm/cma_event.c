@@ -87,7 +87,7 @@ _Static_assert(offsetof(struct rdma_conn_param, private_data) ==
  * addressing header) and, for CONNECT_REQUEST / ESTABLISHED, the peer's parameters; or, with
  * ud, UD parameters of our own making (a multicast join's). */
 static int
-queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status, const struct cm_msg *m,
+queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status, const struct droce_cm_msg *m,
 	    unsigned int priv_off, const struct rdma_ud_param *ud)
 {
 	struct cma_channel *ch = (struct cma_channel *)c->id.channel;
@@ -151,7 +151,7 @@ queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status, const st
 
 int
 cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
-		const struct cm_msg *m, unsigned int priv_off)
+		const struct droce_cm_msg *m, unsigned int priv_off)
 {
 	return queue_event(c, type, status, m, priv_off, NULL);
 }

@@ -17,7 +17,6 @@ pthread_mutex_t cma_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t cma_acked = PTHREAD_COND_INITIALIZER;
 struct ibv_context *cma_verbs;
 struct cma_id *cma_ids;
-static uint32_t next_comm_id;
 static uint16_t next_port = 40000;
 
 uint64_t
@@ -231,6 +230,7 @@ cma_free_id(struct cma_id *c)
 		}
 	if (c->id.channel != NULL)
 		((struct cma_channel *)c->id.channel)->ids--;
+	free(c->sidr_rep);
 	free(c);
 }
 
@@ -249,7 +249,6 @@ new_id(struct rdma_event_channel *channel, void *context, enum rdma_port_space p
 	c->id.ps = ps;
 	c->id.qp_type = qpt;
 	c->id.port_num = 1;
-	c->local_comm_id = ++next_comm_id ^ (uint32_t)(cma_now_ns() << 8);
 	c->retry_count = CMA_DEFAULT_RETRY;
 	c->rnr_retry_count = CMA_DEFAULT_RNR_RETRY;
 	c->next = cma_ids;
@@ -369,26 +368,16 @@ cma_child_route(struct cma_id *c, const struct sockaddr_storage *src,
 	return c->ah != NULL ? 0 : -err;
 }
 
-/* Lock held: the comm ID names the connection a CM message is for. */
-struct cma_id *
-cma_find_comm(uint32_t local_comm_id)
-{
-	struct cma_id *c;
-
-	for (c = cma_ids; c != NULL; c = c->next)
-		if (!c->destroyed && c->local_comm_id == local_comm_id && c->state != CMA_LISTEN)
-			return c;
-	return NULL;
-}
-
-/* Lock held: the passive id of a peer's connection (its comm ID and GID), for resent REQs. */
+/* Lock held: the passive UD id of a peer's SIDR request (its request ID and GID), for resent
+ * SIDR_REQs. */
 struct cma_id *
 cma_find_peer(uint32_t remote_comm_id, const uint8_t dgid[16])
 {
 	struct cma_id *c;
 
 	for (c = cma_ids; c != NULL; c = c->next)
-		if (!c->destroyed && c->listener != NULL && c->remote_comm_id == remote_comm_id &&
+		if (!c->destroyed && c->listener != NULL && c->id.qp_type == IBV_QPT_UD &&
+		    c->remote_comm_id == remote_comm_id &&
 		    memcmp(c->dgid, dgid, 16) == 0)
 			return c;
 	return NULL;
@@ -606,7 +595,16 @@ rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, siz
 		c->tos_set = true;
 		return 0;
 	}
-	/* Reuse/AFONLY/ACK timeout: accepted, our defaults stand. */
+	/* The QP's local ACK timeout, 4.096 us * 2^N (perftest -R's -u): as librdmacm, for the
+	 * QP this id connects. */
+	if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_ACK_TIMEOUT && optlen == 1) {
+		if (*(uint8_t *)optval > 31)
+			return cma_errno(-EINVAL);
+		c->ack_timeout = *(uint8_t *)optval;
+		c->ack_timeout_set = true;
+		return 0;
+	}
+	/* Reuse/AFONLY: accepted, our defaults stand. */
 	if (level == RDMA_OPTION_ID || level == RDMA_OPTION_IB)
 		return 0;
 	return cma_errno(-ENOSYS);

@@ -23,7 +23,9 @@ struct parked {
 	bool used;
 	uint16_t ps, port;
 	uint64_t deadline_ns;
-	struct cm_msg m;
+	struct droce_cm_msg m;
+	uint8_t mad[DROCE_MAD_SIZE];	/* as received, to give the CM again */
+	uint8_t gid[16];
 };
 
 static struct parked park[PARK_SLOTS];
@@ -56,14 +58,14 @@ park_wait_ms(void)
 
 /* The same request: its resends keep the transaction ID and the sender's comm ID. */
 static bool
-same_req(const struct cm_msg *a, const struct cm_msg *b)
+same_req(const struct droce_cm_msg *a, const struct droce_cm_msg *b)
 {
 	return a->attr == b->attr && a->tid == b->tid && a->local_comm_id == b->local_comm_id;
 }
 
 /* A request found no listener: true if it waits (the caller answers nothing now). */
 bool
-cma_park(const struct cm_msg *m, uint16_t ps, uint16_t port)
+cma_park(const struct droce_cm_msg *m, uint16_t ps, uint16_t port)
 {
 	struct parked *free_slot = NULL;
 	unsigned int i;
@@ -80,15 +82,17 @@ cma_park(const struct cm_msg *m, uint16_t ps, uint16_t port)
 			return true;	/* a resend of one already waiting */
 		}
 	}
-	if (expiring || park_wait_ms() == 0 || free_slot == NULL)
+	if (expiring || park_wait_ms() == 0 || free_slot == NULL || cma_rx_mad() == NULL)
 		return false;
 	free_slot->used = true;
 	free_slot->ps = ps;
 	free_slot->port = port;
 	free_slot->deadline_ns = cma_now_ns() + (uint64_t)park_wait_ms() * 1000000ull;
 	free_slot->m = *m;
+	memcpy(free_slot->mad, cma_rx_mad(), DROCE_MAD_SIZE);
+	memcpy(free_slot->gid, cma_rx_gid(), 16);
 	cma_log("%s for port %u: no id listens on it yet, it waits up to %ld ms",
-		cm_attr_name(m->attr), port, park_wait_ms());
+		droce_cm_attr_name(m->attr), port, park_wait_ms());
 	return true;
 }
 
@@ -103,7 +107,7 @@ cma_park_listen(uint16_t ps, uint16_t port)
 			continue;
 		replaying = &park[i];
 		reparked = false;
-		cma_cm_dispatch(&park[i].m);
+		cma_cm_rerecv(park[i].mad, park[i].gid);
 		if (!reparked)
 			park[i].used = false;
 		replaying = NULL;
@@ -121,9 +125,9 @@ cma_park_timers(uint64_t now)
 			continue;
 		park[i].used = false;
 		cma_log("%s for port %u: no id listened on it within %ld ms",
-			cm_attr_name(park[i].m.attr), park[i].port, park_wait_ms());
+			droce_cm_attr_name(park[i].m.attr), park[i].port, park_wait_ms());
 		expiring = true;
-		cma_cm_dispatch(&park[i].m);
+		cma_cm_rerecv(park[i].mad, park[i].gid);
 		expiring = false;
 	}
 }

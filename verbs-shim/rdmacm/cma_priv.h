@@ -5,9 +5,10 @@
 /*
  * Internals of the librdmacm replacement: rdma_cm ids and event channels on top of the verbs
  * shim, and the IB CM handshake (REQ/REP/RTU, REJ, DREQ/DREP) as MADs over the device's GSI QP
- * (QP1, UD, RoCEv2), so peers are kernel RoCE stacks and ConnectX as well as droce. One global
- * lock (cma_lock) guards ids, channels and the CM state; the agent thread (cma_agent.c) receives
- * MADs and runs the retry timers.
+ * (QP1, UD, RoCEv2), so peers are kernel RoCE stacks and ConnectX as well as droce. The CM
+ * itself is the engine's (stack/cm: states, resends, timeouts, duplicates); this library adapts
+ * it to librdmacm's ids and events (cma_recv.c). One global lock (cma_lock) guards ids, channels
+ * and the CM; the agent thread (cma_agent.c) hands it received MADs and its tick.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -16,19 +17,22 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-#include "cm_msg.h"
+#include "cm/droce_cm.h"
+#include "cma_hdr.h"
 
 enum {
 	CMA_PRIV_MAX = 224,
 	CMA_MAX_RETRIES = 15,			/* CM message resends (IBTA 12.6.5 MaxCMRetries) */
-	CMA_RETRY_MS = 250,			/* between resends */
-	/* A REQ rejected for want of a listener (REJ reason 8) is sent again this many times,
-	 * CMA_RETRY_MS apart, before RDMA_CM_EVENT_REJECTED: a server restarting its listener
-	 * (perftest -R between its connections, a slow emulated peer) is not yet there, and
-	 * perftest 4.5's own retry after a REJ uses ids it has freed. */
-	CMA_NO_LISTENER_RETRIES = 8,
-	CMA_CM_RESPONSE_TIMEOUT = 16,		/* 4.096 us * 2^16 = 268 ms, as CMA_RETRY_MS */
-	CMA_ACK_TIMEOUT = 14,			/* local ACK timeout: 4.096 us * 2^14 = 67 ms */
+	/* A REQ rejected for want of a listener (REJ reason 8) is sent again 8 times, 250 ms
+	 * apart (stack/cm's defaults), before RDMA_CM_EVENT_REJECTED: a server restarting its
+	 * listener (perftest -R between its connections, a slow emulated peer) is not yet there,
+	 * and perftest 4.5's own retry after a REJ uses ids it has freed. */
+	CMA_CM_RESPONSE_TIMEOUT = 16,		/* 4.096 us * 2^16 = 268 ms between resends */
+	CMA_CM_CONNS = 8192,			/* the CM's connection table (a power of two) */
+	/* Local ACK timeout, 4.096 us * 2^17 = 537 ms: the kernel's rdma_cm on RoCE takes a
+	 * packet life time of 16 and one more for the ACK; 14 (67 ms) ran out its 7 retries
+	 * against a peer that stalls half a second (an emulated rxe under loss). */
+	CMA_ACK_TIMEOUT = 17,
 	CMA_MRA_SERVICE_TIMEOUT = 24,		/* an MRA asks 4.096 us * 2^24 = 69 s more */
 	CMA_DEFAULT_RETRY = 7,
 	CMA_DEFAULT_RNR_RETRY = 7,
@@ -73,20 +77,18 @@ struct cma_id {
 	uint8_t sgid[16], dgid[16];
 	int sgid_index;
 	struct ibv_ah *ah;		/* to the peer's QP1 */
-	uint32_t local_comm_id, remote_comm_id;
+	struct droce_cm_conn *conn;	/* the CM's connection (or SIDR request), until destroy */
+	/* passive UD: the SIDR_REQ answered (request ID, transaction), the SIDR_REP sent */
+	uint32_t remote_comm_id;
 	uint64_t tid;
-	uint64_t service_id;		/* passive UD: the SIDR_REP names it again */
+	uint64_t service_id;
+	struct droce_cm_msg *sidr_rep;
 	uint32_t remote_qpn, remote_psn, local_psn;
 	uint8_t resp_res, init_depth;	/* ours, as offered / accepted */
 	uint8_t retry_count, rnr_retry_count;	/* our QP's: the REQ's (passive), the REP's
 						 * RNR count (active) */
 	uint8_t rep_rnr_retry;		/* passive: the REP's, what the peer's QP is to use */
 	enum ibv_mtu mtu;
-	/* The last CM message sent, for resends; next resend time, resends left. */
-	uint8_t mad[CM_MAD_SIZE];
-	uint64_t resend_ns;
-	unsigned int retries;
-	unsigned int no_listener_left;	/* active: REJ reason 8 answered by a resend */
 	/* Synchronous ids (no channel given): the channel their calls wait on; rdma_create_ep's
 	 * QP attributes for rdma_get_request's ids (passive side). */
 	struct rdma_event_channel *own_ch;
@@ -96,6 +98,8 @@ struct cma_id {
 	/* rdma_set_option */
 	uint8_t tos;
 	bool tos_set;
+	uint8_t ack_timeout;	/* RDMA_OPTION_ID_ACK_TIMEOUT, when ack_timeout_set */
+	bool ack_timeout_set;
 	struct cma_mc *mcs;		/* multicast groups joined (cma_mc.c) */
 };
 
@@ -115,7 +119,7 @@ void cma_mc_free_all(struct cma_id *c);
 
 /* cma_event.c */
 int cma_queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
-		    const struct cm_msg *m, unsigned int priv_off);
+		    const struct droce_cm_msg *m, unsigned int priv_off);
 void cma_drop_events(struct cma_id *c);
 int cma_queue_ud_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		       const struct rdma_ud_param *u);
@@ -133,7 +137,6 @@ struct cma_id *cma_id_live(const struct rdma_cm_id *id);
 struct cma_id *cma_id_live_locked(const struct rdma_cm_id *id);
 uint16_t cma_dst_port(const struct cma_id *c);
 void cma_free_id(struct cma_id *c);
-struct cma_id *cma_find_comm(uint32_t local_comm_id);
 struct cma_id *cma_find_peer(uint32_t remote_comm_id, const uint8_t dgid[16]);
 struct cma_id *cma_find_listener(uint16_t ps, uint16_t port, const struct sockaddr *dst);
 struct cma_id *cma_child(struct cma_id *listener);
@@ -145,16 +148,17 @@ int cma_gid_of(const struct sockaddr *sa, uint8_t gid[16]);
 socklen_t cma_sa_len(const struct sockaddr *sa);	/* sockaddr_in or sockaddr_in6 */
 int cma_sgid_index(const uint8_t gid[16]);
 
-/* cma_park.c: requests for a port nobody listens on yet */
-bool cma_park(const struct cm_msg *m, uint16_t ps, uint16_t port);
+/* cma_park.c: requests for a port nobody listens on yet (the MAD being received is kept) */
+bool cma_park(const struct droce_cm_msg *m, uint16_t ps, uint16_t port);
 void cma_park_listen(uint16_t ps, uint16_t port);
 void cma_park_timers(uint64_t now);
 
-/* cma_agent.c: the GSI QP and its thread */
+/* cma_agent.c: the GSI QP, its thread, and the CM (cma_cm) */
+extern struct droce_cm cma_cm;
 int cma_agent_start(void);
 void cma_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int cma_agent_send(struct cma_id *c, const uint8_t mad[CM_MAD_SIZE]);
-int cma_agent_resend(struct cma_id *c);
+void cma_agent_send(struct droce_cm_conn *conn, const uint8_t gid[16],
+		    const uint8_t mad[DROCE_MAD_SIZE]);
 struct ibv_ah *cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err);
 uint64_t cma_agent_guid(void);
 
@@ -163,21 +167,20 @@ int cma_qp_connect(struct cma_id *c);
 void cma_qp_error(struct cma_id *c);
 enum ibv_mtu cma_port_mtu(void);
 
-/* cma_conn.c: the CM state machine */
-uint64_t cma_new_tid(void);
-int cma_send_msg(struct cma_id *c, const struct cm_msg *m, bool owed);
-void cma_cm_recv(const uint8_t *mad, size_t len);
-void cma_cm_dispatch(const struct cm_msg *m);
-void cma_msg_start(struct cm_msg *m, uint16_t attr, uint64_t tid, const struct cma_id *c);
+/* cma_recv.c: received MADs to the CM, the CM's events to the ids */
+void cma_cm_recv(const uint8_t *mad, size_t len, const uint8_t src_gid[16]);
+void cma_cm_rerecv(const uint8_t *mad, const uint8_t src_gid[16]);	/* lock held */
+extern const struct droce_cm_ops cma_cm_ops;
+const uint8_t *cma_rx_mad(void);	/* the MAD being received (lock held), or NULL */
+const uint8_t *cma_rx_gid(void);
+/* cma_conn.c: the handshake (lock held) */
 void cma_reject_req(struct cma_id *c, const void *priv, uint8_t len);
-void cma_req_rcvd(const struct cm_msg *m);
-void cma_rep_rcvd(struct cma_id *c, const struct cm_msg *m);
+int cma_req_rcvd(struct droce_cm_conn *conn, const struct droce_cm_msg *m);
+void cma_rep_rcvd(struct cma_id *c, const struct droce_cm_msg *m);
 void cma_rtu_rcvd(struct cma_id *c);
-void cma_rej_rcvd(struct cma_id *c, const struct cm_msg *m);
+void cma_rej_rcvd(struct cma_id *c, const struct droce_cm_msg *m);
 /* cma_disc.c */
-void cma_dreq_rcvd(struct cma_id *c, const struct cm_msg *m);
-void cma_drep_rcvd(struct cma_id *c);
-void cma_cm_timers(uint64_t now);
+void cma_disconnected(struct cma_id *c);
 void cma_cm_release(struct cma_id *c);
 
 /* cma_sync.c: synchronous ids */
@@ -187,7 +190,7 @@ int cma_sync_wait(struct cma_id *c, enum rdma_cm_event_type want, struct rdma_cm
 int cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p);
 int cma_ud_accept(struct cma_id *c, const struct rdma_conn_param *p);
 int cma_ud_reject(struct cma_id *c, const void *priv, uint8_t len);
-void cma_ud_req_rcvd(const struct cm_msg *m);
-void cma_ud_rep_rcvd(const struct cm_msg *m);
+void cma_ud_req_rcvd(const struct droce_cm_msg *m);
+void cma_ud_rep_rcvd(struct cma_id *c, const struct droce_cm_msg *m);
 
 #endif

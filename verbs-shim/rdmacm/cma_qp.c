@@ -66,7 +66,7 @@ rts_attr(const struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 	memset(a, 0, sizeof(*a));
 	a->qp_state = IBV_QPS_RTS;
 	a->sq_psn = c->remote_psn;
-	a->timeout = CMA_ACK_TIMEOUT;
+	a->timeout = c->ack_timeout_set ? c->ack_timeout : CMA_ACK_TIMEOUT;
 	a->retry_cnt = c->retry_count;
 	a->rnr_retry = c->rnr_retry_count;
 	a->max_rd_atomic = c->init_depth;

@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cma_priv.h"
@@ -21,18 +22,14 @@ enum {
 int
 cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 	int rc;
 
-	if (p->private_data_len > cm_msg_priv_max(CM_SIDR_REQ) - CMA_HDR_SIZE)
+	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REQ) - CMA_HDR_SIZE)
 		return -EINVAL;
 	if (c->state != CMA_ROUTE_OK)
 		return -EINVAL;	/* rdma_resolve_route first */
 	memset(&m, 0, sizeof(m));
-	c->tid = cma_new_tid();
-	m.attr = CM_SIDR_REQ;
-	m.tid = c->tid;
-	m.local_comm_id = c->local_comm_id;	/* RequestID */
 	m.pkey = 0xFFFF;
 	m.service_id = cma_service_id(RDMA_PS_UDP, cma_dst_port(c));
 	rc = cma_hdr_build(m.private_data, &c->id.route.addr.src_addr,
@@ -42,43 +39,53 @@ cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p)
 	if (p->private_data_len != 0)
 		memcpy(m.private_data + CMA_HDR_SIZE, p->private_data, p->private_data_len);
 	m.private_data_len = (uint8_t)(CMA_HDR_SIZE + p->private_data_len);
-	rc = cma_send_msg(c, &m, true);
+	if (c->conn != NULL) {
+		droce_cm_release(&cma_cm, c->conn, cma_now_ns());
+		c->conn = NULL;
+	}
+	rc = droce_cm_sidr_req(&cma_cm, c->dgid, &m, c, cma_now_ns(), &c->conn);
 	if (rc == 0)
 		c->state = CMA_REQ_SENT;
 	return rc;
 }
 
-/* A SIDR_REP for request m, over c's AH. */
+/* A SIDR_REP for request request_id to dgid; kept in *keep (if given) for a resent SIDR_REQ. */
 static int
-send_rep(struct cma_id *c, uint64_t tid, uint32_t request_id, uint64_t service_id,
-	 uint8_t status, uint32_t qpn, const void *priv, uint8_t len)
+send_rep(const uint8_t dgid[16], uint64_t tid, uint32_t request_id, uint64_t service_id,
+	 uint8_t status, uint32_t qpn, const void *priv, uint8_t len, struct droce_cm_msg **keep)
 {
-	struct cm_msg m;
+	struct droce_cm_msg m;
 
 	memset(&m, 0, sizeof(m));
-	m.attr = CM_SIDR_REP;
+	m.attr = DROCE_CM_ATTR_SIDR_REP;
 	m.tid = tid;
 	m.local_comm_id = request_id;
 	m.service_id = service_id;
 	m.sidr_status = status;
 	m.local_qpn = qpn;
 	m.local_qkey = status == SIDR_SUCCESS ? RDMA_UDP_QKEY : 0;
-	if (len > cm_msg_priv_max(CM_SIDR_REP))
-		len = (uint8_t)cm_msg_priv_max(CM_SIDR_REP);
+	if (len > droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REP))
+		len = (uint8_t)droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REP);
 	if (len != 0)
 		memcpy(m.private_data, priv, len);
 	m.private_data_len = len;
-	return cma_send_msg(c, &m, false);
+	if (keep != NULL) {
+		if (*keep == NULL)
+			*keep = malloc(sizeof(**keep));
+		if (*keep != NULL)
+			**keep = m;
+	}
+	return droce_cm_sidr_reply(&cma_cm, dgid, &m);
 }
 
 void
-cma_ud_req_rcvd(const struct cm_msg *m)
+cma_ud_req_rcvd(const struct droce_cm_msg *m)
 {
 	struct sockaddr_storage src, dst;
-	struct cma_id *l, *c, tmp;
+	struct cma_id *l, *c;
 	uint8_t dgid[16], sgid[16];
 	uint16_t port;
-	int idx, err;
+	int idx;
 
 	/* SIDR_REQ names no GIDs: rdma_cm's header carries both addresses. */
 	if (cma_service_id_ps(m->service_id) != RDMA_PS_UDP || m->private_data_len < CMA_HDR_SIZE ||
@@ -88,8 +95,8 @@ cma_ud_req_rcvd(const struct cm_msg *m)
 		return;
 	c = cma_find_peer(m->local_comm_id, dgid);
 	if (c != NULL) {
-		if (c->state == CMA_ESTABLISHED)
-			cma_agent_resend(c);	/* our SIDR_REP was lost */
+		if (c->state == CMA_ESTABLISHED && c->sidr_rep != NULL)
+			droce_cm_sidr_reply(&cma_cm, c->dgid, c->sidr_rep);	/* ours was lost */
 		return;
 	}
 	port = cma_service_id_port(m->service_id);
@@ -98,13 +105,8 @@ cma_ud_req_rcvd(const struct cm_msg *m)
 	if (l == NULL && cma_park(m, RDMA_PS_UDP, port))
 		return;
 	if (l == NULL || idx < 0) {
-		memset(&tmp, 0, sizeof(tmp));
-		tmp.ah = cma_agent_ah(dgid, idx < 0 ? 0 : idx, &err);
-		if (tmp.ah != NULL) {
-			send_rep(&tmp, m->tid, m->local_comm_id, m->service_id, SIDR_UNSUPPORTED,
-				 0, NULL, 0);
-			ibv_destroy_ah(tmp.ah);
-		}
+		send_rep(dgid, m->tid, m->local_comm_id, m->service_id, SIDR_UNSUPPORTED, 0, NULL,
+			 0, NULL);
 		return;
 	}
 	c = cma_child(l);
@@ -123,7 +125,7 @@ cma_ud_req_rcvd(const struct cm_msg *m)
 	}
 	/* The event's ah_attr and QPN point back at the requester's QP. */
 	{
-		struct cm_msg ev = *m;
+		struct droce_cm_msg ev = *m;
 
 		ev.local_qpn = 0;
 		ev.local_qkey = 0;
@@ -139,33 +141,31 @@ cma_ud_accept(struct cma_id *c, const struct rdma_conn_param *p)
 
 	if (c->state != CMA_REQ_RCVD)
 		return -EINVAL;
-	if (p->private_data_len > cm_msg_priv_max(CM_SIDR_REP))
+	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REP))
 		return -EINVAL;
 	qpn = c->id.qp != NULL ? c->id.qp->qp_num : p->qp_num & 0xFFFFFF;
-	rc = send_rep(c, c->tid, c->remote_comm_id, c->service_id, SIDR_SUCCESS, qpn,
-		      p->private_data, p->private_data_len);
+	rc = send_rep(c->dgid, c->tid, c->remote_comm_id, c->service_id, SIDR_SUCCESS, qpn,
+		      p->private_data, p->private_data_len, &c->sidr_rep);
 	if (rc == 0)
-		c->state = CMA_ESTABLISHED;	/* kept in c->mad for a resent SIDR_REQ */
+		c->state = CMA_ESTABLISHED;	/* c->sidr_rep again for a resent SIDR_REQ */
 	return rc;
 }
 
 int
 cma_ud_reject(struct cma_id *c, const void *priv, uint8_t len)
 {
-	int rc = send_rep(c, c->tid, c->remote_comm_id, c->service_id, SIDR_REJECT, 0, priv, len);
+	int rc = send_rep(c->dgid, c->tid, c->remote_comm_id, c->service_id, SIDR_REJECT, 0, priv,
+			  len, NULL);
 
 	c->state = CMA_DISCONNECTED;
 	return rc;
 }
 
 void
-cma_ud_rep_rcvd(const struct cm_msg *m)
+cma_ud_rep_rcvd(struct cma_id *c, const struct droce_cm_msg *m)
 {
-	struct cma_id *c = cma_find_comm(m->local_comm_id);	/* our RequestID */
-
-	if (c == NULL || c->id.qp_type != IBV_QPT_UD || c->state != CMA_REQ_SENT)
+	if (c->id.qp_type != IBV_QPT_UD || c->state != CMA_REQ_SENT)
 		return;
-	c->resend_ns = 0;
 	if (m->sidr_status != SIDR_SUCCESS) {
 		c->state = CMA_DISCONNECTED;
 		/* librdmacm's status for a refused SIDR is the SIDR status */

@@ -68,6 +68,6 @@ for c in $configs; do
 	grep -E "^(FAIL|N/A) " "$d.txt"
 done
 # every setting in one place: matrix.csv and matrix.md (exit 1: droce failed where rxe passed)
-/usr/bin/python3 "$RXE_DIR/rxe-yardstick.py" matrix "$OUT" >/dev/null || rc=1
+/usr/bin/python3 "$RXE_DIR/rxe-yardstick.py" matrix "$OUT" "$IOP" >/dev/null || rc=1
 echo "interop-rxe: logs, captures and reports in $OUT; matrix.csv and matrix.md there"
 exit $rc

@@ -7,7 +7,7 @@
                        [--cases C,...] [--sizes 64,...] [--iters N] [--mtu M] [--timeout S]
                        [--lossy]
   rxe-yardstick.py table DROCE_REPORT.json YARDSTICK.json
-  rxe-yardstick.py matrix DIR
+  rxe-yardstick.py matrix DIR [IOP]
 
 run: each case once, the guest at --server serving and the one at --client connecting, through
 their agents (rxe-peer.py), with the command lines droce-interop builds (it is loaded as a
@@ -17,7 +17,9 @@ matrix: every setting rxe-matrix.sh ran into DIR (DIR/mtuM-lossL/report.json bes
 DIR/mtuM-lossL.rxe.json) as DIR/matrix.csv (one row per case x size x role x setting) and
 DIR/matrix.md (a table per setting, the yardstick beside, a verdict per row); exit 1 when a droce
 run failed where rxe to rxe passed. The loss rule (--lossy, droce-interop's): under loss an RC
-case must pass; a UC/UD case that fails is "n/a under loss", not a failure.
+case must pass; a UC/UD case that fails is "n/a under loss", not a failure. With IOP (droce-interop)
+the rule is applied again to every run of a lossy setting, from the verify verdict and counters
+its report kept: reports written before a change of the rule are judged as now.
 """
 import argparse
 import csv
@@ -176,8 +178,9 @@ def result_word(r):
     return "ok" if r["ok"] else "n/a" if r.get("na") else "FAIL"
 
 
-def matrix(top):
+def matrix(top, iop_path=None):
     """matrix.csv and matrix.md from every setting under top; 1 when droce failed alone."""
+    iop = load_interop(iop_path) if iop_path else None
     settings = []
     for name in sorted(os.listdir(top)):
         m = re.fullmatch(r"mtu(\d+)-loss(\d+)", name)
@@ -196,6 +199,11 @@ def matrix(top):
     lone = 0
     for mtu, loss, name in settings:
         d, y = load(os.path.join(top, name, "report.json"), os.path.join(top, name + ".rxe.json"))
+        for r in d + y if iop is not None and loss > 0 else []:
+            na = iop.loss_na(True, r["case"], r.get("capture", {}).get("verify_rc"),
+                             r.get("errors"))
+            if not r["ok"] and na:
+                r["na"] = na
         idx, keys = {}, []
         for r in d:
             idx[(r["case"], r["size"], r["role"])] = r
@@ -235,8 +243,8 @@ def matrix(top):
 def main(argv):
     if argv[:1] == ["table"] and len(argv) == 3:
         return table(argv[1], argv[2])
-    if argv[:1] == ["matrix"] and len(argv) == 2:
-        return matrix(argv[1])
+    if argv[:1] == ["matrix"] and len(argv) in (2, 3):
+        return matrix(argv[1], argv[2] if len(argv) == 3 else None)
     if argv[:1] != ["run"]:
         print(__doc__, file=sys.stderr)
         return 2

@@ -5,8 +5,12 @@ case x size x role x setting, matrix.md a table per setting with the yardstick b
 verdicts follow the loss rule: an RC case failing under loss is a failure, a UC/UD one marked
 "n/a under loss" is not; a droce failure that rxe to rxe shares says so. Exit status: 1 when
 droce failed where rxe to rxe passed, else 0.
-Usage: test_matrix.py TOOLS_DIR_OF_RXE (the folder holding rxe-yardstick.py)"""
+droce-interop's loss_na (the rule itself) is checked too.
+Usage: test_matrix.py RXE_DIR DROCE_INTEROP (the folder holding rxe-yardstick.py, the configured
+droce-interop)"""
 import csv
+import importlib.machinery
+import importlib.util
 import json
 import os
 import subprocess
@@ -33,9 +37,9 @@ def write(top, name, droce, yard):
         json.dump(yard, f)
 
 
-def run(tool, top):
-    p = subprocess.run([sys.executable, tool, "matrix", top], capture_output=True, text=True,
-                       timeout=60)
+def run(tool, top, iop):
+    p = subprocess.run([sys.executable, tool, "matrix", top, iop], capture_output=True,
+                       text=True, timeout=60)
     return p.returncode
 
 
@@ -48,6 +52,18 @@ def main():
             bad.append(what)
             print("FAIL: " + what)
 
+    loader = importlib.machinery.SourceFileLoader("droce_interop", sys.argv[2])
+    spec = importlib.util.spec_from_loader("droce_interop", loader)
+    iop = importlib.util.module_from_spec(spec)
+    loader.exec_module(iop)
+    for lossy, case, vrc, errors, want in (
+            (True, "uc_pingpong", 0, {}, NA), (True, "ud_pingpong", 2, {}, NA),
+            (True, "uc_write_bw", None, None, NA), (True, "mcast_bw", 0, {}, NA),
+            (True, "uc_pingpong", 1, {}, None), (True, "ud_pingpong", 0, {"drop_icrc": 1}, None),
+            (True, "rc_pingpong", 0, {}, None), (True, "read_bw", 2, {}, None),
+            (False, "uc_pingpong", 0, {}, None)):
+        got = iop.loss_na(lossy, case, vrc, errors)
+        check(got == want, "loss_na(%s, %s, verify %s, %s): %s" % (lossy, case, vrc, errors, got))
     with tempfile.TemporaryDirectory() as top:
         S, C = "droce-server", "droce-client"
         write(top, "mtu1024-loss0",
@@ -60,20 +76,24 @@ def main():
               [res("uc_write_bw", 4096, S, False, reason="peer exited 1", na=True),
                res("uc_write_bw", 4096, C, True, "1 MB/s"),
                res("read_bw", 4096, S, True, "2 MB/s"), res("read_bw", 4096, C, False,
-                                                            reason="droce exited 1")],
+                                                            reason="droce exited 1"),
+               # judged before the rule knew an empty capture: n/a now
+               dict(res("ud_pingpong", None, C, False, reason="droce exited 124"),
+                    capture={"verify_rc": 2}, errors={})],
               [res("uc_write_bw", 4096, None, False, reason="server exited 1", na=True),
                res("read_bw", 4096, None, True, "3 MB/s")])
-        rc = run(tool, top)
+        rc = run(tool, top, sys.argv[2])
         check(rc == 1, "exit status %d, want 1 (read_bw failed under loss where rxe passed)" % rc)
         with open(os.path.join(top, "matrix.csv")) as f:
             rows = list(csv.reader(f))
         check(rows[0][:6] == ["path_mtu", "loss_pct", "case", "size", "role", "result"],
               "matrix.csv header %s" % rows[0])
-        check(len(rows) == 1 + 6 + 6, "matrix.csv: %d rows, want 13" % len(rows))
+        check(len(rows) == 1 + 6 + 7, "matrix.csv: %d rows, want 14" % len(rows))
         want = {("1024", "5", "uc_write_bw", "4096", S): "n/a",
                 ("1024", "5", "read_bw", "4096", C): "FAIL",
                 ("1024", "0", "write_bw", "4096", "rxe-rxe"): "ok",
-                ("1024", "0", "mcast_bw", "", C): "FAIL"}
+                ("1024", "0", "mcast_bw", "", C): "FAIL",
+                ("1024", "5", "ud_pingpong", "", C): "n/a"}
         got = {tuple(r[:5]): r[5] for r in rows[1:]}
         for k, v in want.items():
             check(got.get(k) == v, "matrix.csv %s: %s, want %s" % (k, got.get(k), v))
@@ -87,11 +107,11 @@ def main():
                    "| uc_write_bw | 4096 | n/a under loss (peer exited 1) | 1 MB/s | n/a under "
                    "loss (server exited 1) | n/a under loss |",
                    "| read_bw | 4096 | 2 MB/s | FAIL (droce exited 1) | 3 MB/s | FAIL |",
-                   "droce runs: 2 passed, 1 failed, 1 n/a under loss."):
+                   "droce runs: 2 passed, 1 failed, 2 n/a under loss."):
             check(ln in md, "matrix.md lacks: " + ln)
         # without the lone failure: exit 0
         os.remove(os.path.join(top, "mtu1024-loss5", "report.json"))
-        rc = run(tool, top)
+        rc = run(tool, top, sys.argv[2])
         check(rc == 0, "exit status %d with only a failure rxe shares, want 0" % rc)
     print("test_matrix: %s" % ("%d failures" % len(bad) if bad else "ok"))
     return 1 if bad else 0

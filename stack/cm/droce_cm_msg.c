@@ -1,30 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IB CM MAD codec: struct cm_msg <-> the 256 bytes on QP1. Byte offsets come from the packed
+ * IB CM MAD codec: struct droce_cm_msg <-> the 256 bytes on QP1. Byte offsets come from the packed
  * wire structs (offsetof), so the layout is written once, in stack/wire/droce_cm.h.
  */
 #include <errno.h>
-#include <netinet/in.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "cm_msg.h"
-#include "../../stack/wire/droce_cm.h"
-#include "../../stack/wire/droce_mad.h"
+#include "droce_cm_msg.h"
+#include "../wire/droce_cm.h"
 
-_Static_assert(CM_MAD_SIZE == DROCE_MAD_SIZE, "one MAD size");
-_Static_assert(CM_REQ == DROCE_CM_ATTR_REQ && CM_MRA == DROCE_CM_ATTR_MRA &&
-		       CM_REJ == DROCE_CM_ATTR_REJ && CM_REP == DROCE_CM_ATTR_REP &&
-		       CM_RTU == DROCE_CM_ATTR_RTU && CM_DREQ == DROCE_CM_ATTR_DREQ &&
-		       CM_DREP == DROCE_CM_ATTR_DREP && CM_SIDR_REQ == DROCE_CM_ATTR_SIDR_REQ &&
-		       CM_SIDR_REP == DROCE_CM_ATTR_SIDR_REP,
-	"one set of attribute IDs");
-_Static_assert(sizeof(((struct cm_msg *)0)->private_data) ==
+_Static_assert(sizeof(((struct droce_cm_msg *)0)->private_data) ==
 		       sizeof(((struct droce_cm_rtu *)0)->private_data),
 	"private_data holds the largest (RTU, DREP)");
-_Static_assert(sizeof(((struct cm_msg *)0)->ari) == DROCE_CM_ARI_SIZE, "ARI size");
+_Static_assert(sizeof(((struct droce_cm_msg *)0)->ari) == DROCE_CM_ARI_SIZE, "ARI size");
 _Static_assert(DROCE_CM_SIDR_INFO_SIZE == DROCE_CM_ARI_SIZE, "SIDR_REP's info goes in ari");
-_Static_assert(CMA_HDR_SIZE == sizeof(struct droce_cm_ip_hdr), "one cma_hdr size");
 
 #define PRIV_SIZE(type) sizeof(((struct type *)0)->private_data)
 
@@ -35,26 +25,26 @@ _Static_assert(CMA_HDR_SIZE == sizeof(struct droce_cm_ip_hdr), "one cma_hdr size
 #define FITS(v, bits) ((uint64_t)(v) < (UINT64_C(1) << (bits)))
 
 size_t
-cm_msg_priv_max(uint16_t attr)
+droce_cm_msg_priv_max(uint16_t attr)
 {
 	switch (attr) {
-	case CM_REQ:
+	case DROCE_CM_ATTR_REQ:
 		return PRIV_SIZE(droce_cm_req);
-	case CM_MRA:
+	case DROCE_CM_ATTR_MRA:
 		return PRIV_SIZE(droce_cm_mra);
-	case CM_REJ:
+	case DROCE_CM_ATTR_REJ:
 		return PRIV_SIZE(droce_cm_rej);
-	case CM_REP:
+	case DROCE_CM_ATTR_REP:
 		return PRIV_SIZE(droce_cm_rep);
-	case CM_RTU:
+	case DROCE_CM_ATTR_RTU:
 		return PRIV_SIZE(droce_cm_rtu);
-	case CM_DREQ:
+	case DROCE_CM_ATTR_DREQ:
 		return PRIV_SIZE(droce_cm_dreq);
-	case CM_DREP:
+	case DROCE_CM_ATTR_DREP:
 		return PRIV_SIZE(droce_cm_drep);
-	case CM_SIDR_REQ:
+	case DROCE_CM_ATTR_SIDR_REQ:
 		return PRIV_SIZE(droce_cm_sidr_req);
-	case CM_SIDR_REP:
+	case DROCE_CM_ATTR_SIDR_REP:
 		return PRIV_SIZE(droce_cm_sidr_rep);
 	default:
 		return 0;
@@ -62,26 +52,26 @@ cm_msg_priv_max(uint16_t attr)
 }
 
 const char *
-cm_attr_name(uint16_t attr)
+droce_cm_attr_name(uint16_t attr)
 {
 	switch (attr) {
-	case CM_REQ:
+	case DROCE_CM_ATTR_REQ:
 		return "REQ";
-	case CM_MRA:
+	case DROCE_CM_ATTR_MRA:
 		return "MRA";
-	case CM_REJ:
+	case DROCE_CM_ATTR_REJ:
 		return "REJ";
-	case CM_REP:
+	case DROCE_CM_ATTR_REP:
 		return "REP";
-	case CM_RTU:
+	case DROCE_CM_ATTR_RTU:
 		return "RTU";
-	case CM_DREQ:
+	case DROCE_CM_ATTR_DREQ:
 		return "DREQ";
-	case CM_DREP:
+	case DROCE_CM_ATTR_DREP:
 		return "DREP";
-	case CM_SIDR_REQ:
+	case DROCE_CM_ATTR_SIDR_REQ:
 		return "SIDR_REQ";
-	case CM_SIDR_REP:
+	case DROCE_CM_ATTR_SIDR_REP:
 		return "SIDR_REP";
 	default:
 		return "?";
@@ -90,10 +80,10 @@ cm_attr_name(uint16_t attr)
 
 /* Every field of m's message fits its wire width (before anything is written). */
 static bool
-cm_msg_fits(const struct cm_msg *m)
+cm_msg_fits(const struct droce_cm_msg *m)
 {
 	switch (m->attr) {
-	case CM_REQ:
+	case DROCE_CM_ATTR_REQ:
 		return FITS(m->local_qpn, 24) && FITS(m->starting_psn, 24) &&
 		       FITS(m->remote_cm_response_timeout, 5) &&
 		       FITS(m->local_cm_response_timeout, 5) && FITS(m->transport_type, 2) &&
@@ -101,18 +91,18 @@ cm_msg_fits(const struct cm_msg *m)
 		       FITS(m->max_cm_retries, 4) && FITS(m->path_mtu, 4) &&
 		       FITS(m->primary_flow_label, 20) && FITS(m->primary_packet_rate, 6) &&
 		       FITS(m->primary_sl, 4) && FITS(m->primary_local_ack_timeout, 5);
-	case CM_MRA:
+	case DROCE_CM_ATTR_MRA:
 		return FITS(m->msg_rejected, 2) && FITS(m->service_timeout, 5);
-	case CM_REJ:
+	case DROCE_CM_ATTR_REJ:
 		/* RejectedInfoLength is 7 bits wide, but the ARI field holds only 72 bytes. */
 		return FITS(m->msg_rejected, 2) && m->ari_len <= DROCE_CM_ARI_SIZE;
-	case CM_REP:
+	case DROCE_CM_ATTR_REP:
 		return FITS(m->local_qpn, 24) && FITS(m->starting_psn, 24) &&
 		       FITS(m->target_ack_delay, 5) && FITS(m->failover_accepted, 2) &&
 		       FITS(m->rnr_retry_count, 3);
-	case CM_DREQ:
+	case DROCE_CM_ATTR_DREQ:
 		return FITS(m->local_qpn, 24);
-	case CM_SIDR_REP:
+	case DROCE_CM_ATTR_SIDR_REP:
 		/* AdditionalInformationLength is 8 bits wide, the field 72 bytes. */
 		return FITS(m->local_qpn, 24) && m->ari_len <= DROCE_CM_SIDR_INFO_SIZE;
 	default:
@@ -121,7 +111,7 @@ cm_msg_fits(const struct cm_msg *m)
 }
 
 static void
-build_req(const struct cm_msg *m, uint8_t *b)
+build_req(const struct droce_cm_msg *m, uint8_t *b)
 {
 	const size_t pri = offsetof(struct droce_cm_req, primary);
 	uint8_t *p = b + DROCE_MAD_HDR_SIZE + pri;
@@ -166,7 +156,7 @@ build_req(const struct cm_msg *m, uint8_t *b)
 }
 
 static void
-parse_req(const uint8_t *b, struct cm_msg *m)
+parse_req(const uint8_t *b, struct droce_cm_msg *m)
 {
 	const uint8_t *p = b + DROCE_MAD_HDR_SIZE + offsetof(struct droce_cm_req, primary);
 	uint32_t w;
@@ -215,7 +205,7 @@ parse_req(const uint8_t *b, struct cm_msg *m)
 }
 
 static void
-build_rep(const struct cm_msg *m, uint8_t *b)
+build_rep(const struct droce_cm_msg *m, uint8_t *b)
 {
 	droce_put_be32(AT(b, droce_cm_rep, local_comm_id), m->local_comm_id);
 	droce_put_be32(AT(b, droce_cm_rep, remote_comm_id), m->remote_comm_id);
@@ -235,7 +225,7 @@ build_rep(const struct cm_msg *m, uint8_t *b)
 }
 
 static void
-parse_rep(const uint8_t *b, struct cm_msg *m)
+parse_rep(const uint8_t *b, struct droce_cm_msg *m)
 {
 	uint8_t v;
 
@@ -257,7 +247,7 @@ parse_rep(const uint8_t *b, struct cm_msg *m)
 }
 
 static void
-build_sidr_rep(const struct cm_msg *m, uint8_t *b)
+build_sidr_rep(const struct droce_cm_msg *m, uint8_t *b)
 {
 	droce_put_be32(AT(b, droce_cm_sidr_rep, request_id), m->local_comm_id);
 	*AT(b, droce_cm_sidr_rep, status) = m->sidr_status;
@@ -270,7 +260,7 @@ build_sidr_rep(const struct cm_msg *m, uint8_t *b)
 }
 
 static void
-parse_sidr_rep(const uint8_t *b, struct cm_msg *m)
+parse_sidr_rep(const uint8_t *b, struct droce_cm_msg *m)
 {
 	m->local_comm_id = droce_get_be32(AT(b, droce_cm_sidr_rep, request_id));
 	m->sidr_status = *AT(b, droce_cm_sidr_rep, status);
@@ -288,19 +278,19 @@ static size_t
 priv_off(uint16_t attr)
 {
 	switch (attr) {
-	case CM_REQ:
+	case DROCE_CM_ATTR_REQ:
 		return offsetof(struct droce_cm_req, private_data);
-	case CM_MRA:
+	case DROCE_CM_ATTR_MRA:
 		return offsetof(struct droce_cm_mra, private_data);
-	case CM_REJ:
+	case DROCE_CM_ATTR_REJ:
 		return offsetof(struct droce_cm_rej, private_data);
-	case CM_REP:
+	case DROCE_CM_ATTR_REP:
 		return offsetof(struct droce_cm_rep, private_data);
-	case CM_DREQ:
+	case DROCE_CM_ATTR_DREQ:
 		return offsetof(struct droce_cm_dreq, private_data);
-	case CM_SIDR_REQ:
+	case DROCE_CM_ATTR_SIDR_REQ:
 		return offsetof(struct droce_cm_sidr_req, private_data);
-	case CM_SIDR_REP:
+	case DROCE_CM_ATTR_SIDR_REP:
 		return offsetof(struct droce_cm_sidr_rep, private_data);
 	default:	/* RTU, DREP */
 		return offsetof(struct droce_cm_rtu, private_data);
@@ -308,13 +298,13 @@ priv_off(uint16_t attr)
 }
 
 int
-cm_msg_build(const struct cm_msg *m, uint8_t mad[CM_MAD_SIZE])
+droce_cm_msg_build(const struct droce_cm_msg *m, uint8_t mad[DROCE_MAD_SIZE])
 {
-	size_t pmax = cm_msg_priv_max(m->attr);
+	size_t pmax = droce_cm_msg_priv_max(m->attr);
 
 	if (pmax == 0 || m->private_data_len > pmax || !cm_msg_fits(m))
 		return -EINVAL;
-	memset(mad, 0, CM_MAD_SIZE);
+	memset(mad, 0, DROCE_MAD_SIZE);
 	mad[offsetof(struct droce_mad_hdr, base_version)] = DROCE_MAD_BASE_VERSION;
 	mad[offsetof(struct droce_mad_hdr, mgmt_class)] = DROCE_MAD_CLASS_CM;
 	mad[offsetof(struct droce_mad_hdr, class_version)] = DROCE_MAD_CLASS_VERSION_CM;
@@ -323,10 +313,10 @@ cm_msg_build(const struct cm_msg *m, uint8_t mad[CM_MAD_SIZE])
 	droce_put_be16(mad + offsetof(struct droce_mad_hdr, attr_id), m->attr);
 
 	switch (m->attr) {
-	case CM_REQ:
+	case DROCE_CM_ATTR_REQ:
 		build_req(m, mad);
 		break;
-	case CM_MRA:
+	case DROCE_CM_ATTR_MRA:
 		droce_put_be32(AT(mad, droce_cm_mra, local_comm_id), m->local_comm_id);
 		droce_put_be32(AT(mad, droce_cm_mra, remote_comm_id), m->remote_comm_id);
 		*AT(mad, droce_cm_mra, msg_mraed) =
@@ -334,7 +324,7 @@ cm_msg_build(const struct cm_msg *m, uint8_t mad[CM_MAD_SIZE])
 		*AT(mad, droce_cm_mra, service_timeout) =
 			(uint8_t)(m->service_timeout << DROCE_CM_SERVICE_TIMEOUT_SHIFT);
 		break;
-	case CM_REJ:
+	case DROCE_CM_ATTR_REJ:
 		droce_put_be32(AT(mad, droce_cm_rej, local_comm_id), m->local_comm_id);
 		droce_put_be32(AT(mad, droce_cm_rej, remote_comm_id), m->remote_comm_id);
 		*AT(mad, droce_cm_rej, msg_rejected) =
@@ -343,21 +333,21 @@ cm_msg_build(const struct cm_msg *m, uint8_t mad[CM_MAD_SIZE])
 		droce_put_be16(AT(mad, droce_cm_rej, reason), m->reason);
 		memcpy(AT(mad, droce_cm_rej, ari), m->ari, m->ari_len);
 		break;
-	case CM_REP:
+	case DROCE_CM_ATTR_REP:
 		build_rep(m, mad);
 		break;
-	case CM_DREQ:
+	case DROCE_CM_ATTR_DREQ:
 		droce_put_be32(AT(mad, droce_cm_dreq, local_comm_id), m->local_comm_id);
 		droce_put_be32(AT(mad, droce_cm_dreq, remote_comm_id), m->remote_comm_id);
 		droce_put_be32(AT(mad, droce_cm_dreq, remote_qpn),
 			m->local_qpn << DROCE_CM_24_SHIFT);
 		break;
-	case CM_SIDR_REQ:
+	case DROCE_CM_ATTR_SIDR_REQ:
 		droce_put_be32(AT(mad, droce_cm_sidr_req, request_id), m->local_comm_id);
 		droce_put_be16(AT(mad, droce_cm_sidr_req, pkey), m->pkey);
 		droce_put_be64(AT(mad, droce_cm_sidr_req, service_id), m->service_id);
 		break;
-	case CM_SIDR_REP:
+	case DROCE_CM_ATTR_SIDR_REP:
 		build_sidr_rep(m, mad);
 		break;
 	default:	/* RTU, DREP: the two comm IDs */
@@ -370,11 +360,11 @@ cm_msg_build(const struct cm_msg *m, uint8_t mad[CM_MAD_SIZE])
 }
 
 int
-cm_msg_parse(const uint8_t *mad, size_t len, struct cm_msg *m)
+droce_cm_msg_parse(const uint8_t *mad, size_t len, struct droce_cm_msg *m)
 {
 	uint16_t attr;
 
-	if (mad == NULL || len < CM_MAD_SIZE)
+	if (mad == NULL || len < DROCE_MAD_SIZE)
 		return -EINVAL;
 	/* IBTA 13.4.2: BaseVersion 1 is the only one defined for IB MADs (OPA's is 0x80). */
 	if (mad[offsetof(struct droce_mad_hdr, base_version)] != DROCE_MAD_BASE_VERSION)
@@ -388,17 +378,17 @@ cm_msg_parse(const uint8_t *mad, size_t len, struct cm_msg *m)
 	if (mad[offsetof(struct droce_mad_hdr, method)] != DROCE_MAD_METHOD_SEND)
 		return -EINVAL;
 	attr = droce_get_be16(mad + offsetof(struct droce_mad_hdr, attr_id));
-	if (cm_msg_priv_max(attr) == 0)
+	if (droce_cm_msg_priv_max(attr) == 0)
 		return -EPROTONOSUPPORT;
 
 	memset(m, 0, sizeof(*m));
 	m->attr = attr;
 	m->tid = droce_get_be64(mad + offsetof(struct droce_mad_hdr, tid));
 	switch (attr) {
-	case CM_REQ:
+	case DROCE_CM_ATTR_REQ:
 		parse_req(mad, m);
 		break;
-	case CM_MRA:
+	case DROCE_CM_ATTR_MRA:
 		m->local_comm_id = droce_get_be32(AT(mad, droce_cm_mra, local_comm_id));
 		m->remote_comm_id = droce_get_be32(AT(mad, droce_cm_mra, remote_comm_id));
 		m->msg_rejected = (*AT(mad, droce_cm_mra, msg_mraed) >> DROCE_CM_MSG_SHIFT) &
@@ -406,7 +396,7 @@ cm_msg_parse(const uint8_t *mad, size_t len, struct cm_msg *m)
 		m->service_timeout = (*AT(mad, droce_cm_mra, service_timeout) >>
 			DROCE_CM_SERVICE_TIMEOUT_SHIFT) & DROCE_CM_SERVICE_TIMEOUT_MASK;
 		break;
-	case CM_REJ:
+	case DROCE_CM_ATTR_REJ:
 		m->local_comm_id = droce_get_be32(AT(mad, droce_cm_rej, local_comm_id));
 		m->remote_comm_id = droce_get_be32(AT(mad, droce_cm_rej, remote_comm_id));
 		m->msg_rejected = (*AT(mad, droce_cm_rej, msg_rejected) >> DROCE_CM_MSG_SHIFT) &
@@ -417,21 +407,21 @@ cm_msg_parse(const uint8_t *mad, size_t len, struct cm_msg *m)
 		m->reason = droce_get_be16(AT(mad, droce_cm_rej, reason));
 		memcpy(m->ari, AT(mad, droce_cm_rej, ari), DROCE_CM_ARI_SIZE);
 		break;
-	case CM_REP:
+	case DROCE_CM_ATTR_REP:
 		parse_rep(mad, m);
 		break;
-	case CM_DREQ:
+	case DROCE_CM_ATTR_DREQ:
 		m->local_comm_id = droce_get_be32(AT(mad, droce_cm_dreq, local_comm_id));
 		m->remote_comm_id = droce_get_be32(AT(mad, droce_cm_dreq, remote_comm_id));
 		m->local_qpn =
 			droce_get_be32(AT(mad, droce_cm_dreq, remote_qpn)) >> DROCE_CM_24_SHIFT;
 		break;
-	case CM_SIDR_REQ:
+	case DROCE_CM_ATTR_SIDR_REQ:
 		m->local_comm_id = droce_get_be32(AT(mad, droce_cm_sidr_req, request_id));
 		m->pkey = droce_get_be16(AT(mad, droce_cm_sidr_req, pkey));
 		m->service_id = droce_get_be64(AT(mad, droce_cm_sidr_req, service_id));
 		break;
-	case CM_SIDR_REP:
+	case DROCE_CM_ATTR_SIDR_REP:
 		parse_sidr_rep(mad, m);
 		break;
 	default:	/* RTU, DREP */
@@ -439,97 +429,7 @@ cm_msg_parse(const uint8_t *mad, size_t len, struct cm_msg *m)
 		m->remote_comm_id = droce_get_be32(AT(mad, droce_cm_rtu, remote_comm_id));
 		break;
 	}
-	m->private_data_len = (uint8_t)cm_msg_priv_max(attr);
+	m->private_data_len = (uint8_t)droce_cm_msg_priv_max(attr);
 	memcpy(m->private_data, mad + DROCE_MAD_HDR_SIZE + priv_off(attr), m->private_data_len);
 	return 0;
-}
-
-#define IPH(f) offsetof(struct droce_cm_ip_hdr, f)
-
-int
-cma_hdr_build(uint8_t out[CMA_HDR_SIZE], const struct sockaddr *src, const struct sockaddr *dst)
-{
-	if ((src->sa_family != AF_INET && src->sa_family != AF_INET6) ||
-	    (dst->sa_family != AF_INET && dst->sa_family != AF_INET6))
-		return -EAFNOSUPPORT;
-	if (src->sa_family != dst->sa_family)
-		return -EINVAL;
-	memset(out, 0, CMA_HDR_SIZE);
-	out[IPH(version)] = DROCE_CM_IP_HDR_VERSION;
-	if (src->sa_family == AF_INET) {
-		const struct sockaddr_in *s = (const struct sockaddr_in *)src;
-		const struct sockaddr_in *d = (const struct sockaddr_in *)dst;
-
-		out[IPH(ip_version)] = 4 << DROCE_CM_IP_VERSION_SHIFT;
-		memcpy(out + IPH(src_port), &s->sin_port, 2);	/* both in network order */
-		memcpy(out + IPH(src_addr) + 12, &s->sin_addr, 4);
-		memcpy(out + IPH(dst_addr) + 12, &d->sin_addr, 4);
-	} else {
-		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)src;
-		const struct sockaddr_in6 *d = (const struct sockaddr_in6 *)dst;
-
-		out[IPH(ip_version)] = 6 << DROCE_CM_IP_VERSION_SHIFT;
-		memcpy(out + IPH(src_port), &s->sin6_port, 2);
-		memcpy(out + IPH(src_addr), &s->sin6_addr, 16);
-		memcpy(out + IPH(dst_addr), &d->sin6_addr, 16);
-	}
-	return 0;
-}
-
-int
-cma_hdr_parse(const uint8_t in[CMA_HDR_SIZE], struct sockaddr_storage *src,
-	struct sockaddr_storage *dst)
-{
-	/* The kernel (cma_save_ip_info) refuses any version but CMA_VERSION 0x00. */
-	if (in[IPH(version)] != DROCE_CM_IP_HDR_VERSION)
-		return -EPROTO;
-	switch (in[IPH(ip_version)] >> DROCE_CM_IP_VERSION_SHIFT) {
-	case 4: {
-		struct sockaddr_in *s = (struct sockaddr_in *)src;
-		struct sockaddr_in *d = (struct sockaddr_in *)dst;
-
-		memset(src, 0, sizeof(*src));
-		memset(dst, 0, sizeof(*dst));
-		s->sin_family = AF_INET;
-		d->sin_family = AF_INET;
-		memcpy(&s->sin_port, in + IPH(src_port), 2);
-		memcpy(&s->sin_addr, in + IPH(src_addr) + 12, 4);
-		memcpy(&d->sin_addr, in + IPH(dst_addr) + 12, 4);
-		return 0;
-	}
-	case 6: {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)src;
-		struct sockaddr_in6 *d = (struct sockaddr_in6 *)dst;
-
-		memset(src, 0, sizeof(*src));
-		memset(dst, 0, sizeof(*dst));
-		s->sin6_family = AF_INET6;
-		d->sin6_family = AF_INET6;
-		memcpy(&s->sin6_port, in + IPH(src_port), 2);
-		memcpy(&s->sin6_addr, in + IPH(src_addr), 16);
-		memcpy(&d->sin6_addr, in + IPH(dst_addr), 16);
-		return 0;
-	}
-	default:
-		/* As the kernel: IP version 4 or 6 only (cma_save_ip_info). */
-		return -EAFNOSUPPORT;
-	}
-}
-
-uint64_t
-cma_service_id(uint16_t port_space, uint16_t port)
-{
-	return (uint64_t)port_space << 16 | port;
-}
-
-uint16_t
-cma_service_id_port(uint64_t service_id)
-{
-	return (uint16_t)service_id;
-}
-
-uint16_t
-cma_service_id_ps(uint64_t service_id)
-{
-	return (uint16_t)(service_id >> 16);
 }

@@ -4,28 +4,15 @@
 
 /*
  * IB CM messages (REQ, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ, SIDR_REP) as the 256-byte MADs
- * that go over QP1, to and from one flat host-order struct; and rdma_cm's addressing header in a
- * REQ's (or SIDR_REQ's) private data. Pure C: no DPDK, no verbs. Wire layouts:
+ * that go over QP1, to and from one flat host-order struct (attribute IDs: DROCE_CM_ATTR_*).
+ * Pure C: no DPDK, no verbs, no I/O. Wire layouts:
  * stack/wire/droce_mad.h, stack/wire/droce_cm.h.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
-enum { CM_MAD_SIZE = 256 };
-
-enum cm_attr_id {
-	CM_REQ = 0x0010,
-	CM_MRA = 0x0011,
-	CM_REJ = 0x0012,
-	CM_REP = 0x0013,
-	CM_RTU = 0x0014,
-	CM_DREQ = 0x0015,
-	CM_DREP = 0x0016,
-	CM_SIDR_REQ = 0x0017,
-	CM_SIDR_REP = 0x0018,
-};
+#include "../wire/droce_mad.h"
 
 /*
  * Every field in host order. build() reads only the fields of m->attr's message and ignores the
@@ -39,7 +26,7 @@ enum cm_attr_id {
  * echoes its SIDR_REQ's), the responder's UD QPN and Q_Key in local_qpn and local_qkey,
  * AdditionalInformation(Length) in ari and ari_len; VendorID is written zero and not read.
  */
-struct cm_msg {
+struct droce_cm_msg {
 	uint16_t attr;			/* enum cm_attr_id */
 	uint64_t tid;			/* MAD TransactionID */
 	uint32_t local_comm_id, remote_comm_id;	/* REQ, SIDR have no remote_comm_id */
@@ -81,38 +68,12 @@ struct cm_msg {
 };
 
 /* 0 or -EINVAL (unknown attr, a value too wide for its field, private data too long). */
-int cm_msg_build(const struct cm_msg *m, uint8_t mad[CM_MAD_SIZE]);
+int droce_cm_msg_build(const struct droce_cm_msg *m, uint8_t mad[DROCE_MAD_SIZE]);
 /* 0, -EINVAL (too short, not a CM MAD of base version 1 / class 0x07 / class version 2 /
- * method Send), -EPROTONOSUPPORT (a CM attribute not in enum cm_attr_id: LAP, APR,
+ * method Send), -EPROTONOSUPPORT (a CM attribute other than REQ..SIDR_REP: LAP, APR,
  * ClassPortInfo). A SIDR_REP's ari_len is as sent (up to 255); 72 bytes of ari are copied. */
-int cm_msg_parse(const uint8_t *mad, size_t len, struct cm_msg *m);
-size_t cm_msg_priv_max(uint16_t attr);	/* the attribute's private data size; 0 if unknown */
-const char *cm_attr_name(uint16_t attr);	/* "REQ" ... or "?" */
-
-/*
- * rdma_cm's IP addressing header at the start of a REQ's private data (kernel cma.c's
- * struct cma_hdr: version 0x00, IP version in the top nibble, port, source and destination
- * address, 36 bytes; IPv4 addresses in the last 4 bytes of each 16-byte field).
- *
- * The port is the ACTIVE side's own (source) port, not the destination's: the kernel writes
- * src->sin_port (cma_format_hdr), its passive side takes it as the remote port
- * (cma_save_ip4_info: dst_addr.sin_port = hdr->port), and Wireshark labels it "IP CM Source
- * Port". The listener's (destination) port is in the service ID only: cma_service_id_port().
- * In the header, src is the active side and dst the passive side.
- */
-enum { CMA_HDR_SIZE = 36 };
-/* port = src's port (see above); 0 / -EAFNOSUPPORT / -EINVAL (families differ) */
-int cma_hdr_build(uint8_t out[CMA_HDR_SIZE], const struct sockaddr *src,
-		  const struct sockaddr *dst);
-/* fills family and addresses, and the port into src (the active side; dst port 0: take it from
- * the REQ's service ID); -EPROTO for unknown version, -EAFNOSUPPORT for an IP version not 4 or 6 */
-int cma_hdr_parse(const uint8_t in[CMA_HDR_SIZE], struct sockaddr_storage *src,
-		  struct sockaddr_storage *dst);
-/* rdma_cm service ID: (port space << 16) | port
- * (RDMA_PS_TCP 0x0106 -> 0x0000000001060000 | port). */
-uint64_t cma_service_id(uint16_t port_space, uint16_t port);
-/* Its two halves, as the kernel's cma_port_from_service_id / rdma_ps_from_service_id read them. */
-uint16_t cma_service_id_port(uint64_t service_id);
-uint16_t cma_service_id_ps(uint64_t service_id);
+int droce_cm_msg_parse(const uint8_t *mad, size_t len, struct droce_cm_msg *m);
+size_t droce_cm_msg_priv_max(uint16_t attr);	/* the attribute's private data size; 0 if unknown */
+const char *droce_cm_attr_name(uint16_t attr);	/* "REQ" ... or "?" */
 
 #endif /* DROCE_CM_MSG_H */

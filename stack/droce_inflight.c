@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * In-flight cap and RTT-based retransmission timeout of RC requesters (droce_inflight.h).
+ *
+ * The cap bounds what a go-back-N rewind throws away: without it a requester puts its whole
+ * send queue on the wire (up to 1024 PSNs), and one loss costs all of it sent again. With it,
+ * about one bandwidth-delay product is out, as IRN's BDP flow control keeps it.
+ *
+ * The RTO (RFC 6298 2.2-2.3, 5.5-5.7): SRTT and RTTVAR from round trips of request packets that
+ * ask for an ACK, one timed at a time, from its first transmission to the ACK (or response)
+ * that moves una past it; a rewind stops the timing (Karn's rule: an answer to a resend cannot
+ * be told from one to the first). Per packet, not per message: under loss a long message is
+ * rarely sent once from end to end, and the RTO would never learn a round trip.
+ * RTO = SRTT + 4 RTTVAR, at least the floor, doubled after each early resend until the peer
+ * acknowledges something new (as Linux TCP does: under heavy loss waiting for the next sample
+ * let the backoff climb to the local ACK timeout). An early resend sends one packet and the
+ * window reopens, doubling per ACK (RFC 5681 3.1's loss window): a timer that fired early
+ * costs one packet, not a window. It only ever fires before the IBTA local ACK timer
+ * (C9-140, 9.7.6.1.3: 4.096 us x 2^timeout): that timer keeps its own deadline, and only its
+ * expiry spends retry_cnt, so RETRY_EXC_ERR comes exactly when IBTA says.
+ */
+#include <errno.h>
+
+#include "droce_internal.h"
+#include "droce_psn.h"
+
+#define INFLIGHT_MIN_CAP	4	/* below this the window stalls on every ACK's round trip */
+#define INFLIGHT_UNKNOWN_BPS	100000000000ull	/* a port that reports no speed */
+#define INFLIGHT_MAX_BACKOFF	16
+
+void
+droce_inflight_defaults(struct droce_inflight_cfg *c)
+{
+	c->cap = DROCE_INFLIGHT_CAP_BDP;
+	c->path_bps = 0;
+	c->rtt_ns = 0;
+	c->rto = true;
+	c->rto_min_ns = DROCE_INFLIGHT_RTO_MIN_NS;
+}
+
+/* Packets in path_bps x rtt_ns at this MTU; bps / 8000 x ns / 10^6 = bytes without overflow
+ * up to 1.6 Tbit/s and seconds of round trip. */
+static uint32_t
+bdp_pkts(const struct droce_qp *qp, const struct droce_inflight_cfg *c)
+{
+	uint64_t bps = c->path_bps ? c->path_bps :
+		       qp->dev->attr.link_bps ? qp->dev->attr.link_bps : INFLIGHT_UNKNOWN_BPS;
+	uint64_t rtt = c->rtt_ns ? c->rtt_ns : DROCE_INFLIGHT_RTT_NS;
+	uint64_t bytes = bps / 8000 * rtt / 1000000;
+	uint64_t n = (bytes + qp->mtu - 1) / qp->mtu;
+
+	return n > DROCE_MAX_INFLIGHT ? DROCE_MAX_INFLIGHT : (uint32_t)n;
+}
+
+/* The window in force: the cap, or less while it reopens after an early resend. */
+static void
+set_limit(struct droce_inflight *f, uint32_t n)
+{
+	f->limit = n;
+	if (n >= DROCE_MAX_INFLIGHT)
+		f->ackreq_every = DROCE_ACKREQ_EVERY;
+	else	/* an ACK per quarter of it: the window reopens before it is used up */
+		f->ackreq_every = n / 4 ? n / 4 : 1;
+}
+
+void
+droce_inflight_update(struct droce_qp *qp)
+{
+	struct droce_inflight *f = &qp->inf;
+	uint32_t cap = f->cfg.cap;
+
+	if (cap == DROCE_INFLIGHT_CAP_BDP)
+		cap = qp->mtu ? bdp_pkts(qp, &f->cfg) : 0;	/* sized again with the MTU */
+	if (cap == 0 || cap >= DROCE_MAX_INFLIGHT) {
+		f->full = DROCE_MAX_INFLIGHT;
+	} else {
+		f->full = cap < INFLIGHT_MIN_CAP ? INFLIGHT_MIN_CAP : cap;
+	}
+	set_limit(f, f->full);
+}
+
+void
+droce_inflight_init(struct droce_qp *qp)
+{
+	qp->inf.cfg = qp->dev->inflight;
+	droce_inflight_reset(qp);
+}
+
+void
+droce_inflight_reset(struct droce_qp *qp)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	f->srtt = f->rttvar = f->rto = 0;
+	f->backoff = 0;
+	f->timing = false;
+	f->ibta_at = UINT64_MAX;
+	droce_inflight_update(qp);
+}
+
+void
+droce_inflight_sent(struct droce_qp *qp, uint32_t psn, uint64_t now)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	if (f->timing || !f->cfg.rto)
+		return;
+	f->timing = true;
+	f->timed_psn = psn;
+	f->timed_at = now;
+}
+
+void
+droce_inflight_acked(struct droce_qp *qp, uint32_t una, uint64_t now)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	f->backoff = 0;	/* as the retry count: the path delivers again */
+	if (f->limit < f->full)	/* reopen: double per ACK that moves una (slow start) */
+		set_limit(f, f->limit * 2 < f->full ? f->limit * 2 : f->full);
+	if (f->timing && droce_psn_lt(f->timed_psn, una)) {
+		f->timing = false;
+		droce_inflight_rtt(qp, now - f->timed_at);
+	}
+}
+
+void
+droce_inflight_rtt(struct droce_qp *qp, uint64_t rtt)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	if (rtt == 0)
+		rtt = 1;	/* 0 means "no sample" */
+	if (f->srtt == 0) {
+		f->srtt = rtt;
+		f->rttvar = rtt / 2;
+	} else {
+		uint64_t d = f->srtt > rtt ? f->srtt - rtt : rtt - f->srtt;
+
+		f->rttvar = (3 * f->rttvar + d) / 4;
+		f->srtt = (7 * f->srtt + rtt) / 8;
+	}
+	f->rto = f->srtt + 4 * f->rttvar;
+	if (f->rto < f->cfg.rto_min_ns)
+		f->rto = f->cfg.rto_min_ns;
+	f->backoff = 0;
+}
+
+static uint64_t
+early_at(const struct droce_inflight *f, uint64_t now)
+{
+	uint64_t t;
+
+	/* Timeout 0 disables the local ACK timer (C9-140): no resend on a timer at all then. */
+	if (!f->cfg.rto || f->srtt == 0 || f->ibta_at == UINT64_MAX)
+		return f->ibta_at;
+	t = now + (f->rto << f->backoff);
+	return t < f->ibta_at ? t : f->ibta_at;
+}
+
+uint64_t
+droce_inflight_arm(struct droce_qp *qp, uint64_t now, uint64_t ibta_at)
+{
+	qp->inf.ibta_at = ibta_at;
+	return early_at(&qp->inf, now);
+}
+
+void
+droce_inflight_heard(struct droce_qp *qp, uint64_t now)
+{
+	/* A later deadline needs no heap move (droce_comp_arm_rto). */
+	if (qp->req.rto_at < qp->inf.ibta_at)
+		qp->req.rto_at = early_at(&qp->inf, now);
+}
+
+bool
+droce_inflight_early(struct droce_qp *qp, uint64_t now)
+{
+	struct droce_inflight *f = &qp->inf;
+	const struct droce_swqe *w = &qp->req.ring[qp->req.comp & qp->req.mask];
+
+	if (now >= f->ibta_at)
+		return false;
+	/* A READ's or atomic's responses come at the responder's pace (its congestion control,
+	 * its queue), which no round trip measured here predicts: resending early re-executes
+	 * it and queues more behind. A lost response is asked for again when a later one comes
+	 * (droce_comp_rd.c); the local ACK timeout covers the rest. */
+	if (w->opcode == DROCE_WR_RDMA_READ || w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
+	    w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		qp->req.rto_at = f->ibta_at;
+		return true;
+	}
+	droce_qp_cnt(qp, DROCE_CNT_RTO_RESEND);
+	if (f->backoff < INFLIGHT_MAX_BACKOFF)
+		f->backoff++;
+	/* One packet, then more as ACKs come (above) */
+	set_limit(f, 1);
+	droce_req_go_back(qp, qp->req.una);
+	qp->req.rto_at = early_at(f, now);
+	return true;
+}
+
+int
+droce_dev_set_inflight(struct droce_dev *dev, const struct droce_inflight_cfg *c)
+{
+	if (dev == NULL || c == NULL)
+		return -EINVAL;
+	dev->inflight = *c;
+	return 0;
+}
+
+const struct droce_inflight_cfg *
+droce_dev_inflight(const struct droce_dev *dev)
+{
+	return dev != NULL ? &dev->inflight : NULL;
+}
+
+int
+droce_qp_set_inflight(struct droce_qp *qp, const struct droce_inflight_cfg *c)
+{
+	if (qp == NULL || !qp->used || c == NULL)
+		return -EINVAL;
+	qp->inf.cfg = *c;
+	if (qp->inf.srtt != 0) {
+		qp->inf.rto = qp->inf.srtt + 4 * qp->inf.rttvar;
+		if (qp->inf.rto < c->rto_min_ns)
+			qp->inf.rto = c->rto_min_ns;
+	}
+	droce_inflight_update(qp);
+	return 0;
+}
+
+int
+droce_qp_inflight(const struct droce_qp *qp, struct droce_inflight_info *info)
+{
+	const struct droce_inflight *f;
+
+	if (qp == NULL || !qp->used || info == NULL)
+		return -EINVAL;
+	f = &qp->inf;
+	info->cap = f->full < DROCE_MAX_INFLIGHT ? f->full : 0;
+	info->ackreq_every = f->ackreq_every;
+	info->srtt_ns = f->srtt;
+	info->rttvar_ns = f->rttvar;
+	info->ibta_ns = qp->attr.timeout ? 4096ull << qp->attr.timeout : UINT64_MAX;
+	info->rto_ns = 0;
+	if (f->cfg.rto && f->srtt != 0 && qp->attr.timeout != 0) {
+		info->rto_ns = f->rto << f->backoff;
+		if (info->rto_ns > info->ibta_ns)
+			info->rto_ns = info->ibta_ns;
+	}
+	return 0;
+}

@@ -1,0 +1,191 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The loss-recovery and incast bench (ninja -C BUILD research): droce-sim sweeps of one QP's
+# 64 KiB WRITEs over independent and burst (Gilbert-Elliott) loss 0-10 % for each recovery mode
+# (go-back-N, with the in-flight cap, with the cap and the RTO, and selective repeat with and
+# without the cap when droce-sim has --recovery), the 99th-percentile completion time of 4 KiB
+# WRITEs over loss, and droce-sim-cc incasts N:1 up to 64 with and without DCQCN and the cap.
+# CSV and, with gnuplot, PNG into OUT (default BUILD/research); each title carries the commit
+# and the date. Deterministic: the same commit and seeds give the same CSVs.
+#   droce-research.sh BUILD [OUT]     DROCE_RESEARCH_SEEDS=N seeds per point (default 3)
+build=$1
+out=${2:-$build/research}
+[ -n "$build" ] || { echo "usage: $0 BUILD [OUT]" >&2; exit 2; }
+sim=$build/tests/sim/droce-sim
+simcc=$build/tests/sim/droce-sim-cc
+for b in "$sim" "$simcc"; do
+	[ -x "$b" ] || { echo "$b not built: ninja -C $build" >&2; exit 2; }
+done
+mkdir -p "$out" || exit 2
+seeds=${DROCE_RESEARCH_SEEDS:-3}
+commit=$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)
+date=$(date -u '+%Y-%m-%d')
+plot=1
+command -v gnuplot >/dev/null || { echo "gnuplot not found: CSV only" >&2; plot=0; }
+
+# Recovery modes, name=options; selective repeat once droce-sim offers it.
+modes="gbn=--cap,off,--rto,off gbn_cap=--cap,on,--rto,off gbn_cap_rto=--cap,on,--rto,on"
+if "$sim" --help | grep -q -- '--recovery'; then
+	modes="$modes sr=--recovery,sr,--cap,off sr_cap=--recovery,sr,--cap,on"
+fi
+losses="0 0.1 0.5 1 2 5 10"
+
+# One droce-sim run's figures: goodput (Gbit/s, to the last completion), packets sent,
+# completion p50 and p99 (us). A run that mismatched stops the bench: its figures mean nothing.
+figures() {
+	line=$("$sim" "$@" --lat) || { echo "droce-sim $*: $line" >&2; exit 1; }
+	echo "$line" | awk '{
+		for (i = 1; i <= NF; i++) {
+			split($i, kv, "=")
+			v[kv[1]] = kv[2]
+		}
+		sub("ms", "", v["done"]); sub("us", "", v["lat_p50"]); sub("us", "", v["lat_p99"])
+		printf "%.3f,%d,%.1f,%.1f\n", v["bytes"] * 8 / v["done"] / 1e6, v["pkts"],
+			v["lat_p50"], v["lat_p99"]
+	}'
+}
+
+# sweep NAME LOSS-OPTION SIZE MSGS: per-seed rows, then the mean per mode and loss
+sweep() {
+	name=$1 lopt=$2 size=$3 msgs=$4
+	raw=$out/$name-runs.csv
+	echo "mode,loss_pct,seed,goodput_gbps,pkts,lat_p50_us,lat_p99_us" >"$raw"
+	for m in $modes; do
+		mname=${m%%=*}
+		mopts=$(echo "${m#*=}" | tr ',' ' ')
+		for l in $losses; do
+			s=1
+			while [ "$s" -le "$seeds" ]; do
+				case $lopt in
+				burst) lo="--burst-loss $l:4" ;;
+				*) lo="--loss $l" ;;
+				esac
+				# shellcheck disable=SC2086
+				f=$(figures --seed "$s" --one-way --ops write --size "$size-$size" \
+					--msgs "$msgs" --qps 1 --sq-depth 16 $lo $mopts) || exit 1
+				echo "$mname,$l,$s,$f" >>"$raw"
+				s=$((s + 1))
+			done
+		done
+		echo "  $name: $mname done" >&2
+	done
+	# mean per (loss, mode): one column per mode, for gnuplot
+	awk -F, -v modes="$(for m in $modes; do printf '%s ' "${m%%=*}"; done)" '
+		NR > 1 { k = $2 SUBSEP $1; g[k] += $4; p[k] += $5; q[k] += $7; n[k]++; L[$2] = 1 }
+		END {
+			nm = split(modes, M, " ")
+			printf "loss_pct"
+			for (i = 1; i <= nm; i++)
+				printf ",%s_gbps,%s_pkts,%s_p99_us", M[i], M[i], M[i]
+			printf "\n"
+			nl = split("'"$losses"'", LL, " ")
+			for (j = 1; j <= nl; j++) {
+				printf "%s", LL[j]
+				for (i = 1; i <= nm; i++) {
+					k = LL[j] SUBSEP M[i]
+					printf ",%.3f,%.0f,%.1f", g[k] / n[k], p[k] / n[k], q[k] / n[k]
+				}
+				printf "\n"
+			}
+		}' "$raw" >"$out/$name.csv"
+	echo "  -> $out/$name.csv ($raw)"
+}
+
+# plot_modes NAME COLUMN-OFFSET YLABEL TITLE: one line per mode from NAME.csv
+plot_modes() {
+	[ "$plot" = 1 ] || return 0
+	name=$1 off=$2 ylabel=$3 title=$4
+	nm=$(echo $modes | wc -w)
+	names=$(for m in $modes; do printf '%s ' "${m%%=*}"; done)
+	gnuplot <<GP || exit 1
+set datafile separator ','
+set terminal pngcairo size 900,600 noenhanced
+set output '$out/$name-$off.png'
+set title "$title ($commit, $date)" font ',10'
+set xlabel 'loss %'
+set ylabel '$ylabel'
+set key top right
+set grid
+names = "$names"
+plot for [i=1:$nm] '$out/$name.csv' using 1:(column(1 + 3 * (i - 1) + $off)) with linespoints title word(names, i)
+GP
+	echo "  -> $out/$name-$off.png"
+}
+
+echo "droce-research: $seeds seed(s) a point, modes: $modes"
+sweep goodput_iid loss 65536 200
+plot_modes goodput_iid 1 'goodput Gbit/s' 'one QP, 64 KiB WRITEs, 25 Gbit/s, 2 us: goodput vs independent loss'
+plot_modes goodput_iid 2 'packets sent (12800 needed)' 'one QP, 64 KiB WRITEs: packets sent vs independent loss'
+sweep goodput_burst burst 65536 200
+plot_modes goodput_burst 1 'goodput Gbit/s' 'one QP, 64 KiB WRITEs: goodput vs Gilbert-Elliott loss (bursts of 4)'
+sweep lat4k loss 4096 2000
+plot_modes lat4k 3 'p99 completion us' 'one QP, 4 KiB WRITEs, 16 posted: 99th-percentile completion time vs loss'
+
+# Incast N:1 into one 25 Gbit/s port (RED marking 5-200 KB), 10 ms: per N, congestion control
+# and loss recovery, link use, queue median and p99, drops, Jain's index, errors.
+inc=$out/incast.csv
+echo "flows,cc,cap,link_pct,queue_median_b,queue_p99_b,ce_pct,drops,errors" >"$inc"
+for n in 2 4 8 16 32 64; do
+	for cc in none dcqcn; do
+		# off: no cap, no RTO (go-back-N as before); rto: the RTO alone; on: both
+		for cap in off rto on; do
+			case $cap in
+			off) o="--cap off --rto off" ;;
+			rto) o="--cap off --rto on" ;;
+			*) o="--cap on --rto on" ;;
+			esac
+			# shellcheck disable=SC2086
+			line=$("$simcc" --cc "$cc" --flows "$n" --gbps 25 --cnp-us 50 --ms 10 --seed "$n" \
+				$o) || true
+			echo "$line" | sed -n 's/.*link \([0-9.]*\) %, queue median \([0-9]*\) B p99 \([0-9]*\) B, CE \([0-9.]*\) %, drops \([0-9]*\),.*errors \([0-9]*\).*/\1,\2,\3,\4,\5,\6/p' |
+				sed "s/^/$n,$cc,$cap,/" | tr -d '\n' >>"$inc"
+			echo >>"$inc"
+		done
+	done
+	echo "  incast $n:1 done" >&2
+done
+echo "  -> $inc"
+if [ "$plot" = 1 ]; then
+	gnuplot <<GP || exit 1
+set datafile separator ','
+set terminal pngcairo size 900,900 noenhanced
+set output '$out/incast.png'
+set multiplot layout 2,1 title "droce-sim-cc incast N:1, 25 Gbit/s, RED 5-200 KB, 10 ms ($commit, $date)" font ',10'
+set logscale x 2
+set xlabel 'senders'
+set key outside right
+set grid
+set ylabel 'queue p99 bytes'
+plot for [s in "none,off none,rto none,on dcqcn,off dcqcn,rto dcqcn,on"] '$inc' using 1:((strcol(2).",".strcol(3)) eq s ? column(6) : 1/0) with linespoints title s
+set ylabel 'link %'
+plot for [s in "none,off none,rto none,on dcqcn,off dcqcn,rto dcqcn,on"] '$inc' using 1:((strcol(2).",".strcol(3)) eq s ? column(4) : 1/0) with linespoints title s
+unset multiplot
+GP
+	echo "  -> $out/incast.png"
+fi
+
+# Queue and per-flow rates over time: 16:1 and 64:1 with DCQCN and the cap (DCQCN's paper:
+# flows converging to a fair share, the queue bounded).
+for n in 16 64; do
+	csv=$out/incast$n-dcqcn.csv
+	"$simcc" --cc dcqcn --flows "$n" --gbps 25 --cnp-us 50 --ms 20 --seed "$n" --csv "$csv" \
+		--sample-us 200 >"$out/incast$n-dcqcn.txt" || true
+	echo "  -> $csv"
+	[ "$plot" = 1 ] || continue
+	gnuplot <<GP || exit 1
+set datafile separator ','
+set terminal pngcairo size 1000,800 noenhanced
+set output '$out/incast$n-dcqcn.png'
+set multiplot layout 2,1 title "droce-sim-cc --cc dcqcn --flows $n --gbps 25 --cnp-us 50 ($commit, $date)" font ',10'
+set xlabel 'ms'
+set grid
+set key off
+set ylabel 'Mbit/s per flow'
+plot for [i=0:$n-1] '$csv' using 1:5+2*i with lines
+set ylabel 'queue bytes'
+plot '$csv' using 1:2 with lines
+unset multiplot
+GP
+	echo "  -> $out/incast$n-dcqcn.png"
+done
+echo "droce-research: done ($out)"
