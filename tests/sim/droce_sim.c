@@ -49,6 +49,7 @@ usage(FILE *out)
 		"  --psn P           first PSN (default 0xfffff0: wraps early)\n"
 		"  --sq-depth N      send queue depth (default 32)\n"
 		"  --time-limit MS   virtual-time limit per run (default 60000)\n"
+		"  --digest          print a digest of every frame sent (byte-for-byte comparisons)\n"
 		"  -v                trace every frame\n");
 }
 
@@ -78,6 +79,7 @@ enum {
 	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
 	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM,
 	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC, OPT_CC,
+	OPT_DIGEST,
 };
 
 static const struct option longopts[] = {
@@ -112,6 +114,7 @@ static const struct option longopts[] = {
 	{ "rnr-timer", required_argument, NULL, OPT_RNR_TIMER },
 	{ "rd-atomic", required_argument, NULL, OPT_RD_ATOMIC },
 	{ "cc", required_argument, NULL, OPT_CC },
+	{ "digest", no_argument, NULL, OPT_DIGEST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -255,6 +258,9 @@ main(int argc, char **argv)
 			cfg.cc = droce_cc_find(NULL, optarg);
 			if (cfg.cc == NULL)
 				goto bad;
+			break;
+		case OPT_DIGEST:
+			cfg.digest = true;
 			break;
 		case 'v':
 			cfg.verbose++;

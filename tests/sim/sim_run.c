@@ -556,6 +556,9 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 	if (s->read_needed != 0)
 		fprintf(out, " rresp=%" PRIu64 "/%" PRIu64 " rereq=%" PRIu64, s->wire.read_resp_rx,
 			s->read_needed, s->wire.read_rereq);
+	if (cfg->digest)
+		fprintf(out, " frames=%" PRIu64 " digest=%016" PRIx64, s->wire.frames,
+			s->wire.digest);
 	fprintf(out, " vtime=%.3fms ", (double)s->vtime_ns / 1e6);
 	if (s->ok)
 		fprintf(out, "OK\n");
