@@ -363,7 +363,7 @@ struct droce_dev {
 	uint64_t now;		/* the latest now_ns the caller gave */
 	uint64_t cnt_gone[DROCE_CNT_MAX];	/* counters of destroyed QPs */
 	struct droce_drop_stats drops;
-	/* Received frames' ICRC prefix state, by DestQP (droce_rx.c) */
+	/* Received frames' ICRC prefix state, by DestQP (droce_parse_rx) */
 	struct droce_icrc_v4_cache icrc_rx[DROCE_ICRC_RX_CACHE];
 	struct droce_mcast_grp mcast[DROCE_MCAST_GROUPS];
 	/* The GID table's IPv4 addresses as numbers, for the receive address check */
