@@ -336,8 +336,8 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 
 	/* The addresses are compared as the frame's bytes; a packet that needs them as fields
 	 * (a group's, a UD QP's) gets them below. */
-	d = droce_parse_rx(frame, len, &p, dev->rx_parse_flags | DROCE_PARSE_NO_ADDRS,
-			   dev->icrc_rx, DROCE_ICRC_RX_CACHE - 1);
+	d = droce_parse_rx(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx,
+			   DROCE_ICRC_RX_CACHE - 1);
 	if (d != DROCE_DROP_NONE) {
 		droce_dev_drop(dev, d);
 		return;

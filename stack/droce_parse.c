@@ -62,9 +62,10 @@ droce_gid_mcast_mac(const uint8_t gid[16], uint8_t mac[6])
 	}
 }
 
-/* Ethernet and optional 802.1Q; returns the L3 EtherType via *etype. */
+/* Ethernet and optional 802.1Q; returns the L3 EtherType via *etype. addrs: the MAC addresses
+ * too (the receive path compares the frame's own bytes instead). */
 static inline __attribute__((always_inline)) enum droce_drop
-parse_l2(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint16_t *etype, unsigned int flags)
+parse_l2(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint16_t *etype, const bool addrs)
 {
 	const struct droce_eth_hdr *eth = (const void *)f;
 	const struct droce_vlan_hdr *vlan = (const void *)(eth + 1);
@@ -72,7 +73,7 @@ parse_l2(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint16_t *etype, u
 
 	if (len < off)
 		return DROCE_DROP_ETH_SHORT;
-	if (!(flags & DROCE_PARSE_NO_ADDRS)) {
+	if (addrs) {
 		memcpy(p->dmac, eth->dst, sizeof(p->dmac));
 		memcpy(p->smac, eth->src, sizeof(p->smac));
 	}
@@ -93,8 +94,9 @@ parse_l2(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint16_t *etype, u
 
 /* IPv4 (RFC 791) as RoCEv2 uses it (IBTA A17.4.1): no fragments, UDP inside. Sets *l3_end.
  * fixed_l3 (a constant where the caller inlines it): the header is at that offset and its first
- * byte was seen to be 0x45 (version 4, IHL 5); 0: at p->l3_off, any IHL. ident: only what
- * finds the protocol (droce_parse_l4); the datagram then runs to the frame's end. */
+ * byte was seen to be 0x45 (version 4, IHL 5), and the addresses are left out; 0: at
+ * p->l3_off, any IHL. ident: only what finds the protocol (droce_parse_l4); the datagram then
+ * runs to the frame's end. */
 static inline __attribute__((always_inline)) enum droce_drop
 parse_ipv4(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end,
 	   unsigned int flags, const uint32_t fixed_l3, const bool ident)
@@ -121,7 +123,7 @@ parse_ipv4(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end
 	p->hop_limit = ip->ttl;
 	p->flow_label = 0;
 	p->ip_id = droce_be16_to_cpu(ip->id);
-	if (!(flags & DROCE_PARSE_NO_ADDRS)) {
+	if (fixed_l3 == 0 && !ident) {
 		droce_gid_from_v4(p->sgid, droce_be32_to_cpu(ip->src));
 		droce_gid_from_v4(p->dgid, droce_be32_to_cpu(ip->dst));
 	}
@@ -159,7 +161,7 @@ parse_ipv6(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end
 	p->flow_label = vtc & DROCE_IPV6_FLOW_MASK;
 	p->hop_limit = ip->hop_limit;
 	p->ip_id = 0;
-	/* the GIDs are the addresses IPv6's checks read: filled whatever the flags */
+	/* the GIDs are the addresses IPv6's checks read: always filled */
 	memcpy(p->sgid, ip->src, sizeof(p->sgid));
 	memcpy(p->dgid, ip->dst, sizeof(p->dgid));
 	plen = ident ? len - p->l3_off - (uint32_t)sizeof(*ip) : droce_be16_to_cpu(ip->payload_len);
@@ -193,8 +195,8 @@ parse_udp(const uint8_t *f, uint32_t l3_end, struct droce_pkt *p, const bool ide
 }
 
 /* Extension headers named by the opcode table, in host order. */
-void
-droce_parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, struct droce_pkt *p)
+static inline __attribute__((always_inline)) void
+parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, struct droce_pkt *p)
 {
 	if (op->hdrs & H_DETH) {
 		const struct droce_deth *h = (const void *)(bth + op->off[DROCE_HDR_DETH]);
@@ -240,6 +242,12 @@ droce_parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, struct d
 
 		p->ieth_rkey = droce_be32_to_cpu(h->rkey);
 	}
+}
+
+void
+droce_parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, struct droce_pkt *p)
+{
+	parse_ext(bth, op, p);
 }
 
 /* BTH and what follows: [bth, end) is the UDP payload, ICRC included. v4_fixed: the IP header
@@ -294,7 +302,7 @@ parse_transport(const uint8_t *f, uint32_t end, struct droce_pkt *p, unsigned in
 	p->pay_off = (uint16_t)(p->bth_off + op->hdr_len);
 	p->pay_len = avail - p->padcnt;
 	if (op->hdrs)
-		droce_parse_ext((const uint8_t *)bth, op, p);
+		parse_ext((const uint8_t *)bth, op, p);
 	/* IBTA A17.3.3 / 7.8.1: the ICRC covers the packet from the IP header on. */
 	if (!(flags & DROCE_PARSE_NO_ICRC)) {
 		n = end - DROCE_ICRC_LEN - p->l3_off;
@@ -337,7 +345,7 @@ droce_parse(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int fl
 	enum droce_drop r;
 	uint16_t etype;
 
-	r = parse_l2(f, len, p, &etype, flags);
+	r = parse_l2(f, len, p, &etype, true);
 	if (r != DROCE_DROP_NONE)
 		return r;
 	return parse_l3(f, len, p, flags, etype);
@@ -368,7 +376,7 @@ droce_parse_rx(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int
 	enum droce_drop r;
 	uint16_t etype;
 
-	r = parse_l2(f, len, p, &etype, flags);
+	r = parse_l2(f, len, p, &etype, false);
 	if (r != DROCE_DROP_NONE)
 		return r;
 	/* The common shape, IPv4 without options right after Ethernet or one 802.1Q tag: the
@@ -390,11 +398,11 @@ droce_parse_l4(const uint8_t *f, uint32_t len, struct droce_pkt *p)
 	uint32_t l3_end;
 	uint16_t etype;
 
-	r = parse_l2(f, len, p, &etype, DROCE_PARSE_NO_ADDRS);
+	r = parse_l2(f, len, p, &etype, false);
 	if (r != DROCE_DROP_NONE)
 		return r;
 	if (etype == DROCE_ETHERTYPE_IPV4)
-		r = parse_ipv4(f, len, p, &l3_end, DROCE_PARSE_NO_ADDRS, 0, true);
+		r = parse_ipv4(f, len, p, &l3_end, 0, 0, true);
 	else if (etype == DROCE_ETHERTYPE_IPV6)
 		r = parse_ipv6(f, len, p, &l3_end, true);
 	else
@@ -412,7 +420,7 @@ droce_parse_addrs(const uint8_t *f, struct droce_pkt *p)
 
 	memcpy(p->dmac, eth->dst, sizeof(p->dmac));
 	memcpy(p->smac, eth->src, sizeof(p->smac));
-	/* IPv6's GIDs are never left out (parse_ipv6) */
+	/* IPv6's GIDs are never left out (parse_ipv6); IPv4 options' are filled (parse_l3) */
 	if (p->ip_ver == 4) {
 		droce_gid_from_v4(p->sgid, droce_be32_to_cpu(ip->src));
 		droce_gid_from_v4(p->dgid, droce_be32_to_cpu(ip->dst));

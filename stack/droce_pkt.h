@@ -79,9 +79,6 @@ struct droce_pkt {
 enum droce_parse_flags {
 	DROCE_PARSE_NO_ICRC = 1u << 0,	/* the NIC checked it, or the caller will */
 	DROCE_PARSE_NO_IPCSUM = 1u << 1,/* the NIC checked the IPv4 header checksum */
-	/* leave out the MAC addresses and IPv4's GIDs: the receive path compares the frame's
-	 * own bytes and fills them (droce_parse_addrs) only where a packet needs them */
-	DROCE_PARSE_NO_ADDRS = 1u << 2,
 };
 
 /*
@@ -100,7 +97,8 @@ void droce_parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, str
  * droce_parse() for the receive path: the same checks in the same order, the same reason for
  * every frame, and the common shape (Ethernet, 802.1Q or not, IPv4 without options) checked
  * at constant offsets, its ICRC through cache (NULL: none; cache_mask + 1 prefix states
- * indexed by DestQP).
+ * indexed by DestQP). The MAC addresses and IPv4's GIDs may be left out: the receive path
+ * compares the frame's bytes, and droce_parse_addrs() fills them where a packet needs them.
  */
 struct droce_icrc_v4_cache;
 enum droce_drop droce_parse_rx(const uint8_t *frame, uint32_t len, struct droce_pkt *pkt,
@@ -116,7 +114,7 @@ enum droce_drop droce_parse_rx(const uint8_t *frame, uint32_t len, struct droce_
  * short before it could tell.
  */
 enum droce_drop droce_parse_l4(const uint8_t *frame, uint32_t len, struct droce_pkt *pkt);
-/* The MAC addresses, and for IPv4 the GIDs, that DROCE_PARSE_NO_ADDRS left out. */
+/* The MAC addresses and IPv4's GIDs droce_parse_rx() left out. */
 void droce_parse_addrs(const uint8_t *frame, struct droce_pkt *pkt);
 
 /* Headers the builder writes for p, up to and including the extension headers. */

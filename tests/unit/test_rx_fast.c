@@ -2,7 +2,7 @@
 /*
  * The receive path's parser (droce_parse_rx) against droce_parse(): on every opcode and payload
  * length, and on damaged frames, it names the same reason, and describes an accepted frame
- * identically (with DROCE_PARSE_NO_ADDRS once droce_parse_addrs() added what it left out).
+ * identically once droce_parse_addrs() added the addresses it leaves out.
  * Untagged and 802.1Q-tagged, with and without the per-DestQP ICRC prefix cache. The common
  * shape (IPv4 without options) really takes the constant-offset case: only that case consults
  * the cache, so a cleared cache entry filled after the call shows it was taken.
@@ -20,7 +20,7 @@ static uint8_t f[9000];
 /* ICRC prefix states for the fast path, when use_cache; fixed_conn keeps the fields of one
  * connection (addresses, UDP source port, P_Key, DestQP) from frame to frame. */
 static struct droce_icrc_v4_cache cache[4];
-static bool use_cache, fixed_conn, addrs_late;
+static bool use_cache, fixed_conn;
 
 static uint32_t rng = 12345;
 
@@ -117,8 +117,7 @@ compare(uint32_t len, unsigned int flags, unsigned int *bad, unsigned int *misse
 		slot = (uint32_t)f[f[12] == 0x81 ? 18 + 20 + 8 + 7 : 14 + 20 + 8 + 7] & 3;
 	if (use_cache)
 		cache[slot].valid = false;
-	ra = droce_parse_rx(f, len, &a, flags | (addrs_late ? DROCE_PARSE_NO_ADDRS : 0),
-			    use_cache ? cache : NULL, 3);
+	ra = droce_parse_rx(f, len, &a, flags, use_cache ? cache : NULL, 3);
 	rb = droce_parse(f, len, &b, flags);
 	if (ra != rb) {
 		(*bad)++;
@@ -126,8 +125,7 @@ compare(uint32_t len, unsigned int flags, unsigned int *bad, unsigned int *misse
 	}
 	if (rb != DROCE_DROP_NONE)
 		return rb;
-	if (addrs_late)
-		droce_parse_addrs(f, &a);
+	droce_parse_addrs(f, &a);
 	if (memcmp(&a, &b, sizeof(a)) != 0)
 		(*bad)++;
 	if (use_cache && !(flags & DROCE_PARSE_NO_ICRC) && common_shape(len) &&
@@ -175,10 +173,7 @@ test_every_opcode(void)
 	every_opcode();
 	fixed_conn = true;
 	every_opcode();
-	addrs_late = true;
-	every_opcode();
 	fixed_conn = false;
-	addrs_late = false;
 }
 
 /* One connection's frames hit the cached prefix state: they still agree with droce_parse()
@@ -289,7 +284,6 @@ test_damaged(void)
 		}
 		use_cache = (i & 4) != 0;
 		fixed_conn = (i & 8) != 0;
-		addrs_late = (i & 128) != 0;
 		d = compare(len, flags, &bad, &missed);
 		if (d == DROCE_DROP_NONE)
 			ok++;
@@ -298,7 +292,6 @@ test_damaged(void)
 		reasons[d]++;
 	}
 	fixed_conn = false;
-	addrs_late = false;
 	for (i = 0; i < DROCE_DROP_MAX; i++)
 		kinds += reasons[i] != 0;
 	CU_ASSERT_EQUAL(bad, 0);
