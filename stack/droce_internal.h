@@ -219,7 +219,6 @@ struct droce_responder {
 	uint32_t msn;
 	bool nak_seq_sent;	/* one sequence-error NAK per gap (IBTA 9.7.5.1.1) */
 	enum droce_rmsg msg;
-	uint8_t msg_op;		/* opcode of the packet that started it, for the sequence check */
 	bool have_rwqe;
 	struct droce_rwqe rwqe;	/* its SGEs copied to sges: the ring slot may be reposted */
 	struct droce_sge sges[DROCE_MAX_SGE];
