@@ -204,6 +204,8 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 		return -(e ? e : ENOMEM);
 	}
 	droce_dev_set_cnp_interval(s->dev, (uint64_t)c->cnp_interval_us * 1000);
+	droce_dev_set_recovery(s->dev, strcmp(c->recovery, "sr") == 0 ? DROCE_RECOVERY_SR :
+									DROCE_RECOVERY_GBN);
 	return dev_cc(rt, s->dev, err, errlen);
 }
 

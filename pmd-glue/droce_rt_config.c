@@ -73,6 +73,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("vlan_pcp", vlan_pcp, 0, 7),
 	STR("cc", cc),
 	STR("cc_plugin", cc_plugin),
+	STR("recovery", recovery),
 	U32("dcqcn_max_rate_mbps", dcqcn_max_rate_mbps, 0, 1600000),
 	U32("dcqcn_min_rate_mbps", dcqcn_min_rate_mbps, 0, 1600000),
 	U32("dcqcn_ai_rate_mbps", dcqcn_ai_rate_mbps, 0, 1600000),
@@ -140,6 +141,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->capture_max_kb = 65536;
 	cfg->vlan_pcp = 3;	/* the priority RoCE commonly gets PFC on (lossless class) */
 	snprintf(cfg->cc, sizeof(cfg->cc), "none");
+	snprintf(cfg->recovery, sizeof(cfg->recovery), "gbn");
 	cfg->cnp_interval_us = 4;	/* mlx5's min_time_between_cnps */
 }
 
@@ -534,6 +536,11 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return droce_rt_errf(-EINVAL, err, errlen,
 		        "mbuf_cache %u is more than a quarter of mbufs %u", cfg->mbuf_cache,
 		        cfg->mbufs);
+	if (strcmp(cfg->recovery, "gbn") != 0 && strcmp(cfg->recovery, "sr") != 0)
+		return droce_rt_errf(-EINVAL, err, errlen,
+		        "recovery %s is not a loss recovery: use gbn (go-back-N, standard RoCEv2) "
+		        "or sr (selective repeat, droce peers only: DROCE_RECOVERY=sr on both)",
+		        cfg->recovery);
 	/* with a plugin, cc is checked once it is loaded (droce_rt_open) */
 	if (droce_cc_find(NULL, cfg->cc) == NULL && cfg->cc_plugin[0] == '\0') {
 		char names[256];

@@ -67,6 +67,7 @@ struct droce_rt_config {
 	uint32_t vlan_pcp;		/* 802.1p priority of our tagged frames */
 	char cc[32];			/* congestion control of new QPs: none, dcqcn, timely, ... */
 	char cc_plugin[256];		/* shared object registering more of them; "" = none */
+	char recovery[8];		/* loss recovery of new RC QPs: gbn, sr (both ends) */
 	/* DCQCN reaction point (mlx5 names); 0 = the default of droce_cc_dcqcn_defaults() */
 	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
 	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;

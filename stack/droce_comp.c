@@ -9,6 +9,7 @@
 
 #include "droce_internal.h"
 #include "droce_psn.h"
+#include "droce_sr.h"
 #include "wire/droce_aeth.h"
 
 /* IBTA 9.7.5.2.8 table 45, in nanoseconds. rxe's code 25 (61.41 ms) is off: it is 61.44 ms. */
@@ -118,6 +119,8 @@ progress(struct droce_qp *qp, uint32_t una, uint64_t now)
 		return;
 	r->una = una;
 	droce_rd_passed(qp, old);
+	if (qp->sr != NULL)
+		droce_sr_passed(qp, old);
 	r->retry_left = qp->attr.retry_cnt;
 	r->rnr_left = qp->attr.rnr_retry;
 	qp->cc_ops->on_ack(&qp->cc, now);
@@ -290,7 +293,10 @@ rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 		if (type == DROCE_AETH_TYPE_NAK &&
 		    (p->aeth_syn & DROCE_AETH_VALUE_MASK) == DROCE_NAK_PSN_SEQ_ERR) {
 			droce_qp_cnt(qp, DROCE_CNT_RCVD_SEQ_ERR);
-			droce_req_go_back(qp, p->psn);
+			if (qp->sr != NULL)
+				droce_sr_nak(qp, p->psn, p->aeth_msn);
+			else
+				droce_req_go_back(qp, p->psn);
 		}
 		return;
 	}
@@ -303,7 +309,12 @@ rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 	}
 	if (type == DROCE_AETH_TYPE_RNR_NAK)
 		rx_rnr(qp, p->psn, p->aeth_syn, now);
-	else if (type == DROCE_AETH_TYPE_NAK)
+	else if (type == DROCE_AETH_TYPE_NAK && qp->sr != NULL &&
+		 (p->aeth_syn & DROCE_AETH_VALUE_MASK) == DROCE_NAK_PSN_SEQ_ERR) {
+		/* a selective NAK: its MSN field is the PSN that arrived (droce_sr.h) */
+		droce_qp_cnt(qp, DROCE_CNT_RCVD_SEQ_ERR);
+		droce_sr_nak(qp, p->psn, p->aeth_msn);
+	} else if (type == DROCE_AETH_TYPE_NAK)
 		rx_nak(qp, p->psn, p->aeth_syn & DROCE_AETH_VALUE_MASK);
 	else
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);	/* reserved syndrome */
@@ -479,6 +490,7 @@ droce_comp_timer(struct droce_qp *qp, uint64_t now)
 	}
 	r->retry_left--;
 	droce_qp_cnt(qp, DROCE_CNT_COMPLETER_RETRY_ERR);
-	droce_req_go_back(qp, r->una);
+	if (qp->sr == NULL || !droce_sr_timeout(qp))
+		droce_req_go_back(qp, r->una);
 	droce_comp_arm_rto(qp, now);
 }

@@ -66,7 +66,9 @@ struct droce_qp;
 	X(MW_OP_ERR, "mw_op_err") \
 	X(RX_ATOMIC_WRITE_REQUESTS, "rx_atomic_write_requests") \
 	X(READ_RESP_AHEAD, "read_resp_ahead") \
-	X(READ_REREQ, "read_rereq")
+	X(READ_REREQ, "read_rereq") \
+	X(ACK_BEFORE_NAK, "ack_before_seq_nak") \
+	X(SR_KEPT, "sr_kept")
 
 enum droce_cnt {
 #define DROCE_X_CNT_ENUM(e, n) DROCE_CNT_##e,

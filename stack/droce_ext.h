@@ -44,4 +44,17 @@ int droce_dev_set_cnp_interval(struct droce_dev *dev, uint64_t ns);
 /* Asynchronous events lost because the queue was full. */
 uint64_t droce_dev_events_lost(const struct droce_dev *dev);
 
+/* Loss recovery of RC QPs. Go-back-N is standard RoCEv2 and the default. Selective repeat
+ * (stack/droce_sr.h, wire format stack/wire/droce_srh.h) is droce's own and works only when both
+ * ends of the connection use it: set it on both, before the QP leaves INIT. */
+enum droce_recovery {
+	DROCE_RECOVERY_GBN,
+	DROCE_RECOVERY_SR,
+};
+/* A QP's mode (RC only; in RESET or INIT): 0, -EINVAL (another state or type), -ENOMEM. */
+int droce_qp_set_recovery(struct droce_qp *qp, enum droce_recovery mode);
+/* The mode RC QPs created from now on start with. */
+int droce_dev_set_recovery(struct droce_dev *dev, enum droce_recovery mode);
+enum droce_recovery droce_qp_recovery(const struct droce_qp *qp);
+
 #endif /* DROCE_EXT_H */

@@ -38,6 +38,7 @@
 #define droce_unlikely(x)	__builtin_expect(!!(x), 0)
 
 struct droce_dev;
+struct droce_sr;
 
 struct droce_pd {
 	struct droce_dev *dev;
@@ -174,6 +175,7 @@ struct droce_swqe {
 	bool checked;		/* local SGEs validated */
 	bool timed;		/* its last packet left once, at sent_ns: an RTT sample (on_rtt) */
 	bool part_asked;	/* READ: a part of it was re-requested (droce_comp_rd.c) */
+	uint32_t sr_ord;	/* selective repeat: its receive ordinal (stack/wire/droce_srh.h) */
 	uint64_t sent_ns;
 	/* BIND_MW: the window, the MR and access; the range is raddr + compare_add bytes, the
 	 * new key rkey. */
@@ -218,6 +220,7 @@ struct droce_responder {
 	uint32_t epsn;
 	uint32_t msn;
 	bool nak_seq_sent;	/* one sequence-error NAK per gap (IBTA 9.7.5.1.1) */
+	bool nak_seq_unacked;	/* a sequence NAK went out, no ACK or response since */
 	enum droce_rmsg msg;
 	bool have_rwqe;
 	struct droce_rwqe rwqe;	/* its SGEs copied to sges: the ring slot may be reposted */
@@ -272,6 +275,7 @@ struct droce_requester {
 	uint32_t rd_hint;	/* ring index of the WQE the last response ahead belonged to */
 	uint32_t rd_wm;		/* max_psn_sent when the last re-request left */
 	bool rd_scan;		/* a PSN below rd_hi may want a re-request */
+	bool sr_scan;		/* selective repeat: a PSN may want resending (droce_sr_req.c) */
 	uint64_t rto_at;	/* local ACK timeout, UINT64_MAX when nothing is outstanding */
 	uint64_t rnr_at;	/* RNR wait end, UINT64_MAX when not waiting */
 	bool drained_notified;
@@ -291,6 +295,8 @@ struct droce_qp {
 	bool sq_sig_all;
 	void *context;
 	uint32_t mtu;		/* bytes */
+	uint32_t seg;		/* SEND/WRITE data bytes per packet: mtu less any placement header */
+	struct droce_sr *sr;	/* selective repeat state (droce_sr.h); NULL: go-back-N */
 	uint16_t udp_sport;
 	struct droce_pkt tmpl;	/* connected QPs: every header field that never changes */
 	struct droce_hdr_tmpl htmpl;	/* the same as bytes, for the IPv4 fast path */
@@ -333,6 +339,7 @@ struct droce_mcast_grp {
 
 struct droce_dev {
 	struct droce_dev_attr attr;
+	bool sr_default;	/* new RC QPs use selective repeat (droce_dev_set_recovery) */
 	struct droce_io io;
 	uint32_t active_mtu;	/* enum droce_mtu */
 	unsigned int rx_parse_flags;	/* checks offloaded to the NIC */
@@ -393,6 +400,15 @@ static inline uint32_t
 droce_qp_npkts(const struct droce_qp *qp, uint64_t len)
 {
 	return len == 0 ? 1 : (uint32_t)((len + qp->mtu - 1) >> __builtin_ctz(qp->mtu));
+}
+
+/* Packets a SEND or WRITE of len bytes spans (its data per packet is qp->seg). */
+static inline uint32_t
+droce_qp_data_npkts(const struct droce_qp *qp, uint64_t len)
+{
+	if (droce_likely(qp->seg == qp->mtu))
+		return droce_qp_npkts(qp, len);
+	return len == 0 ? 1 : (uint32_t)((len + qp->seg - 1) / qp->seg);
 }
 
 static inline void
@@ -554,7 +570,8 @@ void droce_req_go_back(struct droce_qp *qp, uint32_t psn);
 static inline bool
 droce_req_has_work(const struct droce_qp *qp)
 {
-	return (qp->req.next != qp->req.head || qp->req.rd_scan) && qp->req.rnr_at == UINT64_MAX;
+	return (qp->req.next != qp->req.head || qp->req.rd_scan || qp->req.sr_scan) &&
+	       qp->req.rnr_at == UINT64_MAX;
 }
 
 /* droce_comp.c: completer */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "droce_internal.h"
+#include "droce_sr.h"
 
 /* Operations each service type supports (IBTA 10.7.2.x, table "work request operations"). */
 static bool
@@ -149,7 +150,11 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 		for (i = 0; i < wr->num_sge; i++)
 			w->sge[i] = wr->sg_list[i];
 	}
-	w->npkts = is_atomic(wr->opcode) ? 1 : droce_qp_npkts(qp, len);
+	w->npkts = is_atomic(wr->opcode)		  ? 1 :
+		   wr->opcode == DROCE_WR_RDMA_READ ? droce_qp_npkts(qp, len) :
+						      droce_qp_data_npkts(qp, len);
+	if (qp->sr != NULL)
+		droce_sr_assign_ord(qp, w);
 }
 
 int

@@ -7,6 +7,8 @@
 #include "droce_ext.h"
 #include "droce_internal.h"
 #include "droce_psn.h"
+#include "droce_sr.h"
+#include "wire/droce_srh.h"
 #include "wire/droce_udp.h"
 
 static uint16_t
@@ -56,6 +58,8 @@ qp_free_mem(struct droce_qp *qp)
 	droce_resp_free(qp);
 	free(qp->np_ud);
 	droce_rq_fini(&qp->rq);
+	free(qp->sr);
+	qp->sr = NULL;
 	qp->req.ring = NULL;
 	qp->req.sges = NULL;
 	qp->req.inline_buf = NULL;
@@ -200,6 +204,12 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp_cc_start(qp, dev->now);
 	droce_qp_set_mtu(qp, (enum droce_mtu)dev->active_mtu);
 	qp->used = true;
+	if (dev->sr_default && qp->type == DROCE_QPT_RC &&
+	    droce_qp_set_recovery(qp, DROCE_RECOVERY_SR) != 0) {
+		droce_qp_destroy(qp);
+		e = -ENOMEM;
+		goto fail;
+	}
 	pd->refs++;
 	qp->scq->refs++;
 	qp->rcq->refs++;
@@ -280,6 +290,7 @@ droce_qp_set_mtu(struct droce_qp *qp, enum droce_mtu mtu)
 {
 	qp->attr.path_mtu = mtu;
 	qp->mtu = droce_mtu_bytes(mtu);
+	qp->seg = qp->mtu - (qp->sr != NULL ? DROCE_SRH_ROOM : 0);
 }
 
 int
@@ -533,6 +544,7 @@ droce_qp_reset(struct droce_qp *qp)
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	droce_sched_deadline(qp);
 	qp->rq.head = qp->rq.tail = 0;
+	droce_sr_reset(qp);
 	qp->np_pending = false;
 	qp->np_last = UINT64_MAX;
 	qp_cc_start(qp, qp->dev->now);

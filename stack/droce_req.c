@@ -10,6 +10,7 @@
 #include "droce_internal.h"
 #include "droce_byteorder.h"
 #include "droce_psn.h"
+#include "droce_sr.h"
 
 /* Opcodes by [operation][first][last]; UC is RC + 0x20 (IBTA 9.2.1 table 38). */
 enum { K_SEND, K_SEND_IMM, K_SEND_INV, K_WRITE, K_WRITE_IMM, K_MAX };
@@ -86,7 +87,8 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 	if (i != r->head && r->ring[i & r->mask].state != DROCE_SWQE_POSTED) {
 		struct droce_swqe *w = &r->ring[i & r->mask];
 
-		r->off = (uint32_t)droce_psn_diff(psn, w->first_psn) * qp->mtu;
+		r->off = (uint32_t)droce_psn_diff(psn, w->first_psn) *
+			 (w->opcode == DROCE_WR_RDMA_READ ? qp->mtu : qp->seg);
 		if (w->opcode != DROCE_WR_RDMA_READ)
 			droce_cursor_seek(&r->cur, w->sge, w->num_sge, r->off);
 	}
@@ -135,6 +137,8 @@ gate(struct droce_qp *qp, struct droce_swqe *w)
 		/* IBTA 10.8.3.3: a fenced WR waits for earlier READ/atomic to complete. */
 		if ((w->flags & DROCE_SEND_FENCE) && r->rd_out > 0)
 			return 1;
+		if (droce_unlikely(qp->sr != NULL) && droce_sr_fence(qp, w))
+			return 1;
 	}
 	if (is_rd_atomic(w->opcode) && r->rd_out >= lim)
 		return 1;
@@ -151,6 +155,9 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 	struct droce_requester *r = &qp->req;
 
 	bool resend = droce_psn_lt(r->psn, r->max_psn_sent);
+
+	if (droce_unlikely(qp->sr != NULL))
+		droce_sr_sent(qp, r->psn);
 
 	if (resend)
 		droce_qp_cnt(qp, DROCE_CNT_RETRANSMITTED_PKTS);
@@ -187,13 +194,15 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 	}
 }
 
+/* One data packet of w: PSN psn, its data from byte off, where the cursor c stands. With
+ * selective repeat its placement header goes first (stack/wire/droce_srh.h). 1 or -EAGAIN. */
 static int
-send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
+xmit_data(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t off, bool ackreq,
+	  struct droce_cursor *c, uint32_t *frame_len)
 {
-	struct droce_requester *r = &qp->req;
-	uint32_t rem = w->length - r->off;
-	uint32_t pay = rem < qp->mtu ? rem : qp->mtu;
-	bool first = r->off == 0, last = rem <= qp->mtu;
+	uint32_t rem = w->length - off;
+	uint32_t pay = rem < qp->seg ? rem : qp->seg, hdr = 0;
+	bool first = off == 0, last = rem <= qp->seg;
 	struct droce_pkt p;
 	uint8_t *buf, *data;
 	void *cookie;
@@ -206,7 +215,7 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	else
 		p.opcode = (uint8_t)(rc_opcode[k][first][last] +
 				     (qp->type == DROCE_QPT_UC ? 0x20 : 0));
-	p.psn = r->psn;
+	p.psn = psn;
 	if (first && (k == K_WRITE || k == K_WRITE_IMM)) {
 		p.reth_va = w->raddr;
 		p.reth_rkey = w->rkey;
@@ -217,19 +226,45 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 		p.ieth_rkey = w->inv_rkey;
 		p.se = (w->flags & DROCE_SEND_SOLICITED) && k != K_WRITE;
 	}
-	/* AckReq (IBTA 9.7.2): on a message's last packet, and every Nth so the window moves. */
-	if (qp->type == DROCE_QPT_RC)
-		p.ackreq = last || ++r->since_ackreq >= DROCE_ACKREQ_EVERY;
-	if (p.ackreq)
-		r->since_ackreq = 0;
-	buf = droce_tx_begin(qp, &p, pay, &cookie, &data);
+	p.ackreq = ackreq;
+	if (droce_unlikely(qp->sr != NULL))
+		hdr = droce_sr_hdr_len(p.opcode);
+	buf = droce_tx_begin(qp, &p, hdr + pay, &cookie, &data);
 	if (buf == NULL)
 		return -EAGAIN;
-	droce_tx_payload_end(qp, &p, buf, cookie, data, w->sge, &r->cur);
+	if (hdr != 0) {
+		droce_sr_hdr_put(data, p.opcode, w, off);
+		if (pay != 0)
+			droce_copy_out(data + hdr, w->sge, c, pay);
+		droce_tx_end(qp, &p, buf, cookie);
+	} else {
+		droce_tx_payload_end(qp, &p, buf, cookie, data, w->sge, c);
+	}
+	*frame_len = p.frame_len;
+	return 1;
+}
+
+static int
+send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+	uint32_t rem = w->length - r->off;
+	uint32_t pay = rem < qp->seg ? rem : qp->seg, flen;
+	bool first = r->off == 0, last = rem <= qp->seg, ackreq = false;
+	int rc;
+
+	/* AckReq (IBTA 9.7.2): on a message's last packet, and every Nth so the window moves. */
+	if (qp->type == DROCE_QPT_RC)
+		ackreq = last || ++r->since_ackreq >= DROCE_ACKREQ_EVERY;
+	if (ackreq)
+		r->since_ackreq = 0;
+	rc = xmit_data(qp, w, r->psn, r->off, ackreq, &r->cur, &flen);
+	if (rc != 1)
+		return rc;
 	r->off += pay;
 	if (first && w->state == DROCE_SWQE_POSTED)
 		droce_qp_cnt(qp, DROCE_CNT_RDMA_SENDS);
-	after_send(qp, w, last, 1, now, p.frame_len);
+	after_send(qp, w, last, 1, now, flen);
 	return 1;
 }
 
@@ -409,6 +444,57 @@ send_rereq(struct droce_qp *qp, uint64_t now)
 	return 1;
 }
 
+/* Selective repeat (droce_sr_req.c): one PSN of w sent again alone, the transmit position and
+ * the WQE's state untouched; a READ or an atomic sends its whole request again. */
+int
+droce_req_resend(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint64_t now)
+{
+	uint32_t k = (uint32_t)droce_psn_diff(psn, w->first_psn), flen;
+	struct droce_cursor c = { 0 };
+	struct droce_pkt p;
+	uint8_t *buf, *data;
+	void *cookie;
+	int rc;
+
+	if (w->opcode == DROCE_WR_RDMA_READ || w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
+	    w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		if (w->opcode == DROCE_WR_RDMA_READ)
+			fill_read(qp, w, &p, psn, w->npkts - k);
+		else
+			fill_atomic(qp, w, &p, psn);
+		buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
+		if (buf == NULL)
+			return -EAGAIN;
+		droce_tx_end(qp, &p, buf, cookie);
+		flen = p.frame_len;
+	} else if (w->opcode == DROCE_WR_ATOMIC_WRITE) {
+		droce_tx_pkt_init(qp, &p);
+		p.opcode = DROCE_OP_RC_ATOMIC_WRITE;
+		p.psn = psn;
+		p.ackreq = true;
+		p.reth_va = w->raddr;
+		p.reth_rkey = w->rkey;
+		p.reth_len = sizeof(w->swap);
+		buf = droce_tx_begin(qp, &p, sizeof(w->swap), &cookie, &data);
+		if (buf == NULL)
+			return -EAGAIN;
+		memcpy(data, &w->swap, sizeof(w->swap));
+		droce_tx_end(qp, &p, buf, cookie);
+		flen = p.frame_len;
+	} else {
+		droce_cursor_seek(&c, w->sge, w->num_sge, k * qp->seg);
+		rc = xmit_data(qp, w, psn, k * qp->seg, k + 1 == w->npkts, &c, &flen);
+		if (rc != 1)
+			return rc;
+	}
+	droce_qp_cnt(qp, DROCE_CNT_RETRANSMITTED_PKTS);
+	qp->cc_ops->on_send(&qp->cc, flen, now);
+	qp->cc.held = false;
+	if (qp->req.rto_at == UINT64_MAX)
+		droce_comp_arm_rto(qp, now);
+	return 1;
+}
+
 int
 droce_req_tx(struct droce_qp *qp, uint64_t now)
 {
@@ -421,6 +507,11 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 		return 0;
 	if (r->rd_scan) {
 		rc = send_rereq(qp, now);
+		if (rc != 0 || r->next == r->head)
+			return rc;
+	}
+	if (r->sr_scan) {
+		rc = droce_sr_resend(qp, now);
 		if (rc != 0 || r->next == r->head)
 			return rc;
 	}

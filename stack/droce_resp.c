@@ -10,6 +10,7 @@
 #include "droce_internal.h"
 #include "droce_psn.h"
 #include "droce_resp.h"
+#include "droce_sr.h"
 #include "wire/droce_aeth.h"
 
 /* Each error state: the NAK code it sends, the event the responder raises, the drop counted. */
@@ -156,17 +157,17 @@ check_opseq(struct droce_qp *qp, const struct droce_opcode_info *op)
 	return RST_DONE;
 }
 
-/* IBTA 9.7.5.1.x: FIRST and MIDDLE carry exactly the path MTU, ONLY at most that, LAST 1 to
- * that many bytes (a message's last packet holds its remainder, never nothing: rxe's
+/* IBTA 9.7.5.1.x: FIRST and MIDDLE carry exactly the path MTU (less the placement header with
+ * selective repeat: qp->seg), ONLY at most that, LAST 1 to that many bytes (a message's last packet holds its remainder, never nothing: rxe's
  * check_length refuses an empty LAST too). */
 static bool
 len_ok(const struct droce_qp *qp, const struct droce_opcode_info *op, uint32_t len)
 {
 	if (!(op->flags & DROCE_OPF_LAST))
-		return len == qp->mtu;
+		return len == qp->seg;
 	if (!(op->flags & DROCE_OPF_FIRST) && len == 0)
 		return false;
-	return len <= qp->mtu;
+	return len <= qp->seg;
 }
 
 enum droce_rst
@@ -184,6 +185,8 @@ droce_resp_take_rwqe(struct droce_qp *qp)
 		return RST_RNR;
 	}
 	s->have_rwqe = true;
+	if (qp->sr != NULL)
+		qp->sr->ord++;	/* the next message's receive ordinal (droce_sr_resp.c) */
 	s->cur.sge = s->cur.off = s->cur.pos = 0;
 	for (i = 0; i < s->rwqe.num_sge; i++)
 		if (droce_mr_check_local(qp->pd, &s->rwqe.sge[i], DROCE_ACCESS_LOCAL_WRITE) != 0)
@@ -219,7 +222,9 @@ exec_send(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 			return RST_ERR_INVALIDATE;
 		droce_qp_cnt(qp, DROCE_CNT_MW_INVALIDATE);
 	}
-	if (p->pay_len)
+	if (droce_unlikely(droce_sr_replaying(qp)))	/* placed when it came */
+		droce_cursor_seek(&s->cur, s->rwqe.sge, s->rwqe.num_sge, s->cur.pos + p->pay_len);
+	else if (p->pay_len)
 		droce_copy_in(s->rwqe.sge, &s->cur, frame + p->pay_off, p->pay_len);
 	if (op->flags & DROCE_OPF_LAST) {
 		s->msg = DROCE_RMSG_NONE;
@@ -294,7 +299,13 @@ exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_op
 		s->msg = DROCE_RMSG_WRITE;
 	}
 	if (p->pay_len) {
-		memcpy((void *)s->wr_va, frame + p->pay_off, p->pay_len);
+		if (droce_unlikely(qp->sr != NULL)) {
+			if (!qp->sr->replay)	/* else placed when it came */
+				droce_sr_write(qp, p->psn, (uint8_t *)s->wr_va,
+					       frame + p->pay_off, p->pay_len);
+		} else {
+			memcpy((void *)s->wr_va, frame + p->pay_off, p->pay_len);
+		}
 		s->wr_va += p->pay_len;
 		s->wr_left -= p->pay_len;
 	}

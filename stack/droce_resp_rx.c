@@ -9,6 +9,7 @@
 #include "droce_internal.h"
 #include "droce_psn.h"
 #include "droce_resp.h"
+#include "droce_sr.h"
 #include "wire/droce_aeth.h"
 
 /* Packets the read/atomic executes span (the READ response count). */
@@ -65,14 +66,30 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
 	struct droce_responder *s = &qp->resp;
 	int32_t d = droce_psn_diff(p->psn, s->epsn);
+	const struct droce_pkt *orig = p;
+	struct droce_pkt tmp;
 	enum droce_rst st;
 
+	if (d > 0 && qp->sr != NULL) {
+		droce_sr_resp_ahead(qp, p, frame);	/* kept, or dropped; a selective NAK */
+		return;
+	}
 	if (d > 0) {
 		/* IBTA 9.7.5.1.1: one PSN sequence error NAK per gap, then silence. */
 		droce_qp_cnt(qp, DROCE_CNT_OUT_OF_SEQ_REQUEST);
 		droce_dev_drop(qp->dev, DROCE_DROP_PSN_OUT_OF_SEQ);
 		if (!s->nak_seq_sent) {
+			/* The requests taken in order since the last sequence NAK are ACKed before
+			 * the next NAK (a NAK acknowledges every earlier PSN anyway, 9.7.5.1.1;
+			 * coalesced ACKs, 9.7.6.1.x): a requester may ignore a second sequence NAK
+			 * until an ACK shows its retry got through (rxe's does, and stalls until
+			 * its timeout). */
+			if (s->nak_seq_unacked) {
+				droce_qp_cnt(qp, DROCE_CNT_ACK_BEFORE_NAK);
+				droce_resp_ack(qp, droce_psn_add(s->epsn, DROCE_PSN_MASK));
+			}
 			s->nak_seq_sent = true;
+			s->nak_seq_unacked = true;
 			droce_qp_cnt(qp, DROCE_CNT_SEND_SEQ_ERR);
 			droce_resp_nak(qp, DROCE_AETH_TYPE_NAK | DROCE_NAK_PSN_SEQ_ERR, s->epsn);
 		}
@@ -82,14 +99,27 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		duplicate(qp, p, op);
 		return;
 	}
+	if (droce_unlikely(qp->sr != NULL)) {
+		p = droce_sr_strip(qp, p, &tmp);	/* its placement header */
+		if (p == NULL) {
+			droce_resp_fatal(qp, RST_ERR_LENGTH, orig);
+			return;
+		}
+	}
 	st = droce_resp_execute(qp, p, op, frame);
 	switch (st) {
 	case RST_DONE:
 	case RST_QUIET:
 		s->nak_seq_sent = false;
 		s->epsn = droce_psn_add(s->epsn, req_span(qp, p, op));
-		if (st == RST_DONE && p->ackreq)
+		if (st == RST_QUIET)	/* a READ or atomic response answers it */
+			s->nak_seq_unacked = false;
+		else if (p->ackreq) {
+			s->nak_seq_unacked = false;
 			droce_resp_ack(qp, p->psn);
+		}
+		if (droce_unlikely(qp->sr != NULL))
+			droce_sr_resp_advance(qp);
 		break;
 	case RST_RNR:
 		/* IBTA 9.7.5.2.8: RNR NAK carries our min_rnr_timer; later packets of the burst are

@@ -94,9 +94,10 @@ res = r["results"]
 
 def flows(x):
     c, n = x["capture"], x["counters"]
-    if x["case"] == "mcast_bw" and x["role"] == "droce-client":
+    # one way: multicast datagrams, UC WRITEs (no ACK), from the client
+    if x["case"] in ("mcast_bw", "uc_write_bw") and x["role"] == "droce-client":
         return c["roce_out"] > 0 and c["roce_in"] == 0 and n["sent_pkts"] > 0
-    if x["case"] == "mcast_bw":
+    if x["case"] in ("mcast_bw", "uc_write_bw"):
         return c["roce_in"] > 0 and c["roce_out"] == 0 and n["rcvd_pkts"] > 0
     return c["roce_in"] > 0 and c["roce_out"] > 0 and n["rcvd_pkts"] > 0
 
@@ -112,16 +113,16 @@ sys.exit(0 if len(res) == int(sys.argv[2]) and not bad and r["failed"] == 0 and
 EOF
 }
 
-# clean: the 16 cases (13 verbs, multicast among them; 3 rdma_cm: rping, ib_write_bw -R,
-# ib_send_lat -R), those with sizes at one size, both roles: 32 runs
+# clean: the 17 cases (14 verbs, multicast among them; 3 rdma_cm: rping, ib_write_bw -R,
+# ib_send_lat -R), those with sizes at one size, both roles: 34 runs
 OUT=$TMP/clean
 timeout -s KILL 600 "$IOP" "${COMMON[@]}" --sizes 4096 --iters 200 --timeout 40 --port 18600 \
 	--out "$OUT" >"$TMP/clean.txt" 2>&1
 rc=$?
 cat "$TMP/clean.txt"
 [ $rc = 0 ] || fail "clean: droce-interop exited $rc"
-report_check "$OUT" 32 || fail "clean: report.json"
-grep -q "^32 cases: 32 passed, 0 failed" "$TMP/clean.txt" || fail "clean: summary line"
+report_check "$OUT" 34 || fail "clean: report.json"
+grep -q "^34 cases: 34 passed, 0 failed" "$TMP/clean.txt" || fail "clean: summary line"
 grep -Eq "^mcast_bw +droce-client +ok" "$TMP/clean.txt" || fail "clean: mcast_bw, the peer serving"
 grep -Eq "^rping +4096 +droce-client +ok" "$TMP/clean.txt" || fail "clean: rping with the peer serving"
 

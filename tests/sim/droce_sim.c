@@ -44,6 +44,8 @@ usage(FILE *out)
 		"  --ecn KMIN,KMAX,PMAX  RED CE marking on the egress backlog (bytes, bytes, %%)\n"
 		"  --qcap BYTES      egress queue limit (tail drop)\n"
 		"  --cc none|dcqcn|timely  congestion control of every QP (with its defaults)\n"
+		"  --recovery gbn|sr loss recovery of RC QPs: go-back-N (default), selective repeat\n"
+		"  --pcap FILE       write every frame sent to FILE (the last seed's run)\n"
 		"  --tx-busy P       tx_alloc reports no free buffer\n"
 		"  --timeout C       RC local ACK timeout code (default 8)\n"
 		"  --psn P           first PSN (default 0xfffff0: wraps early)\n"
@@ -79,7 +81,7 @@ enum {
 	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
 	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM,
 	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC, OPT_CC,
-	OPT_DIGEST,
+	OPT_RECOVERY, OPT_PCAP, OPT_DIGEST,
 };
 
 static const struct option longopts[] = {
@@ -114,6 +116,8 @@ static const struct option longopts[] = {
 	{ "rnr-timer", required_argument, NULL, OPT_RNR_TIMER },
 	{ "rd-atomic", required_argument, NULL, OPT_RD_ATOMIC },
 	{ "cc", required_argument, NULL, OPT_CC },
+	{ "recovery", required_argument, NULL, OPT_RECOVERY },
+	{ "pcap", required_argument, NULL, OPT_PCAP },
 	{ "digest", no_argument, NULL, OPT_DIGEST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -258,6 +262,17 @@ main(int argc, char **argv)
 			cfg.cc = droce_cc_find(NULL, optarg);
 			if (cfg.cc == NULL)
 				goto bad;
+			break;
+		case OPT_RECOVERY:
+			if (strcmp(optarg, "sr") == 0)
+				cfg.sr = true;
+			else if (strcmp(optarg, "gbn") == 0)
+				cfg.sr = false;
+			else
+				goto bad;
+			break;
+		case OPT_PCAP:
+			cfg.pcap = optarg;
 			break;
 		case OPT_DIGEST:
 			cfg.digest = true;

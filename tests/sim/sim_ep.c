@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "droce_ext.h"
 #include "droce_pkt.h"
 
 #include "sim_ep.h"
@@ -221,6 +222,8 @@ sim_qp_bring_up(struct droce_qp *qp, enum droce_qp_type type, const struct sim_e
 	struct droce_qp_conn c;
 	int rc;
 
+	if (p->sr && (rc = droce_qp_set_recovery(qp, DROCE_RECOVERY_SR)) != 0)
+		return rc;
 	rc = droce_qp_init(qp, p->access, p->qkey);
 	if (rc != 0)
 		return rc;

@@ -64,6 +64,7 @@ struct sim_qp_params {
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
+	bool sr;		/* selective repeat (droce_qp_set_recovery), RC only */
 };
 
 void sim_qp_params_default(struct sim_qp_params *p);

@@ -252,6 +252,20 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 		fate |= SIM_FATE_LOST;
 		goto out;
 	}
+	if (net->pick != NULL) {
+		unsigned int f = net->pick(net->pick_arg, src, buf, len);
+
+		if (f != 0)
+			p->st.picked++;
+		if (f & SIM_FATE_LOST) {
+			fate |= SIM_FATE_LOST;
+			goto out;
+		}
+		if ((f & SIM_FATE_DUP) && (copy = malloc(len)) != NULL) {
+			memcpy(copy, buf, len);
+			fate |= SIM_FATE_DUP;
+		}
+	}
 	if (c->ge_p_gb > 0) {
 		if (sim_rng_chance(&p->rng, ge_flip(p, c, now)))
 			p->ge_bad = !p->ge_bad;
@@ -275,7 +289,7 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 		p->st.reordered++;
 		fate |= SIM_FATE_REORDER;
 	}
-	if (sim_rng_chance(&p->rng, c->dup)) {
+	if (sim_rng_chance(&p->rng, c->dup) && copy == NULL) {
 		copy = malloc(len);
 		if (copy != NULL) {
 			memcpy(copy, buf, len);

@@ -51,6 +51,7 @@ struct sim_port_stats {
 	uint64_t lost;		/* independent loss */
 	uint64_t burst_lost;	/* Gilbert-Elliott loss */
 	uint64_t down_lost;
+	uint64_t picked;	/* lost or duplicated by the test's pick */
 	uint64_t tail_drop;
 	uint64_t reordered;	/* held back by the reorder knob */
 	uint64_t late;		/* delivered after a frame sent later did (reorder or jitter) */
@@ -127,6 +128,10 @@ struct sim_net {
 	uint64_t noroute;
 	sim_tx_hook_fn tx_hook;
 	void *tx_hook_arg;
+	/* Targeted tests: a frame's fate chosen by the test (SIM_FATE_LOST, SIM_FATE_DUP or 0),
+	 * before the link's own impairments. */
+	unsigned int (*pick)(void *arg, unsigned int src, const uint8_t *frame, uint32_t len);
+	void *pick_arg;
 };
 
 void sim_net_init(struct sim_net *net, uint64_t seed);

@@ -3,6 +3,7 @@
 
 #include "droce_pkt.h"
 #include "droce_psn.h"
+#include "wire/droce_aeth.h"
 
 #include "sim_net.h"
 #include "sim_trace.h"
@@ -29,6 +30,27 @@ sim_trace_init(struct sim_trace *tr, int verbose, FILE *out, uint32_t mtu_bytes)
 	tr->verbose = verbose;
 	tr->out = out != NULL ? out : stdout;
 	tr->mtu_bytes = mtu_bytes != 0 ? mtu_bytes : 1024;
+}
+
+int
+sim_trace_pcap_open(struct sim_trace *tr, const char *path)
+{
+	/* little-endian microsecond pcap, DLT_EN10MB */
+	const uint32_t hdr[6] = { 0xA1B2C3D4, 0x00040002, 0, 0, 65535, 1 };
+
+	tr->pcap = fopen(path, "wb");
+	if (tr->pcap == NULL)
+		return -1;
+	fwrite(hdr, sizeof(hdr), 1, tr->pcap);
+	return 0;
+}
+
+void
+sim_trace_pcap_close(struct sim_trace *tr)
+{
+	if (tr->pcap != NULL)
+		fclose(tr->pcap);
+	tr->pcap = NULL;
 }
 
 static struct sim_trace_flow *
@@ -89,11 +111,16 @@ count(struct sim_trace *tr, unsigned int src, const struct droce_pkt *p, unsigne
 	if (p->opcode == DROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
 		st->atomic_acks++;
 	if (oi->hdrs & H_AETH) {
+		struct sim_trace_flow *f = flow_get(tr, 1u << 31 | (uint32_t)src << 24 | p->dqpn,
+						    p->psn);
+
 		/* IBTA 9.7.5.2.1 table 43: the top three syndrome bits give the kind. */
 		switch (p->aeth_syn >> 5) {
 		case 0:
 			if (p->opcode == DROCE_OP_RC_ACKNOWLEDGE)
 				st->acks++;
+			if (f != NULL && f->nak_open && !droce_psn_lt(p->psn, f->nak_psn))
+				f->nak_open = false;
 			break;
 		case 1:
 			st->rnr_naks++;
@@ -102,6 +129,15 @@ count(struct sim_trace *tr, unsigned int src, const struct droce_pkt *p, unsigne
 			st->naks++;
 			if ((p->aeth_syn & 0x1F) < 4)
 				st->nak_code[p->aeth_syn & 0x1F]++;
+			/* A second sequence NAK with no ACK since the first: a requester that
+			 * ignores it until an ACK (rxe) waits for its timeout. */
+			if (p->aeth_syn == (DROCE_AETH_TYPE_NAK | DROCE_NAK_PSN_SEQ_ERR) &&
+			    f != NULL) {
+				if (f->nak_open)
+					st->seq_nak_unacked++;
+				f->nak_open = true;
+				f->nak_psn = p->psn;
+			}
 			break;
 		default:
 			break;
@@ -120,6 +156,13 @@ sim_trace_hook(void *arg, unsigned int src, unsigned int dst, const uint8_t *fra
 	tr->st.frames++;
 	tr->st.digest = fnv1a(tr->st.digest, (const uint8_t *)&len, sizeof(len));
 	tr->st.digest = fnv1a(tr->st.digest, frame, len);
+	if (tr->pcap != NULL) {
+		const uint32_t rec[4] = { (uint32_t)(now / 1000000000ull),
+					  (uint32_t)(now % 1000000000ull / 1000), len, len };
+
+		fwrite(rec, sizeof(rec), 1, tr->pcap);
+		fwrite(frame, len, 1, tr->pcap);
+	}
 	memset(&p, 0, sizeof(p));
 	d = droce_parse(frame, len, &p, DROCE_PARSE_NO_ICRC);
 	if (d != DROCE_DROP_NONE)

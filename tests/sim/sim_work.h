@@ -58,6 +58,8 @@ struct sim_cfg {
 	uint8_t min_rnr_timer;		/* RNR timer code the responders ask for */
 	uint8_t rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic (0: 8) */
 	const struct droce_cc_ops *cc;	/* both nodes' QPs (NULL: "none") */
+	bool sr;			/* selective repeat on both nodes' RC QPs */
+	const char *pcap;		/* every frame sent, as a pcap file (NULL: none) */
 };
 
 void sim_cfg_default(struct sim_cfg *cfg);
@@ -74,6 +76,7 @@ struct sim_summary {
 	uint64_t msgs_dup;		/* UD datagrams received twice */
 	uint64_t icrc_drops;		/* the engine's ICRC drop counters, both nodes */
 	uint64_t read_needed;		/* READ response packets the READs posted need at least */
+	uint64_t sr_kept;		/* requests kept past a gap (selective repeat) */
 	uint64_t vtime_ns;
 	uint64_t events;
 	struct sim_wire_stats wire;

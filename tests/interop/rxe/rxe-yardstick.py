@@ -5,18 +5,27 @@
 
   rxe-yardstick.py run --interop IOP --server ADDR --client ADDR --out FILE.json
                        [--cases C,...] [--sizes 64,...] [--iters N] [--mtu M] [--timeout S]
+                       [--lossy]
   rxe-yardstick.py table DROCE_REPORT.json YARDSTICK.json
+  rxe-yardstick.py matrix DIR
 
 run: each case once, the guest at --server serving and the one at --client connecting, through
 their agents (rxe-peer.py), with the command lines droce-interop builds (it is loaded as a
 module: one definition of the cases, their options and their result lines).
 table: case, size, droce serving, droce as client, rxe to rxe: figure or the failure's reason.
+matrix: every setting rxe-matrix.sh ran into DIR (DIR/mtuM-lossL/report.json beside
+DIR/mtuM-lossL.rxe.json) as DIR/matrix.csv (one row per case x size x role x setting) and
+DIR/matrix.md (a table per setting, the yardstick beside, a verdict per row); exit 1 when a droce
+run failed where rxe to rxe passed. The loss rule (--lossy, droce-interop's): under loss an RC
+case must pass; a UC/UD case that fails is "n/a under loss", not a failure.
 """
 import argparse
+import csv
 import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import sys
 import time
 
@@ -78,8 +87,11 @@ def run_one(iop, a, case, size, port):
     fig = figs[0][0] if figs else None
     if not fig and not problems:
         problems.append("no result line")
-    return {"case": case, "size": size, "figure": fig, "ok": not problems,
-            "reason": problems[0] if problems else None}
+    r = {"case": case, "size": size, "figure": fig, "ok": not problems,
+         "reason": problems[0] if problems else None}
+    if problems and a.lossy and case in iop.UNRELIABLE:
+        r["na"] = iop.NA_LOSS
+    return r
 
 
 def run(a):
@@ -95,7 +107,8 @@ def run(a):
             port += 1
             results.append(r)
             print("%-13s %-6s rxe-rxe       %s" % (case, "" if size is None else size,
-                                                  r["figure"] if r["ok"] else "FAIL"),
+                                                  r["figure"] if r["ok"] else
+                                                  "n/a" if r.get("na") else "FAIL"),
                   flush=True)
             with open(a.out, "w") as f:
                 json.dump(results, f, indent=1)
@@ -107,10 +120,11 @@ def cell(r):
         return "-"
     if r["ok"]:
         return r["figure"]
-    return "FAIL (%s)" % (r.get("reason") or "?")[:70]
+    return "%s (%s)" % ("n/a under loss" if r.get("na") else "FAIL",
+                        (r.get("reason") or "?")[:70])
 
 
-def table(droce_report, yard):
+def load(droce_report, yard):
     with open(droce_report) as f:
         d = json.load(f)["results"]
     try:
@@ -118,6 +132,11 @@ def table(droce_report, yard):
             y = json.load(f)
     except (OSError, ValueError):
         y = []
+    return d, y
+
+
+def table(droce_report, yard):
+    d, y = load(droce_report, yard)
     keys = []
     for r in d + y:
         k = (r["case"], r["size"])
@@ -139,9 +158,85 @@ def table(droce_report, yard):
     return 0
 
 
+def verdict(dr, yr):
+    """A row's verdict: the droce runs (both roles) judged beside the yardstick."""
+    runs = [r for r in dr if r is not None]
+    if not runs:
+        return "-"
+    if all(r["ok"] for r in runs):
+        return "pass"
+    if all(r["ok"] or r.get("na") for r in runs):
+        return "n/a under loss"
+    if yr is not None and not yr["ok"]:
+        return "FAIL, rxe to rxe too"
+    return "FAIL"
+
+
+def result_word(r):
+    return "ok" if r["ok"] else "n/a" if r.get("na") else "FAIL"
+
+
+def matrix(top):
+    """matrix.csv and matrix.md from every setting under top; 1 when droce failed alone."""
+    settings = []
+    for name in sorted(os.listdir(top)):
+        m = re.fullmatch(r"mtu(\d+)-loss(\d+)", name)
+        if m and os.path.isfile(os.path.join(top, name, "report.json")):
+            settings.append((int(m.group(1)), int(m.group(2)), name))
+    if not settings:
+        print("rxe-yardstick: no mtuM-lossL/report.json under %s" % top, file=sys.stderr)
+        return 2
+    settings.sort()
+    csv_rows = [("path_mtu", "loss_pct", "case", "size", "role", "result", "figure", "reason")]
+    md = ["# droce against Linux rxe, beside rxe to rxe", "",
+          "Figures as the programs print them (perftest: MB/s or t_typical us; rdma-core's "
+          "pingpongs: us/iter). rxe to rxe: guest 1 serving guest 2, the loss on guest 1's side "
+          "as for droce. Under loss an RC case must pass; a UC/UD case that fails there is "
+          "n/a under loss.", ""]
+    lone = 0
+    for mtu, loss, name in settings:
+        d, y = load(os.path.join(top, name, "report.json"), os.path.join(top, name + ".rxe.json"))
+        idx, keys = {}, []
+        for r in d:
+            idx[(r["case"], r["size"], r["role"])] = r
+        for r in y:
+            idx[(r["case"], r["size"], "rxe-rxe")] = r
+        for r in d + y:
+            if (r["case"], r["size"]) not in keys:
+                keys.append((r["case"], r["size"]))
+        for r in d + y:
+            role = r.get("role", "rxe-rxe")
+            csv_rows.append((mtu, loss, r["case"], "" if r["size"] is None else r["size"], role,
+                             result_word(r), r["figure"] or "", r.get("reason") or ""))
+        count = {}
+        md += ["## path MTU %d, %d %% loss on the rxe side" % (mtu, loss), "",
+               "| case | size | droce serves rxe | rxe serves droce | rxe to rxe | verdict |",
+               "|---|---|---|---|---|---|"]
+        for c, s in keys:
+            dr = [idx.get((c, s, "droce-server")), idx.get((c, s, "droce-client"))]
+            yr = idx.get((c, s, "rxe-rxe"))
+            v = verdict(dr, yr)
+            count[v] = count.get(v, 0) + 1
+            lone += v == "FAIL"
+            md.append("| %s | %s | %s | %s | %s | %s |" % (
+                c, "-" if s is None else s, cell(dr[0]), cell(dr[1]), cell(yr), v))
+        md += ["", "Rows: " + ", ".join("%d %s" % (n, v) for v, n in sorted(count.items())) +
+               "; droce runs: %d passed, %d failed, %d n/a under loss." % (
+                   sum(r["ok"] for r in d), sum(not r["ok"] and not r.get("na") for r in d),
+                   sum(bool(r.get("na")) for r in d)), ""]
+    with open(os.path.join(top, "matrix.csv"), "w", newline="") as f:
+        csv.writer(f).writerows(csv_rows)
+    with open(os.path.join(top, "matrix.md"), "w") as f:
+        f.write("\n".join(md))
+    print("\n".join(md))
+    return 1 if lone else 0
+
+
 def main(argv):
     if argv[:1] == ["table"] and len(argv) == 3:
         return table(argv[1], argv[2])
+    if argv[:1] == ["matrix"] and len(argv) == 2:
+        return matrix(argv[1])
     if argv[:1] != ["run"]:
         print(__doc__, file=sys.stderr)
         return 2
@@ -157,6 +252,7 @@ def main(argv):
     ap.add_argument("--qp-timeout", type=int)
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--port", type=int, default=19600)
+    ap.add_argument("--lossy", action="store_true")
     return run(ap.parse_args(argv[1:]))
 
 

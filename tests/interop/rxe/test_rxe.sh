@@ -106,8 +106,8 @@ if mode == "failed":
     sys.exit(0)
 cases = {r["case"] for r in res}
 roles = {r["role"] for r in res}
-if len(cases) != 16 or roles != {"droce-server", "droce-client"} or len(res) != 32:
-    print("FAIL: %d results over %d cases, roles %s (expected 16 cases x 2 roles)" %
+if len(cases) != 17 or roles != {"droce-server", "droce-client"} or len(res) != 34:
+    print("FAIL: %d results over %d cases, roles %s (expected 17 cases x 2 roles)" %
           (len(res), len(cases), sorted(roles)))
     bad += 1
 print("interop_rxe: %d results, %d unexpected failures" % (len(res), bad))

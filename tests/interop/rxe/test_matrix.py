@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""rxe-yardstick.py matrix on made-up reports (no guest, no root): matrix.csv has one row per
+case x size x role x setting, matrix.md a table per setting with the yardstick beside, and the
+verdicts follow the loss rule: an RC case failing under loss is a failure, a UC/UD one marked
+"n/a under loss" is not; a droce failure that rxe to rxe shares says so. Exit status: 1 when
+droce failed where rxe to rxe passed, else 0.
+Usage: test_matrix.py TOOLS_DIR_OF_RXE (the folder holding rxe-yardstick.py)"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+NA = "n/a under loss (UC/UD: no transport retries)"
+
+
+def res(case, size, role, ok, fig=None, reason=None, na=False):
+    r = {"case": case, "size": size, "ok": ok, "figure": fig, "reason": reason}
+    if role:
+        r["role"] = role
+    if na:
+        r["na"] = NA
+    return r
+
+
+def write(top, name, droce, yard):
+    os.makedirs(os.path.join(top, name))
+    with open(os.path.join(top, name, "report.json"), "w") as f:
+        json.dump({"results": droce}, f)
+    with open(os.path.join(top, name + ".rxe.json"), "w") as f:
+        json.dump(yard, f)
+
+
+def run(tool, top):
+    p = subprocess.run([sys.executable, tool, "matrix", top], capture_output=True, text=True,
+                       timeout=60)
+    return p.returncode
+
+
+def main():
+    tool = os.path.join(sys.argv[1], "rxe-yardstick.py")
+    bad = []
+
+    def check(cond, what):
+        if not cond:
+            bad.append(what)
+            print("FAIL: " + what)
+
+    with tempfile.TemporaryDirectory() as top:
+        S, C = "droce-server", "droce-client"
+        write(top, "mtu1024-loss0",
+              [res("write_bw", 4096, S, True, "30.1 MB/s"), res("write_bw", 4096, C, True, "20 MB/s"),
+               res("mcast_bw", None, S, True, "9 MB/s"),
+               res("mcast_bw", None, C, False, reason="peer timed out after 60 s")],
+              [res("write_bw", 4096, None, True, "19 MB/s"),
+               res("mcast_bw", None, None, False, reason="client timed out or killed")])
+        write(top, "mtu1024-loss5",
+              [res("uc_write_bw", 4096, S, False, reason="peer exited 1", na=True),
+               res("uc_write_bw", 4096, C, True, "1 MB/s"),
+               res("read_bw", 4096, S, True, "2 MB/s"), res("read_bw", 4096, C, False,
+                                                            reason="droce exited 1")],
+              [res("uc_write_bw", 4096, None, False, reason="server exited 1", na=True),
+               res("read_bw", 4096, None, True, "3 MB/s")])
+        rc = run(tool, top)
+        check(rc == 1, "exit status %d, want 1 (read_bw failed under loss where rxe passed)" % rc)
+        with open(os.path.join(top, "matrix.csv")) as f:
+            rows = list(csv.reader(f))
+        check(rows[0][:6] == ["path_mtu", "loss_pct", "case", "size", "role", "result"],
+              "matrix.csv header %s" % rows[0])
+        check(len(rows) == 1 + 6 + 6, "matrix.csv: %d rows, want 13" % len(rows))
+        want = {("1024", "5", "uc_write_bw", "4096", S): "n/a",
+                ("1024", "5", "read_bw", "4096", C): "FAIL",
+                ("1024", "0", "write_bw", "4096", "rxe-rxe"): "ok",
+                ("1024", "0", "mcast_bw", "", C): "FAIL"}
+        got = {tuple(r[:5]): r[5] for r in rows[1:]}
+        for k, v in want.items():
+            check(got.get(k) == v, "matrix.csv %s: %s, want %s" % (k, got.get(k), v))
+        with open(os.path.join(top, "matrix.md")) as f:
+            md = f.read()
+        for ln in ("## path MTU 1024, 0 % loss on the rxe side",
+                   "## path MTU 1024, 5 % loss on the rxe side",
+                   "| write_bw | 4096 | 30.1 MB/s | 20 MB/s | 19 MB/s | pass |",
+                   "| mcast_bw | - | 9 MB/s | FAIL (peer timed out after 60 s) | FAIL (client "
+                   "timed out or killed) | FAIL, rxe to rxe too |",
+                   "| uc_write_bw | 4096 | n/a under loss (peer exited 1) | 1 MB/s | n/a under "
+                   "loss (server exited 1) | n/a under loss |",
+                   "| read_bw | 4096 | 2 MB/s | FAIL (droce exited 1) | 3 MB/s | FAIL |",
+                   "droce runs: 2 passed, 1 failed, 1 n/a under loss."):
+            check(ln in md, "matrix.md lacks: " + ln)
+        # without the lone failure: exit 0
+        os.remove(os.path.join(top, "mtu1024-loss5", "report.json"))
+        rc = run(tool, top)
+        check(rc == 0, "exit status %d with only a failure rxe shares, want 0" % rc)
+    print("test_matrix: %s" % ("%d failures" % len(bad) if bad else "ok"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
