@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ARP (RFC 826) and ICMPv6 Neighbor Solicitation/Advertisement (RFC 4861) frames. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "droce_neigh.h"
+#include "wire/droce_arp.h"
 #include "wire/droce_eth.h"
+#include "wire/droce_icmp6_nd.h"
 #include "wire/droce_ipv6.h"
 
 enum {
-	ARP_LEN = 28,
 	ETH_MIN = 60,		/* minimum Ethernet frame without FCS: short frames are padded */
-	ICMP6_PROTO = 58,
-	ND_LEN = 24,		/* type, code, csum, flags/reserved, target */
-	ND_OPT_SLLA = 1,
-	ND_OPT_TLLA = 2,
 };
 
 static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
@@ -27,7 +25,7 @@ droce_icmp6_csum(const uint8_t src[16], const uint8_t dst[16], const uint8_t *ms
 		sum += ((uint32_t)src[i] << 8 | src[i + 1]) + ((uint32_t)dst[i] << 8 | dst[i + 1]);
 	sum += len >> 16;
 	sum += len & 0xFFFF;
-	sum += ICMP6_PROTO;
+	sum += DROCE_IPPROTO_ICMPV6;
 	for (i = 0; i + 1 < len; i += 2)
 		sum += (uint32_t)msg[i] << 8 | msg[i + 1];
 	if (len & 1)
@@ -40,10 +38,12 @@ droce_icmp6_csum(const uint8_t src[16], const uint8_t dst[16], const uint8_t *ms
 static uint32_t
 put_eth(uint8_t *buf, const uint8_t dst[6], const uint8_t src[6], uint16_t type)
 {
-	memcpy(buf, dst, 6);
-	memcpy(buf + 6, src, 6);
-	droce_put_be16(buf + 12, type);
-	return 14;
+	struct droce_eth_hdr *eth = (void *)buf;
+
+	memcpy(eth->dst, dst, sizeof(eth->dst));
+	memcpy(eth->src, src, sizeof(eth->src));
+	eth->ether_type = droce_cpu_to_be16(type);
+	return sizeof(*eth);
 }
 
 uint32_t
@@ -51,18 +51,18 @@ droce_arp_build(uint8_t *buf, enum droce_arp_op op, const uint8_t eth_dst[6],
 		const uint8_t smac[6], const uint8_t sip[4], const uint8_t tmac[6],
 		const uint8_t tip[4])
 {
-	uint8_t *a = buf + put_eth(buf, eth_dst, smac, DROCE_ETHERTYPE_ARP);
+	struct droce_arp_hdr *a = (void *)(buf + put_eth(buf, eth_dst, smac, DROCE_ETHERTYPE_ARP));
 
-	droce_put_be16(a, 1);			/* hardware: Ethernet */
-	droce_put_be16(a + 2, DROCE_ETHERTYPE_IPV4);
-	a[4] = 6;
-	a[5] = 4;
-	droce_put_be16(a + 6, op);
-	memcpy(a + 8, smac, 6);
-	memcpy(a + 14, sip, 4);
-	memcpy(a + 18, tmac, 6);
-	memcpy(a + 24, tip, 4);
-	memset(a + ARP_LEN, 0, ETH_MIN - 14 - ARP_LEN);
+	a->htype = droce_cpu_to_be16(DROCE_ARP_HTYPE_ETHER);
+	a->ptype = droce_cpu_to_be16(DROCE_ETHERTYPE_IPV4);
+	a->hlen = sizeof(a->sha);
+	a->plen = sizeof(a->spa);
+	a->op = droce_cpu_to_be16((uint16_t)op);
+	memcpy(a->sha, smac, sizeof(a->sha));
+	memcpy(a->spa, sip, sizeof(a->spa));
+	memcpy(a->tha, tmac, sizeof(a->tha));
+	memcpy(a->tpa, tip, sizeof(a->tpa));
+	memset(a + 1, 0, ETH_MIN - sizeof(struct droce_eth_hdr) - sizeof(*a));
 	return ETH_MIN;
 }
 
@@ -71,89 +71,99 @@ droce_nd_build(uint8_t *buf, enum droce_nd_type type, uint8_t na_flags, const ui
 	       const uint8_t smac[6], const uint8_t src[16], const uint8_t dst[16],
 	       const uint8_t target[16])
 {
-	uint8_t *ip = buf + put_eth(buf, eth_dst, smac, DROCE_ETHERTYPE_IPV6);
-	uint8_t *icmp = ip + sizeof(struct droce_ipv6_hdr);
-	uint32_t icmp_len = ND_LEN + 8;
+	struct droce_ipv6_hdr *ip = (void *)(buf + put_eth(buf, eth_dst, smac,
+							    DROCE_ETHERTYPE_IPV6));
+	struct droce_nd_hdr *nd = (void *)(ip + 1);
+	struct droce_nd_opt_lla *opt = (void *)(nd + 1);
+	uint32_t icmp_len = sizeof(*nd) + sizeof(*opt);
 
-	droce_put_be32(ip, 6u << 28);
-	droce_put_be16(ip + 4, (uint16_t)icmp_len);
-	ip[6] = ICMP6_PROTO;
-	ip[7] = 255;		/* RFC 4861 7.1: receivers drop ND with any other hop limit */
-	memcpy(ip + 8, src, 16);
-	memcpy(ip + 24, dst, 16);
-	memset(icmp, 0, icmp_len);
-	icmp[0] = (uint8_t)type;
+	ip->vtc_flow = droce_cpu_to_be32(6u << 28);
+	ip->payload_len = droce_cpu_to_be16((uint16_t)icmp_len);
+	ip->next_hdr = DROCE_IPPROTO_ICMPV6;
+	ip->hop_limit = DROCE_ND_HOP_LIMIT;
+	memcpy(ip->src, src, sizeof(ip->src));
+	memcpy(ip->dst, dst, sizeof(ip->dst));
+	memset(nd, 0, icmp_len);
+	nd->type = (uint8_t)type;
 	if (type == DROCE_ND_NA)
-		icmp[4] = na_flags;
-	memcpy(icmp + 8, target, 16);
-	icmp[24] = type == DROCE_ND_NS ? ND_OPT_SLLA : ND_OPT_TLLA;
-	icmp[25] = 1;		/* option length in units of 8 bytes */
-	memcpy(icmp + 26, smac, 6);
-	droce_put_be16(icmp + 2, droce_icmp6_csum(src, dst, icmp, icmp_len));
-	return (uint32_t)(icmp + icmp_len - buf);
+		nd->flags = na_flags;
+	memcpy(nd->target, target, sizeof(nd->target));
+	opt->type = type == DROCE_ND_NS ? DROCE_ND_OPT_SLLA : DROCE_ND_OPT_TLLA;
+	opt->len = sizeof(*opt) / 8;
+	memcpy(opt->mac, smac, sizeof(opt->mac));
+	nd->csum = droce_cpu_to_be16(droce_icmp6_csum(src, dst, (const uint8_t *)nd, icmp_len));
+	return (uint32_t)((uint8_t *)(opt + 1) - buf);
 }
 
 static int
-parse_arp(const uint8_t *a, uint32_t len, struct droce_neigh_msg *m)
+parse_arp(const uint8_t *b, uint32_t len, struct droce_neigh_msg *m)
 {
-	if (len < ARP_LEN)
+	const struct droce_arp_hdr *a = (const void *)b;
+
+	if (len < sizeof(*a))
 		return -EINVAL;
 	/* RFC 826: only Ethernet/IPv4 with 6- and 4-byte addresses is ours. */
-	if (droce_get_be16(a) != 1 || droce_get_be16(a + 2) != DROCE_ETHERTYPE_IPV4 ||
-	    a[4] != 6 || a[5] != 4)
+	if (a->htype != droce_cpu_to_be16(DROCE_ARP_HTYPE_ETHER) ||
+	    a->ptype != droce_cpu_to_be16(DROCE_ETHERTYPE_IPV4) || a->hlen != sizeof(a->sha) ||
+	    a->plen != sizeof(a->spa))
 		return -EINVAL;
-	m->op = droce_get_be16(a + 6);
+	m->op = droce_be16_to_cpu(a->op);
 	if (m->op != DROCE_ARP_REQUEST && m->op != DROCE_ARP_REPLY)
 		return -EINVAL;
 	m->is_arp = true;
-	memcpy(m->sender_mac, a + 8, 6);
+	memcpy(m->sender_mac, a->sha, sizeof(a->sha));
 	m->has_lladdr = true;
 	memcpy(m->sender_ip, v4_mapped, 12);
-	memcpy(m->sender_ip + 12, a + 14, 4);
-	memcpy(m->target_mac, a + 18, 6);
+	memcpy(m->sender_ip + 12, a->spa, sizeof(a->spa));
+	memcpy(m->target_mac, a->tha, sizeof(a->tha));
 	memcpy(m->target_ip, v4_mapped, 12);
-	memcpy(m->target_ip + 12, a + 24, 4);
+	memcpy(m->target_ip + 12, a->tpa, sizeof(a->tpa));
 	/* A multicast sender hardware address is never a station (RFC 1812 3.3.2). */
 	return (m->sender_mac[0] & 1) ? -EINVAL : 0;
 }
 
 static int
-parse_nd(const uint8_t *ip, uint32_t len, struct droce_neigh_msg *m)
+parse_nd(const uint8_t *b, uint32_t len, struct droce_neigh_msg *m)
 {
-	const uint8_t *icmp = ip + sizeof(struct droce_ipv6_hdr), *opt;
+	const struct droce_ipv6_hdr *ip = (const void *)b;
+	const struct droce_nd_hdr *nd = (const void *)(ip + 1);
+	const uint8_t *icmp = (const uint8_t *)nd, *opt;
 	uint32_t plen, olen;
 
-	if (len < sizeof(struct droce_ipv6_hdr))
+	if (len < sizeof(*ip))
 		return -EINVAL;
-	if ((ip[0] >> 4) != 6 || ip[6] != ICMP6_PROTO)
+	if ((droce_be32_to_cpu(ip->vtc_flow) >> 28) != 6 || ip->next_hdr != DROCE_IPPROTO_ICMPV6)
 		return -ENOENT;
-	plen = droce_get_be16(ip + 4);
-	if (plen < 1 || plen > len - sizeof(struct droce_ipv6_hdr))
+	plen = droce_be16_to_cpu(ip->payload_len);
+	if (plen < 1 || plen > len - sizeof(*ip))
 		return -EINVAL;
-	if (icmp[0] != DROCE_ND_NS && icmp[0] != DROCE_ND_NA)
+	if (nd->type != DROCE_ND_NS && nd->type != DROCE_ND_NA)
 		return -ENOENT;
 	/* RFC 4861 7.1.1 / 7.1.2: hop limit 255, code 0, ICMP length >= 24, valid checksum,
 	 * target not multicast, every option length non-zero. */
-	if (ip[7] != 255 || plen < ND_LEN || icmp[1] != 0 || icmp[8] == 0xff)
+	if (ip->hop_limit != DROCE_ND_HOP_LIMIT || plen < sizeof(*nd) || nd->code != 0 ||
+	    nd->target[0] == 0xff)
 		return -EINVAL;
-	if (droce_icmp6_csum(ip + 8, ip + 24, icmp, plen) != 0)
+	if (droce_icmp6_csum(ip->src, ip->dst, icmp, plen) != 0)
 		return -EBADMSG;
 	m->is_arp = false;
-	m->op = icmp[0];
-	m->na_flags = icmp[4] & 0xE0;
-	memcpy(m->sender_ip, ip + 8, 16);
-	memcpy(m->ip_dst, ip + 24, 16);
-	memcpy(m->target_ip, icmp + 8, 16);
+	m->op = nd->type;
+	m->na_flags = nd->flags & 0xE0;
+	memcpy(m->sender_ip, ip->src, sizeof(ip->src));
+	memcpy(m->ip_dst, ip->dst, sizeof(ip->dst));
+	memcpy(m->target_ip, nd->target, sizeof(nd->target));
 	m->has_lladdr = false;
-	for (opt = icmp + ND_LEN; opt + 2 <= icmp + plen; opt += olen) {
+	for (opt = icmp + sizeof(*nd); opt + 2 <= icmp + plen; opt += olen) {
 		olen = (uint32_t)opt[1] * 8;
 		if (olen == 0 || opt + olen > icmp + plen)
 			return -EINVAL;
-		if ((opt[0] == ND_OPT_SLLA && m->op == DROCE_ND_NS) ||
-		    (opt[0] == ND_OPT_TLLA && m->op == DROCE_ND_NA)) {
-			if (olen < 8)
+		if ((opt[0] == DROCE_ND_OPT_SLLA && m->op == DROCE_ND_NS) ||
+		    (opt[0] == DROCE_ND_OPT_TLLA && m->op == DROCE_ND_NA)) {
+			const struct droce_nd_opt_lla *lla = (const void *)opt;
+
+			if (olen < sizeof(*lla))
 				return -EINVAL;
-			memcpy(m->sender_mac, opt + 2, 6);
+			memcpy(m->sender_mac, lla->mac, sizeof(lla->mac));
 			m->has_lladdr = true;
 		}
 	}
@@ -165,18 +175,21 @@ parse_nd(const uint8_t *ip, uint32_t len, struct droce_neigh_msg *m)
 static uint32_t
 ether_type(const uint8_t *frame, uint32_t len, uint16_t *type, bool *tagged, uint16_t *tci)
 {
+	const struct droce_eth_hdr *eth = (const void *)frame;
+	const struct droce_vlan_hdr *vlan = (const void *)(eth + 1);
+
 	*tagged = false;
-	if (len < sizeof(struct droce_eth_hdr))
+	if (len < sizeof(*eth))
 		return 0;
-	*type = droce_get_be16(frame + 12);
+	*type = droce_be16_to_cpu(eth->ether_type);
 	if (*type != DROCE_ETHERTYPE_VLAN)
-		return sizeof(struct droce_eth_hdr);
-	if (len < sizeof(struct droce_eth_hdr) + sizeof(struct droce_vlan_hdr))
+		return sizeof(*eth);
+	if (len < sizeof(*eth) + sizeof(*vlan))
 		return 0;
 	*tagged = true;
-	*tci = droce_get_be16(frame + 14);
-	*type = droce_get_be16(frame + 16);
-	return sizeof(struct droce_eth_hdr) + sizeof(struct droce_vlan_hdr);
+	*tci = droce_be16_to_cpu(vlan->tci);
+	*type = droce_be16_to_cpu(vlan->ether_type);
+	return sizeof(*eth) + sizeof(*vlan);
 }
 
 int
@@ -189,8 +202,8 @@ droce_neigh_parse(const uint8_t *frame, uint32_t len, struct droce_neigh_msg *m)
 	off = ether_type(frame, len, &type, &m->has_vlan, &m->vlan_tci);
 	if (off == 0)
 		return -EINVAL;
-	memcpy(m->eth_dst, frame, 6);
-	memcpy(m->eth_src, frame + 6, 6);
+	memcpy(m->eth_dst, ((const struct droce_eth_hdr *)frame)->dst, sizeof(m->eth_dst));
+	memcpy(m->eth_src, ((const struct droce_eth_hdr *)frame)->src, sizeof(m->eth_src));
 	if (type == DROCE_ETHERTYPE_ARP)
 		return parse_arp(frame + off, len - off, m);
 	if (type == DROCE_ETHERTYPE_IPV6)
@@ -201,8 +214,9 @@ droce_neigh_parse(const uint8_t *frame, uint32_t len, struct droce_neigh_msg *m)
 bool
 droce_neigh_match(const uint8_t *frame, uint32_t len)
 {
+	const struct droce_ipv6_hdr *ip6;
+	const struct droce_nd_hdr *nd;
 	uint16_t type = 0, tci;
-	const uint8_t *ip;
 	uint32_t off;
 	bool tagged;
 
@@ -211,16 +225,23 @@ droce_neigh_match(const uint8_t *frame, uint32_t len)
 		return false;
 	if (type == DROCE_ETHERTYPE_ARP)
 		return true;
-	ip = frame + off;
-	return type == DROCE_ETHERTYPE_IPV6 && len >= off + 40 + 1 && ip[6] == ICMP6_PROTO &&
-	       (ip[40] == DROCE_ND_NS || ip[40] == DROCE_ND_NA);
+	ip6 = (const void *)(frame + off);
+	nd = (const void *)(ip6 + 1);	/* its type byte only is read */
+	return type == DROCE_ETHERTYPE_IPV6 && len >= off + sizeof(*ip6) + 1 &&
+	       ip6->next_hdr == DROCE_IPPROTO_ICMPV6 &&
+	       (nd->type == DROCE_ND_NS || nd->type == DROCE_ND_NA);
 }
 
 uint32_t
 droce_neigh_vlan_insert(uint8_t *frame, uint32_t len, uint16_t tci)
 {
-	memmove(frame + 16, frame + 12, len - 12);
-	droce_put_be16(frame + 12, DROCE_ETHERTYPE_VLAN);
-	droce_put_be16(frame + 14, tci);
-	return len + 4;
+	struct droce_eth_hdr *eth = (void *)frame;
+	struct droce_vlan_hdr *vlan = (void *)(eth + 1);
+	const uint32_t addrs = offsetof(struct droce_eth_hdr, ether_type);
+
+	/* the EtherType and what follows move up by the tag's length */
+	memmove(frame + addrs + sizeof(*vlan), frame + addrs, len - addrs);
+	eth->ether_type = droce_cpu_to_be16(DROCE_ETHERTYPE_VLAN);
+	vlan->tci = droce_cpu_to_be16(tci);
+	return len + (uint32_t)sizeof(*vlan);
 }

@@ -19,16 +19,13 @@ enum droce_rt_class {
 	DROCE_RT_CLS_OTHER,	/* *drop says why: exception path or drop */
 };
 
-/* Without a VLAN: untagged and priority-tagged (VID 0) frames only. */
-enum droce_rt_class droce_rt_classify(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
-				      enum droce_drop *drop);
-/* As droce_rt_classify(); a RoCE frame also gets *dqpn, the BTH DestQP (IBTA 9.2), or
- * UINT32_MAX when the frame ends before it (the engine drops it, counted). */
-enum droce_rt_class droce_rt_classify_qpn(const uint8_t *frame, uint32_t len,
-					  const uint8_t mac[6], enum droce_drop *drop,
-					  uint32_t *dqpn);
-/* As droce_rt_classify_qpn() on VLAN vlan (1..4094; 0: none): frames of any other VLAN, or
- * untagged when one is set, are dropped (DROCE_DROP_VLAN_*), whatever they carry. */
+/*
+ * Where frame goes on VLAN vlan (1..4094; 0: none, untagged and priority-tagged frames only):
+ * frames of any other VLAN, or untagged when one is set, are dropped (DROCE_DROP_VLAN_*),
+ * whatever they carry. The headers are read by the engine's parser (droce_parse_l4). A RoCE
+ * frame also gets *dqpn, the BTH DestQP (IBTA 9.2), or UINT32_MAX when the frame ends before it
+ * (the engine drops it, counted).
+ */
 enum droce_rt_class droce_rt_classify_vlan(const uint8_t *frame, uint32_t len,
 					   const uint8_t mac[6], uint16_t vlan,
 					   enum droce_drop *drop, uint32_t *dqpn);
@@ -36,11 +33,13 @@ enum droce_rt_class droce_rt_classify_vlan(const uint8_t *frame, uint32_t len,
 /* The BTH opcode of a RoCEv2 frame (ours, on Tx: any VLAN), or -1 for any other frame. */
 int droce_rt_frame_opcode(const uint8_t *frame, uint32_t len);
 
-/* Reasons that drop a frame outright: it is not ours, so it never goes to the exception ring. */
+/* Reasons that drop a frame outright: it is not ours, or not an IP datagram anyone could read,
+ * so it never goes to the exception ring. */
 static inline bool
 droce_rt_drop_final(enum droce_drop d)
 {
 	return d == DROCE_DROP_ETH_SHORT || d == DROCE_DROP_VLAN_SHORT || d == DROCE_DROP_IP_SHORT ||
+	       d == DROCE_DROP_IP_VERSION || d == DROCE_DROP_IP_IHL ||
 	       d == DROCE_DROP_UDP_SHORT || d == DROCE_DROP_DST_MAC ||
 	       d == DROCE_DROP_VLAN_OTHER || d == DROCE_DROP_VLAN_UNTAGGED ||
 	       d == DROCE_DROP_VLAN_TAGGED;

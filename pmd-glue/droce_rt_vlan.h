@@ -28,9 +28,10 @@ droce_rt_vlan_tci(const struct droce_rt_config *cfg)
 static inline uint32_t
 droce_rt_vlan_tx(struct rte_mbuf *m, const struct droce_rt_config *cfg)
 {
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct droce_eth_hdr *eth = rte_pktmbuf_mtod(m, const struct droce_eth_hdr *);
 
-	if (m->data_len >= 14 && droce_get_be16(p + 12) != DROCE_ETHERTYPE_VLAN) {
+	if (m->data_len >= sizeof(*eth) &&
+	    eth->ether_type != droce_cpu_to_be16(DROCE_ETHERTYPE_VLAN)) {
 		m->vlan_tci = droce_rt_vlan_tci(cfg);
 		rte_vlan_insert(&m);	/* only fails on an indirect or shared mbuf: not ours */
 	}

@@ -334,21 +334,17 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 	struct droce_pkt p;
 	struct droce_qp *qp;
 	enum droce_drop d;
-	bool lean;
 
-	/* The common frame takes the fast parser; anything else, and every drop, the full one. */
-	lean = droce_parse_fast(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx,
-				DROCE_ICRC_RX_CACHE - 1);
-	if (droce_unlikely(!lean)) {
-		d = droce_parse(frame, len, &p, dev->rx_parse_flags);
-		if (d != DROCE_DROP_NONE) {
-			droce_dev_drop(dev, d);
-			return;
-		}
+	/* The addresses are compared as the frame's bytes; a packet that needs them as fields
+	 * (a group's, a UD QP's) gets them below. */
+	d = droce_parse_rx(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx,
+			   DROCE_ICRC_RX_CACHE - 1);
+	if (d != DROCE_DROP_NONE) {
+		droce_dev_drop(dev, d);
+		return;
 	}
 	if (droce_unlikely(p.dqpn == DROCE_MCAST_QPN)) {
-		if (lean)
-			droce_parse_fast_addrs(frame, &p);	/* the group is the destination GID */
+		droce_parse_addrs(frame, &p);	/* the group is the destination GID */
 		droce_mcast_rx(dev, &p, frame, len, now);	/* its own address checks */
 		return;
 	}
@@ -380,8 +376,8 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 			return;
 		}
 		/* UD reads the sender's addresses (GRH, CNP destination); connected QPs do not. */
-		if (lean && qp->type == DROCE_QPT_UD)
-			droce_parse_fast_addrs(frame, &p);
+		if (qp->type == DROCE_QPT_UD)
+			droce_parse_addrs(frame, &p);
 	}
 	op = droce_opcode_info(p.opcode);
 	if (op->flags & DROCE_OPF_CNP) {

@@ -225,7 +225,6 @@ struct droce_responder {
 	bool nak_seq_sent;	/* one sequence-error NAK per gap (IBTA 9.7.5.1.1) */
 	bool nak_seq_unacked;	/* a sequence NAK went out, no ACK or response since */
 	enum droce_rmsg msg;
-	uint8_t msg_op;		/* opcode of the packet that started it, for the sequence check */
 	bool have_rwqe;
 	struct droce_rwqe rwqe;	/* its SGEs copied to sges: the ring slot may be reposted */
 	struct droce_sge sges[DROCE_MAX_SGE];
@@ -375,7 +374,7 @@ struct droce_dev {
 	uint64_t now;		/* the latest now_ns the caller gave */
 	uint64_t cnt_gone[DROCE_CNT_MAX];	/* counters of destroyed QPs */
 	struct droce_drop_stats drops;
-	/* Received frames' ICRC prefix state, by DestQP (droce_rx.c) */
+	/* Received frames' ICRC prefix state, by DestQP (droce_parse_rx) */
 	struct droce_icrc_v4_cache icrc_rx[DROCE_ICRC_RX_CACHE];
 	struct droce_mcast_grp mcast[DROCE_MCAST_GROUPS];
 	/* The GID table's IPv4 addresses as numbers, for the receive address check */

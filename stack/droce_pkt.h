@@ -95,16 +95,28 @@ enum droce_drop droce_parse(const uint8_t *frame, uint32_t len, struct droce_pkt
 void droce_parse_ext(const uint8_t *bth, const struct droce_opcode_info *op, struct droce_pkt *p);
 
 /*
- * The receive fast path (droce_rx.c): Ethernet, 802.1Q or not, IPv4 without options. True when
- * the frame passes every check droce_parse() makes; *pkt is then filled as droce_parse() fills
- * it except the MAC addresses and GIDs (droce_parse_fast_addrs() adds them). False for any other
- * frame, valid or not: droce_parse() then decides, and names the drop reason. cache (NULL: none)
- * holds cache_mask + 1 ICRC prefix states, indexed by DestQP.
+ * droce_parse() for the receive path: the same checks in the same order, the same reason for
+ * every frame, and the common shape (Ethernet, 802.1Q or not, IPv4 without options) checked
+ * at constant offsets, its ICRC through cache (NULL: none; cache_mask + 1 prefix states
+ * indexed by DestQP). The MAC addresses and IPv4's GIDs may be left out: the receive path
+ * compares the frame's bytes, and droce_parse_addrs() fills them where a packet needs them.
  */
 struct droce_icrc_v4_cache;
-bool droce_parse_fast(const uint8_t *frame, uint32_t len, struct droce_pkt *pkt,
-		      unsigned int flags, struct droce_icrc_v4_cache *cache, uint32_t cache_mask);
-void droce_parse_fast_addrs(const uint8_t *frame, struct droce_pkt *pkt);
+enum droce_drop droce_parse_rx(const uint8_t *frame, uint32_t len, struct droce_pkt *pkt,
+			       unsigned int flags, struct droce_icrc_v4_cache *cache,
+			       uint32_t cache_mask);
+/*
+ * The first of droce_parse()'s steps, those that tell a RoCEv2 frame from any other: Ethernet
+ * and 802.1Q, the IP version, IHL and protocol, the UDP destination port, each against the
+ * frame's length. Not the ones that judge a RoCEv2 frame (IP and UDP lengths, fragments,
+ * checksums, the transport): droce_parse() makes them where the frame is received.
+ * DROCE_DROP_NONE for UDP to port 4791, with has_vlan, vlan_tci, ip_ver and the offsets up to
+ * bth_off filled (the BTH may still be cut short); else the reason it is not RoCEv2 or was cut
+ * short before it could tell.
+ */
+enum droce_drop droce_parse_l4(const uint8_t *frame, uint32_t len, struct droce_pkt *pkt);
+/* The MAC addresses and IPv4's GIDs droce_parse_rx() left out. */
+void droce_parse_addrs(const uint8_t *frame, struct droce_pkt *pkt);
 
 /* Headers the builder writes for p, up to and including the extension headers. */
 uint32_t droce_build_hdr_len(const struct droce_pkt *p);

@@ -14,6 +14,7 @@
 
 #include "droce_byteorder.h"
 #include "droce_internal.h"
+#include "wire/droce_ipv4.h"
 
 /* Annex A17.4 (RoCEv2 rides IP on Ethernet, the link layer is IEEE 802.3): a frame for this
  * port carries its MAC; broadcast never; a multicast MAC only as a group's joined here. */
@@ -33,7 +34,8 @@ droce_rx_dip_ours(const struct droce_dev *dev, const struct droce_pkt *p, const 
 	unsigned int i;
 
 	if (droce_likely(p->ip_ver == 4)) {
-		uint32_t dip = droce_get_be32(frame + p->l3_off + 16);
+		const struct droce_ipv4_hdr *ip = (const void *)(frame + p->l3_off);
+		uint32_t dip = droce_be32_to_cpu(ip->dst);
 
 		for (i = 0; i < dev->n_gid_v4; i++)
 			if (dev->gid_v4[i] == dip)
@@ -55,11 +57,11 @@ static inline enum droce_drop
 droce_rx_path_check(const struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 {
 	if (droce_likely(p->ip_ver == 4)) {
-		const uint8_t *ip = frame + p->l3_off;
+		const struct droce_ipv4_hdr *ip = (const void *)(frame + p->l3_off);
 
-		if (!qp->rx_v4 || droce_get_be32(ip + 16) != qp->rx_dip)
+		if (!qp->rx_v4 || droce_be32_to_cpu(ip->dst) != qp->rx_dip)
 			return DROCE_DROP_DST_GID;
-		if (droce_get_be32(ip + 12) != qp->rx_sip)
+		if (droce_be32_to_cpu(ip->src) != qp->rx_sip)
 			return DROCE_DROP_SRC_GID;
 		return DROCE_DROP_NONE;
 	}

@@ -5,14 +5,12 @@
  * covers the payload) go through droce_build_hdrs()/droce_build_finish().
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
+#include "droce_build_hdr.h"
 #include "droce_icrc.h"
 #include "droce_internal.h"
-#include "wire/droce_aeth.h"
-#include "wire/droce_bth.h"
-#include "wire/droce_deth.h"
-#include "wire/droce_ipv4.h"
 
 /* Template bytes copied into every frame: Ethernet (with or without 802.1Q) + IPv4 + UDP fit. */
 #define DROCE_TMPL_COPY 48
@@ -43,17 +41,6 @@ droce_qp_tmpl_from_av(const struct droce_qp *qp, const struct droce_av *av, stru
 	p->pkey = DROCE_PKEY_DEFAULT;
 }
 
-static uint32_t
-sum16(const uint8_t *b, unsigned int n)
-{
-	uint32_t s = 0;
-	unsigned int i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += ((uint32_t)b[i] << 8) | b[i + 1];
-	return s;
-}
-
 void
 droce_qp_build_tmpl(struct droce_qp *qp)
 {
@@ -61,7 +48,7 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 	struct droce_pkt p;
 	uint8_t buf[DROCE_HDR_ROOM_MAX + 4];
 	uint8_t pre[DROCE_ICRC_V4_HDR];
-	uint8_t *ip, *bth;
+	struct droce_bth *bth;
 
 	droce_qp_tmpl_from_av(qp, &qp->attr.ah_attr, &qp->tmpl);
 	qp->tmpl.dqpn = qp->attr.dest_qp_num;
@@ -77,23 +64,18 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 	if (droce_build_hdrs(buf, sizeof(buf), &p, 0) < 0 || p.bth_off > DROCE_TMPL_COPY ||
 	    p.bth_off + sizeof(struct droce_bth) < DROCE_TMPL_COPY ||
 	    p.pay_off > sizeof(t->ack) || p.pay_off < DROCE_ACK_COPY ||
-	    p.bth_off + 8 > DROCE_ACK_COPY ||
+	    p.bth_off + offsetof(struct droce_bth, ack_psn) > DROCE_ACK_COPY ||
 	    p.bth_off - p.l3_off + sizeof(struct droce_bth) != DROCE_ICRC_V4_HDR)
 		return;
 	memcpy(t->b, buf, p.bth_off);
 	t->l3_off = p.l3_off;
 	t->l4_off = p.l4_off;
 	t->bth_off = p.bth_off;
-	ip = t->b + t->l3_off;
-	droce_put_be16(ip + 2, 0);
-	droce_put_be16(ip + 10, 0);
-	t->csum_base = sum16(ip, sizeof(struct droce_ipv4_hdr));
+	t->csum_base = droce_ipv4_sum_base((const void *)(t->b + t->l3_off));
 	/* The ICRC's fixed part: these headers and the BTH's P_Key and DestQP (A17.3.3). */
-	memcpy(pre, ip, t->bth_off - t->l3_off);
-	bth = pre + (t->bth_off - t->l3_off);
-	memset(bth, 0, sizeof(struct droce_bth));
-	droce_put_be16(bth + 2, DROCE_PKEY_DEFAULT);
-	droce_put_be32(bth + 4, qp->tmpl.dqpn & DROCE_BTH_QPN_MASK);
+	memcpy(pre, t->b + t->l3_off, t->bth_off - t->l3_off);
+	bth = (void *)(pre + (t->bth_off - t->l3_off));
+	droce_bth_set(bth, 0, 0, DROCE_PKEY_DEFAULT, false, false, qp->tmpl.dqpn, false, 0);
 	t->dqpn = qp->tmpl.dqpn & DROCE_BTH_QPN_MASK;
 	t->icrc_base = droce_icrc_v4_base(pre);
 	/* buf holds the ACK frame build_hdrs wrote for p: keep it whole for droce_tx_ack() */
@@ -117,7 +99,9 @@ int
 droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn, bool srcap)
 {
 	const struct droce_hdr_tmpl *t = &qp->htmpl;
-	uint8_t *buf, *bth;
+	struct droce_aeth *aeth;
+	struct droce_bth *bth;
+	uint8_t *buf;
 	void *cookie;
 	uint32_t reg;
 
@@ -125,15 +109,15 @@ droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn, bool 
 	if (buf == NULL)
 		return -EAGAIN;
 	memcpy(buf, t->ack, DROCE_ACK_COPY);
-	bth = buf + t->bth_off;
+	bth = (void *)(buf + t->bth_off);
+	aeth = (void *)(bth + 1);
 	if (srcap)	/* BTH byte 4: the ICRC masks it (A17.4.2), the register stays */
-		bth[4] |= DROCE_BTH_SRCAP >> 24;
-	droce_put_be32(bth + 8, psn & DROCE_BTH_PSN_MASK);
-	droce_put_be32(bth + 12, ((uint32_t)syn << DROCE_AETH_SYN_SHIFT) |
-				 (msn & DROCE_AETH_MSN_MASK));
+		droce_bth_set_srcap(bth);
+	droce_bth_set_psn(bth, false, psn);
+	droce_aeth_set(aeth, syn, msn);
 	/* ICRC (A17.3.3): the prefix register, the PSN word, then the AETH */
-	reg = droce_icrc_v4_psn(t->ack_reg, bth + 8);
-	droce_icrc_put(bth + 16, droce_crc32(~reg, bth + 12, 4));
+	reg = droce_icrc_v4_psn(t->ack_reg, (const uint8_t *)&bth->ack_psn);
+	droce_icrc_put((uint8_t *)(aeth + 1), droce_crc32(~reg, aeth, sizeof(*aeth)));
 	tx_send_counted(qp, cookie, t->ack_len);
 	return 1;
 }
@@ -147,8 +131,8 @@ tx_fast(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void **cooki
 	uint32_t pad = (4 - (pay_len & 3)) & 3;
 	uint32_t pay_off = t->bth_off + op->hdr_len;
 	uint32_t len = pay_off + pay_len + pad + DROCE_ICRC_LEN;
-	uint32_t sum;
-	uint8_t *buf, *ip, *bth;
+	struct droce_udp_hdr *udp;
+	uint8_t *buf;
 
 	buf = qp->dev->io.tx_alloc(qp->dev->io.ctx, len, cookie);
 	if (buf == NULL)
@@ -156,23 +140,17 @@ tx_fast(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void **cooki
 	/* A constant-size copy the compiler inlines: past bth_off it only covers BTH bytes that
 	 * are all written below (every frame is at least bth_off + BTH + ICRC long). */
 	memcpy(buf, t->b, DROCE_TMPL_COPY);
-	ip = buf + t->l3_off;
-	droce_put_be16(ip + 2, (uint16_t)(len - t->l3_off));
-	sum = t->csum_base + (len - t->l3_off);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	droce_put_be16(ip + 10, (uint16_t)~sum);
-	droce_put_be16(buf + t->l4_off + 4, (uint16_t)(len - t->l4_off));
-	bth = buf + t->bth_off;
-	bth[0] = p->opcode;
-	bth[1] = (uint8_t)((p->se ? DROCE_BTH_SE : 0) | (pad << DROCE_BTH_PAD_SHIFT) |
-			   DROCE_BTH_TVER);
-	bth[2] = 0xFF;	/* P_Key: the default, 0xFFFF */
-	bth[3] = 0xFF;
-	droce_put_be32(bth + 4, (p->srcap ? DROCE_BTH_SRCAP : 0) | (p->dqpn & DROCE_BTH_QPN_MASK));
-	droce_put_be32(bth + 8, (p->ackreq ? DROCE_BTH_ACKREQ : 0) | (p->psn & DROCE_BTH_PSN_MASK));
+	droce_ipv4_set_len((void *)(buf + t->l3_off), t->csum_base, (uint16_t)(len - t->l3_off));
+	udp = (void *)(buf + t->l4_off);
+	udp->len = droce_cpu_to_be16((uint16_t)(len - t->l4_off));
+	/* what a connected QP's frames never change, as constants: P_Key the default, no MigReq,
+	 * no FECN/BECN (only a CNP carries BECN) */
+	droce_bth_set((void *)(buf + t->bth_off), p->opcode, droce_bth_flags(p->se, false, pad),
+		      DROCE_PKEY_DEFAULT, false, false, p->dqpn, p->ackreq, p->psn);
+	if (p->srcap)
+		droce_bth_set_srcap((void *)(buf + t->bth_off));
 	if (op->hdrs)
-		droce_build_ext(bth, op, p);
+		droce_build_ext(buf + t->bth_off, op, p);
 	p->l3_off = t->l3_off;
 	p->l4_off = t->l4_off;
 	p->bth_off = t->bth_off;

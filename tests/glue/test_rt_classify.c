@@ -2,6 +2,8 @@
 /* Received-frame classification over crafted headers. */
 #include <string.h>
 
+#include "droce_pkt.h"
+
 #include "droce_byteorder.h"
 #include "droce_neigh.h"
 #include "droce_rt_classify.h"
@@ -44,11 +46,14 @@ v6(uint8_t *f, uint8_t nh, uint16_t dport)
 	return 54 + 8 + 16;
 }
 
+/* Without a VLAN, as the runtime classifies when DROCE_VLAN is not set. */
 static enum droce_rt_class
 cls(const uint8_t *f, uint32_t len, enum droce_drop *why)
 {
+	uint32_t qpn;
+
 	*why = DROCE_DROP_MAX;
-	return droce_rt_classify(f, len, me, why);
+	return droce_rt_classify_vlan(f, len, me, 0, why, &qpn);
 }
 
 static void
@@ -231,7 +236,69 @@ test_frame_opcode(void)
 	CU_ASSERT_EQUAL(droce_rt_frame_opcode(f, 10), -1);
 }
 
+/* The classifier reads headers with the engine's parser: a real RoCEv2 frame, then the same frame
+ * made something else, gets from the classifier the reason droce_parse() names; a header no IP
+ * stack could read (version, IHL) is dropped outright, by the runtime. */
+static void
+test_engine_reasons(void)
+{
+	static const struct {
+		unsigned int off;	/* from the IP header */
+		uint8_t val;
+	} cases[] = {
+		{ 9, 6 },		/* TCP: NOT_UDP */
+		{ 20 + 3, 0xb8 },	/* UDP port 4792: NOT_ROCE_PORT */
+		{ 0, 0x55 },		/* version 5: IP_VERSION */
+		{ 0, 0x44 },		/* IHL 4: IP_IHL */
+	};
+	static const enum droce_drop want[] = { DROCE_DROP_NOT_UDP, DROCE_DROP_NOT_ROCE_PORT,
+						DROCE_DROP_IP_VERSION, DROCE_DROP_IP_IHL };
+	uint8_t f[256], pay[8] = { 0 };
+	struct droce_pkt p;
+	enum droce_drop why;
+	unsigned int i, vlan;
+	uint32_t qpn;
+	int len;
+
+	for (vlan = 0; vlan < 2; vlan++) {
+		memset(&p, 0, sizeof(p));
+		memcpy(p.dmac, me, 6);
+		memcpy(p.smac, other_mac, 6);
+		p.has_vlan = vlan != 0;
+		p.vlan_tci = 7;
+		p.ip_ver = 4;
+		droce_gid_from_v4(p.sgid, 0xC6120002);
+		droce_gid_from_v4(p.dgid, 0xC6120001);
+		p.opcode = DROCE_OP_RC_SEND_ONLY;
+		p.dqpn = 0x123456;
+		len = droce_build(f, sizeof(f), &p, pay, sizeof(pay));
+		CU_ASSERT_TRUE_FATAL(len > 0);
+		CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, (uint32_t)len, me, vlan ? 7 : 0, &why,
+						       &qpn), DROCE_RT_CLS_ROCE);
+		CU_ASSERT_EQUAL(qpn, 0x123456);
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			uint8_t keep = f[p.l3_off + cases[i].off];
+
+			f[p.l3_off + cases[i].off] = cases[i].val;
+			CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &p, DROCE_PARSE_NO_IPCSUM),
+					want[i]);
+			CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, (uint32_t)len, me, vlan ? 7 : 0,
+							       &why, &qpn), DROCE_RT_CLS_OTHER);
+			CU_ASSERT_EQUAL(why, want[i]);
+			CU_ASSERT_TRUE(droce_rt_drop_counted(why));
+			CU_ASSERT_EQUAL(droce_rt_drop_final(why), i >= 2);
+			f[p.l3_off + cases[i].off] = keep;
+		}
+		/* what judges a RoCEv2 frame is the engine's: a bad checksum still goes there */
+		f[p.l3_off + 10] ^= 1;
+		CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &p, 0), DROCE_DROP_IP_CSUM);
+		CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, (uint32_t)len, me, vlan ? 7 : 0, &why,
+						       &qpn), DROCE_RT_CLS_ROCE);
+	}
+}
+
 DROCE_TEST_MAIN("rt_classify",
+	DROCE_TEST(test_engine_reasons),
 	DROCE_TEST(test_frame_opcode),
 	DROCE_TEST(test_roce),
 	DROCE_TEST(test_others),

@@ -2,7 +2,7 @@
 /*
  * Shards without EAL: the engine puts its shard in the QPN's top bits (droce_dev_attr.shard,
  * shard_bits), the runtime reads it back (droce_rt_qpn_shard) and from a received frame's BTH
- * (droce_rt_classify_qpn); the shard keys' cross-checks fail with one line naming the fix.
+ * (droce_rt_classify_vlan); the shard keys' cross-checks fail with one line naming the fix.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -199,10 +199,10 @@ test_classify_qpn(void)
 	f[42 + 5] = 0x81;
 	f[42 + 6] = 0x23;
 	f[42 + 7] = 0x45;
-	CU_ASSERT_EQUAL(droce_rt_classify_qpn(f, sizeof(f), me, &why, &qpn), DROCE_RT_CLS_ROCE);
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, sizeof(f), me, 0, &why, &qpn), DROCE_RT_CLS_ROCE);
 	CU_ASSERT_EQUAL(qpn, 0x812345);
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(qpn, 1, 2), 1);
-	CU_ASSERT_EQUAL(droce_rt_classify_qpn(f, 42 + 7, me, &why, &qpn), DROCE_RT_CLS_ROCE);
+	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, 42 + 7, me, 0, &why, &qpn), DROCE_RT_CLS_ROCE);
 	CU_ASSERT_EQUAL(qpn, UINT32_MAX);
 }
 

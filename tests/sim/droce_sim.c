@@ -58,6 +58,7 @@ usage(FILE *out)
 		"  --psn P           first PSN (default 0xfffff0: wraps early)\n"
 		"  --sq-depth N      send queue depth (default 32)\n"
 		"  --time-limit MS   virtual-time limit per run (default 60000)\n"
+		"  --digest          print a digest of every frame sent (byte-for-byte comparisons)\n"
 		"  -v                trace every frame\n");
 }
 
@@ -88,7 +89,7 @@ enum {
 	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM,
 	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC, OPT_CC,
 	OPT_CAP, OPT_CAP_RTT, OPT_RTO, OPT_RTO_MIN, OPT_LAT,
-	OPT_RECOVERY, OPT_PCAP,
+	OPT_RECOVERY, OPT_PCAP, OPT_DIGEST,
 };
 
 static const struct option longopts[] = {
@@ -130,6 +131,7 @@ static const struct option longopts[] = {
 	{ "lat", no_argument, NULL, OPT_LAT },
 	{ "recovery", required_argument, NULL, OPT_RECOVERY },
 	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "digest", no_argument, NULL, OPT_DIGEST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -308,6 +310,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_PCAP:
 			cfg.pcap = optarg;
+			break;
+		case OPT_DIGEST:
+			cfg.digest = true;
 			break;
 		case 'v':
 			cfg.verbose++;

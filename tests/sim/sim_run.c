@@ -615,6 +615,9 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 			(double)s->lat_p99_ns / 1e3, (double)s->last_done_ns / 1e6);
 	if (cfg->sr || cfg->sr_nodes)
 		fprintf(out, " kept=%" PRIu64, s->sr_kept);
+	if (cfg->digest)
+		fprintf(out, " frames=%" PRIu64 " digest=%016" PRIx64, s->wire.frames,
+			s->wire.digest);
 	fprintf(out, " vtime=%.3fms ", (double)s->vtime_ns / 1e6);
 	if (s->ok)
 		fprintf(out, "OK\n");

@@ -8,10 +8,25 @@
 #include "sim_net.h"
 #include "sim_trace.h"
 
+/* FNV-1a, 64 bits: the frames a run sends, byte for byte, as one number (--digest) */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME  0x100000001b3ull
+
+static uint64_t
+fnv1a(uint64_t h, const uint8_t *b, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * FNV_PRIME;
+	return h;
+}
+
 void
 sim_trace_init(struct sim_trace *tr, int verbose, FILE *out, uint32_t mtu_bytes)
 {
 	memset(tr, 0, sizeof(*tr));
+	tr->st.digest = FNV_OFFSET;
 	tr->verbose = verbose;
 	tr->out = out != NULL ? out : stdout;
 	tr->mtu_bytes = mtu_bytes != 0 ? mtu_bytes : 1024;
@@ -139,6 +154,8 @@ sim_trace_hook(void *arg, unsigned int src, unsigned int dst, const uint8_t *fra
 	enum droce_drop d;
 
 	tr->st.frames++;
+	tr->st.digest = fnv1a(tr->st.digest, (const uint8_t *)&len, sizeof(len));
+	tr->st.digest = fnv1a(tr->st.digest, frame, len);
 	if (tr->pcap != NULL) {
 		const uint32_t rec[4] = { (uint32_t)(now / 1000000000ull),
 					  (uint32_t)(now % 1000000000ull / 1000), len, len };

@@ -32,6 +32,7 @@ struct sim_wire_stats {
 	uint64_t unparsable;
 	uint64_t per_node_req[8];	/* request packets sent by node i */
 	uint64_t per_node_resp[8];	/* response packets sent by node i */
+	uint64_t digest;	/* FNV-1a over every frame's length and bytes, in send order */
 };
 
 struct sim_trace_flow {

@@ -45,6 +45,7 @@ struct sim_cfg {
 	enum droce_qp_type qpt;
 	bool one_way;			/* only node 0 posts */
 	int verbose;
+	bool digest;			/* print the digest of every frame sent */
 	uint64_t time_limit_ns;
 	uint64_t event_limit;
 	unsigned int sq_depth;
