@@ -69,7 +69,7 @@ struct droce_rt_config {
 	char cc_plugin[256];		/* shared object registering more of them; "" = none */
 	char qp_cc[256];		/* per QP: "INDEX:NAME,..." the INDEXth QP (from 0) made
 					 * through the verbs runs NAME instead of cc; "" = none */
-	char recovery[8];		/* loss recovery of new RC QPs: gbn, sr (both ends) */
+	char recovery[8];		/* loss recovery of new RC QPs: gbn, sr (used when both ends have it) */
 	/* DCQCN reaction point (mlx5 names); 0 = the default of droce_cc_dcqcn_defaults() */
 	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
 	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;

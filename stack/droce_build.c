@@ -167,6 +167,8 @@ droce_build_hdrs(uint8_t *b, uint32_t cap, struct droce_pkt *p, uint32_t pay_len
 	droce_bth_set((void *)(b + p->bth_off), p->opcode,
 		      droce_bth_flags(p->se, p->mig, p->padcnt), p->pkey, p->fecn, p->becn, p->dqpn,
 		      p->ackreq, p->psn);
+	if (p->srcap)
+		droce_bth_set_srcap((void *)(b + p->bth_off));
 	droce_build_ext(b + p->bth_off, op, p);
 	return (int)(p->pay_off);
 }

@@ -45,6 +45,13 @@ droce_bth_set(struct droce_bth *bth, uint8_t opcode, uint8_t flags, uint16_t pke
 	droce_bth_set_psn(bth, ackreq, psn);
 }
 
+/* droce's selective-repeat mark in resv6 (stack/wire/README.md, "Capability mark"). */
+static inline void
+droce_bth_set_srcap(struct droce_bth *bth)
+{
+	bth->fb_dqpn |= droce_cpu_to_be32(DROCE_BTH_SRCAP);
+}
+
 /* IBTA 9.3.5: syndrome(8) MSN(24). */
 static inline void
 droce_aeth_set(struct droce_aeth *aeth, uint8_t syn, uint32_t msn)

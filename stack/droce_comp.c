@@ -274,6 +274,32 @@ rx_nak(struct droce_qp *qp, uint32_t psn, uint8_t code)
 	droce_comp_complete(qp, st);
 }
 
+/* The PSN a sequence error NAK from a selective-repeat peer reports kept: a marked (selective)
+ * NAK's MSN field (droce_sr.h); an unmarked one, for a message sent before the handshake, keeps
+ * nothing (its PSN: only the first missing goes again, and the selective NAKs for the marked
+ * requests behind it report the rest). */
+static uint32_t
+sr_got(const struct droce_pkt *p)
+{
+	return p->srcap ? p->aeth_msn : p->psn;
+}
+
+/* The in-band handshake (stack/wire/README.md): the first response tells whether the peer has
+ * selective repeat; a standard peer sends resv6 as 0 (IBTA 9.2). A selective repeat responder
+ * leaves a standard PSN sequence error NAK unmarked: that one tells nothing. */
+static void
+sr_learn(struct droce_qp *qp, const struct droce_pkt *p)
+{
+	if (!p->srcap && p->opcode == DROCE_OP_RC_ACKNOWLEDGE &&
+	    p->aeth_syn == (DROCE_AETH_TYPE_NAK | DROCE_NAK_PSN_SEQ_ERR))
+		return;
+	qp->sr->known = true;
+	qp->sr->peer = p->srcap;
+	if (p->srcap)
+		droce_qp_cnt(qp, DROCE_CNT_SR_PEER);
+	droce_sched_ready(qp);	/* the gate held the send queue */
+}
+
 static void
 rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 {
@@ -294,8 +320,8 @@ rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 		if (type == DROCE_AETH_TYPE_NAK &&
 		    (p->aeth_syn & DROCE_AETH_VALUE_MASK) == DROCE_NAK_PSN_SEQ_ERR) {
 			droce_qp_cnt(qp, DROCE_CNT_RCVD_SEQ_ERR);
-			if (qp->sr != NULL)
-				droce_sr_nak(qp, p->psn, p->aeth_msn);
+			if (qp->sr != NULL && qp->sr->peer)
+				droce_sr_nak(qp, p->psn, sr_got(p));
 			else
 				droce_req_go_back(qp, p->psn);
 		}
@@ -310,11 +336,10 @@ rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 	}
 	if (type == DROCE_AETH_TYPE_RNR_NAK)
 		rx_rnr(qp, p->psn, p->aeth_syn, now);
-	else if (type == DROCE_AETH_TYPE_NAK && qp->sr != NULL &&
+	else if (type == DROCE_AETH_TYPE_NAK && qp->sr != NULL && qp->sr->peer &&
 		 (p->aeth_syn & DROCE_AETH_VALUE_MASK) == DROCE_NAK_PSN_SEQ_ERR) {
-		/* a selective NAK: its MSN field is the PSN that arrived (droce_sr.h) */
 		droce_qp_cnt(qp, DROCE_CNT_RCVD_SEQ_ERR);
-		droce_sr_nak(qp, p->psn, p->aeth_msn);
+		droce_sr_nak(qp, p->psn, sr_got(p));
 	} else if (type == DROCE_AETH_TYPE_NAK)
 		rx_nak(qp, p->psn, p->aeth_syn & DROCE_AETH_VALUE_MASK);
 	else
@@ -462,6 +487,9 @@ droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_STALE);
 		return;
 	}
+	/* the in-band handshake: a standard peer sends resv6 as 0 (wire/droce_bth.h) */
+	if (droce_unlikely(qp->sr != NULL) && !qp->sr->known)
+		sr_learn(qp, p);
 	if (op->flags & DROCE_OPF_READ)
 		rx_read_resp(qp, p, frame, now);
 	else if (op->flags & DROCE_OPF_ATOMIC)
@@ -495,7 +523,7 @@ droce_comp_timer(struct droce_qp *qp, uint64_t now)
 	}
 	r->retry_left--;
 	droce_qp_cnt(qp, DROCE_CNT_COMPLETER_RETRY_ERR);
-	if (qp->sr == NULL || !droce_sr_timeout(qp))
+	if (qp->sr == NULL || !qp->sr->peer || !droce_sr_timeout(qp))
 		droce_req_go_back(qp, r->una);
 	droce_comp_arm_rto(qp, now);
 }

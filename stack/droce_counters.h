@@ -69,6 +69,7 @@ struct droce_qp;
 	X(READ_REREQ, "read_rereq") \
 	X(ACK_BEFORE_NAK, "ack_before_seq_nak") \
 	X(SR_KEPT, "sr_kept") \
+	X(SR_PEER, "sr_peer") \
 	X(RTO_RESEND, "rto_resend")
 
 enum droce_cnt {

@@ -177,6 +177,7 @@ struct droce_swqe {
 	bool timed;		/* its last packet left once, at sent_ns: an RTT sample (on_rtt) */
 	bool part_asked;	/* READ: a part of it was re-requested (droce_comp_rd.c) */
 	uint32_t sr_ord;	/* selective repeat: its receive ordinal (stack/wire/droce_srh.h) */
+	bool sr;		/* marked for selective repeat, placement headers (droce_sr.h) */
 	uint64_t sent_ns;
 	/* BIND_MW: the window, the MR and access; the range is raddr + compare_add bytes, the
 	 * new key rkey. */
@@ -197,6 +198,7 @@ struct droce_resp_item {
 	uint8_t syn;
 	bool first;		/* READ: nothing sent yet */
 	bool dup;		/* READ/atomic: answers a duplicate (holds no responder resource) */
+	bool sel;		/* NAK: a selective NAK, its MSN field a PSN (droce_sr.h) */
 	uint32_t psn;		/* next PSN to send (READ), or the PSN acknowledged */
 	uint32_t msn;
 	uintptr_t va;		/* READ: next byte */
@@ -405,13 +407,28 @@ droce_qp_npkts(const struct droce_qp *qp, uint64_t len)
 	return len == 0 ? 1 : (uint32_t)((len + qp->mtu - 1) >> __builtin_ctz(qp->mtu));
 }
 
-/* Packets a SEND or WRITE of len bytes spans (its data per packet is qp->seg). */
+/* Packets a SEND or WRITE of len bytes spans, seg data bytes per packet. */
 static inline uint32_t
-droce_qp_data_npkts(const struct droce_qp *qp, uint64_t len)
+droce_qp_data_npkts(const struct droce_qp *qp, uint64_t len, uint32_t seg)
 {
-	if (droce_likely(qp->seg == qp->mtu))
+	if (droce_likely(seg == qp->mtu))
 		return droce_qp_npkts(qp, len);
-	return len == 0 ? 1 : (uint32_t)((len + qp->seg - 1) / qp->seg);
+	return len == 0 ? 1 : (uint32_t)((len + seg - 1) / seg);
+}
+
+/* Data bytes per packet of a message w: qp->seg once it is marked for selective repeat. */
+static inline uint32_t
+droce_swqe_seg(const struct droce_qp *qp, const struct droce_swqe *w)
+{
+	return w->sr ? qp->seg : qp->mtu;
+}
+
+/* Data bytes per packet of the message a received request belongs to: only a packet marked
+ * for selective repeat (wire/droce_bth.h) to a QP that has it carries a placement header. */
+static inline uint32_t
+droce_rx_seg(const struct droce_qp *qp, const struct droce_pkt *p)
+{
+	return qp->sr != NULL && p->srcap ? qp->seg : qp->mtu;
 }
 
 static inline void
@@ -627,6 +644,7 @@ droce_tx_pkt_init(const struct droce_qp *qp, struct droce_pkt *p)
 		p->dqpn = qp->tmpl.dqpn;
 		p->se = false;
 		p->ackreq = false;
+		p->srcap = false;
 	} else {
 		*p = qp->tmpl;
 	}
@@ -636,8 +654,8 @@ droce_tx_pkt_init(const struct droce_qp *qp, struct droce_pkt *p)
 uint8_t *droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len,
 			void **cookie, uint8_t **payload);
 /* An ACK or NAK (AETH syndrome syn) from the ACK template; only when qp->htmpl.valid.
- * 1 sent, -EAGAIN no buffer. */
-int droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn);
+ * srcap: the selective-repeat mark. 1 sent, -EAGAIN no buffer. */
+int droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn, bool srcap);
 void droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cookie);
 /* droce_tx_end() after copying p->pay_len bytes from the SGE list at c to data (large payloads
  * copied and ICRCed in one pass). */

@@ -272,6 +272,7 @@ parse_transport(const uint8_t *f, uint32_t end, struct droce_pkt *p, unsigned in
 	w = droce_be32_to_cpu(bth->fb_dqpn);
 	p->fecn = (w & DROCE_BTH_FECN) != 0;
 	p->becn = (w & DROCE_BTH_BECN) != 0;
+	p->srcap = (w & DROCE_BTH_SRCAP) != 0;
 	p->dqpn = w & DROCE_BTH_QPN_MASK;
 	w = droce_be32_to_cpu(bth->ack_psn);
 	p->ackreq = (w & DROCE_BTH_ACKREQ) != 0;

@@ -50,6 +50,7 @@ struct droce_pkt {
 	uint16_t pkey;
 	bool fecn;
 	bool becn;
+	bool srcap;	/* droce's selective-repeat mark in resv6 (wire/droce_bth.h) */
 	uint32_t dqpn;
 	bool ackreq;
 	uint32_t psn;

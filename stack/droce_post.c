@@ -94,6 +94,7 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 	w->checked = false;
 	w->timed = false;
 	w->part_asked = false;
+	w->sr = false;	/* until it starts (droce_req.c) */
 	w->npkts = 0;
 	if (droce_wr_is_local(wr->opcode)) {
 		w->num_sge = 0;
@@ -152,7 +153,7 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 	}
 	w->npkts = is_atomic(wr->opcode)		  ? 1 :
 		   wr->opcode == DROCE_WR_RDMA_READ ? droce_qp_npkts(qp, len) :
-						      droce_qp_data_npkts(qp, len);
+						      droce_qp_data_npkts(qp, len, qp->mtu);
 	if (qp->sr != NULL)
 		droce_sr_assign_ord(qp, w);
 }

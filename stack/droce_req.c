@@ -89,7 +89,7 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 		struct droce_swqe *w = &r->ring[i & r->mask];
 
 		r->off = (uint32_t)droce_psn_diff(psn, w->first_psn) *
-			 (w->opcode == DROCE_WR_RDMA_READ ? qp->mtu : qp->seg);
+			 (w->opcode == DROCE_WR_RDMA_READ ? qp->mtu : droce_swqe_seg(qp, w));
 		if (w->opcode != DROCE_WR_RDMA_READ)
 			droce_cursor_seek(&r->cur, w->sge, w->num_sge, r->off);
 	}
@@ -138,7 +138,7 @@ gate(struct droce_qp *qp, struct droce_swqe *w)
 		/* IBTA 10.8.3.3: a fenced WR waits for earlier READ/atomic to complete. */
 		if ((w->flags & DROCE_SEND_FENCE) && r->rd_out > 0)
 			return 1;
-		if (droce_unlikely(qp->sr != NULL) && droce_sr_fence(qp, w))
+		if (droce_unlikely(qp->sr != NULL) && qp->sr->peer && droce_sr_fence(qp, w))
 			return 1;
 	}
 	if (is_rd_atomic(w->opcode) && r->rd_out >= lim)
@@ -148,6 +148,10 @@ gate(struct droce_qp *qp, struct droce_swqe *w)
 	if (qp->type == DROCE_QPT_RC &&
 	    droce_psn_diff(r->psn, r->una) >= (int32_t)(is_rd_atomic(w->opcode) ?
 							 DROCE_MAX_INFLIGHT : qp->inf.limit))
+		return 1;
+	/* Selective repeat, peer unknown: one request out, its response says whether the peer
+	 * marks (droce_sr.h); a window of unmarked packets would recover by go-back-N. */
+	if (droce_unlikely(qp->sr != NULL) && !qp->sr->known && r->psn != r->una)
 		return 1;
 	return 0;
 }
@@ -207,9 +211,9 @@ static int
 xmit_data(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t off, bool ackreq,
 	  struct droce_cursor *c, uint32_t *frame_len)
 {
-	uint32_t rem = w->length - off;
-	uint32_t pay = rem < qp->seg ? rem : qp->seg, hdr = 0;
-	bool first = off == 0, last = rem <= qp->seg;
+	uint32_t rem = w->length - off, seg = droce_swqe_seg(qp, w);
+	uint32_t pay = rem < seg ? rem : seg, hdr = 0;
+	bool first = off == 0, last = rem <= seg;
 	struct droce_pkt p;
 	uint8_t *buf, *data;
 	void *cookie;
@@ -234,8 +238,10 @@ xmit_data(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t off,
 		p.se = (w->flags & DROCE_SEND_SOLICITED) && k != K_WRITE;
 	}
 	p.ackreq = ackreq;
-	if (droce_unlikely(qp->sr != NULL))
+	if (droce_unlikely(w->sr)) {
+		p.srcap = true;
 		hdr = droce_sr_hdr_len(p.opcode);
+	}
 	buf = droce_tx_begin(qp, &p, hdr + pay, &cookie, &data);
 	if (buf == NULL)
 		return -EAGAIN;
@@ -255,14 +261,15 @@ static int
 send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 {
 	struct droce_requester *r = &qp->req;
-	uint32_t rem = w->length - r->off;
-	uint32_t pay = rem < qp->seg ? rem : qp->seg, flen;
-	bool first = r->off == 0, last = rem <= qp->seg, ackreq = false;
+	uint32_t rem = w->length - r->off, seg = droce_swqe_seg(qp, w);
+	uint32_t pay = rem < seg ? rem : seg, flen;
+	bool first = r->off == 0, last = rem <= seg, ackreq = false;
 	int rc;
 
 	/* AckReq (IBTA 9.7.2): on a message's last packet, and every Nth so the window moves. */
 	if (qp->type == DROCE_QPT_RC)
-		ackreq = last || ++r->since_ackreq >= qp->inf.ackreq_every;
+		ackreq = last || ++r->since_ackreq >= qp->inf.ackreq_every ||
+			 (qp->sr != NULL && !qp->sr->known);	/* the probe (gate) */
 	if (ackreq)
 		r->since_ackreq = 0;
 	rc = xmit_data(qp, w, r->psn, r->off, ackreq, &r->cur, &flen);
@@ -287,6 +294,7 @@ fill_read(struct droce_qp *qp, const struct droce_swqe *w, struct droce_pkt *p, 
 	p->opcode = DROCE_OP_RC_RDMA_READ_REQUEST;
 	p->psn = psn;
 	p->ackreq = true;
+	p->srcap = w->sr;
 	p->reth_va = w->raddr + (uint64_t)done * qp->mtu;
 	p->reth_rkey = w->rkey;
 	p->reth_len = done + n >= w->npkts ? w->length - done * qp->mtu : n * qp->mtu;
@@ -300,6 +308,7 @@ fill_atomic(struct droce_qp *qp, const struct droce_swqe *w, struct droce_pkt *p
 							       DROCE_OP_RC_FETCH_ADD;
 	p->psn = psn;
 	p->ackreq = true;
+	p->srcap = w->sr;
 	p->atomic_va = w->raddr;
 	p->atomic_rkey = w->rkey;
 	if (w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP) {
@@ -361,6 +370,7 @@ send_atomic_write(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 
 	droce_tx_pkt_init(qp, &p);
 	p.opcode = DROCE_OP_RC_ATOMIC_WRITE;
+	p.srcap = w->sr;
 	p.psn = qp->req.psn;
 	p.ackreq = true;
 	p.reth_va = w->raddr;
@@ -477,6 +487,7 @@ droce_req_resend(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint64
 	} else if (w->opcode == DROCE_WR_ATOMIC_WRITE) {
 		droce_tx_pkt_init(qp, &p);
 		p.opcode = DROCE_OP_RC_ATOMIC_WRITE;
+	p.srcap = w->sr;
 		p.psn = psn;
 		p.ackreq = true;
 		p.reth_va = w->raddr;
@@ -489,8 +500,8 @@ droce_req_resend(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint64
 		droce_tx_end(qp, &p, buf, cookie);
 		flen = p.frame_len;
 	} else {
-		droce_cursor_seek(&c, w->sge, w->num_sge, k * qp->seg);
-		rc = xmit_data(qp, w, psn, k * qp->seg, k + 1 == w->npkts, &c, &flen);
+		droce_cursor_seek(&c, w->sge, w->num_sge, k * droce_swqe_seg(qp, w));
+		rc = xmit_data(qp, w, psn, k * droce_swqe_seg(qp, w), k + 1 == w->npkts, &c, &flen);
 		if (rc != 1)
 			return rc;
 	}
@@ -554,6 +565,13 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 		return -EBUSY;
 	}
 	if (w->state == DROCE_SWQE_POSTED) {
+		/* Placement headers only once the peer showed it has selective repeat (a marked
+		 * response): a message is marked, or not, from its first packet to its resends. */
+		if (droce_unlikely(qp->sr != NULL) && qp->sr->peer && !w->sr) {
+			w->sr = true;
+			if (!is_rd_atomic(w->opcode) && w->opcode != DROCE_WR_ATOMIC_WRITE)
+				w->npkts = droce_qp_data_npkts(qp, w->length, qp->seg);
+		}
 		w->first_psn = r->psn;
 		r->sent_hi = r->next + 1;
 		r->off = 0;

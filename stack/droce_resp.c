@@ -133,6 +133,7 @@ droce_resp_nak(struct droce_qp *qp, uint8_t syn, uint32_t psn)
 	if (it == NULL)
 		return;
 	it->kind = DROCE_RESP_NAK;
+	it->sel = false;
 	it->syn = syn;
 	it->psn = psn;
 	it->msn = qp->resp.msn;
@@ -157,17 +158,20 @@ check_opseq(struct droce_qp *qp, const struct droce_opcode_info *op)
 	return RST_DONE;
 }
 
-/* IBTA 9.7.5.1.x: FIRST and MIDDLE carry exactly the path MTU (less the placement header with
- * selective repeat: qp->seg), ONLY at most that, LAST 1 to that many bytes (a message's last packet holds its remainder, never nothing: rxe's
- * check_length refuses an empty LAST too). */
+/* IBTA 9.7.5.1.x: FIRST and MIDDLE carry exactly the path MTU (less the placement header room
+ * on a packet marked for selective repeat: qp->seg), ONLY at most that, LAST 1 to that many
+ * bytes (a message's last packet holds its remainder, never nothing: rxe's check_length refuses
+ * an empty LAST too). */
 static bool
-len_ok(const struct droce_qp *qp, const struct droce_opcode_info *op, uint32_t len)
+len_ok(const struct droce_qp *qp, const struct droce_opcode_info *op, const struct droce_pkt *p)
 {
+	uint32_t seg = droce_rx_seg(qp, p), len = p->pay_len;
+
 	if (!(op->flags & DROCE_OPF_LAST))
-		return len == qp->seg;
+		return len == seg;
 	if (!(op->flags & DROCE_OPF_FIRST) && len == 0)
 		return false;
-	return len <= qp->seg;
+	return len <= seg;
 }
 
 enum droce_rst
@@ -202,7 +206,7 @@ exec_send(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 	struct droce_responder *s = &qp->resp;
 	enum droce_rst st;
 
-	if (!len_ok(qp, op, p->pay_len))
+	if (!len_ok(qp, op, p))
 		return RST_ERR_LENGTH;
 	if (op->flags & DROCE_OPF_FIRST) {
 		st = droce_resp_take_rwqe(qp);
@@ -270,7 +274,7 @@ exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_op
 	if (op->flags & DROCE_OPF_ATOMIC_WRITE)
 		return exec_atomic_write(qp, p, frame);
 
-	if (!len_ok(qp, op, p->pay_len))
+	if (!len_ok(qp, op, p))
 		return RST_ERR_LENGTH;
 	/* IBTA 9.7.4.1.x: no message is longer than 2^31 bytes (rxe: a length error) */
 	if (first && p->reth_len > DROCE_MAX_MSG)

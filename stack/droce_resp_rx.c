@@ -70,7 +70,7 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	struct droce_pkt tmp;
 	enum droce_rst st;
 
-	if (d > 0 && qp->sr != NULL) {
+	if (d > 0 && qp->sr != NULL && p->srcap) {
 		droce_sr_resp_ahead(qp, p, frame);	/* kept, or dropped; a selective NAK */
 		return;
 	}
@@ -99,7 +99,7 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		duplicate(qp, p, op);
 		return;
 	}
-	if (droce_unlikely(qp->sr != NULL)) {
+	if (droce_unlikely(qp->sr != NULL) && p->srcap) {
 		p = droce_sr_strip(qp, p, &tmp);	/* its placement header */
 		if (p == NULL) {
 			droce_resp_fatal(qp, RST_ERR_LENGTH, orig);

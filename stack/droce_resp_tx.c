@@ -96,6 +96,17 @@ droce_resp_ack(struct droce_qp *qp, uint32_t psn)
 	it->msn = s->msn;
 }
 
+/* A responder with selective repeat marks what it sends (stack/wire/README.md), but for a PSN
+ * sequence error NAK in the standard form: its MSN field is an MSN, not a PSN. */
+static bool
+srcap(const struct droce_qp *qp, const struct droce_resp_item *it)
+{
+	if (droce_likely(qp->sr == NULL))
+		return false;
+	return it->kind != DROCE_RESP_NAK || it->sel ||
+	       it->syn != (DROCE_AETH_TYPE_NAK | DROCE_NAK_PSN_SEQ_ERR);
+}
+
 static int
 send_ack(struct droce_qp *qp, const struct droce_resp_item *it)
 {
@@ -105,7 +116,7 @@ send_ack(struct droce_qp *qp, const struct droce_resp_item *it)
 	int r;
 
 	if (it->kind != DROCE_RESP_ATOMIC && droce_likely(qp->htmpl.valid)) {
-		r = droce_tx_ack(qp, it->psn, it->syn, it->msn);
+		r = droce_tx_ack(qp, it->psn, it->syn, it->msn, srcap(qp, it));
 		if (r == 1)
 			droce_qp_cnt(qp, it->kind == DROCE_RESP_NAK ? DROCE_CNT_NAKS_SENT :
 								      DROCE_CNT_ACKS_SENT);
@@ -118,6 +129,7 @@ send_ack(struct droce_qp *qp, const struct droce_resp_item *it)
 	p.aeth_syn = it->syn;
 	p.aeth_msn = it->msn;
 	p.atomic_orig = it->orig;
+	p.srcap = srcap(qp, it);
 	buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
 	if (buf == NULL)
 		return -EAGAIN;
@@ -156,6 +168,7 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 	/* MIDDLE carries no AETH (IBTA 9.3.5): written only where the opcode has one. */
 	p.aeth_syn = DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID;
 	p.aeth_msn = it->msn;
+	p.srcap = qp->sr != NULL;
 	buf = droce_tx_begin(qp, &p, pay, &cookie, &data);
 	if (buf == NULL)
 		return -EAGAIN;

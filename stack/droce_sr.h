@@ -3,7 +3,11 @@
 #define DROCE_SR_H
 
 /*
- * Selective repeat between droce peers (both ends enabled, droce_qp_set_recovery).
+ * Selective repeat between droce peers (both ends enabled, droce_qp_set_recovery), after an
+ * in-band handshake (stack/wire/README.md, "Capability mark"): the responder marks its
+ * responses, the requester marks, and gives placement headers to, only the messages it starts
+ * after a marked response; the responder keeps and strips only marked packets. One end alone is
+ * standard go-back-N.
  *
  * Responder (droce_sr_resp.c): a request that arrives past a gap, within DROCE_SR_WIN PSNs of
  * the expected PSN, is kept: WRITE and SEND data are placed at once (the placement headers of
@@ -52,6 +56,8 @@ struct droce_sr {
 	uint32_t scan;		/* PSNs below it were looked at since hi last grew */
 	uint32_t hint;		/* ring index of the WQE the last resend belonged to */
 	uint32_t ord_next;	/* receive ordinal of the next message that consumes one */
+	bool known;		/* a response came: peer tells what the peer has */
+	bool peer;		/* a marked response came: the peer has selective repeat too */
 	/* responder */
 	uint64_t kept[DROCE_SR_WIN / 64];
 	uint32_t kept_n;

@@ -43,6 +43,7 @@ sel_nak(struct droce_qp *qp, uint32_t got)
 		return;	/* the next one, or the requester's timer, tells it */
 	droce_qp_cnt(qp, DROCE_CNT_SEND_SEQ_ERR);
 	it->kind = DROCE_RESP_NAK;
+	it->sel = true;
 	it->syn = DROCE_AETH_TYPE_NAK | DROCE_NAK_PSN_SEQ_ERR;
 	it->psn = qp->resp.epsn;
 	it->msn = got & DROCE_AETH_MSN_MASK;
@@ -243,6 +244,7 @@ replay(struct droce_qp *qp, uint32_t psn, struct droce_pkt *pk)
 	pk->atomic_rkey = sl->rkey;
 	pk->atomic_swap_add = sl->swap;
 	pk->atomic_compare = sl->compare;
+	pk->srcap = true;	/* only marked requests are kept */
 	sr->replay = true;
 	/* the "frame" of an ATOMIC WRITE is its kept 8 bytes (pay_off 0) */
 	st = droce_resp_execute(qp, pk, op, (const uint8_t *)&sl->swap);

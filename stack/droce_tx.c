@@ -96,7 +96,7 @@ tx_send_counted(struct droce_qp *qp, void *cookie, uint32_t len)
 }
 
 int
-droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn)
+droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn, bool srcap)
 {
 	const struct droce_hdr_tmpl *t = &qp->htmpl;
 	struct droce_aeth *aeth;
@@ -111,6 +111,8 @@ droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn)
 	memcpy(buf, t->ack, DROCE_ACK_COPY);
 	bth = (void *)(buf + t->bth_off);
 	aeth = (void *)(bth + 1);
+	if (srcap)	/* BTH byte 4: the ICRC masks it (A17.4.2), the register stays */
+		droce_bth_set_srcap(bth);
 	droce_bth_set_psn(bth, false, psn);
 	droce_aeth_set(aeth, syn, msn);
 	/* ICRC (A17.3.3): the prefix register, the PSN word, then the AETH */
@@ -145,6 +147,8 @@ tx_fast(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void **cooki
 	 * no FECN/BECN (only a CNP carries BECN) */
 	droce_bth_set((void *)(buf + t->bth_off), p->opcode, droce_bth_flags(p->se, false, pad),
 		      DROCE_PKEY_DEFAULT, false, false, p->dqpn, p->ackreq, p->psn);
+	if (p->srcap)
+		droce_bth_set_srcap((void *)(buf + t->bth_off));
 	if (op->hdrs)
 		droce_build_ext(buf + t->bth_off, op, p);
 	p->l3_off = t->l3_off;

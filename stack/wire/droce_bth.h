@@ -21,6 +21,9 @@ _Static_assert(sizeof(struct droce_bth) == 12, "BTH is 12 bytes");
 #define DROCE_BTH_TVER_MASK    0x0F
 #define DROCE_BTH_FECN	       0x80000000u
 #define DROCE_BTH_BECN	       0x40000000u
+/* droce's selective-repeat capability mark (stack/wire/README.md): the top bit of resv6, which
+ * IBTA 9.2 has sent as 0 and ignored on receive, and which the ICRC masks (A17.4.2). */
+#define DROCE_BTH_SRCAP	       0x20000000u
 #define DROCE_BTH_QPN_MASK     0x00FFFFFFu
 #define DROCE_BTH_ACKREQ       0x80000000u
 #define DROCE_BTH_PSN_MASK     0x00FFFFFFu

@@ -4,7 +4,8 @@
 
 /*
  * Selective-repeat placement headers: droce's own extension, used only on an RC connection whose
- * both ends enabled selective repeat (droce_qp_set_recovery). They ride at the start of the
+ * both ends enabled selective repeat (droce_qp_set_recovery), in packets whose BTH carries the
+ * capability mark (DROCE_BTH_SRCAP, stack/wire/README.md). They ride at the start of the
  * payload, after the standard headers, so every frame stays a valid RoCEv2 frame that tshark and
  * droce-pcap decode (the header shows as the first payload bytes). They let a responder place a
  * packet that arrives past a gap before the packets in front of it (IBTA 9.7.5.1.1 would drop it).

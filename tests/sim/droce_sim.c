@@ -44,7 +44,8 @@ usage(FILE *out)
 		"  --ecn KMIN,KMAX,PMAX  RED CE marking on the egress backlog (bytes, bytes, %%)\n"
 		"  --qcap BYTES      egress queue limit (tail drop)\n"
 		"  --cc none|dcqcn|timely  congestion control of every QP (with its defaults)\n"
-		"  --recovery gbn|sr loss recovery of RC QPs: go-back-N (default), selective repeat\n"
+		"  --recovery gbn|sr|sr0|sr1 loss recovery of RC QPs: go-back-N (default), selective\n"
+		"                   repeat on both nodes, on node 0 or node 1 alone\n"
 		"  --pcap FILE       write every frame sent to FILE (the last seed's run)\n"
 		"  --tx-busy P       tx_alloc reports no free buffer\n"
 		"  --timeout C       RC local ACK timeout code (default 8)\n"
@@ -298,11 +299,13 @@ main(int argc, char **argv)
 			cfg.lat = true;
 			break;
 		case OPT_RECOVERY:
+			cfg.sr = false;
+			cfg.sr_nodes = 0;
 			if (strcmp(optarg, "sr") == 0)
 				cfg.sr = true;
-			else if (strcmp(optarg, "gbn") == 0)
-				cfg.sr = false;
-			else
+			else if (strcmp(optarg, "sr0") == 0 || strcmp(optarg, "sr1") == 0)
+				cfg.sr_nodes = (uint8_t)(1u << (optarg[2] - '0'));
+			else if (strcmp(optarg, "gbn") != 0)
 				goto bad;
 			break;
 		case OPT_PCAP:

@@ -235,7 +235,8 @@ setup(struct sim_world *w)
 			inf.path_bps = c->link.rate_bps;
 		droce_dev_set_inflight(w->ep[n].dev, &inf);
 		droce_dev_set_recovery(w->ep[n].dev,
-				       c->sr ? DROCE_RECOVERY_SR : DROCE_RECOVERY_GBN);
+				       c->sr || ((c->sr_nodes >> n) & 1) ? DROCE_RECOVERY_SR :
+									       DROCE_RECOVERY_GBN);
 	}
 	for (n = 0; n < 2; n++) {
 		struct sim_node_mem *m = &w->node[n];
@@ -533,6 +534,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	if (!w->failed)
 		check_counters(w);
 	sum->sr_kept = dev_sum(w, DROCE_CNT_SR_KEPT);
+	sum->sr_peer = dev_sum(w, DROCE_CNT_SR_PEER);
 	for (n = 0; n < 2 && w->ep[n].dev != NULL; n++) {
 		struct sim_ep *ep = &w->ep[n];
 		uint64_t icrc = droce_dev_drops(ep->dev, DROCE_DROP_ICRC);
@@ -611,7 +613,7 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 	if (cfg->lat)
 		fprintf(out, " lat_p50=%.1fus lat_p99=%.1fus done=%.3fms", (double)s->lat_p50_ns / 1e3,
 			(double)s->lat_p99_ns / 1e3, (double)s->last_done_ns / 1e6);
-	if (cfg->sr)
+	if (cfg->sr || cfg->sr_nodes)
 		fprintf(out, " kept=%" PRIu64, s->sr_kept);
 	if (cfg->digest)
 		fprintf(out, " frames=%" PRIu64 " digest=%016" PRIx64, s->wire.frames,

@@ -64,6 +64,7 @@ struct sim_cfg {
 	struct droce_inflight_cfg inflight;
 	bool lat;			/* print the send WRs' completion-time median and p99 */
 	bool sr;			/* selective repeat on both nodes' RC QPs */
+	uint8_t sr_nodes;		/* bit n: selective repeat on node n's alone */
 	const char *pcap;		/* every frame sent, as a pcap file (NULL: none) */
 };
 
@@ -86,6 +87,7 @@ struct sim_summary {
 	uint64_t last_done_ns;		/* the last send completion (vtime may end later: a
 					 * timer's stale heap entry, droce_comp_arm_rto) */
 	uint64_t sr_kept;		/* requests kept past a gap (selective repeat) */
+	uint64_t sr_peer;		/* QPs that saw their peer's selective-repeat mark */
 	uint64_t vtime_ns;
 	uint64_t events;
 	struct sim_wire_stats wire;

@@ -89,6 +89,7 @@ fill_pkt(struct droce_pkt *p, uint8_t opcode, int ip_ver, int vlan)
 	p->pkey = (uint16_t)rnd();
 	p->fecn = rnd() & 1;
 	p->becn = rnd() & 1;
+	p->srcap = p->fecn ^ p->becn;	/* both values, the random sequence unchanged */
 	p->dqpn = (uint32_t)rnd() & 0xFFFFFF;
 	p->ackreq = rnd() & 1;
 	p->psn = (uint32_t)rnd() & 0xFFFFFF;
@@ -171,6 +172,7 @@ check_fields(const struct droce_pkt *g, const struct droce_pkt *w)
 	EQ(g->pkey, w->pkey);
 	EQ(g->fecn, w->fecn);
 	EQ(g->becn, w->becn);
+	EQ(g->srcap, w->srcap);
 	EQ(g->dqpn, w->dqpn);
 	EQ(g->ackreq, w->ackreq);
 	EQ(g->psn, w->psn);
@@ -409,6 +411,7 @@ test_cnp(void)
 	p.pkey = 0xFFFF;
 	p.becn = true;
 	p.fecn = false;
+	p.srcap = false;	/* fill_pkt's random one */
 	p.ackreq = false;
 	p.se = false;
 	p.mig = false;

@@ -62,6 +62,7 @@ build(uint8_t op, uint32_t pay, bool vlan, int ip_ver)
 	p.pkey = fixed_conn ? 0xFFFF : (uint16_t)rnd();
 	p.fecn = rnd() & 1;
 	p.becn = rnd() & 1;
+	p.srcap = p.fecn ^ p.becn;	/* both values, the random sequence unchanged */
 	p.dqpn = fixed_conn ? 0x11 : rnd() & 0xFFFFFF;
 	p.ackreq = rnd() & 1;
 	p.psn = rnd() & 0xFFFFFF;
