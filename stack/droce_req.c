@@ -358,11 +358,10 @@ send_atomic(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	return 1;
 }
 
-/* ATOMIC WRITE (IBTA 1.5): one packet, a RETH for 8 bytes, the 8 bytes from the WQE. An ACK
- * completes it as it does a WRITE, and a duplicate is only ACKed again, so it holds no
- * responder resource and takes no max_rd_atomic credit (as rxe). */
+/* ATOMIC WRITE (IBTA 1.5): one packet, a RETH for 8 bytes, the 8 bytes from the WQE, at psn
+ * (first send or resend); *flen the frame's length. 1 or -EAGAIN. */
 static int
-send_atomic_write(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
+xmit_atomic_write(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t *flen)
 {
 	struct droce_pkt p;
 	uint8_t *buf, *data;
@@ -371,7 +370,7 @@ send_atomic_write(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	droce_tx_pkt_init(qp, &p);
 	p.opcode = DROCE_OP_RC_ATOMIC_WRITE;
 	p.srcap = w->sr;
-	p.psn = qp->req.psn;
+	p.psn = psn;
 	p.ackreq = true;
 	p.reth_va = w->raddr;
 	p.reth_rkey = w->rkey;
@@ -381,10 +380,23 @@ send_atomic_write(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 		return -EAGAIN;
 	memcpy(data, &w->swap, sizeof(w->swap));
 	droce_tx_end(qp, &p, buf, cookie);
+	*flen = p.frame_len;
+	return 1;
+}
+
+/* An ACK completes an ATOMIC WRITE as it does a WRITE, and a duplicate is only ACKed again, so
+ * it holds no responder resource and takes no max_rd_atomic credit (as rxe). */
+static int
+send_atomic_write(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
+{
+	uint32_t flen;
+
+	if (xmit_atomic_write(qp, w, qp->req.psn, &flen) != 1)
+		return -EAGAIN;
 	if (w->state == DROCE_SWQE_POSTED)
 		droce_qp_cnt(qp, DROCE_CNT_RDMA_SENDS);
 	qp->req.since_ackreq = 0;
-	after_send(qp, w, true, 1, now, p.frame_len);
+	after_send(qp, w, true, 1, now, flen);
 	return 1;
 }
 
@@ -485,20 +497,8 @@ droce_req_resend(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint64
 		droce_tx_end(qp, &p, buf, cookie);
 		flen = p.frame_len;
 	} else if (w->opcode == DROCE_WR_ATOMIC_WRITE) {
-		droce_tx_pkt_init(qp, &p);
-		p.opcode = DROCE_OP_RC_ATOMIC_WRITE;
-	p.srcap = w->sr;
-		p.psn = psn;
-		p.ackreq = true;
-		p.reth_va = w->raddr;
-		p.reth_rkey = w->rkey;
-		p.reth_len = sizeof(w->swap);
-		buf = droce_tx_begin(qp, &p, sizeof(w->swap), &cookie, &data);
-		if (buf == NULL)
+		if (xmit_atomic_write(qp, w, psn, &flen) != 1)
 			return -EAGAIN;
-		memcpy(data, &w->swap, sizeof(w->swap));
-		droce_tx_end(qp, &p, buf, cookie);
-		flen = p.frame_len;
 	} else {
 		droce_cursor_seek(&c, w->sge, w->num_sge, k * droce_swqe_seg(qp, w));
 		rc = xmit_data(qp, w, psn, k * droce_swqe_seg(qp, w), k + 1 == w->npkts, &c, &flen);
