@@ -341,9 +341,9 @@ test_sr_one_side(void)
 		}
 }
 
-/* The issue's figures: 200 WRITEs of 64 KiB, 16 in flight, one QP, 25 Gbit/s, 2 us each way
- * (tests/sim/README.md). Goodput = bytes / virtual time; packets against the 12,800 that
- * go-back-N needs without loss. */
+/* The loss-recovery targets' setting: 200 WRITEs of 64 KiB, 16 in flight, one QP,
+ * 25 Gbit/s, 2 us each way (tests/sim/README.md). Goodput = bytes / virtual time; packets
+ * against the 12,800 that go-back-N needs without loss. */
 static void
 goodput_run(uint64_t seed, double loss, bool sr, double *gbps, double *pkts)
 {
