@@ -8,7 +8,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${DROCE_BUILD:-$here/build}
 
-# Debian packages: the build (DPDK 22.11, meson, CUnit, libpcap), the tests (Scapy, tshark, clang for
+# Debian packages: the build (DPDK 22.11, meson, CUnit, libpcap), the tests (Scapy, tshark, clang-format, clang for
 # libFuzzer, valgrind), the runtime tools, and the real libibverbs, its headers and the unmodified
 # verbs programs the shim is tested with (ibverbs-utils, perftest), librdmacm's headers and rping
 # for the rdma_cm replacement (librdmacm-dev, rdmacm-utils), qperf against a peer that restarts;
@@ -19,7 +19,7 @@ build=${DROCE_BUILD:-$here/build}
 packages=(
 	build-essential pkg-config meson ninja-build
 	libdpdk-dev dpdk libcunit1-dev libpcap-dev zlib1g-dev
-	python3 python3-scapy tshark clang llvm valgrind iproute2 binutils
+	python3 python3-scapy tshark clang clang-format llvm valgrind iproute2 binutils
 	libibverbs-dev libibverbs1 ibverbs-utils perftest librdmacm-dev rdmacm-utils qperf
 	nftables iputils-ping linux-libc-dev libbpf-dev
 	sockperf iperf3 gnuplot-nox

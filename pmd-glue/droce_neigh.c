@@ -62,8 +62,9 @@ static void
 tx(struct droce_neigh *n, uint8_t *frame, uint32_t len, uint64_t *counter)
 {
 	if (n->conf.vlan != 0)
-		len = droce_neigh_vlan_insert(frame, len, (uint16_t)(n->conf.vlan_pcp <<
-								  DROCE_VLAN_PCP_SHIFT | n->conf.vlan));
+		len = droce_neigh_vlan_insert(
+			frame, len,
+			(uint16_t)(n->conf.vlan_pcp << DROCE_VLAN_PCP_SHIFT | n->conf.vlan));
 	if (n->ops.tx(n->ops.ctx, frame, len) != 0)
 		n->stats.tx_fail++;
 	else
@@ -174,7 +175,7 @@ notify(struct droce_neigh *n, const uint8_t addr[16], int status, const uint8_t 
 		w = &n->wait[i];
 		if (!w->used || memcmp(w->addr, addr, 16) != 0)
 			continue;
-		w->used = false;	/* before the call: the callback may resolve again */
+		w->used = false; /* before the call: the callback may resolve again */
 		w->cb(w->arg, status, mac);
 	}
 }
@@ -252,7 +253,7 @@ droce_neigh_resolve(struct droce_neigh *n, const uint8_t addr[16], uint64_t now,
 		return rc;
 	if ((is_v4(nh) && memcmp(nh + 12, n->conf.ipv4, 4) == 0) ||
 	    (!is_v4(nh) && memcmp(nh, n->conf.ipv6, 16) == 0)) {
-		memcpy(mac, n->conf.mac, 6);	/* ourselves: loopback QPs */
+		memcpy(mac, n->conf.mac, 6); /* ourselves: loopback QPs */
 		return 0;
 	}
 	e = find(n, nh);
@@ -290,7 +291,7 @@ input_arp(struct droce_neigh *n, const struct droce_neigh_msg *m, uint64_t now)
 		n->stats.arp_rep_rx++;
 	if (n->conf.has_ipv4 && memcmp(m->sender_ip + 12, n->conf.ipv4, 4) == 0) {
 		if (memcmp(m->sender_mac, n->conf.mac, 6) != 0)
-			n->stats.conflict++;	/* someone else claims our address */
+			n->stats.conflict++; /* someone else claims our address */
 		return;
 	}
 	/* RFC 826 merge: refresh a known sender; add it when the packet is for us. A probe
@@ -395,11 +396,13 @@ droce_neigh_next_deadline(const struct droce_neigh *n)
 static void
 declare_unreachable(struct droce_neigh *n, struct droce_neigh_entry *e, uint64_t now)
 {
-	char a[48];	/* INET6_ADDRSTRLEN */
+	char a[48]; /* INET6_ADDRSTRLEN */
 
 	droce_neigh_addr_str(e->addr, a, sizeof(a));
-	snprintf(n->last_err, sizeof(n->last_err), "peer unreachable (no %s from %s after %u "
-		 "tries)", is_v4(e->addr) ? "ARP reply" : "Neighbor Advertisement", a, e->tries);
+	snprintf(n->last_err, sizeof(n->last_err),
+		 "peer unreachable (no %s from %s after %u "
+		 "tries)",
+		 is_v4(e->addr) ? "ARP reply" : "Neighbor Advertisement", a, e->tries);
 	e->state = DROCE_NEIGH_FAILED;
 	e->deadline_ns = now + n->conf.retry_ns * n->conf.tries;
 	n->stats.unreachable++;

@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 enum {
-	DROCE_NEIGH_ENTRIES = 64,	/* scanned linearly: resolution is not on the data path */
+	DROCE_NEIGH_ENTRIES = 64, /* scanned linearly: resolution is not on the data path */
 	DROCE_NEIGH_WAITERS = 32,
-	DROCE_NEIGH_FRAME_MAX = 90,	/* 802.1Q-tagged NS/NA with one link-layer option */
+	DROCE_NEIGH_FRAME_MAX = 90, /* 802.1Q-tagged NS/NA with one link-layer option */
 	DROCE_NEIGH_ERR_MAX = 160,
 };
 
@@ -32,11 +32,11 @@ struct droce_neigh_conf {
 	uint8_t ipv6_prefix;
 	bool has_gw6;
 	uint8_t gw6[16];
-	uint64_t timeout_ns;	/* lifetime of a learned entry */
-	uint64_t retry_ns;	/* between requests for an unresolved address */
-	uint32_t tries;		/* requests before the address is declared unreachable */
-	uint16_t vlan;		/* 802.1Q VLAN id 1..4094 of every frame in and out; 0: untagged */
-	uint8_t vlan_pcp;	/* priority code point of our tagged frames */
+	uint64_t timeout_ns; /* lifetime of a learned entry */
+	uint64_t retry_ns;   /* between requests for an unresolved address */
+	uint32_t tries;	     /* requests before the address is declared unreachable */
+	uint16_t vlan;	     /* 802.1Q VLAN id 1..4094 of every frame in and out; 0: untagged */
+	uint8_t vlan_pcp;    /* priority code point of our tagged frames */
 };
 
 /* Frame output: the callee copies the frame; returns 0 or -errno (counted as tx_fail). */
@@ -49,15 +49,15 @@ struct droce_neigh_ops {
 struct droce_neigh_waiter {
 	void (*cb)(void *arg, int status, const uint8_t mac[6]);
 	void *arg;
-	uint8_t addr[16];	/* the next hop waited for */
+	uint8_t addr[16]; /* the next hop waited for */
 	bool used;
 };
 
 enum droce_neigh_state {
 	DROCE_NEIGH_FREE,
-	DROCE_NEIGH_INCOMPLETE,	/* request sent, no answer yet */
+	DROCE_NEIGH_INCOMPLETE, /* request sent, no answer yet */
 	DROCE_NEIGH_REACHABLE,
-	DROCE_NEIGH_FAILED,	/* no answer after conf.tries: lookups fail fast until it ages */
+	DROCE_NEIGH_FAILED, /* no answer after conf.tries: lookups fail fast until it ages */
 };
 
 struct droce_neigh_entry {
@@ -65,14 +65,15 @@ struct droce_neigh_entry {
 	uint8_t mac[6];
 	uint8_t state;
 	uint8_t tries;
-	uint64_t deadline_ns;	/* REACHABLE: expiry; INCOMPLETE: next retry; FAILED: forget */
+	uint64_t deadline_ns; /* REACHABLE: expiry; INCOMPLETE: next retry; FAILED: forget */
 };
 
+/* clang-format off */
 #define DROCE_NEIGH_STATS(X) \
-	X(arp_req_rx) X(arp_req_tx) X(arp_rep_rx) X(arp_rep_tx) X(garp_tx) \
-	X(ns_rx) X(ns_tx) X(na_rx) X(na_tx) X(learned) X(expired) X(unreachable) \
-	X(malformed) X(csum_bad) X(ignored) X(conflict) X(table_full) X(waiters_full) X(tx_fail) \
-	X(vlan_other) X(flushed)
+	X(arp_req_rx) X(arp_req_tx) X(arp_rep_rx) X(arp_rep_tx) X(garp_tx) X(ns_rx) X(ns_tx) \
+	X(na_rx) X(na_tx) X(learned) X(expired) X(unreachable) X(malformed) X(csum_bad) \
+	X(ignored) X(conflict) X(table_full) X(waiters_full) X(tx_fail) X(vlan_other) X(flushed)
+/* clang-format on */
 
 struct droce_neigh_stats {
 #define DROCE_X_NEIGH_FIELD(name) uint64_t name;
@@ -109,9 +110,8 @@ int droce_neigh_input(struct droce_neigh *n, const uint8_t *frame, uint32_t len,
  * A multicast group (224.0.0.0/4, ff00::/8) resolves at once to its derived MAC.
  * With cb set and -EAGAIN returned, cb(arg, ...) runs once when the resolution ends.
  */
-int droce_neigh_resolve(struct droce_neigh *n, const uint8_t addr[16], uint64_t now,
-			uint8_t mac[6], void (*cb)(void *arg, int status, const uint8_t mac[6]),
-			void *arg);
+int droce_neigh_resolve(struct droce_neigh *n, const uint8_t addr[16], uint64_t now, uint8_t mac[6],
+			void (*cb)(void *arg, int status, const uint8_t mac[6]), void *arg);
 
 /* Retry requests, declare peers unreachable, expire entries. Returns the next deadline. */
 uint64_t droce_neigh_timer(struct droce_neigh *n, uint64_t now);
@@ -144,18 +144,18 @@ enum droce_nd_flags { DROCE_NA_ROUTER = 0x80, DROCE_NA_SOLICITED = 0x40, DROCE_N
 
 struct droce_neigh_msg {
 	bool is_arp;
-	bool has_vlan;		/* an 802.1Q tag preceded the EtherType */
-	uint16_t vlan_tci;	/* PCP(3) DEI(1) VID(12), when has_vlan */
-	uint16_t op;		/* enum droce_arp_op or enum droce_nd_type */
+	bool has_vlan;	   /* an 802.1Q tag preceded the EtherType */
+	uint16_t vlan_tci; /* PCP(3) DEI(1) VID(12), when has_vlan */
+	uint16_t op;	   /* enum droce_arp_op or enum droce_nd_type */
 	uint8_t na_flags;
 	uint8_t eth_src[6];
 	uint8_t eth_dst[6];
-	uint8_t sender_mac[6];	/* ARP sender / ND link-layer option */
+	uint8_t sender_mac[6]; /* ARP sender / ND link-layer option */
 	bool has_lladdr;
-	uint8_t sender_ip[16];	/* ARP sender / IPv6 source, IPv4-mapped for ARP */
-	uint8_t target_ip[16];	/* ARP target / ND target */
-	uint8_t ip_dst[16];	/* IPv6 destination (ND only) */
-	uint8_t target_mac[6];	/* ARP only */
+	uint8_t sender_ip[16]; /* ARP sender / IPv6 source, IPv4-mapped for ARP */
+	uint8_t target_ip[16]; /* ARP target / ND target */
+	uint8_t ip_dst[16];    /* IPv6 destination (ND only) */
+	uint8_t target_mac[6]; /* ARP only */
 };
 
 /* Parse: 0, -EINVAL (malformed), -EBADMSG (ICMPv6 checksum), -ENOENT (not ARP/NS/NA). */

@@ -11,7 +11,7 @@
 #include "wire/droce_ipv6.h"
 
 enum {
-	ETH_MIN = 60,		/* minimum Ethernet frame without FCS: short frames are padded */
+	ETH_MIN = 60, /* minimum Ethernet frame without FCS: short frames are padded */
 };
 
 static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
@@ -47,9 +47,8 @@ put_eth(uint8_t *buf, const uint8_t dst[6], const uint8_t src[6], uint16_t type)
 }
 
 uint32_t
-droce_arp_build(uint8_t *buf, enum droce_arp_op op, const uint8_t eth_dst[6],
-		const uint8_t smac[6], const uint8_t sip[4], const uint8_t tmac[6],
-		const uint8_t tip[4])
+droce_arp_build(uint8_t *buf, enum droce_arp_op op, const uint8_t eth_dst[6], const uint8_t smac[6],
+		const uint8_t sip[4], const uint8_t tmac[6], const uint8_t tip[4])
 {
 	struct droce_arp_hdr *a = (void *)(buf + put_eth(buf, eth_dst, smac, DROCE_ETHERTYPE_ARP));
 
@@ -71,8 +70,8 @@ droce_nd_build(uint8_t *buf, enum droce_nd_type type, uint8_t na_flags, const ui
 	       const uint8_t smac[6], const uint8_t src[16], const uint8_t dst[16],
 	       const uint8_t target[16])
 {
-	struct droce_ipv6_hdr *ip = (void *)(buf + put_eth(buf, eth_dst, smac,
-							    DROCE_ETHERTYPE_IPV6));
+	struct droce_ipv6_hdr *ip =
+		(void *)(buf + put_eth(buf, eth_dst, smac, DROCE_ETHERTYPE_IPV6));
 	struct droce_nd_hdr *nd = (void *)(ip + 1);
 	struct droce_nd_opt_lla *opt = (void *)(nd + 1);
 	uint32_t icmp_len = sizeof(*nd) + sizeof(*opt);
@@ -226,7 +225,7 @@ droce_neigh_match(const uint8_t *frame, uint32_t len)
 	if (type == DROCE_ETHERTYPE_ARP)
 		return true;
 	ip6 = (const void *)(frame + off);
-	nd = (const void *)(ip6 + 1);	/* its type byte only is read */
+	nd = (const void *)(ip6 + 1); /* its type byte only is read */
 	return type == DROCE_ETHERTYPE_IPV6 && len >= off + sizeof(*ip6) + 1 &&
 	       ip6->next_hdr == DROCE_IPPROTO_ICMPV6 &&
 	       (nd->type == DROCE_ND_NS || nd->type == DROCE_ND_NA);

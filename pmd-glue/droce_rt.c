@@ -85,9 +85,10 @@ set_timely(const struct droce_rt_config *c, struct droce_timely_params *pp, uint
 	if (c->timely_min_rtt_us != 0)
 		p.min_rtt_ns = (uint64_t)c->timely_min_rtt_us * 1000;
 	if (droce_cc_timely_check(&p) != 0)
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "TIMELY parameters out of range: timely_t_low_us must be below "
-		        "timely_t_high_us and timely_min_rate_mbps at most the maximum rate");
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"TIMELY parameters out of range: timely_t_low_us must be below "
+			"timely_t_high_us and timely_min_rate_mbps at most the maximum rate");
 	*pp = p;
 	return 0;
 }
@@ -124,9 +125,11 @@ set_dcqcn(const struct droce_rt_config *c, struct droce_dcqcn_params *pp, uint64
 	if (c->dcqcn_min_dec_fac != 0)
 		p.min_dec_fac = c->dcqcn_min_dec_fac;
 	if (droce_cc_dcqcn_check(&p) != 0)
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "DCQCN parameters out of range: dcqcn_min_rate_mbps above the maximum "
-		        "rate (%" PRIu64 " Mbit/s)?", p.max_rate_bps / 1000000);
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"DCQCN parameters out of range: dcqcn_min_rate_mbps above the maximum "
+			"rate (%" PRIu64 " Mbit/s)?",
+			p.max_rate_bps / 1000000);
 	*pp = p;
 	return 0;
 }
@@ -158,8 +161,8 @@ dev_cc(struct droce_rt *rt, struct droce_dev *dev, char *err, size_t errlen)
 	int rc = 0;
 
 	for (i = 0; i < rt->cc_reg.n; i++)
-		droce_dev_cc_register(dev, rt->cc_reg.ops[i]);	/* fits: same size */
-	ops = droce_dev_cc_find(dev, c->cc);	/* validated with the configuration */
+		droce_dev_cc_register(dev, rt->cc_reg.ops[i]); /* fits: same size */
+	ops = droce_dev_cc_find(dev, c->cc); /* validated with the configuration */
 	droce_cc_defaults(ops, &p, rt->link_bps);
 	if (ops == &droce_cc_dcqcn)
 		rc = set_dcqcn(c, &p.dcqcn, rt->link_bps, err, errlen);
@@ -167,7 +170,7 @@ dev_cc(struct droce_rt *rt, struct droce_dev *dev, char *err, size_t errlen)
 		rc = set_timely(c, &p.timely, rt->link_bps, err, errlen);
 	if (rc == 0 && droce_dev_set_cc(dev, ops, &p) != 0)
 		rc = droce_rt_errf(-EINVAL, err, errlen,
-		        "cc %s refuses its parameters: see its documentation", c->cc);
+				   "cc %s refuses its parameters: see its documentation", c->cc);
 	return rc;
 }
 
@@ -180,7 +183,7 @@ droce_rt_qp_cc(struct droce_rt *rt, uint32_t index, struct droce_qp_init_attr *i
 	int rc;
 
 	if (ia->gsi)
-		return 0;	/* QP1 is the runtime's own, not the program's */
+		return 0; /* QP1 is the runtime's own, not the program's */
 	if (index == DROCE_RT_QP_NEXT)
 		index = rt->qp_made++;
 	rc = droce_rt_config_qp_cc(rt->cfg.qp_cc, index, name, sizeof(name));
@@ -230,15 +233,15 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 	s->dev = droce_dev_create(&a, &io, &e);
 	if (s->dev == NULL) {
 		droce_rt_errf(0, err, errlen,
-		        "cannot create the engine device (%s): lower DROCE_MAX_QP and "
-		        "the other max_* keys",
-		        strerror(e ? e : ENOMEM));
+			      "cannot create the engine device (%s): lower DROCE_MAX_QP and "
+			      "the other max_* keys",
+			      strerror(e ? e : ENOMEM));
 		return -(e ? e : ENOMEM);
 	}
 	droce_dev_set_cnp_interval(s->dev, c->cnp_interval_us == DROCE_RT_CNP_AUTO ?
-					   droce_cc_dcqcn_cnp_interval(rt->link_bps) :
-					   (uint64_t)c->cnp_interval_us * 1000);
-	if (droce_rt_config_inflight(c, &inf) == 0)	/* validated with the configuration */
+						   droce_cc_dcqcn_cnp_interval(rt->link_bps) :
+						   (uint64_t)c->cnp_interval_us * 1000);
+	if (droce_rt_config_inflight(c, &inf) == 0) /* validated with the configuration */
 		droce_dev_set_inflight(s->dev, &inf);
 	droce_dev_set_recovery(s->dev, strcmp(c->recovery, "sr") == 0 ? DROCE_RECOVERY_SR :
 									DROCE_RECOVERY_GBN);
@@ -260,7 +263,7 @@ make_rings(struct droce_rt *rt, char *err, size_t errlen)
 					   RING_F_SC_DEQ);
 		if (s->calls == NULL) {
 			droce_rt_errf(0, err, errlen, "cannot create the call ring: %s",
-			        rte_strerror(rte_errno));
+				      rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
 		if (rt->nb_shards == 1)
@@ -271,7 +274,7 @@ make_rings(struct droce_rt *rt, char *err, size_t errlen)
 					   RING_F_SC_DEQ);
 		if (s->steer == NULL) {
 			droce_rt_errf(0, err, errlen, "cannot create the steering ring: %s",
-			        rte_strerror(rte_errno));
+				      rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
 	}
@@ -283,15 +286,14 @@ make_rings(struct droce_rt *rt, char *err, size_t errlen)
 				  rt->nb_shards > 1 ? 0 : RING_F_SP_ENQ);
 	if (rt->exc == NULL) {
 		droce_rt_errf(0, err, errlen, "cannot create the exception ring: %s",
-		        rte_strerror(rte_errno));
+			      rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	return 0;
 }
 
 struct droce_rt *
-droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char *err,
-		     size_t errlen)
+droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char *err, size_t errlen)
 {
 	struct droce_neigh_ops nops;
 	struct droce_rt *rt;
@@ -329,13 +331,13 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 		rc = make_rings(rt, err, errlen);
 	if (rc == 0) {
 		make_gids(rt);
-		nops.tx = droce_rt_tx_copy;	/* ARP/ND leave through shard 0 */
+		nops.tx = droce_rt_tx_copy; /* ARP/ND leave through shard 0 */
 		nops.ctx = &rt->sh[0];
 		rc = make_neigh(rt, &nops);
 		if (rc != 0)
 			droce_rt_errf(0, err, errlen,
-			        "MAC %02x:... of port %s is not unicast: set DROCE_MAC",
-			        rt->port.mac[0], rt->port.name);
+				      "MAC %02x:... of port %s is not unicast: set DROCE_MAC",
+				      rt->port.mac[0], rt->port.name);
 	}
 	/* the algorithms a plugin adds (each device gets them, with the parameters of the one
 	 * its QPs will run: make_dev) */
@@ -349,9 +351,10 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	if (rc == 0 && rt->port.flow_rules == 0)
 		rte_log(rt->nb_shards > 1 ? RTE_LOG_NOTICE : RTE_LOG_INFO, RTE_LOGTYPE_USER1,
 			"droce: port %s: no rte_flow rule "
-			"for UDP 4791 (%s): %s\n", rt->port.name, rt->port.flow_why,
+			"for UDP 4791 (%s): %s\n",
+			rt->port.name, rt->port.flow_why,
 			rt->port.rss ? "RSS spreads Rx, shards steer by QPN" :
-			"each shard polls its own queue, shards steer by QPN");
+				       "each shard polls its own queue, shards steer by QPN");
 	if (rc == 0)
 		rc = droce_rt_capture_open(rt, err, errlen);
 	if (rc == 0 && droce_rt_telemetry_attach(rt) != 0) {
@@ -365,7 +368,7 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	for (i = 0; i < rt->nb_shards; i++)
 		rt->sh[i].now = droce_rt_clock(rt);
 	rt->neigh_deadline = UINT64_MAX;
-	rt->next_link_check = 0;	/* the first iteration announces us once the link is up */
+	rt->next_link_check = 0; /* the first iteration announces us once the link is up */
 	return rt;
 }
 

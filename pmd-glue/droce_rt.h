@@ -137,11 +137,11 @@ int droce_rt_counter(struct droce_rt *rt, const char *name, uint64_t *value);
 struct droce_rt_qp_info {
 	uint32_t qpn;
 	uint16_t shard;
-	uint8_t type;		/* enum droce_qp_type */
-	uint8_t state;		/* enum droce_qp_state */
-	const char *cc;		/* the algorithm's name */
+	uint8_t type;	/* enum droce_qp_type */
+	uint8_t state;	/* enum droce_qp_state */
+	const char *cc; /* the algorithm's name */
 	uint64_t sent_pkts, rcvd_pkts, retransmitted_pkts, cc_deferred;
-	unsigned int n_cc;	/* cc_stats used */
+	unsigned int n_cc; /* cc_stats used */
 	struct droce_cc_stat cc_stats[DROCE_RT_QP_CC_STATS];
 };
 int droce_rt_qps(struct droce_rt *rt, struct droce_rt_qp_info *out, unsigned int n);

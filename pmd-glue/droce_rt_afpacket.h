@@ -32,10 +32,10 @@ enum {
 };
 
 struct droce_rt_afp {
-	bool is_afpacket;	/* cfg->vdev names net_af_packet (or its alias eth_af_packet) */
-	bool given;		/* the vdev sets framesz or blocksz itself: used as it is */
-	uint32_t framesz;	/* ring slot */
-	uint32_t blocksz;	/* ring block: a multiple of the page and of framesz */
+	bool is_afpacket; /* cfg->vdev names net_af_packet (or its alias eth_af_packet) */
+	bool given;	  /* the vdev sets framesz or blocksz itself: used as it is */
+	uint32_t framesz; /* ring slot */
+	uint32_t blocksz; /* ring block: a multiple of the page and of framesz */
 };
 
 /* Slot and block for cfg's vdev and MTU: the vdev's own framesz/blocksz, else the PMD's

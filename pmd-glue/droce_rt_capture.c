@@ -19,9 +19,9 @@
 
 enum {
 	CAP_SNAPLEN = 65535,
-	CAP_RECORD_HDR = 16,	/* pcap per-record header */
+	CAP_RECORD_HDR = 16, /* pcap per-record header */
 	CAP_FILE_HDR = 24,
-	CAP_BUF = 1 << 20,	/* one write() per MiB of frames */
+	CAP_BUF = 1 << 20, /* one write() per MiB of frames */
 	CAP_LINKTYPE_ETHERNET = 1,
 };
 
@@ -29,13 +29,13 @@ enum {
 static const uint32_t cap_magic_ns = 0xa1b23c4d;
 
 struct droce_rt_capture {
-	rte_spinlock_t lock;	/* taken when several poll lcores capture */
+	rte_spinlock_t lock; /* taken when several poll lcores capture */
 	int fd;
-	bool failed;		/* a write failed: stop writing, count the rest as skipped */
-	uint32_t used;		/* bytes in buf */
-	uint64_t bytes;		/* file size once buf is written */
+	bool failed;	/* a write failed: stop writing, count the rest as skipped */
+	uint32_t used;	/* bytes in buf */
+	uint64_t bytes; /* file size once buf is written */
 	uint64_t max_bytes;
-	uint64_t wall_base_ns;	/* realtime at runtime clock 0 */
+	uint64_t wall_base_ns; /* realtime at runtime clock 0 */
 	uint8_t buf[CAP_BUF];
 };
 
@@ -109,7 +109,7 @@ droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen)
 			 rt->cfg.capture);
 		return -ENAMETOOLONG;
 	}
-	c = calloc(1, sizeof(*c));	/* calloc touches the buffer now, not in the loop */
+	c = calloc(1, sizeof(*c)); /* calloc touches the buffer now, not in the loop */
 	if (c == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -118,14 +118,14 @@ droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen)
 	rte_spinlock_init(&c->lock);
 	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (c->fd < 0) {
-		snprintf(err, errlen, "capture file %s: %s: fix DROCE_CAPTURE (capture = ...)", path,
-			 strerror(errno));
+		snprintf(err, errlen, "capture file %s: %s: fix DROCE_CAPTURE (capture = ...)",
+			 path, strerror(errno));
 		free(c);
 		return -EIO;
 	}
 	h = c->buf;
 	put32(h, cap_magic_ns);
-	put16(h + 4, 2);	/* version 2.4; thiszone and sigfigs stay 0 */
+	put16(h + 4, 2); /* version 2.4; thiszone and sigfigs stay 0 */
 	put16(h + 6, 4);
 	put32(h + 16, CAP_SNAPLEN);
 	put32(h + 20, CAP_LINKTYPE_ETHERNET);
@@ -133,8 +133,8 @@ droce_rt_capture_open(struct droce_rt *rt, char *err, size_t errlen)
 	c->bytes = CAP_FILE_HDR;
 	c->max_bytes = (uint64_t)rt->cfg.capture_max_kb << 10;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	c->wall_base_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec -
-			  droce_rt_clock(rt);
+	c->wall_base_ns =
+		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - droce_rt_clock(rt);
 	rt->cap = c;
 	return 0;
 }

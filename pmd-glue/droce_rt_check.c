@@ -103,8 +103,8 @@ droce_rt_check_hugepages(const struct droce_rt_config *cfg, const struct droce_r
 		want[0] = '\0';
 	f = fopen(sys->mounts, "r");
 	if (f == NULL)
-		return droce_rt_errf(
-		        -errno, err, errlen, "cannot read %s: %s", sys->mounts, strerror(errno));
+		return droce_rt_errf(-errno, err, errlen, "cannot read %s: %s", sys->mounts,
+				     strerror(errno));
 	while (fgets(line, sizeof(line), f) != NULL) {
 		if (sscanf(line, "%255s %255s %63s", dev, mnt, type) != 3)
 			continue;
@@ -118,20 +118,22 @@ droce_rt_check_hugepages(const struct droce_rt_config *cfg, const struct droce_r
 	fclose(f);
 	if (!found)
 		return droce_rt_errf(-ENOENT, err, errlen,
-		        "hugetlbfs is not mounted%s%s: run 'mount -t "
-		        "hugetlbfs nodev %s' or set DROCE_EAL=\"--no-huge\"",
-		        want[0] ? " at " : "", want, want[0] ? want : "/dev/hugepages");
+				     "hugetlbfs is not mounted%s%s: run 'mount -t "
+				     "hugetlbfs nodev %s' or set DROCE_EAL=\"--no-huge\"",
+				     want[0] ? " at " : "", want,
+				     want[0] ? want : "/dev/hugepages");
 	if (access(mnt, W_OK | X_OK) != 0)
-		return droce_rt_errf(-EACCES, err, errlen,
-		        "no permission to use hugetlbfs at %s (%s): run "
-		        "as root, chown the mount to uid %ld, or set DROCE_EAL=\"--no-huge\"",
-		        mnt, strerror(errno), (long)geteuid());
+		return droce_rt_errf(
+			-EACCES, err, errlen,
+			"no permission to use hugetlbfs at %s (%s): run "
+			"as root, chown the mount to uid %ld, or set DROCE_EAL=\"--no-huge\"",
+			mnt, strerror(errno), (long)geteuid());
 	if (free_hugepages(sys->hugepages_dir) == 0)
 		return droce_rt_errf(-ENOMEM, err, errlen,
-		        "hugetlbfs is mounted at %s but no hugepage is "
-		        "free: run 'echo 512 > /proc/sys/vm/nr_hugepages' or set "
-		        "DROCE_EAL=\"--no-huge\"",
-		        mnt);
+				     "hugetlbfs is mounted at %s but no hugepage is "
+				     "free: run 'echo 512 > /proc/sys/vm/nr_hugepages' or set "
+				     "DROCE_EAL=\"--no-huge\"",
+				     mnt);
 	return 0;
 }
 
@@ -168,26 +170,27 @@ check_one_vdev(const char *vdev, const struct droce_rt_sys *sys, char *err, size
 		return 0;
 	if (droce_rt_devarg(vdev, "iface", iface, sizeof(iface)) != 0)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "%.*s needs iface=<interface>: e.g. "
-		        "DROCE_VDEV=%.*s,iface=veth0",
-		        (int)name_len, vdev, (int)name_len, vdev);
+				     "%.*s needs iface=<interface>: e.g. "
+				     "DROCE_VDEV=%.*s,iface=veth0",
+				     (int)name_len, vdev, (int)name_len, vdev);
 	if (if_nametoindex(iface) == 0)
-		return droce_rt_errf(-ENODEV, err, errlen,
-		        "interface '%s' not found (%.*s iface=): create "
-		        "it ('ip link add %s type veth peer name %s-p') or fix DROCE_VDEV",
-		        iface, (int)name_len, vdev, iface, iface);
+		return droce_rt_errf(
+			-ENODEV, err, errlen,
+			"interface '%s' not found (%.*s iface=): create "
+			"it ('ip link add %s type veth peer name %s-p') or fix DROCE_VDEV",
+			iface, (int)name_len, vdev, iface, iface);
 	caps = cap_eff(sys->status);
 	if (is_pkt && !(caps & (1ull << CAP_NET_RAW_BIT)))
 		return droce_rt_errf(-EPERM, err, errlen,
-		        "no permission: %.*s needs CAP_NET_RAW: run as "
-		        "root or 'setcap cap_net_raw,cap_net_admin+ep' on the program",
-		        (int)name_len, vdev);
+				     "no permission: %.*s needs CAP_NET_RAW: run as "
+				     "root or 'setcap cap_net_raw,cap_net_admin+ep' on the program",
+				     (int)name_len, vdev);
 	if (is_xdp && (!(caps & (1ull << CAP_NET_ADMIN_BIT)) ||
 		       !(caps & ((1ull << CAP_SYS_ADMIN_BIT) | (1ull << CAP_BPF_BIT)))))
 		return droce_rt_errf(-EPERM, err, errlen,
-		        "no permission: %.*s needs CAP_NET_ADMIN and "
-		        "CAP_BPF (or CAP_SYS_ADMIN): run as root",
-		        (int)name_len, vdev);
+				     "no permission: %.*s needs CAP_NET_ADMIN and "
+				     "CAP_BPF (or CAP_SYS_ADMIN): run as root",
+				     (int)name_len, vdev);
 	return 0;
 }
 
@@ -232,23 +235,25 @@ check_vdev_mtu(const struct droce_rt_config *cfg, char *err, size_t errlen)
 		return 0;
 	have = iface_mtu(iface);
 	if (have != 0 && have < cfg->mtu)
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "interface %s has MTU %u, below DROCE_MTU %u: raise it on both ends "
-		        "('ip link set dev %s mtu %u') or lower DROCE_MTU to %u",
-		        iface, have, cfg->mtu, iface, cfg->mtu, have);
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"interface %s has MTU %u, below DROCE_MTU %u: raise it on both ends "
+			"('ip link set dev %s mtu %u') or lower DROCE_MTU to %u",
+			iface, have, cfg->mtu, iface, cfg->mtu, have);
 	droce_rt_afp_geometry(cfg, &g);
 	if (g.is_afpacket && g.given && droce_rt_afp_max_mtu(&g) < cfg->mtu)
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "%.*s framesz=%u holds an MTU of %u at most, below DROCE_MTU %u: "
-		        "drop framesz and blocksz from DROCE_VDEV (droce sizes them) or "
-		        "raise them",
-		        (int)name_len, cfg->vdev, g.framesz, droce_rt_afp_max_mtu(&g), cfg->mtu);
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"%.*s framesz=%u holds an MTU of %u at most, below DROCE_MTU %u: "
+			"drop framesz and blocksz from DROCE_VDEV (droce sizes them) or "
+			"raise them",
+			(int)name_len, cfg->vdev, g.framesz, droce_rt_afp_max_mtu(&g), cfg->mtu);
 	return 0;
 }
 
 int
-droce_rt_check_vdevs(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys,
-		     char *err, size_t errlen)
+droce_rt_check_vdevs(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys, char *err,
+		     size_t errlen)
 {
 	char word[DROCE_RT_STR_MAX];
 	const char *s = cfg->eal, *w;
@@ -292,8 +297,8 @@ droce_rt_check_vdevs(const struct droce_rt_config *cfg, const struct droce_rt_sy
 }
 
 int
-droce_rt_preflight(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys,
-		   char *err, size_t errlen)
+droce_rt_preflight(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys, char *err,
+		   size_t errlen)
 {
 	int rc;
 

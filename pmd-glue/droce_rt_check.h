@@ -11,9 +11,9 @@
 #include "droce_rt_config.h"
 
 struct droce_rt_sys {
-	const char *mounts;		/* "/proc/mounts" */
-	const char *hugepages_dir;	/* "/sys/kernel/mm/hugepages" */
-	const char *status;		/* "/proc/self/status" (CapEff) */
+	const char *mounts;	   /* "/proc/mounts" */
+	const char *hugepages_dir; /* "/sys/kernel/mm/hugepages" */
+	const char *status;	   /* "/proc/self/status" (CapEff) */
 };
 
 /* The running system's paths. */
@@ -29,7 +29,7 @@ int droce_rt_check_vdevs(const struct droce_rt_config *cfg, const struct droce_r
 			 char *err, size_t errlen);
 
 /* droce_rt_config_validate + the two above: everything knowable before EAL. */
-int droce_rt_preflight(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys,
-		       char *err, size_t errlen);
+int droce_rt_preflight(const struct droce_rt_config *cfg, const struct droce_rt_sys *sys, char *err,
+		       size_t errlen);
 
 #endif /* DROCE_RT_CHECK_H */

@@ -48,7 +48,8 @@ droce_rt_classify_vlan(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 	vid = p.has_vlan ? p.vlan_tci & DROCE_VLAN_VID_MASK : 0;
 	if (vid != vlan)
 		return other(drop, vlan == 0 ? DROCE_DROP_VLAN_TAGGED :
-			     vid == 0 ? DROCE_DROP_VLAN_UNTAGGED : DROCE_DROP_VLAN_OTHER);
+				   vid == 0  ? DROCE_DROP_VLAN_UNTAGGED :
+					       DROCE_DROP_VLAN_OTHER);
 	if (droce_neigh_match(frame, len))
 		return DROCE_RT_CLS_NEIGH;
 	if (why != DROCE_DROP_NONE)
@@ -60,7 +61,8 @@ droce_rt_classify_vlan(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 	/* IBTA 9.2: the BTH's DestQP, when the frame holds it (else the engine drops it) */
 	bth = (const void *)(frame + p.bth_off);
 	*dqpn = len >= p.bth_off + sizeof(*bth) ?
-		droce_be32_to_cpu(bth->fb_dqpn) & DROCE_BTH_QPN_MASK : UINT32_MAX;
+			droce_be32_to_cpu(bth->fb_dqpn) & DROCE_BTH_QPN_MASK :
+			UINT32_MAX;
 	return DROCE_RT_CLS_ROCE;
 }
 

@@ -16,7 +16,7 @@
 enum droce_rt_class {
 	DROCE_RT_CLS_ROCE,
 	DROCE_RT_CLS_NEIGH,
-	DROCE_RT_CLS_OTHER,	/* *drop says why: exception path or drop */
+	DROCE_RT_CLS_OTHER, /* *drop says why: exception path or drop */
 };
 
 /*
@@ -26,9 +26,8 @@ enum droce_rt_class {
  * frame also gets *dqpn, the BTH DestQP (IBTA 9.2), or UINT32_MAX when the frame ends before it
  * (the engine drops it, counted).
  */
-enum droce_rt_class droce_rt_classify_vlan(const uint8_t *frame, uint32_t len,
-					   const uint8_t mac[6], uint16_t vlan,
-					   enum droce_drop *drop, uint32_t *dqpn);
+enum droce_rt_class droce_rt_classify_vlan(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
+					   uint16_t vlan, enum droce_drop *drop, uint32_t *dqpn);
 
 /* The BTH opcode of a RoCEv2 frame (ours, on Tx: any VLAN), or -1 for any other frame. */
 int droce_rt_frame_opcode(const uint8_t *frame, uint32_t len);
@@ -38,11 +37,10 @@ int droce_rt_frame_opcode(const uint8_t *frame, uint32_t len);
 static inline bool
 droce_rt_drop_final(enum droce_drop d)
 {
-	return d == DROCE_DROP_ETH_SHORT || d == DROCE_DROP_VLAN_SHORT || d == DROCE_DROP_IP_SHORT ||
-	       d == DROCE_DROP_IP_VERSION || d == DROCE_DROP_IP_IHL ||
-	       d == DROCE_DROP_UDP_SHORT || d == DROCE_DROP_DST_MAC ||
-	       d == DROCE_DROP_VLAN_OTHER || d == DROCE_DROP_VLAN_UNTAGGED ||
-	       d == DROCE_DROP_VLAN_TAGGED;
+	return d == DROCE_DROP_ETH_SHORT || d == DROCE_DROP_VLAN_SHORT ||
+	       d == DROCE_DROP_IP_SHORT || d == DROCE_DROP_IP_VERSION || d == DROCE_DROP_IP_IHL ||
+	       d == DROCE_DROP_UDP_SHORT || d == DROCE_DROP_DST_MAC || d == DROCE_DROP_VLAN_OTHER ||
+	       d == DROCE_DROP_VLAN_UNTAGGED || d == DROCE_DROP_VLAN_TAGGED;
 }
 
 /* The shard owning a QPN: its top shard_bits bits (droce_dev_attr.shard_bits); a QPN naming no

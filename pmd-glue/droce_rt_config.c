@@ -15,7 +15,15 @@
 #include "droce_rt_config.h"
 
 enum droce_rt_key_type {
-	KT_STR, KT_U32, KT_U64, KT_IPV4_PFX, KT_IPV4, KT_IPV6_PFX, KT_IPV6, KT_MAC, KT_LCORES,
+	KT_STR,
+	KT_U32,
+	KT_U64,
+	KT_IPV4_PFX,
+	KT_IPV4,
+	KT_IPV6_PFX,
+	KT_IPV6,
+	KT_MAC,
+	KT_LCORES,
 	KT_EXC,
 };
 
@@ -23,13 +31,19 @@ struct droce_rt_key {
 	const char *name;
 	enum droce_rt_key_type type;
 	size_t off;
-	size_t size;		/* KT_STR: buffer size */
-	uint64_t min, max;	/* KT_U32/KT_U64 */
+	size_t size;	   /* KT_STR: buffer size */
+	uint64_t min, max; /* KT_U32/KT_U64 */
 };
 
 #define OFF(f) offsetof(struct droce_rt_config, f)
-#define STR(n, f) { n, KT_STR, OFF(f), sizeof(((struct droce_rt_config *)0)->f), 0, 0 }
-#define U32(n, f, lo, hi) { n, KT_U32, OFF(f), 0, lo, hi }
+#define STR(n, f) \
+	{ \
+		n, KT_STR, OFF(f), sizeof(((struct droce_rt_config *)0)->f), 0, 0 \
+	}
+#define U32(n, f, lo, hi) \
+	{ \
+		n, KT_U32, OFF(f), 0, lo, hi \
+	}
 
 static const struct droce_rt_key droce_rt_keys[] = {
 	STR("eal", eal),
@@ -145,7 +159,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->max_ah = 256;
 	cfg->max_pd = 64;
 	cfg->capture_max_kb = 65536;
-	cfg->vlan_pcp = 3;	/* the priority RoCE commonly gets PFC on (lossless class) */
+	cfg->vlan_pcp = 3; /* the priority RoCE commonly gets PFC on (lossless class) */
 	snprintf(cfg->cc, sizeof(cfg->cc), "none");
 	snprintf(cfg->recovery, sizeof(cfg->recovery), "gbn");
 	cfg->cnp_interval_us = DROCE_RT_CNP_AUTO;
@@ -289,8 +303,8 @@ find_key(const char *name)
 }
 
 int
-droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *value,
-		    char *err, size_t errlen)
+droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *value, char *err,
+		    size_t errlen)
 {
 	const struct droce_rt_key *k = find_key(key);
 	char *base = (char *)cfg;
@@ -304,15 +318,15 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 	case KT_STR:
 		if (strlen(value) >= k->size)
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "%s: value longer than %zu bytes", key, k->size - 1);
+					     "%s: value longer than %zu bytes", key, k->size - 1);
 		memcpy(base + k->off, value, strlen(value) + 1);
 		return 0;
 	case KT_U32:
 	case KT_U64:
 		if (parse_u64(value, &v) != 0 || v < k->min || v > k->max)
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "%s: '%s' is not a number in %" PRIu64 "..%" PRIu64, key, value,
-			        k->min, k->max);
+					     "%s: '%s' is not a number in %" PRIu64 "..%" PRIu64,
+					     key, value, k->min, k->max);
 		if (k->type == KT_U32)
 			*(uint32_t *)(void *)(base + k->off) = (uint32_t)v;
 		else
@@ -325,9 +339,9 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 		}
 		if (parse_addr(AF_INET, value, cfg->ipv4, &cfg->ipv4_prefix, 32, 24) != 0)
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "%s: '%s' is not an IPv4 address[/prefix] "
-			        "(e.g. 198.18.0.1/24)",
-			        key, value);
+					     "%s: '%s' is not an IPv4 address[/prefix] "
+					     "(e.g. 198.18.0.1/24)",
+					     key, value);
 		cfg->has_ipv4 = true;
 		return 0;
 	case KT_IPV4:
@@ -337,7 +351,7 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 		}
 		if (parse_addr(AF_INET, value, cfg->gw4, NULL, 0, 0) != 0)
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "%s: '%s' is not an IPv4 address", key, value);
+					     "%s: '%s' is not an IPv4 address", key, value);
 		cfg->has_gw4 = true;
 		return 0;
 	case KT_IPV6_PFX:
@@ -347,9 +361,9 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 		}
 		if (parse_addr(AF_INET6, value, cfg->ipv6, &cfg->ipv6_prefix, 128, 64) != 0)
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "%s: '%s' is not an IPv6 address[/prefix] "
-			        "(e.g. 2001:db8::1/64)",
-			        key, value);
+					     "%s: '%s' is not an IPv6 address[/prefix] "
+					     "(e.g. 2001:db8::1/64)",
+					     key, value);
 		cfg->has_ipv6 = true;
 		return 0;
 	case KT_IPV6:
@@ -359,7 +373,7 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 		}
 		if (parse_addr(AF_INET6, value, cfg->gw6, NULL, 0, 0) != 0)
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "%s: '%s' is not an IPv6 address", key, value);
+					     "%s: '%s' is not an IPv6 address", key, value);
 		cfg->has_gw6 = true;
 		return 0;
 	case KT_MAC:
@@ -369,15 +383,16 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 		}
 		if (parse_mac(value, cfg->mac) != 0)
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "%s: '%s' is not a unicast MAC (02:00:00:00:00:01)", key, value);
+					     "%s: '%s' is not a unicast MAC (02:00:00:00:00:01)",
+					     key, value);
 		cfg->has_mac = true;
 		return 0;
 	case KT_LCORES:
 		if (parse_lcores(value, cfg) != 0)
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "%s: '%s' is not an lcore list (0 or 0,1 or 0-1, "
-			        "at most %d)",
-			        key, value, DROCE_RT_MAX_LCORES);
+					     "%s: '%s' is not an lcore list (0 or 0,1 or 0-1, "
+					     "at most %d)",
+					     key, value, DROCE_RT_MAX_LCORES);
 		return 0;
 	case KT_EXC:
 		if (strcmp(value, "drop") == 0)
@@ -386,7 +401,7 @@ droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *va
 			cfg->exception = DROCE_RT_EXC_RING;
 		else
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "%s: '%s' is neither drop nor ring", key, value);
+					     "%s: '%s' is neither drop nor ring", key, value);
 		return 0;
 	}
 	return droce_rt_errf(-EINVAL, err, errlen, "%s: internal key type error", key);
@@ -406,8 +421,7 @@ trim(char *s)
 }
 
 int
-droce_rt_config_load_file(struct droce_rt_config *cfg, const char *path, char *err,
-			  size_t errlen)
+droce_rt_config_load_file(struct droce_rt_config *cfg, const char *path, char *err, size_t errlen)
 {
 	char line[DROCE_RT_STR_MAX + 128], sub[DROCE_RT_ERR_MAX];
 	unsigned int lineno = 0;
@@ -419,15 +433,15 @@ droce_rt_config_load_file(struct droce_rt_config *cfg, const char *path, char *e
 	if (f == NULL) {
 		rc = -errno;
 		droce_rt_errf(-EINVAL, err, errlen,
-		        "config file %s: %s (set DROCE_CONFIG to a readable file)", path,
-		        strerror(errno));
+			      "config file %s: %s (set DROCE_CONFIG to a readable file)", path,
+			      strerror(errno));
 		return rc;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
-			rc = droce_rt_errf(
-			        -EINVAL, err, errlen, "%s:%u: line too long", path, lineno);
+			rc = droce_rt_errf(-EINVAL, err, errlen, "%s:%u: line too long", path,
+					   lineno);
 			break;
 		}
 		hash = strchr(line, '#');
@@ -438,8 +452,8 @@ droce_rt_config_load_file(struct droce_rt_config *cfg, const char *path, char *e
 			continue;
 		eq = strchr(s, '=');
 		if (eq == NULL) {
-			rc = droce_rt_errf(
-			        -EINVAL, err, errlen, "%s:%u: expected key = value", path, lineno);
+			rc = droce_rt_errf(-EINVAL, err, errlen, "%s:%u: expected key = value",
+					   path, lineno);
 			break;
 		}
 		*eq = '\0';
@@ -522,23 +536,25 @@ validate_shards(const struct droce_rt_config *cfg, char *err, size_t errlen)
 	/* Lcore mode: the application's lcore, then one poll lcore per shard. With one lcore the
 	 * application drives every shard inline. */
 	if (cfg->nb_lcores > 1 && cfg->nb_lcores < cfg->shards + 1)
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "shards %u need %u lcores (the application's, then one "
-		        "poll lcore per shard), lcores has %u: set DROCE_LCORES=0-%u or lower "
-		        "DROCE_SHARDS",
-		        cfg->shards, cfg->shards + 1, cfg->nb_lcores, cfg->shards);
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"shards %u need %u lcores (the application's, then one "
+			"poll lcore per shard), lcores has %u: set DROCE_LCORES=0-%u or lower "
+			"DROCE_SHARDS",
+			cfg->shards, cfg->shards + 1, cfg->nb_lcores, cfg->shards);
 	if (qpn_slot_bits(cfg->max_qp) + droce_rt_config_shard_bits(cfg) >= 24)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "max_qp %u leaves no 24-bit QPN room for %u shards: lower "
-		        "DROCE_MAX_QP",
-		        cfg->max_qp, cfg->shards);
+				     "max_qp %u leaves no 24-bit QPN room for %u shards: lower "
+				     "DROCE_MAX_QP",
+				     cfg->max_qp, cfg->shards);
 	if (cfg->shards > 1 &&
 	    cfg->mbufs < 2 * (cfg->rx_desc * nq + cfg->tx_desc * cfg->shards) + cfg->burst)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "mbufs %u cannot fill %u Rx queue(s) of %u and %u Tx "
-		        "ring(s) of %u descriptors: raise DROCE_MBUFS to >= %u",
-		        cfg->mbufs, nq, cfg->rx_desc, cfg->shards, cfg->tx_desc,
-		        2 * (cfg->rx_desc * nq + cfg->tx_desc * cfg->shards) + cfg->burst);
+				     "mbufs %u cannot fill %u Rx queue(s) of %u and %u Tx "
+				     "ring(s) of %u descriptors: raise DROCE_MBUFS to >= %u",
+				     cfg->mbufs, nq, cfg->rx_desc, cfg->shards, cfg->tx_desc,
+				     2 * (cfg->rx_desc * nq + cfg->tx_desc * cfg->shards) +
+					     cfg->burst);
 	return 0;
 }
 
@@ -582,9 +598,10 @@ qp_cc_check(const struct droce_rt_config *cfg, char *err, size_t errlen)
 	char name[DROCE_CC_NAME_MAX + 1];
 
 	if (droce_rt_config_qp_cc(cfg->qp_cc, UINT32_MAX, name, sizeof(name)) < 0)
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "qp_cc '%s': expected INDEX:NAME[,INDEX:NAME...], e.g. 0:dcqcn,1:timely",
-		        cfg->qp_cc);
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"qp_cc '%s': expected INDEX:NAME[,INDEX:NAME...], e.g. 0:dcqcn,1:timely",
+			cfg->qp_cc);
 	for (; *p != '\0'; p = strchr(p, ',') != NULL ? strchr(p, ',') + 1 : p + strlen(p)) {
 		size_t n = strcspn(strchr(p, ':') + 1, ",");
 
@@ -592,7 +609,7 @@ qp_cc_check(const struct droce_rt_config *cfg, char *err, size_t errlen)
 		name[n] = '\0';
 		if (droce_cc_find(NULL, name) == NULL && cfg->cc_plugin[0] == '\0')
 			return droce_rt_errf(-EINVAL, err, errlen,
-			        "qp_cc names %s, not a congestion control here", name);
+					     "qp_cc names %s, not a congestion control here", name);
 	}
 	return 0;
 }
@@ -604,59 +621,63 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 
 	if (p != 256 && p != 512 && p != 1024 && p != 2048 && p != 4096)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "path_mtu %u is not one of 256 512 1024 2048 4096 "
-		        "(the IB MTU values, enum droce_mtu)",
-		        p);
+				     "path_mtu %u is not one of 256 512 1024 2048 4096 "
+				     "(the IB MTU values, enum droce_mtu)",
+				     p);
 	if (!cfg->has_ipv4 && !cfg->has_ipv6)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "no address configured: set DROCE_IPV4=198.18.0.1/24 "
-		        "(or ipv4 = ... in the config file), or DROCE_IPV6");
+				     "no address configured: set DROCE_IPV4=198.18.0.1/24 "
+				     "(or ipv4 = ... in the config file), or DROCE_IPV6");
 	if (cfg->mtu < droce_rt_config_min_mtu(cfg))
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "MTU %u too small for path MTU %u (needs >= %u: path MTU + "
-		        "92 bytes of RoCEv2 headers): raise DROCE_MTU or lower DROCE_PATH_MTU",
-		        cfg->mtu, p, droce_rt_config_min_mtu(cfg));
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"MTU %u too small for path MTU %u (needs >= %u: path MTU + "
+			"92 bytes of RoCEv2 headers): raise DROCE_MTU or lower DROCE_PATH_MTU",
+			cfg->mtu, p, droce_rt_config_min_mtu(cfg));
 	{
 		struct droce_inflight_cfg inf;
 
 		if (droce_rt_config_inflight(cfg, &inf) != 0)
-			return droce_rt_errf(-EINVAL, err, errlen,
-			        "inflight_cap %s is not bdp, off or a number of packets 0..1023",
-			        cfg->inflight_cap);
+			return droce_rt_errf(
+				-EINVAL, err, errlen,
+				"inflight_cap %s is not bdp, off or a number of packets 0..1023",
+				cfg->inflight_cap);
 	}
 	if (validate_shards(cfg, err, errlen) != 0)
 		return -EINVAL;
 	if (cfg->mbufs < 2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "mbufs %u cannot fill %u Rx queue(s) of %u and a Tx ring "
-		        "of %u descriptors: raise DROCE_MBUFS to >= %u",
-		        cfg->mbufs, cfg->queues, cfg->rx_desc, cfg->tx_desc,
-		        2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst);
+				     "mbufs %u cannot fill %u Rx queue(s) of %u and a Tx ring "
+				     "of %u descriptors: raise DROCE_MBUFS to >= %u",
+				     cfg->mbufs, cfg->queues, cfg->rx_desc, cfg->tx_desc,
+				     2 * (cfg->rx_desc * cfg->queues + cfg->tx_desc) + cfg->burst);
 	if (cfg->mbuf_cache > cfg->mbufs / 4)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "mbuf_cache %u is more than a quarter of mbufs %u", cfg->mbuf_cache,
-		        cfg->mbufs);
+				     "mbuf_cache %u is more than a quarter of mbufs %u",
+				     cfg->mbuf_cache, cfg->mbufs);
 	if (strcmp(cfg->recovery, "gbn") != 0 && strcmp(cfg->recovery, "sr") != 0)
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "recovery %s is not a loss recovery: use gbn (go-back-N, standard RoCEv2) "
-		        "or sr (selective repeat, droce peers only: DROCE_RECOVERY=sr on both)",
-		        cfg->recovery);
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"recovery %s is not a loss recovery: use gbn (go-back-N, standard RoCEv2) "
+			"or sr (selective repeat, droce peers only: DROCE_RECOVERY=sr on both)",
+			cfg->recovery);
 	/* with a plugin, cc is checked once it is loaded (droce_rt_open) */
 	if (droce_cc_find(NULL, cfg->cc) == NULL && cfg->cc_plugin[0] == '\0') {
 		char names[256];
 
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "cc %s is not a congestion control here: use one of %s (DROCE_CC=dcqcn), "
-		        "or load it with cc_plugin (DROCE_CC_PLUGIN)", cfg->cc,
-		        droce_cc_names(NULL, names, sizeof(names)));
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"cc %s is not a congestion control here: use one of %s (DROCE_CC=dcqcn), "
+			"or load it with cc_plugin (DROCE_CC_PLUGIN)",
+			cfg->cc, droce_cc_names(NULL, names, sizeof(names)));
 	}
 	if (qp_cc_check(cfg, err, errlen) != 0)
 		return -EINVAL;
 	if (cfg->dcqcn_min_rate_mbps != 0 && cfg->dcqcn_max_rate_mbps != 0 &&
 	    cfg->dcqcn_min_rate_mbps > cfg->dcqcn_max_rate_mbps)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "dcqcn_min_rate_mbps %u is above dcqcn_max_rate_mbps %u",
-		        cfg->dcqcn_min_rate_mbps, cfg->dcqcn_max_rate_mbps);
+				     "dcqcn_min_rate_mbps %u is above dcqcn_max_rate_mbps %u",
+				     cfg->dcqcn_min_rate_mbps, cfg->dcqcn_max_rate_mbps);
 	return 0;
 }
 

@@ -14,21 +14,21 @@
 enum {
 	DROCE_RT_STR_MAX = 512,
 	DROCE_RT_MAX_LCORES = 16,
-	DROCE_RT_MAX_SHARDS = 15,	/* one lcore each, plus the application's */
+	DROCE_RT_MAX_SHARDS = 15, /* one lcore each, plus the application's */
 	DROCE_RT_EAL_ARGV_MAX = 64,
 	DROCE_RT_ERR_MAX = 256,
 };
 
 enum droce_rt_exception {
-	DROCE_RT_EXC_DROP,	/* non-RoCE, non-neighbour frames are counted and freed */
-	DROCE_RT_EXC_RING,	/* ... or queued for the application (droce_rt_exception_recv) */
+	DROCE_RT_EXC_DROP, /* non-RoCE, non-neighbour frames are counted and freed */
+	DROCE_RT_EXC_RING, /* ... or queued for the application (droce_rt_exception_recv) */
 };
 
 struct droce_rt_config {
-	char eal[DROCE_RT_STR_MAX];	/* EAL arguments, split on blanks */
-	char vdev[DROCE_RT_STR_MAX];	/* one virtual device, passed as --vdev */
-	char port[64];			/* port name or number; "" = the first port */
-	uint8_t ipv4[4];		/* network order */
+	char eal[DROCE_RT_STR_MAX];  /* EAL arguments, split on blanks */
+	char vdev[DROCE_RT_STR_MAX]; /* one virtual device, passed as --vdev */
+	char port[64];		     /* port name or number; "" = the first port */
+	uint8_t ipv4[4];	     /* network order */
 	uint8_t ipv4_prefix;
 	bool has_ipv4;
 	uint8_t gw4[4];
@@ -39,52 +39,52 @@ struct droce_rt_config {
 	uint8_t gw6[16];
 	bool has_gw6;
 	uint8_t mac[6];
-	bool has_mac;			/* else the port's own MAC */
+	bool has_mac;			      /* else the port's own MAC */
 	uint16_t lcores[DROCE_RT_MAX_LCORES]; /* poll lcore(s); the first drives the device */
 	unsigned int nb_lcores;
-	uint32_t queues;		/* Rx/Tx queue pairs (RSS spreads Rx over them) */
-	uint32_t shards;		/* engine devices, one queue pair and poll lcore each */
-	uint32_t mtu;			/* Ethernet MTU (IP packet size) */
-	uint32_t path_mtu;		/* RoCE path MTU wanted: 256..4096 */
-	uint32_t mbufs;			/* mempool size */
+	uint32_t queues;   /* Rx/Tx queue pairs (RSS spreads Rx over them) */
+	uint32_t shards;   /* engine devices, one queue pair and poll lcore each */
+	uint32_t mtu;	   /* Ethernet MTU (IP packet size) */
+	uint32_t path_mtu; /* RoCE path MTU wanted: 256..4096 */
+	uint32_t mbufs;	   /* mempool size */
 	uint32_t mbuf_cache;
 	uint32_t rx_desc;
 	uint32_t tx_desc;
 	uint32_t burst;
-	uint32_t arp_timeout_ms;	/* neighbour cache entry lifetime */
-	uint32_t arp_retry_ms;		/* interval between requests for an unresolved address */
-	uint32_t arp_tries;		/* requests before "peer unreachable" */
-	uint32_t idle_spins;		/* empty iterations of rte_pause() before sleeping */
-	uint32_t idle_sleep_us;		/* longest sleep of an idle poll loop */
-	uint32_t start_wait_ms;		/* how long a port that cannot start yet is retried */
+	uint32_t arp_timeout_ms; /* neighbour cache entry lifetime */
+	uint32_t arp_retry_ms;	 /* interval between requests for an unresolved address */
+	uint32_t arp_tries;	 /* requests before "peer unreachable" */
+	uint32_t idle_spins;	 /* empty iterations of rte_pause() before sleeping */
+	uint32_t idle_sleep_us;	 /* longest sleep of an idle poll loop */
+	uint32_t start_wait_ms;	 /* how long a port that cannot start yet is retried */
 	enum droce_rt_exception exception;
-	uint64_t seed;			/* rand64 seed; 0 = from the TSC */
+	uint64_t seed; /* rand64 seed; 0 = from the TSC */
 	uint32_t max_qp, max_cq, max_mr, max_mw, max_srq, max_ah, max_pd;
-	char capture[256];		/* pcap of every frame received and sent; "" = none */
-	uint32_t capture_max_kb;	/* the capture file stops growing at this size */
-	char counters_file[256];	/* every counter as JSON, written at close; "" = none */
-	uint32_t vlan;			/* 802.1Q VLAN id 1..4094 of every frame; 0 = untagged */
-	uint32_t vlan_pcp;		/* 802.1p priority of our tagged frames */
-	char cc[32];			/* congestion control of new QPs: none, dcqcn, timely, ... */
-	char cc_plugin[256];		/* shared object registering more of them; "" = none */
-	char qp_cc[256];		/* per QP: "INDEX:NAME,..." the INDEXth QP (from 0) made
+	char capture[256];	 /* pcap of every frame received and sent; "" = none */
+	uint32_t capture_max_kb; /* the capture file stops growing at this size */
+	char counters_file[256]; /* every counter as JSON, written at close; "" = none */
+	uint32_t vlan;		 /* 802.1Q VLAN id 1..4094 of every frame; 0 = untagged */
+	uint32_t vlan_pcp;	 /* 802.1p priority of our tagged frames */
+	char cc[32];		 /* congestion control of new QPs: none, dcqcn, timely, ... */
+	char cc_plugin[256];	 /* shared object registering more of them; "" = none */
+	char qp_cc[256];	 /* per QP: "INDEX:NAME,..." the INDEXth QP (from 0) made
 					 * through the verbs runs NAME instead of cc; "" = none */
-	char recovery[8];		/* loss recovery of new RC QPs: gbn, sr (used when both ends have it) */
+	char recovery[8]; /* loss recovery of new RC QPs: gbn, sr (used when both ends have it) */
 	/* DCQCN reaction point (mlx5 names); 0 = the default of droce_cc_dcqcn_defaults() */
 	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
 	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;
 	uint32_t dcqcn_g, dcqcn_alpha_period_us, dcqcn_reduce_period_us, dcqcn_min_dec_fac;
-	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval;
+	uint32_t cnp_interval_us; /* notification point: one CNP per QP per interval;
 					 * DROCE_RT_CNP_AUTO: DCQCN's for the link */
-	uint32_t link_mbps;		/* the rate cc defaults scale to (0: the port's) */
+	uint32_t link_mbps;	  /* the rate cc defaults scale to (0: the port's) */
 	/* TIMELY; 0 = the default of droce_cc_timely_defaults() */
 	uint32_t timely_max_rate_mbps, timely_min_rate_mbps, timely_delta_mbps;
 	uint32_t timely_t_low_us, timely_t_high_us, timely_min_rtt_us;
 	/* RC requesters' loss recovery (stack/droce_ext.h): "bdp", "off" or packets */
 	char inflight_cap[16];
-	uint32_t inflight_rtt_us;	/* the BDP's round trip (0: the engine's, 10 us) */
-	uint32_t rto;			/* 1: resend after an RTO from measured RTT */
-	uint32_t rto_min_us;		/* its floor */
+	uint32_t inflight_rtt_us; /* the BDP's round trip (0: the engine's, 10 us) */
+	uint32_t rto;		  /* 1: resend after an RTO from measured RTT */
+	uint32_t rto_min_us;	  /* its floor */
 };
 
 void droce_rt_config_defaults(struct droce_rt_config *cfg);
@@ -95,8 +95,8 @@ struct droce_inflight_cfg;
 int droce_rt_config_inflight(const struct droce_rt_config *cfg, struct droce_inflight_cfg *c);
 
 /* Set one key ("mtu", "ipv4", ...) from its text form. 0, or -EINVAL/-ENOENT with err filled. */
-int droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *value,
-			char *err, size_t errlen);
+int droce_rt_config_set(struct droce_rt_config *cfg, const char *key, const char *value, char *err,
+			size_t errlen);
 
 /* Apply a key=value file: '#' starts a comment, blank lines are skipped. Errors name the line. */
 int droce_rt_config_load_file(struct droce_rt_config *cfg, const char *path, char *err,
@@ -128,8 +128,8 @@ uint32_t droce_rt_config_min_mtu(const struct droce_rt_config *cfg);
  * words select no cores, and a per-process --file-prefix unless --in-memory or one is given (so
  * parallel runs never share runtime files). Words are copied into buf. Returns argc or -E2BIG.
  */
-int droce_rt_config_eal_argv(const struct droce_rt_config *cfg, const char *argv0,
-			     char *buf, size_t buflen, char **argv, int argv_max);
+int droce_rt_config_eal_argv(const struct droce_rt_config *cfg, const char *argv0, char *buf,
+			     size_t buflen, char **argv, int argv_max);
 
 /* Whether the eal words contain an option (exactly, or as "opt=..."). */
 bool droce_rt_config_eal_has(const struct droce_rt_config *cfg, const char *opt);

@@ -19,9 +19,9 @@ droce_rt_config_eal_has(const struct droce_rt_config *cfg, const char *opt)
 		while (isspace((unsigned char)*s))
 			s++;
 		/* short options also match glued ("-l0,1") */
-		if (strncmp(s, opt, n) == 0 && (s[n] == '\0' || s[n] == '=' ||
-						isspace((unsigned char)s[n]) ||
-						(n == 2 && opt[1] != '-')))
+		if (strncmp(s, opt, n) == 0 &&
+		    (s[n] == '\0' || s[n] == '=' || isspace((unsigned char)s[n]) ||
+		     (n == 2 && opt[1] != '-')))
 			return true;
 		while (*s != '\0' && !isspace((unsigned char)*s))
 			s++;

@@ -11,7 +11,7 @@
 #include "droce_counters.h"
 #include "droce_rt_priv.h"
 
-enum { DEV_MAX = 128 };	/* engine counters: transport + one per drop reason */
+enum { DEV_MAX = 128 }; /* engine counters: transport + one per drop reason */
 
 const char *const droce_rt_groups[DROCE_RT_GROUPS] = { "rt", "port", "neigh", "dev" };
 
@@ -39,7 +39,8 @@ put(struct collect *c, const char *prefix, const char *name, uint64_t value)
 	if (c->count < c->n) {
 		o = &c->out[c->count];
 		/* names are at most 47 characters: a longer one is a bug, cut rather than lost */
-		if (snprintf(o->name, sizeof(o->name), "%s%s", prefix, name) >= (int)sizeof(o->name))
+		if (snprintf(o->name, sizeof(o->name), "%s%s", prefix, name) >=
+		    (int)sizeof(o->name))
 			o->name[sizeof(o->name) - 1] = '\0';
 		for (i = 0; o->name[i] != '\0'; i++)
 			o->name[i] = (char)tolower((unsigned char)o->name[i]);
@@ -214,8 +215,10 @@ droce_rt_counters_save(struct droce_rt *rt)
 	FILE *f;
 
 	if (droce_rt_expand_path(rt->cfg.counters_file, path, sizeof(path)) != 0) {
-		fprintf(stderr, "droce: counters file path '%s' too long: shorten "
-			"DROCE_COUNTERS_FILE\n", rt->cfg.counters_file);
+		fprintf(stderr,
+			"droce: counters file path '%s' too long: shorten "
+			"DROCE_COUNTERS_FILE\n",
+			rt->cfg.counters_file);
 		return -ENAMETOOLONG;
 	}
 	n = droce_rt_counters(rt, all, DROCE_RT_TEL_MAX);

@@ -25,8 +25,8 @@
 #include "droce_rt_port.h"
 
 struct capture {
-	int fd;			/* memfd holding what EAL printed */
-	int saved[2];		/* stdout, stderr */
+	int fd;	      /* memfd holding what EAL printed */
+	int saved[2]; /* stdout, stderr */
 	FILE *log;
 };
 
@@ -172,8 +172,8 @@ droce_rt_eal_init(const struct droce_rt_config *cfg, const char *argv0, char *er
 		return rc;
 	argc = droce_rt_config_eal_argv(cfg, argv0, buf, sizeof(buf), argv, DROCE_RT_EAL_ARGV_MAX);
 	if (argc < 0)
-		return droce_rt_errf(
-		        argc, err, errlen, "EAL arguments too long: shorten DROCE_EAL");
+		return droce_rt_errf(argc, err, errlen,
+				     "EAL arguments too long: shorten DROCE_EAL");
 	/* EAL's start-up notes are INFO; keep warnings. An explicit --log-level still wins. */
 	rte_log_set_global_level(RTE_LOG_NOTICE);
 	captured = capture_start(&cap) == 0;
@@ -191,16 +191,17 @@ droce_rt_eal_init(const struct droce_rt_config *cfg, const char *argv0, char *er
 		remove_runtime_dir(dir);
 	if (e == EALREADY)
 		return droce_rt_errf(-EALREADY, err, errlen,
-		        "EAL is already initialised in this process: "
-		        "open one runtime per process");
+				     "EAL is already initialised in this process: "
+				     "open one runtime per process");
 	first_reason(text, why, sizeof(why));
 	if (strstr(why, "lcore") != NULL && strstr(why, "unavailable") != NULL)
 		return droce_rt_errf(-e, err, errlen,
-		        "EAL initialisation failed: %s: more lcores than "
-		        "CPUs? let them float over the CPUs: DROCE_EAL='%s %s'",
-		        why, cfg->eal, float_lcores(cfg, buf, sizeof(buf)));
+				     "EAL initialisation failed: %s: more lcores than "
+				     "CPUs? let them float over the CPUs: DROCE_EAL='%s %s'",
+				     why, cfg->eal, float_lcores(cfg, buf, sizeof(buf)));
 	return droce_rt_errf(-e, err, errlen, "EAL initialisation failed: %s: fix DROCE_EAL '%s'%s",
-	        why[0] ? why : rte_strerror(e), cfg->eal, e == EACCES ? " or run as root" : "");
+			     why[0] ? why : rte_strerror(e), cfg->eal,
+			     e == EACCES ? " or run as root" : "");
 }
 
 void

@@ -7,6 +7,6 @@
 /* Write the one-line reason into err (when there is room) and return rc: every runtime step
  * that can fail reports this way, so callers print one line instead of an EAL dump. */
 int droce_rt_errf(int rc, char *err, size_t errlen, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
+	__attribute__((format(printf, 4, 5)));
 
 #endif /* DROCE_RT_ERR_H */

@@ -88,7 +88,7 @@ static uint16_t
 guarded(uint16_t (*burst)(uint16_t, uint16_t, struct rte_mbuf **, uint16_t), uint16_t on_fault,
 	uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, uint64_t *faults)
 {
-	struct guard g;	/* not zeroed: sigsetjmp fills the 200-byte buffer, every burst */
+	struct guard g; /* not zeroed: sigsetjmp fills the 200-byte buffer, every burst */
 	uint16_t done;
 
 	g.port = port;
@@ -172,7 +172,7 @@ stop_cb(void *arg)
 	uint64_t v;
 
 	if (read(r->efd, &v, sizeof(v)) != sizeof(v))
-		return;	/* not our wake-up */
+		return; /* not our wake-up */
 	rte_eth_dev_stop(r->port_id);
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 }
@@ -205,7 +205,7 @@ droce_rt_guard_stop(uint16_t port_id)
 	while (ih != NULL && rte_intr_callback_unregister(ih, stop_cb, &r) == -EAGAIN)
 		nanosleep(&ts, NULL);
 	if (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE))
-		rte_eth_dev_stop(port_id);	/* not run there (2 s): here, as before */
+		rte_eth_dev_stop(port_id); /* not run there (2 s): here, as before */
 	rte_intr_instance_free(ih);
 	if (r.efd >= 0)
 		close(r.efd);
@@ -215,7 +215,7 @@ droce_rt_guard_stop(uint16_t port_id)
 static struct park_req {
 	int efd;
 	int parked;
-	struct rte_intr_handle *ih;	/* kept (a leak checker sees it reachable) */
+	struct rte_intr_handle *ih; /* kept (a leak checker sees it reachable) */
 } park = { -1, 0, NULL };
 
 static void

@@ -284,7 +284,7 @@ rx_queue(struct droce_rt_shard *s, uint16_t q)
 
 	if (unlikely(s->rt->port.guard)) {
 		if (__atomic_load_n(&s->rt->port.stopped, __ATOMIC_RELAXED))
-			return 0;	/* a memif client between reconnects */
+			return 0; /* a memif client between reconnects */
 		n = droce_rt_guard_rx(s->rt->port.port_id, q, pkts, (uint16_t)s->rt->cfg.burst,
 				      &s->st.burst_faults);
 	} else {
@@ -451,7 +451,7 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 	 * out before the Rx poll: a ping-pong's answer does not wait behind an empty burst. */
 	s->held_acks = 0;
 	if (acks != s->ntx)
-		acks = 0;	/* something was added since they were held */
+		acks = 0; /* something was added since they were held */
 	if (s->dev != NULL && droce_dev_next_deadline(s->dev) <= s->now)
 		work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
 	if (acks != 0 && s->ntx > acks && tx_all_requests(s, acks))

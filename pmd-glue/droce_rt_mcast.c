@@ -79,7 +79,7 @@ droce_rt_mcast_report(struct droce_rt *rt, const uint8_t gid[16], bool join)
 		if (join) {
 			g->refs++;
 		} else if (--g->refs == 0) {
-			close(g->fd);	/* the kernel reports the leave */
+			close(g->fd); /* the kernel reports the leave */
 		}
 		goto out;
 	}

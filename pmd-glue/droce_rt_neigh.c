@@ -20,7 +20,7 @@ struct resolve_req {
 static int
 resolve_fn(struct droce_rt *rt, void *arg)
 {
-	struct droce_rt_shard *s = &rt->sh[0];	/* droce_rt_call: on shard 0's thread */
+	struct droce_rt_shard *s = &rt->sh[0]; /* droce_rt_call: on shard 0's thread */
 	struct resolve_req *r = arg;
 	int rc;
 
@@ -34,8 +34,7 @@ resolve_fn(struct droce_rt *rt, void *arg)
 }
 
 int
-droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
-		 uint32_t timeout_ms)
+droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6], uint32_t timeout_ms)
 {
 	struct resolve_req r = { .gid = gid };
 	uint64_t end = droce_rt_clock(rt) + (uint64_t)timeout_ms * 1000000u;
@@ -49,8 +48,10 @@ droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
 			break;
 		if (droce_rt_clock(rt) >= end) {
 			droce_neigh_addr_str(gid, a, sizeof(a));
-			snprintf(rt->err, sizeof(rt->err), "no answer from %s within %u ms "
-				 "(resolution still under way)", a, timeout_ms);
+			snprintf(rt->err, sizeof(rt->err),
+				 "no answer from %s within %u ms "
+				 "(resolution still under way)",
+				 a, timeout_ms);
 			return -ETIMEDOUT;
 		}
 		/* The loop answers and retries on its own; this thread only asks again. */
@@ -65,7 +66,7 @@ droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
 		droce_neigh_addr_str(gid, a, sizeof(a));
 		snprintf(rt->err, sizeof(rt->err), "%s: %s: configure %s", a,
 			 rc == -ENETUNREACH ? "no route (off our prefix, no gateway)" :
-			 "no local address of that IP version",
+					      "no local address of that IP version",
 			 rc == -ENETUNREACH ? "DROCE_GW4/DROCE_GW6" : "DROCE_IPV4/DROCE_IPV6");
 	}
 	return rc;
@@ -97,7 +98,7 @@ droce_rt_exception_recv(struct droce_rt *rt, uint8_t *buf, uint32_t len)
 	n = rte_pktmbuf_pkt_len(m);
 	if (n > len)
 		n = len;
-	src = rte_pktmbuf_read(m, 0, n, buf);	/* copies into buf only if segmented */
+	src = rte_pktmbuf_read(m, 0, n, buf); /* copies into buf only if segmented */
 	if (src != NULL && src != buf)
 		memcpy(buf, src, n);
 	rte_pktmbuf_free(m);

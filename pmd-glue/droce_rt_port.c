@@ -34,16 +34,18 @@ find_port(const struct droce_rt_config *cfg, uint16_t *port, char *err, size_t e
 
 	if (rte_eth_dev_count_avail() == 0 && cfg->vdev[0] != '\0')
 		return droce_rt_errf(-ENODEV, err, errlen,
-		        "no Ethernet port: the vdev '%s' did not come up "
-		        "(its driver's reason is printed above): fix DROCE_VDEV",
-		        cfg->vdev);
+				     "no Ethernet port: the vdev '%s' did not come up "
+				     "(its driver's reason is printed above): fix DROCE_VDEV",
+				     cfg->vdev);
 	if (rte_eth_dev_count_avail() == 0)
-		return droce_rt_errf(-ENODEV, err, errlen,
-		        "no Ethernet port: add one with "
-		        "DROCE_VDEV=net_memif0,role=server (or --vdev in DROCE_EAL), or bind a "
-		        "NIC to a DPDK driver");
+		return droce_rt_errf(
+			-ENODEV, err, errlen,
+			"no Ethernet port: add one with "
+			"DROCE_VDEV=net_memif0,role=server (or --vdev in DROCE_EAL), or bind a "
+			"NIC to a DPDK driver");
 	if (cfg->port[0] == '\0') {
-		RTE_ETH_FOREACH_DEV(pid) {
+		RTE_ETH_FOREACH_DEV(pid)
+		{
 			*port = pid;
 			return 0;
 		}
@@ -55,13 +57,14 @@ find_port(const struct droce_rt_config *cfg, uint16_t *port, char *err, size_t e
 	}
 	if (rte_eth_dev_get_port_by_name(cfg->port, port) == 0)
 		return 0;
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV(pid)
+	{
 		if (rte_eth_dev_get_name_by_port(pid, name) == 0 && off < sizeof(names))
 			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%u=%s",
 						off ? ", " : "", pid, name);
 	}
 	return droce_rt_errf(-ENODEV, err, errlen,
-	        "port '%s' not found (ports: %s): fix DROCE_PORT", cfg->port, names);
+			     "port '%s' not found (ports: %s): fix DROCE_PORT", cfg->port, names);
 }
 
 static int
@@ -81,16 +84,16 @@ setup_queues(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 		/* Spread flows over the queues by UDP ports: the source port is the sender's
 		 * per-QP entropy (Annex A17.2.3); the shards steer what lands elsewhere. */
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
-						   info->flow_type_rss_offloads;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & info->flow_type_rss_offloads;
 		p->rss = true;
 	}
 	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &conf);
 	if (rc != 0)
 		return droce_rt_errf(rc, err, errlen,
-		        "cannot configure port %s with %u queue(s) and MTU %u: "
-		        "%s",
-		        p->name, p->nb_queues, cfg->mtu, rte_strerror(-rc));
+				     "cannot configure port %s with %u queue(s) and MTU %u: "
+				     "%s",
+				     p->name, p->nb_queues, cfg->mtu, rte_strerror(-rc));
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntx);
 	for (q = 0; rc == 0 && q < p->nb_queues; q++) {
 		rc = rte_eth_rx_queue_setup(p->port_id, q, nrx, (unsigned int)socket, NULL, p->mp);
@@ -99,9 +102,9 @@ setup_queues(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 	}
 	if (rc != 0)
 		return droce_rt_errf(rc, err, errlen,
-		        "cannot set up queues of port %s (%u x %u/%u "
-		        "descriptors): %s",
-		        p->name, p->nb_queues, nrx, ntx, rte_strerror(-rc));
+				     "cannot set up queues of port %s (%u x %u/%u "
+				     "descriptors): %s",
+				     p->name, p->nb_queues, nrx, ntx, rte_strerror(-rc));
 	return 0;
 }
 
@@ -120,13 +123,13 @@ set_mtu(struct droce_rt_port *p, const struct droce_rt_config *cfg, char *err, s
 	rc = rte_eth_dev_set_mtu(p->port_id, (uint16_t)cfg->mtu);
 
 	if (rc == -ENOTSUP && rte_eth_dev_get_mtu(p->port_id, &cur) == 0 && cur >= cfg->mtu) {
-		p->mtu = cur;	/* the PMD cannot change it but already carries ours */
+		p->mtu = cur; /* the PMD cannot change it but already carries ours */
 		return 0;
 	}
 	if (rc != 0)
 		return droce_rt_errf(rc, err, errlen,
-		        "cannot set MTU %u on port %s: %s: lower DROCE_MTU", cfg->mtu, p->name,
-		        rte_strerror(-rc));
+				     "cannot set MTU %u on port %s: %s: lower DROCE_MTU", cfg->mtu,
+				     p->name, rte_strerror(-rc));
 	p->mtu = cfg->mtu;
 	return 0;
 }
@@ -144,7 +147,7 @@ configure_start(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 		rc = rte_eth_dev_start(p->port_id);
 		if (rc != 0)
 			droce_rt_errf(rc, err, errlen, "cannot start port %s: %s", p->name,
-			        rte_strerror(-rc));
+				      rte_strerror(-rc));
 	}
 	return rc;
 }
@@ -213,7 +216,8 @@ start(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 			nanosleep(&ts, NULL);
 		rte_eth_dev_close(p->port_id);
 		rte_eal_hotplug_remove("vdev", name);
-		rc = rte_eal_hotplug_add("vdev", name, cfg->vdev[n] == ',' ? cfg->vdev + n + 1 : "");
+		rc = rte_eal_hotplug_add("vdev", name,
+					 cfg->vdev[n] == ',' ? cfg->vdev + n + 1 : "");
 		if (rc == 0)
 			rc = rte_eth_dev_get_port_by_name(name, &p->port_id);
 		if (rc == 0)
@@ -223,16 +227,16 @@ start(struct droce_rt_port *p, const struct droce_rt_config *cfg,
 		rte_log_set_level((uint32_t)log_type, (uint32_t)log_level);
 	if (rc != 0)
 		return droce_rt_errf(rc, err, errlen,
-		        "memif client %s found no server on its socket in %u "
-		        "ms: start the server side first or raise DROCE_START_WAIT_MS",
-		        name, cfg->start_wait_ms);
+				     "memif client %s found no server on its socket in %u "
+				     "ms: start the server side first or raise DROCE_START_WAIT_MS",
+				     name, cfg->start_wait_ms);
 	if (!up) {
 		droce_rt_guard_stop(p->port_id);
 		return droce_rt_errf(-ENOTCONN, err, errlen,
-		        "memif client %s: the server accepted but the "
-		        "link stayed down for %u ms: restart the server side or raise "
-		        "DROCE_START_WAIT_MS",
-		        name, cfg->start_wait_ms);
+				     "memif client %s: the server accepted but the "
+				     "link stayed down for %u ms: restart the server side or raise "
+				     "DROCE_START_WAIT_MS",
+				     name, cfg->start_wait_ms);
 	}
 	return 0;
 }
@@ -273,29 +277,29 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 	rte_eth_dev_get_name_by_port(p->port_id, p->name);
 	rc = rte_eth_dev_info_get(p->port_id, &info);
 	if (rc != 0)
-		return droce_rt_errf(
-		        rc, err, errlen, "cannot query port %s: %s", p->name, rte_strerror(-rc));
+		return droce_rt_errf(rc, err, errlen, "cannot query port %s: %s", p->name,
+				     rte_strerror(-rc));
 	p->nb_queues = (uint16_t)droce_rt_config_nb_queues(cfg);
 	p->nb_shards = (uint16_t)cfg->shards;
-	if (cfg->shards > 1 && (cfg->shards > info.max_rx_queues ||
-				cfg->shards > info.max_tx_queues))
+	if (cfg->shards > 1 &&
+	    (cfg->shards > info.max_rx_queues || cfg->shards > info.max_tx_queues))
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "port %s has at most %u Rx / %u Tx queues, "
-		        "shards %u need one each: lower DROCE_SHARDS%s",
-		        p->name, info.max_rx_queues, info.max_tx_queues, cfg->shards,
-		        strncmp(p->name, "net_af_packet", 13) == 0
-		                ? " or add qpairs=N to the af_packet vdev"
-		                : "");
+				     "port %s has at most %u Rx / %u Tx queues, "
+				     "shards %u need one each: lower DROCE_SHARDS%s",
+				     p->name, info.max_rx_queues, info.max_tx_queues, cfg->shards,
+				     strncmp(p->name, "net_af_packet", 13) == 0 ?
+					     " or add qpairs=N to the af_packet vdev" :
+					     "");
 	if (p->nb_queues > info.max_rx_queues || p->nb_queues > info.max_tx_queues)
 		return droce_rt_errf(-EINVAL, err, errlen,
-		        "port %s has at most %u Rx / %u Tx queues: lower "
-		        "DROCE_QUEUES (%u)",
-		        p->name, info.max_rx_queues, info.max_tx_queues, cfg->queues);
+				     "port %s has at most %u Rx / %u Tx queues: lower "
+				     "DROCE_QUEUES (%u)",
+				     p->name, info.max_rx_queues, info.max_tx_queues, cfg->queues);
 	/* PMDs that leave max_mtu open bound the frame instead (ethdev's 18-byte overhead). */
 	max_mtu = info.max_mtu;
 	if (info.max_rx_pktlen > RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN)
-		max_mtu = RTE_MIN(max_mtu, info.max_rx_pktlen - RTE_ETHER_HDR_LEN -
-				  RTE_ETHER_CRC_LEN);
+		max_mtu = RTE_MIN(max_mtu,
+				  info.max_rx_pktlen - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN);
 	p->ethdev_mtu = cfg->mtu;
 	room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM, cfg->mtu + ETH_OVERHEAD);
 	droce_rt_afp_geometry(cfg, &afp);
@@ -312,25 +316,25 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 		room = RTE_MAX(room, droce_rt_afp_rx_room(&afp));
 	}
 	if (cfg->mtu > max_mtu || cfg->mtu < info.min_mtu)
-		return droce_rt_errf(-EINVAL, err, errlen,
-		        "MTU %u outside port %s's range %u..%u: %s",
-		        cfg->mtu, p->name, info.min_mtu, max_mtu,
-		        strncmp(p->name, "net_af_xdp", 10) == 0 ?
-		        "af_xdp receives a frame into one umem chunk of a page (DPDK 22.11 "
-		        "has no multi-buffer AF_XDP): use af_packet (droce-run --pmd "
-		        "af_packet) for a larger MTU, or lower DROCE_MTU" :
-		        p->afpacket ? "raise framesz and blocksz in DROCE_VDEV, or drop "
-		        "them (droce sizes them for DROCE_MTU)" :
-		        "set DROCE_MTU within it");
+		return droce_rt_errf(
+			-EINVAL, err, errlen, "MTU %u outside port %s's range %u..%u: %s", cfg->mtu,
+			p->name, info.min_mtu, max_mtu,
+			strncmp(p->name, "net_af_xdp", 10) == 0 ?
+				"af_xdp receives a frame into one umem chunk of a page (DPDK 22.11 "
+				"has no multi-buffer AF_XDP): use af_packet (droce-run --pmd "
+				"af_packet) for a larger MTU, or lower DROCE_MTU" :
+			p->afpacket ? "raise framesz and blocksz in DROCE_VDEV, or drop "
+				      "them (droce sizes them for DROCE_MTU)" :
+				      "set DROCE_MTU within it");
 	snprintf(pool, sizeof(pool), "droce_p%u", p->port_id);
 	p->mp = rte_pktmbuf_pool_create(pool, cfg->mbufs, cfg->mbuf_cache, 0,
 					(uint16_t)(room + RTE_PKTMBUF_HEADROOM),
 					(int)rte_socket_id());
 	if (p->mp == NULL)
 		return droce_rt_errf(-ENOMEM, err, errlen,
-		        "cannot allocate %u mbufs of %u bytes (%s): give "
-		        "EAL more memory (-m in DROCE_EAL) or lower DROCE_MBUFS",
-		        cfg->mbufs, room, rte_strerror(rte_errno));
+				     "cannot allocate %u mbufs of %u bytes (%s): give "
+				     "EAL more memory (-m in DROCE_EAL) or lower DROCE_MBUFS",
+				     cfg->mbufs, room, rte_strerror(rte_errno));
 	p->max_frame = room;
 	rc = start(p, cfg, &info, err, errlen);
 	if (rc == 0) {
@@ -342,7 +346,7 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 		rc = set_mac(p, cfg);
 		if (rc != 0)
 			droce_rt_errf(rc, err, errlen,
-			        "cannot read the MAC of port %s: set DROCE_MAC", p->name);
+				      "cannot read the MAC of port %s: set DROCE_MAC", p->name);
 		/* IPv6 neighbour solicitations go to solicited-node multicast groups. */
 		rte_eth_allmulticast_enable(p->port_id);
 	}
@@ -426,7 +430,8 @@ droce_rt_port_flow(struct droce_rt_port *p)
 	};
 	struct rte_flow_action_rss rss = {
 		.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP,
-		.queue_num = p->nb_shards, .queue = queues,
+		.queue_num = p->nb_shards,
+		.queue = queues,
 	};
 	struct rte_flow_action_queue q0 = { .index = 0 };
 	struct rte_flow_action act[] = {
@@ -455,6 +460,6 @@ droce_rt_port_flow(struct droce_rt_port *p)
 		if (p->flow_why[0] == '\0')
 			snprintf(p->flow_why, sizeof(p->flow_why), "%s",
 				 fe.message != NULL ? fe.message :
-				 rte_strerror(rc != 0 ? -rc : rte_errno));
+						      rte_strerror(rc != 0 ? -rc : rte_errno));
 	}
 }

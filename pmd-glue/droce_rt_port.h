@@ -21,19 +21,19 @@ struct droce_rt_port {
 	struct rte_mempool *mp;
 	uint8_t mac[6];
 	uint16_t nb_queues;
-	uint16_t nb_shards;	/* Tx queues in use, and the queues a flow rule spreads over */
-	bool rss;		/* RSS on the UDP ports spreads Rx over the queues */
-	unsigned int flow_rules;	/* rte_flow rules steering UDP 4791 installed (IPv4, IPv6) */
+	uint16_t nb_shards;	 /* Tx queues in use, and the queues a flow rule spreads over */
+	bool rss;		 /* RSS on the UDP ports spreads Rx over the queues */
+	unsigned int flow_rules; /* rte_flow rules steering UDP 4791 installed (IPv4, IPv6) */
 	struct rte_flow *flows[2];
-	char flow_why[160];	/* why none was, from the PMD */
-	uint32_t mtu;		/* as set on the port */
-	uint32_t ethdev_mtu;	/* as told to ethdev: af_packet's range ends at 1500, slot or not */
-	bool afpacket;		/* net_af_packet: the MTU is its ring slot's and the kernel's */
-	uint32_t max_frame;	/* largest frame a Tx mbuf holds */
+	char flow_why[160];  /* why none was, from the PMD */
+	uint32_t mtu;	     /* as set on the port */
+	uint32_t ethdev_mtu; /* as told to ethdev: af_packet's range ends at 1500, slot or not */
+	bool afpacket;	     /* net_af_packet: the MTU is its ring slot's and the kernel's */
+	uint32_t max_frame;  /* largest frame a Tx mbuf holds */
 	bool started;
-	bool guard;		/* memif: bursts guarded against its teardown race (droce_rt_guard.h) */
-	bool memif_client;	/* reconnects when its server goes (droce_rt_port_reconnect) */
-	bool stopped;		/* stopped for a reconnect that did not start yet: no bursts */
+	bool guard;	   /* memif: bursts guarded against its teardown race (droce_rt_guard.h) */
+	bool memif_client; /* reconnects when its server goes (droce_rt_port_reconnect) */
+	bool stopped;	   /* stopped for a reconnect that did not start yet: no bursts */
 };
 
 /* droce_rt_preflight(), then rte_eal_init() with droce_rt_config_eal_argv(). Once per process. */

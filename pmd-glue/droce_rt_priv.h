@@ -16,11 +16,11 @@ struct rte_ring;
 
 enum {
 	DROCE_RT_BURST_MAX = 64,
-	DROCE_RT_CALL_RING = 256,	/* pending droce_rt_call()s; callers wait when it is full */
+	DROCE_RT_CALL_RING = 256, /* pending droce_rt_call()s; callers wait when it is full */
 	DROCE_RT_EXC_RING_SIZE = 1024,
-	DROCE_RT_STEER_RING = 1024,	/* frames handed to a shard by the others' Rx */
+	DROCE_RT_STEER_RING = 1024, /* frames handed to a shard by the others' Rx */
 	DROCE_RT_LINK_CHECK_NS = 100 * 1000 * 1000,
-	DROCE_RT_RECONNECT_NS = 500 * 1000 * 1000,	/* a memif client's tries while down */
+	DROCE_RT_RECONNECT_NS = 500 * 1000 * 1000, /* a memif client's tries while down */
 };
 
 /* A closure handed to a poll lcore; lives on the caller's stack until done. */
@@ -28,15 +28,17 @@ struct droce_rt_call_req {
 	int (*fn)(struct droce_rt *rt, void *arg);
 	void *arg;
 	int rc;
-	uint32_t done;		/* release-stored by the lcore, acquire-loaded by the caller */
+	uint32_t done; /* release-stored by the lcore, acquire-loaded by the caller */
 };
 
+/* clang-format off */
 #define DROCE_RT_STATS(X) \
 	X(iterations) X(clock_behind) X(idle_sleeps) X(idle_yields) X(rx_pkts) X(rx_bytes) \
 	X(tx_pkts) X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
 	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
 	X(telemetry_reads) X(steered) X(steered_in) X(steer_held) X(burst_faults) \
 	X(tx_lost_teardown) X(tx_bursts) X(tx_requests_first) X(link_down) X(reconnects)
+/* clang-format on */
 
 struct droce_rt_stats {
 #define DROCE_X_RT_FIELD(name) uint64_t name;
@@ -55,14 +57,14 @@ struct droce_rt_shard {
 	struct droce_rt *rt;
 	unsigned int idx;
 	struct droce_dev *dev;
-	struct rte_ring *calls;	/* closures: any thread enqueues, this shard dequeues */
-	struct rte_ring *steer;	/* mbufs from the other shards' Rx: MP enqueue, SC dequeue */
+	struct rte_ring *calls; /* closures: any thread enqueues, this shard dequeues */
+	struct rte_ring *steer; /* mbufs from the other shards' Rx: MP enqueue, SC dequeue */
 
 	/* Transmit batch on Tx queue idx, flushed each iteration or when full. */
 	struct rte_mbuf *txb[DROCE_RT_BURST_MAX];
 	unsigned int ntx;
 	unsigned int tx_out;	/* buffers given by tx_alloc, not yet back through tx_send */
-	unsigned int held_acks;	/* txb[0..held_acks): ACKs an inline run_until held back */
+	unsigned int held_acks; /* txb[0..held_acks): ACKs an inline run_until held back */
 
 	/* Frames for other shards not yet in their steering rings (full): until they are, this
 	 * shard polls no Rx queue, so the port's queue fills and the peer is held back. */
@@ -70,16 +72,16 @@ struct droce_rt_shard {
 	unsigned int nout[DROCE_RT_MAX_SHARDS];
 	bool out_pending;
 
-	uint64_t now;		/* one TSC read per iteration, converted to ns */
+	uint64_t now; /* one TSC read per iteration, converted to ns */
 	unsigned int idle;
 
 	/* Lcore mode */
 	unsigned int lcore;
 	bool launched;
-	bool on_lcore;		/* written by the poll lcore itself: it may sleep on the futex */
+	bool on_lcore; /* written by the poll lcore itself: it may sleep on the futex */
 	uint32_t stop;
-	uint32_t sleeping;	/* the poll lcore is (about to be) in its idle futex wait */
-	uint32_t wake_seq;	/* the futex word: a closure or a steered frame bumps it */
+	uint32_t sleeping; /* the poll lcore is (about to be) in its idle futex wait */
+	uint32_t wake_seq; /* the futex word: a closure or a steered frame bumps it */
 
 	struct droce_rt_stats st;
 } __attribute__((aligned(64)));
@@ -87,34 +89,34 @@ struct droce_rt_shard {
 /* A group the host interface was joined to for the application (droce_rt_mcast.c). */
 struct droce_rt_kgroup {
 	uint8_t gid[16];
-	int fd;			/* the socket holding the membership */
-	unsigned int refs;	/* joins of it; 0: a free slot */
+	int fd;		   /* the socket holding the membership */
+	unsigned int refs; /* joins of it; 0: a free slot */
 };
 
 struct droce_rt {
 	struct droce_rt_config cfg;
 	struct droce_rt_port port;
-	struct droce_cc_registry cc_reg;	/* the algorithms cc_plugin added */
-	uint64_t link_bps;	/* the port's rate for congestion control (0: unknown) */
-	uint32_t qp_made;	/* QPs droce_rt_qp_cc() numbered: qp_cc's next index */
-	struct droce_neigh neigh;	/* shard 0's */
+	struct droce_cc_registry cc_reg; /* the algorithms cc_plugin added */
+	uint64_t link_bps;		 /* the port's rate for congestion control (0: unknown) */
+	uint32_t qp_made;		 /* QPs droce_rt_qp_cc() numbered: qp_cc's next index */
+	struct droce_neigh neigh;	 /* shard 0's */
 	struct rte_ring *exc;
 	uint8_t gids[2][16];
 	unsigned int num_gids;
 	bool eal_up;
 
 	uint64_t tsc_base;
-	uint64_t ns_mult;	/* ns per cycle << 32 */
+	uint64_t ns_mult; /* ns per cycle << 32 */
 	uint64_t neigh_deadline;
 	uint64_t next_link_check;
 	uint64_t next_reconnect;
 	bool link_up;
-	unsigned int idle;	/* inline mode */
+	unsigned int idle; /* inline mode */
 
-	bool started;		/* written by the thread calling start/stop */
-	bool hold_tail;		/* inline run_until: Tx batch waits for the next iteration */
+	bool started;	/* written by the thread calling start/stop */
+	bool hold_tail; /* inline run_until: Tx batch waits for the next iteration */
 	unsigned int nb_shards;
-	unsigned int shard_bits;	/* QPN top bits naming the shard */
+	unsigned int shard_bits; /* QPN top bits naming the shard */
 	struct droce_rt_shard sh[DROCE_RT_MAX_SHARDS];
 
 	char err[256];
@@ -129,9 +131,9 @@ struct droce_rt {
 	uint32_t tel_seq;
 	unsigned int tel_n;
 	struct droce_rt_counter *tel_snap;
-	uint32_t tel_want_qps;			/* this request is /droce/qps's: list the QPs too */
-	unsigned int tel_nqps;			/* QPs that exist (more than tel_qps holds?) */
-	struct droce_rt_qp_info *tel_qps;	/* DROCE_RT_TEL_QPS of them */
+	uint32_t tel_want_qps;		  /* this request is /droce/qps's: list the QPs too */
+	unsigned int tel_nqps;		  /* QPs that exist (more than tel_qps holds?) */
+	struct droce_rt_qp_info *tel_qps; /* DROCE_RT_TEL_QPS of them */
 	struct droce_rt_kgroup kgroups[DROCE_MCAST_GROUPS];
 };
 
@@ -148,7 +150,7 @@ void droce_rt_shard_backoff(struct droce_rt *rt, struct droce_rt_shard *s, unsig
 void droce_rt_backoff(struct droce_rt *rt, unsigned int work);
 /* After enqueueing a closure or a frame: wake the shard's poll lcore if it sleeps. */
 void droce_rt_shard_wake(struct droce_rt_shard *s);
-void droce_rt_wake(struct droce_rt *rt);	/* shard 0 */
+void droce_rt_wake(struct droce_rt *rt); /* shard 0 */
 /* Send the Tx batch; returns the frames the PMD took (the rest stay queued, in order). */
 unsigned int droce_rt_flush(struct droce_rt_shard *s);
 /* Queue a copy of a frame on the Tx batch (ctx: the shard); 0 or -ENOBUFS. */
@@ -176,8 +178,8 @@ void droce_rt_capture_close(struct droce_rt *rt);
 void droce_rt_mcast_close(struct droce_rt *rt);
 
 /* droce_rt_telemetry.c */
-enum { DROCE_RT_TEL_MAX = 512 };	/* counters a telemetry snapshot holds */
-enum { DROCE_RT_TEL_QPS = 64 };		/* QPs a telemetry snapshot holds */
+enum { DROCE_RT_TEL_MAX = 512 }; /* counters a telemetry snapshot holds */
+enum { DROCE_RT_TEL_QPS = 64 };	 /* QPs a telemetry snapshot holds */
 int droce_rt_telemetry_attach(struct droce_rt *rt);
 void droce_rt_telemetry_detach(struct droce_rt *rt);
 /* The loop's side: a snapshot was asked for. */

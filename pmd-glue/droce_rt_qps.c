@@ -58,7 +58,7 @@ shard_qps(struct droce_rt *rt, void *arg)
 int
 droce_rt_qps(struct droce_rt *rt, struct droce_rt_qp_info *out, unsigned int n)
 {
-	struct qps_ctx c = {.out = out, .n = n};
+	struct qps_ctx c = { .out = out, .n = n };
 
 	for (c.shard = 0; c.shard < rt->nb_shards; c.shard++)
 		droce_rt_call_shard(rt, c.shard, shard_qps, &c);

@@ -34,9 +34,9 @@ enum {
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct droce_rt *tel_rt;
 static bool tel_registered;
-static struct droce_rt_counter tel_copy[DROCE_RT_TEL_MAX];	/* under tel_lock */
-static struct droce_rt_qp_info tel_qcopy[DROCE_RT_TEL_QPS];	/* under tel_lock */
-static unsigned int tel_nq, tel_nq_all;				/* under tel_lock */
+static struct droce_rt_counter tel_copy[DROCE_RT_TEL_MAX];  /* under tel_lock */
+static struct droce_rt_qp_info tel_qcopy[DROCE_RT_TEL_QPS]; /* under tel_lock */
+static unsigned int tel_nq, tel_nq_all;			    /* under tel_lock */
 
 void
 droce_rt_telemetry_serve(struct droce_rt *rt)
@@ -121,7 +121,8 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	n = snapshot(tel_rt, false, &stale);
 	if (n < 0) {
 		pthread_mutex_unlock(&tel_lock);
-		rte_tel_data_add_dict_string(d, "error", "the runtime's poll loop is not running "
+		rte_tel_data_add_dict_string(d, "error",
+					     "the runtime's poll loop is not running "
 					     "(no droce_rt_poll / droce_rt_start yet)");
 		return 0;
 	}
@@ -177,13 +178,15 @@ tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 	pthread_mutex_lock(&tel_lock);
 	if (tel_rt == NULL || snapshot(tel_rt, true, &stale) < 0) {
 		pthread_mutex_unlock(&tel_lock);
-		rte_tel_data_add_dict_string(d, "error", tel_rt == NULL ?
-			"no droce runtime open in this process" :
-			"the runtime's poll loop is not running (no droce_rt_poll / droce_rt_start yet)");
+		rte_tel_data_add_dict_string(d, "error",
+					     tel_rt == NULL ?
+						     "no droce runtime open in this process" :
+						     "the runtime's poll loop is not running (no "
+						     "droce_rt_poll / droce_rt_start yet)");
 		return 0;
 	}
 	rte_tel_data_add_dict_u64(d, "stale", stale);
-	rte_tel_data_add_dict_u64(d, "qps", tel_nq_all);	/* more than listed: the first ones */
+	rte_tel_data_add_dict_u64(d, "qps", tel_nq_all); /* more than listed: the first ones */
 	for (i = 0; i < tel_nq; i++) {
 		q = &tel_qcopy[i];
 		sub = rte_tel_data_alloc();
@@ -202,9 +205,11 @@ tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (k = 0; k < q->n_cc; k++) {
 			snprintf(key, sizeof(key), "cc_%s", q->cc_stats[k].name);
 			/* DPDK 22.11 has no signed 64-bit telemetry value */
-			rte_tel_data_add_dict_int(sub, key, q->cc_stats[k].value > INT_MAX ? INT_MAX :
-						  q->cc_stats[k].value < INT_MIN ? INT_MIN :
-						  (int)q->cc_stats[k].value);
+			rte_tel_data_add_dict_int(
+				sub, key,
+				q->cc_stats[k].value > INT_MAX ? INT_MAX :
+				q->cc_stats[k].value < INT_MIN ? INT_MIN :
+								 (int)q->cc_stats[k].value);
 		}
 		snprintf(key, sizeof(key), "qp_%u", q->qpn);
 		rte_tel_data_add_dict_container(d, key, sub, 0);
@@ -262,11 +267,14 @@ droce_rt_telemetry_attach(struct droce_rt *rt)
 		tel_rt = rt;
 	/* Commands cannot be unregistered: register once, they answer "no runtime" after close. */
 	if (!tel_registered) {
-		rte_telemetry_register_cmd("/droce/counters", tel_counters,
+		rte_telemetry_register_cmd(
+			"/droce/counters", tel_counters,
 			"droce runtime counters, grouped (rt, port, neigh, dev). Param: one group");
-		rte_telemetry_register_cmd("/droce/info", tel_info,
+		rte_telemetry_register_cmd(
+			"/droce/info", tel_info,
 			"droce runtime: pid, port, link, addresses, capture file. No params");
-		rte_telemetry_register_cmd("/droce/qps", tel_qps,
+		rte_telemetry_register_cmd(
+			"/droce/qps", tel_qps,
 			"droce QPs: type, state, counters, congestion control. No params");
 		tel_registered = true;
 	}

@@ -30,7 +30,7 @@ lcore_main(void *arg)
 		work = droce_rt_shard_iter(s);
 		droce_rt_shard_backoff(s->rt, s, work);
 	}
-	droce_rt_shard_iter(s);	/* run closures enqueued before the stop */
+	droce_rt_shard_iter(s); /* run closures enqueued before the stop */
 	s->on_lcore = false;
 	return 0;
 }
@@ -60,9 +60,11 @@ droce_rt_start(struct droce_rt *rt)
 	if (rt->started)
 		return -EALREADY;
 	if (rt->cfg.nb_lcores < rt->nb_shards + 1 || rt->sh[0].lcore == rte_get_main_lcore()) {
-		snprintf(rt->err, sizeof(rt->err), "no poll lcore for each of %u shard(s): configure "
+		snprintf(rt->err, sizeof(rt->err),
+			 "no poll lcore for each of %u shard(s): configure "
 			 "%u lcores (DROCE_LCORES=0-%u) or drive the loop inline with "
-			 "droce_rt_poll()", rt->nb_shards, rt->nb_shards + 1, rt->nb_shards);
+			 "droce_rt_poll()",
+			 rt->nb_shards, rt->nb_shards + 1, rt->nb_shards);
 		return -ENOTSUP;
 	}
 	/* Shard 0 last: its telemetry snapshots call into the others, which must be running (a
@@ -73,9 +75,11 @@ droce_rt_start(struct droce_rt *rt)
 		rc = rte_eal_remote_launch(lcore_main, &rt->sh[i], rt->sh[i].lcore);
 		if (rc != 0) {
 			__atomic_store_n(&rt->sh[i].launched, false, __ATOMIC_RELEASE);
-			snprintf(rt->err, sizeof(rt->err), "cannot launch the poll loop of shard %u "
+			snprintf(rt->err, sizeof(rt->err),
+				 "cannot launch the poll loop of shard %u "
 				 "on lcore %u (%s): is it among EAL's lcores (DROCE_LCORES, -l or "
-				 "--lcores in DROCE_EAL)?", i, rt->sh[i].lcore, strerror(-rc));
+				 "--lcores in DROCE_EAL)?",
+				 i, rt->sh[i].lcore, strerror(-rc));
 			stop_shards(rt);
 			return rc;
 		}

@@ -33,7 +33,7 @@ droce_rt_vlan_tx(struct rte_mbuf *m, const struct droce_rt_config *cfg)
 	if (m->data_len >= sizeof(*eth) &&
 	    eth->ether_type != droce_cpu_to_be16(DROCE_ETHERTYPE_VLAN)) {
 		m->vlan_tci = droce_rt_vlan_tci(cfg);
-		rte_vlan_insert(&m);	/* only fails on an indirect or shared mbuf: not ours */
+		rte_vlan_insert(&m); /* only fails on an indirect or shared mbuf: not ours */
 	}
 	return rte_pktmbuf_pkt_len(m);
 }

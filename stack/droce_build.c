@@ -25,8 +25,7 @@ uint32_t
 droce_build_hdr_len(const struct droce_pkt *p)
 {
 	return sizeof(struct droce_eth_hdr) + (p->has_vlan ? sizeof(struct droce_vlan_hdr) : 0) +
-	       l3_hdr_len(p) + sizeof(struct droce_udp_hdr) +
-	       droce_opcode_info(p->opcode)->hdr_len;
+	       l3_hdr_len(p) + sizeof(struct droce_udp_hdr) + droce_opcode_info(p->opcode)->hdr_len;
 }
 
 uint32_t
@@ -141,8 +140,8 @@ droce_build_hdrs(uint8_t *b, uint32_t cap, struct droce_pkt *p, uint32_t pay_len
 	 * MIDDLE carry a full path MTU, a multiple of 4, and the parser drops them otherwise. */
 	if ((pay_len & 3) != 0 && !(op->flags & DROCE_OPF_LAST))
 		return -EINVAL;
-	if (p->ip_ver != 6 && (p->ip_ver != 4 || !droce_gid_is_v4(p->sgid) ||
-				      !droce_gid_is_v4(p->dgid)))
+	if (p->ip_ver != 6 &&
+	    (p->ip_ver != 4 || !droce_gid_is_v4(p->sgid) || !droce_gid_is_v4(p->dgid)))
 		return -EINVAL;
 	/* Bound pay_len first: droce_build_frame_len() would wrap for lengths near 2^32. */
 	if (pay_len > 0xFFFF)
@@ -177,7 +176,7 @@ droce_build_hdrs(uint8_t *b, uint32_t cap, struct droce_pkt *p, uint32_t pay_len
 static uint16_t
 udp6_csum(const struct droce_ipv6_hdr *ip6, const uint8_t *udp, uint32_t udp_len)
 {
-	const uint8_t *addrs = ip6->src;	/* src then dst, 32 bytes */
+	const uint8_t *addrs = ip6->src; /* src then dst, 32 bytes */
 	uint64_t sum = 0;
 	uint32_t i;
 

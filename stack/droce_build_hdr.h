@@ -28,8 +28,8 @@ droce_bth_flags(bool se, bool mig, uint32_t padcnt)
 static inline void
 droce_bth_set_psn(struct droce_bth *bth, bool ackreq, uint32_t psn)
 {
-	bth->ack_psn = droce_cpu_to_be32((ackreq ? DROCE_BTH_ACKREQ : 0) |
-					 (psn & DROCE_BTH_PSN_MASK));
+	bth->ack_psn =
+		droce_cpu_to_be32((ackreq ? DROCE_BTH_ACKREQ : 0) | (psn & DROCE_BTH_PSN_MASK));
 }
 
 /* IBTA 9.2: the whole BTH. */
@@ -40,8 +40,8 @@ droce_bth_set(struct droce_bth *bth, uint8_t opcode, uint8_t flags, uint16_t pke
 	bth->opcode = opcode;
 	bth->flags = flags;
 	bth->pkey = droce_cpu_to_be16(pkey);
-	bth->fb_dqpn = droce_cpu_to_be32((fecn ? DROCE_BTH_FECN : 0) |
-					 (becn ? DROCE_BTH_BECN : 0) | (dqpn & DROCE_BTH_QPN_MASK));
+	bth->fb_dqpn = droce_cpu_to_be32((fecn ? DROCE_BTH_FECN : 0) | (becn ? DROCE_BTH_BECN : 0) |
+					 (dqpn & DROCE_BTH_QPN_MASK));
 	droce_bth_set_psn(bth, ackreq, psn);
 }
 

@@ -56,7 +56,7 @@ droce_cc_pace(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns, uint64_
 	uint64_t start = s->next_send_ns, credit;
 
 	if (rate_bps >= max_bps) {
-		s->next_send_ns = now_ns;	/* line rate: the wire paces */
+		s->next_send_ns = now_ns; /* line rate: the wire paces */
 		return;
 	}
 	if (start < now_ns) {
@@ -89,7 +89,9 @@ const struct droce_cc_ops droce_cc_none = {
 };
 
 static const struct droce_cc_ops *const builtin[] = {
-	&droce_cc_none, &droce_cc_dcqcn, &droce_cc_timely,
+	&droce_cc_none,
+	&droce_cc_dcqcn,
+	&droce_cc_timely,
 };
 #define NB_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
@@ -127,7 +129,7 @@ droce_cc_register(struct droce_cc_registry *reg, const struct droce_cc_ops *ops)
 		return -EINVAL;
 	had = droce_cc_find(reg, ops->name);
 	if (had != NULL)
-		return had == ops ? 0 : -EEXIST;	/* a plugin loaded twice registers twice */
+		return had == ops ? 0 : -EEXIST; /* a plugin loaded twice registers twice */
 	if (reg->n >= DROCE_CC_REGISTER_MAX)
 		return -ENOSPC;
 	reg->ops[reg->n++] = ops;

@@ -17,44 +17,44 @@
  * the words as it likes.
  */
 struct droce_dcqcn_params {
-	uint64_t line_rate_bps;		/* the port's: at or above it the wire paces, not the QP */
-	uint64_t max_rate_bps;		/* rpg_max_rate: the rate a QP starts at and returns to */
-	uint64_t min_rate_bps;		/* rpg_min_rate: no cut goes below */
-	uint64_t ai_rate_bps;		/* rpg_ai_rate: additive increase step of the target */
-	uint64_t hai_rate_bps;		/* rpg_hai_rate: hyper increase step */
-	uint64_t time_reset_ns;		/* rpg_time_reset: rate-increase timer period */
-	uint64_t byte_reset;		/* rpg_byte_reset: bytes per byte-counter stage */
-	uint32_t threshold;		/* rpg_threshold: stages of fast recovery (F) */
-	uint32_t min_dec_fac;		/* rpg_min_dec_fac: percent of the rate a cut keeps at least */
-	uint32_t g;			/* dce_tcp_g: alpha gain, in 1/1024 */
-	uint64_t alpha_period_ns;	/* dce_tcp_rtt: alpha decays once per period without CNP */
-	uint64_t reduce_period_ns;	/* rate_reduce_monitor_period: at most one cut per period */
-	uint32_t initial_alpha;		/* initial_alpha_value, in 1/1024 */
+	uint64_t line_rate_bps;	   /* the port's: at or above it the wire paces, not the QP */
+	uint64_t max_rate_bps;	   /* rpg_max_rate: the rate a QP starts at and returns to */
+	uint64_t min_rate_bps;	   /* rpg_min_rate: no cut goes below */
+	uint64_t ai_rate_bps;	   /* rpg_ai_rate: additive increase step of the target */
+	uint64_t hai_rate_bps;	   /* rpg_hai_rate: hyper increase step */
+	uint64_t time_reset_ns;	   /* rpg_time_reset: rate-increase timer period */
+	uint64_t byte_reset;	   /* rpg_byte_reset: bytes per byte-counter stage */
+	uint32_t threshold;	   /* rpg_threshold: stages of fast recovery (F) */
+	uint32_t min_dec_fac;	   /* rpg_min_dec_fac: percent of the rate a cut keeps at least */
+	uint32_t g;		   /* dce_tcp_g: alpha gain, in 1/1024 */
+	uint64_t alpha_period_ns;  /* dce_tcp_rtt: alpha decays once per period without CNP */
+	uint64_t reduce_period_ns; /* rate_reduce_monitor_period: at most one cut per period */
+	uint32_t initial_alpha;	   /* initial_alpha_value, in 1/1024 */
 };
 
 struct droce_timely_params {
-	uint64_t line_rate_bps;		/* the port's: at or above it the wire paces, not the QP */
-	uint64_t max_rate_bps;		/* the rate a QP starts at, and the ceiling */
+	uint64_t line_rate_bps; /* the port's: at or above it the wire paces, not the QP */
+	uint64_t max_rate_bps;	/* the rate a QP starts at, and the ceiling */
 	uint64_t min_rate_bps;
-	uint64_t delta_bps;		/* additive step */
-	uint64_t t_low_ns;		/* below: always increase */
-	uint64_t t_high_ns;		/* above: decrease by beta (1 - t_high / rtt) */
-	uint64_t min_rtt_ns;		/* normalises the gradient */
-	uint32_t ewma_alpha;		/* weight of a new RTT change, in 1/1024 (0.875: 896) */
-	uint32_t beta;			/* decrease factor, in 1/1024 (0.8: 819) */
-	uint32_t hai_n;			/* increase by hai_n delta after 5 falling samples in a row */
+	uint64_t delta_bps;  /* additive step */
+	uint64_t t_low_ns;   /* below: always increase */
+	uint64_t t_high_ns;  /* above: decrease by beta (1 - t_high / rtt) */
+	uint64_t min_rtt_ns; /* normalises the gradient */
+	uint32_t ewma_alpha; /* weight of a new RTT change, in 1/1024 (0.875: 896) */
+	uint32_t beta;	     /* decrease factor, in 1/1024 (0.8: 819) */
+	uint32_t hai_n;	     /* increase by hai_n delta after 5 falling samples in a row */
 };
 
 #define DROCE_CC_PARAM_WORDS 16
 union droce_cc_params {
 	struct droce_dcqcn_params dcqcn;
 	struct droce_timely_params timely;
-	uint64_t w[DROCE_CC_PARAM_WORDS];	/* a plugin's */
+	uint64_t w[DROCE_CC_PARAM_WORDS]; /* a plugin's */
 };
 
 struct droce_cc_state {
-	uint64_t next_send_ns;	/* earliest time the QP may send its next data packet */
-	uint64_t w[14];		/* algorithm private */
+	uint64_t next_send_ns; /* earliest time the QP may send its next data packet */
+	uint64_t w[14];	       /* algorithm private */
 	/* Set by the engine: the packet on_send() is told about waited for next_send_ns (the
 	 * limiter held it), so leaving later than that is the loop's lateness, not idleness. */
 	bool held;
@@ -64,7 +64,7 @@ struct droce_cc_state {
 };
 
 struct droce_cc_stat {
-	const char *name;	/* static storage */
+	const char *name; /* static storage */
 	int64_t value;
 };
 
@@ -104,7 +104,7 @@ extern const struct droce_cc_ops droce_cc_none;
  * the engine has no process-wide list. Registered ops are found by name after the built-in ones;
  * the struct must outlive every QP that runs it.
  */
-#define DROCE_CC_NAME_MAX 31
+#define DROCE_CC_NAME_MAX     31
 #define DROCE_CC_REGISTER_MAX 8
 struct droce_cc_registry {
 	const struct droce_cc_ops *ops[DROCE_CC_REGISTER_MAX];
@@ -121,8 +121,7 @@ int droce_cc_register(struct droce_cc_registry *reg, const struct droce_cc_ops *
 /* The names of every algorithm (built-in first, then reg's), comma-separated, into buf. */
 char *droce_cc_names(const struct droce_cc_registry *reg, char *buf, unsigned int len);
 /* ops' defaults for a port of link_bps (zeroes without a defaults op), and its check. */
-void droce_cc_defaults(const struct droce_cc_ops *ops, union droce_cc_params *p,
-		       uint64_t link_bps);
+void droce_cc_defaults(const struct droce_cc_ops *ops, union droce_cc_params *p, uint64_t link_bps);
 int droce_cc_check(const struct droce_cc_ops *ops, const union droce_cc_params *p);
 
 /*
@@ -136,7 +135,7 @@ int droce_cc_check(const struct droce_cc_ops *ops, const union droce_cc_params *
  * owner instead of a process-wide one. */
 #define DROCE_CC_PLUGIN_ABI 2
 struct droce_cc_plugin_api {
-	unsigned int abi;	/* DROCE_CC_PLUGIN_ABI of the droce that loads the plugin */
+	unsigned int abi; /* DROCE_CC_PLUGIN_ABI of the droce that loads the plugin */
 	int (*register_ops)(struct droce_cc_registry *reg, const struct droce_cc_ops *ops);
 	uint64_t (*next_send_ns)(const struct droce_cc_state *s);
 	void (*ignore)(struct droce_cc_state *s, uint64_t now_ns);
@@ -173,9 +172,9 @@ unsigned int droce_cc_stats_fill(struct droce_cc_stat *out, unsigned int n,
 extern const struct droce_cc_ops droce_cc_dcqcn;
 
 struct droce_dcqcn_stats {
-	uint64_t rate_bps, target_bps;	/* RC, RT */
-	uint32_t alpha;			/* in 1/1024 */
-	uint64_t cuts, cnp_ignored;	/* CNPs that cut the rate; CNPs inside a monitor period */
+	uint64_t rate_bps, target_bps; /* RC, RT */
+	uint32_t alpha;		       /* in 1/1024 */
+	uint64_t cuts, cnp_ignored;    /* CNPs that cut the rate; CNPs inside a monitor period */
 };
 
 /* The defaults for a port of link_bps (0: 100 Gbit/s assumed); 0 or -EINVAL for values out
@@ -198,7 +197,7 @@ extern const struct droce_cc_ops droce_cc_timely;
 
 struct droce_timely_stats {
 	uint64_t rate_bps, prev_rtt_ns;
-	int64_t rtt_diff_ns;		/* the EWMA of the RTT's change */
+	int64_t rtt_diff_ns; /* the EWMA of the RTT's change */
 	uint64_t samples, decreases;
 };
 

@@ -17,23 +17,23 @@
 /* alpha is kept in 1/2^20: in mlx5's 1/1024 a decay by 1019/1024 every microsecond would
  * truncate a small alpha to 0 within a millisecond, whatever the marks */
 #define ALPHA_SHIFT 20
-#define ALPHA_ONE (1ull << ALPHA_SHIFT)
-#define G_ONE 1024u	/* dce_tcp_g, initial_alpha_value: in 1/1024 */
+#define ALPHA_ONE   (1ull << ALPHA_SHIFT)
+#define G_ONE	    1024u /* dce_tcp_g, initial_alpha_value: in 1/1024 */
 
 /* State words of struct droce_cc_state */
 enum {
-	W_RC,		/* current rate, bit/s */
-	W_RT,		/* target rate, bit/s */
-	W_ALPHA,	/* 0..ALPHA_ONE */
-	W_T_STAGE,	/* rate-increase timer periods since the last cut */
-	W_B_STAGE,	/* byte-counter periods since the last cut */
-	W_BYTES,	/* bytes sent in the current byte period */
-	W_T_ALPHA,	/* start of the current alpha period */
-	W_CNP_IN_PERIOD,	/* a CNP came in the current alpha period */
-	W_T_TIMER,	/* start of the current rate-increase timer period */
-	W_T_CUT,	/* the last cut (rate_reduce_monitor_period) */
-	W_CUTS,		/* cuts made */
-	W_IGNORED,	/* CNPs inside the monitor period: no cut */
+	W_RC,		 /* current rate, bit/s */
+	W_RT,		 /* target rate, bit/s */
+	W_ALPHA,	 /* 0..ALPHA_ONE */
+	W_T_STAGE,	 /* rate-increase timer periods since the last cut */
+	W_B_STAGE,	 /* byte-counter periods since the last cut */
+	W_BYTES,	 /* bytes sent in the current byte period */
+	W_T_ALPHA,	 /* start of the current alpha period */
+	W_CNP_IN_PERIOD, /* a CNP came in the current alpha period */
+	W_T_TIMER,	 /* start of the current rate-increase timer period */
+	W_T_CUT,	 /* the last cut (rate_reduce_monitor_period) */
+	W_CUTS,		 /* cuts made */
+	W_IGNORED,	 /* CNPs inside the monitor period: no cut */
 };
 
 /*
@@ -45,8 +45,8 @@ enum {
  * link / 500 (with link / 1000 on the stretched timer, flows cut at the start take most of a
  * 100 ms run to recover). Measured with droce-sim-cc: pmd-glue/README.md, "Congestion control".
  */
-#define DCQCN_UNKNOWN_LINK 100000000000ull	/* 100G when the port's rate is unknown */
-#define DCQCN_SCALE_LINK 25000000000ull	/* below it, the timers stretch */
+#define DCQCN_UNKNOWN_LINK 100000000000ull /* 100G when the port's rate is unknown */
+#define DCQCN_SCALE_LINK   25000000000ull  /* below it, the timers stretch */
 
 /* 25G / link in 1/1024, at least 1 */
 static uint64_t
@@ -62,24 +62,24 @@ droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 {
 	uint64_t l = link_bps != 0 ? link_bps : DCQCN_UNKNOWN_LINK, x = stretch_1024(l);
 
-	p->line_rate_bps = p->max_rate_bps = l;		/* rpg_max_rate 0: line rate */
-	p->min_rate_bps = l / 10000 > 1000000 ? l / 10000 : 1000000;	/* rpg_min_rate */
-	p->ai_rate_bps = x == 1024 ? l / 1000 : l / 500;	/* rpg_ai_rate */
-	p->hai_rate_bps = l / 100;			/* rpg_hai_rate */
-	p->time_reset_ns = 55000 * x / 1024;		/* rpg_time_reset */
-	p->byte_reset = 10000000;			/* rpg_byte_reset */
-	p->threshold = 5;				/* rpg_threshold (F) */
-	p->min_dec_fac = 50;				/* rpg_min_dec_fac, percent kept */
-	p->g = 1020;					/* dce_tcp_g: 1/256 */
-	p->alpha_period_ns = 20000 * x / 1024;		/* dce_tcp_rtt */
-	p->reduce_period_ns = 4000;			/* rate_reduce_monitor_period */
-	p->initial_alpha = 1023;			/* initial_alpha_value */
+	p->line_rate_bps = p->max_rate_bps = l;			     /* rpg_max_rate 0: line rate */
+	p->min_rate_bps = l / 10000 > 1000000 ? l / 10000 : 1000000; /* rpg_min_rate */
+	p->ai_rate_bps = x == 1024 ? l / 1000 : l / 500;	     /* rpg_ai_rate */
+	p->hai_rate_bps = l / 100;				     /* rpg_hai_rate */
+	p->time_reset_ns = 55000 * x / 1024;			     /* rpg_time_reset */
+	p->byte_reset = 10000000;				     /* rpg_byte_reset */
+	p->threshold = 5;					     /* rpg_threshold (F) */
+	p->min_dec_fac = 50;		       /* rpg_min_dec_fac, percent kept */
+	p->g = 1020;			       /* dce_tcp_g: 1/256 */
+	p->alpha_period_ns = 20000 * x / 1024; /* dce_tcp_rtt */
+	p->reduce_period_ns = 4000;	       /* rate_reduce_monitor_period */
+	p->initial_alpha = 1023;	       /* initial_alpha_value */
 }
 
 uint64_t
 droce_cc_dcqcn_cnp_interval(uint64_t link_bps)
 {
-	return 50000 * stretch_1024(link_bps) / 1024;	/* the paper's 50 us */
+	return 50000 * stretch_1024(link_bps) / 1024; /* the paper's 50 us */
 }
 
 /* ConnectX-5's firmware values (mlxconfig's names; rates not scaled), at line rate. */
@@ -88,18 +88,18 @@ droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps)
 {
 	uint64_t l = link_bps != 0 ? link_bps : DCQCN_UNKNOWN_LINK;
 
-	p->line_rate_bps = p->max_rate_bps = l;		/* rpg_max_rate 0 */
-	p->min_rate_bps = 1000000;			/* rpg_min_rate 1 */
-	p->ai_rate_bps = 5000000;			/* rpg_ai_rate 5 */
-	p->hai_rate_bps = 50000000;			/* rpg_hai_rate 50 */
-	p->time_reset_ns = 300000;			/* rpg_time_reset 300 */
-	p->byte_reset = 32767;				/* rpg_byte_reset */
-	p->threshold = 1;				/* rpg_threshold */
-	p->min_dec_fac = 50;				/* rpg_min_dec_fac */
-	p->g = 1019;					/* dce_tcp_g */
-	p->alpha_period_ns = 1000;			/* dce_tcp_rtt 1 */
-	p->reduce_period_ns = 4000;			/* rate_reduce_monitor_period 4 */
-	p->initial_alpha = 1023;			/* initial_alpha_value */
+	p->line_rate_bps = p->max_rate_bps = l; /* rpg_max_rate 0 */
+	p->min_rate_bps = 1000000;		/* rpg_min_rate 1 */
+	p->ai_rate_bps = 5000000;		/* rpg_ai_rate 5 */
+	p->hai_rate_bps = 50000000;		/* rpg_hai_rate 50 */
+	p->time_reset_ns = 300000;		/* rpg_time_reset 300 */
+	p->byte_reset = 32767;			/* rpg_byte_reset */
+	p->threshold = 1;			/* rpg_threshold */
+	p->min_dec_fac = 50;			/* rpg_min_dec_fac */
+	p->g = 1019;				/* dce_tcp_g */
+	p->alpha_period_ns = 1000;		/* dce_tcp_rtt 1 */
+	p->reduce_period_ns = 4000;		/* rate_reduce_monitor_period 4 */
+	p->initial_alpha = 1023;		/* initial_alpha_value */
 }
 
 int
@@ -145,9 +145,9 @@ increase_rates(const struct droce_dcqcn_params *P, uint64_t t, uint64_t b, uint6
 {
 	uint64_t hi = t > b ? t : b, lo = t < b ? t : b, f = P->threshold;
 
-	if (hi >= f && lo >= f)		/* hyper increase */
+	if (hi >= f && lo >= f) /* hyper increase */
 		*rt += (lo - f + 1) * P->hai_rate_bps;
-	else if (hi >= f)		/* additive increase */
+	else if (hi >= f) /* additive increase */
 		*rt += P->ai_rate_bps;
 	/* and in fast recovery RT stays: RC climbs half way to it */
 	if (*rt > P->max_rate_bps)
@@ -170,12 +170,11 @@ advance(struct droce_cc_state *s, uint64_t now)
 	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	unsigned int i;
 
-	for (i = 0; now >= s->w[W_T_ALPHA] && now - s->w[W_T_ALPHA] >= P->alpha_period_ns;
-	     i++) {
+	for (i = 0; now >= s->w[W_T_ALPHA] && now - s->w[W_T_ALPHA] >= P->alpha_period_ns; i++) {
 		s->w[W_T_ALPHA] += P->alpha_period_ns;
 		if (s->w[W_CNP_IN_PERIOD]) {
 			s->w[W_CNP_IN_PERIOD] = 0;
-			continue;	/* the CNP's own update stands for this period */
+			continue; /* the CNP's own update stands for this period */
 		}
 		s->w[W_ALPHA] = s->w[W_ALPHA] * P->g / G_ONE;
 		if (s->w[W_ALPHA] == 0 || i == 4096) {
@@ -219,11 +218,11 @@ pace(struct droce_cc_state *s, uint32_t bytes, uint64_t now)
 	unsigned int i;
 
 	droce_cc_pace(s, bytes, now, rc, P->line_rate_bps);
-	tt = s->w[W_T_TIMER] + P->time_reset_ns;	/* the next timer stage */
+	tt = s->w[W_T_TIMER] + P->time_reset_ns; /* the next timer stage */
 	if (rc >= P->line_rate_bps || rc >= P->max_rate_bps || s->next_send_ns <= tt)
 		return;
 	gap = (uint64_t)bytes * 8u * 1000000000u / rc;
-	t = s->next_send_ns - gap;	/* where droce_cc_pace() started the gap */
+	t = s->next_send_ns - gap; /* where droce_cc_pace() started the gap */
 	bits = (uint64_t)bytes * 8u;
 	for (i = 0; i < 64 && t + bits * 1000000000u / rc > tt; i++) {
 		d = tt > t ? tt - t : 0;
@@ -262,7 +261,7 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 	s->w[W_ALPHA] = (s->w[W_ALPHA] * P->g + (G_ONE - P->g) * ALPHA_ONE) / G_ONE;
 	s->w[W_CNP_IN_PERIOD] = 1;
 	if (s->w[W_T_CUT] != UINT64_MAX && now_ns - s->w[W_T_CUT] < P->reduce_period_ns) {
-		s->w[W_IGNORED]++;	/* at most one cut per monitor period */
+		s->w[W_IGNORED]++; /* at most one cut per monitor period */
 		return;
 	}
 	cut = rc - rc / 2 * s->w[W_ALPHA] / ALPHA_ONE;
@@ -313,7 +312,7 @@ const struct droce_cc_ops droce_cc_dcqcn = {
 	.init = dcqcn_init,
 	.on_send = dcqcn_on_send,
 	.on_cnp = dcqcn_on_cnp,
-	.on_ack = droce_cc_ignore,	/* DCQCN hears the network only through CNPs */
+	.on_ack = droce_cc_ignore, /* DCQCN hears the network only through CNPs */
 	.next_send_time = droce_cc_next_send_ns,
 	.stats = dcqcn_stats,
 };

@@ -16,36 +16,36 @@
 #include "droce_cc.h"
 
 #define FX_SHIFT 16
-#define FX_ONE (1ll << FX_SHIFT)
+#define FX_ONE	 (1ll << FX_SHIFT)
 
 enum {
-	W_RATE,		/* bit/s */
-	W_PREV_RTT,	/* ns; 0 before the first sample */
-	W_RTT_DIFF,	/* EWMA of the RTT's change, ns in 1/2^16 (signed, stored as uint64_t) */
-	W_NEG_RUN,	/* samples in a row with a gradient <= 0 */
+	W_RATE,	    /* bit/s */
+	W_PREV_RTT, /* ns; 0 before the first sample */
+	W_RTT_DIFF, /* EWMA of the RTT's change, ns in 1/2^16 (signed, stored as uint64_t) */
+	W_NEG_RUN,  /* samples in a row with a gradient <= 0 */
 	W_SAMPLES,
 	W_DECREASES,
-	W_LAST_CUT,	/* when the rate last fell */
-	W_LAST_SAMPLE,	/* when the previous sample came */
+	W_LAST_CUT,    /* when the rate last fell */
+	W_LAST_SAMPLE, /* when the previous sample came */
 };
 
 /* Below T_low an increase counts the round trips since the previous sample, up to this many:
  * a QP cut low sends few messages and so hears few samples, and one delta per sample would
  * leave it near its floor for the rest of a run (a 64 KiB message at 250 Mbit/s is one sample
  * per 2 ms). */
-#define TIMELY_MAX_STEPS 64
+#define TIMELY_MAX_STEPS    64
 #define TIMELY_SEGMENT_BITS (65536ull * 8)
 
 static const struct droce_timely_params timely_defaults = {
-	.line_rate_bps = 100000000000ull,	/* unknown: 100G */
-	.max_rate_bps = 100000000000ull,	/* line rate: 100G here */
-	.min_rate_bps = 10000000ull,		/* 10 Mbit/s */
-	.delta_bps = 10000000ull,		/* paper: 10 Mbit/s */
-	.t_low_ns = 50000,			/* 50 us */
-	.t_high_ns = 500000,			/* 500 us */
-	.min_rtt_ns = 20000,			/* 20 us */
-	.ewma_alpha = 896,			/* 0.875 in 1/1024 */
-	.beta = 819,				/* 0.8 in 1/1024 */
+	.line_rate_bps = 100000000000ull, /* unknown: 100G */
+	.max_rate_bps = 100000000000ull,  /* line rate: 100G here */
+	.min_rate_bps = 10000000ull,	  /* 10 Mbit/s */
+	.delta_bps = 10000000ull,	  /* paper: 10 Mbit/s */
+	.t_low_ns = 50000,		  /* 50 us */
+	.t_high_ns = 500000,		  /* 500 us */
+	.min_rtt_ns = 20000,		  /* 20 us */
+	.ewma_alpha = 896,		  /* 0.875 in 1/1024 */
+	.beta = 819,			  /* 0.8 in 1/1024 */
 	.hai_n = 5,
 };
 
@@ -55,7 +55,7 @@ droce_cc_timely_defaults(struct droce_timely_params *p, uint64_t link_bps)
 	*p = timely_defaults;
 	if (link_bps != 0) {
 		p->line_rate_bps = p->max_rate_bps = link_bps;
-		p->delta_bps = link_bps / 1000;	/* the paper's 10 Mbit/s at 10G */
+		p->delta_bps = link_bps / 1000; /* the paper's 10 Mbit/s at 10G */
 		/* T_low covers a 64 KiB segment's serialisation at line rate, as the paper's
 		 * 50 us does at 10G; below 10G that takes longer, and with T_low under the
 		 * base round trip every sample falls in the gradient region and the rate
@@ -113,22 +113,24 @@ timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 {
 	const struct droce_timely_params *P = &s->params->timely;
 	int64_t rate = (int64_t)s->w[W_RATE], rtt = (int64_t)rtt_ns, diff, grad, cut, steps;
-	uint64_t sent = now_ns > rtt_ns ? now_ns - rtt_ns : 0;	/* when the timed packet left */
+	uint64_t sent = now_ns > rtt_ns ? now_ns - rtt_ns : 0; /* when the timed packet left */
 
 	s->w[W_SAMPLES]++;
 	steps = s->w[W_LAST_SAMPLE] != 0 && now_ns > s->w[W_LAST_SAMPLE] ?
-		(int64_t)((now_ns - s->w[W_LAST_SAMPLE]) / (rtt_ns > P->min_rtt_ns ? rtt_ns :
-								 P->min_rtt_ns)) : 1;
+			(int64_t)((now_ns - s->w[W_LAST_SAMPLE]) /
+				  (rtt_ns > P->min_rtt_ns ? rtt_ns : P->min_rtt_ns)) :
+			1;
 	steps = steps < 1 ? 1 : steps > TIMELY_MAX_STEPS ? TIMELY_MAX_STEPS : steps;
 	s->w[W_LAST_SAMPLE] = now_ns;
-	if (s->w[W_PREV_RTT] == 0) {	/* the first sample has no change to measure */
+	if (s->w[W_PREV_RTT] == 0) { /* the first sample has no change to measure */
 		s->w[W_PREV_RTT] = rtt_ns;
 		return;
 	}
 	/* rtt_diff = (1 - alpha) rtt_diff + alpha new_rtt_diff */
 	diff = (int64_t)s->w[W_RTT_DIFF];
 	diff = (diff * (1024 - (int64_t)P->ewma_alpha) +
-		(rtt - (int64_t)s->w[W_PREV_RTT]) * FX_ONE * (int64_t)P->ewma_alpha) / 1024;
+		(rtt - (int64_t)s->w[W_PREV_RTT]) * FX_ONE * (int64_t)P->ewma_alpha) /
+	       1024;
 	s->w[W_RTT_DIFF] = (uint64_t)diff;
 	s->w[W_PREV_RTT] = rtt_ns;
 	if (rtt_ns < P->t_low_ns) {
@@ -149,11 +151,11 @@ timely_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
 		set_rate(s, rate - cut);
 		return;
 	}
-	grad = diff / (int64_t)P->min_rtt_ns;	/* normalised gradient, 1/2^16 */
+	grad = diff / (int64_t)P->min_rtt_ns; /* normalised gradient, 1/2^16 */
 	if (grad <= 0) {
 		s->w[W_NEG_RUN]++;
 		set_rate(s, rate + (int64_t)P->delta_bps *
-			 (s->w[W_NEG_RUN] >= 5 ? (int64_t)P->hai_n : 1));
+					    (s->w[W_NEG_RUN] >= 5 ? (int64_t)P->hai_n : 1));
 		return;
 	}
 	s->w[W_NEG_RUN] = 0;
@@ -211,7 +213,7 @@ const struct droce_cc_ops droce_cc_timely = {
 	.check = timely_check_op,
 	.init = timely_init,
 	.on_send = timely_on_send,
-	.on_cnp = droce_cc_ignore,	/* TIMELY hears the network through RTTs alone */
+	.on_cnp = droce_cc_ignore, /* TIMELY hears the network through RTTs alone */
 	.on_ack = droce_cc_ignore,
 	.next_send_time = droce_cc_next_send_ns,
 	.on_rtt = timely_on_rtt,

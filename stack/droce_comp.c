@@ -14,15 +14,15 @@
 
 /* IBTA 9.7.5.2.8 table 45, in nanoseconds. rxe's code 25 (61.41 ms) is off: it is 61.44 ms. */
 static const uint64_t rnr_ns[32] = {
-	655360000, 10000, 20000, 30000, 40000, 60000, 80000, 120000,
-	160000, 240000, 320000, 480000, 640000, 960000, 1280000, 1920000,
-	2560000, 3840000, 5120000, 7680000, 10240000, 15360000, 20480000, 30720000,
-	40960000, 61440000, 81920000, 122880000, 163840000, 245760000, 327680000, 491520000,
+	655360000, 10000,    20000,    30000,	  40000,     60000,	80000,	   120000,
+	160000,	   240000,   320000,   480000,	  640000,    960000,	1280000,   1920000,
+	2560000,   3840000,  5120000,  7680000,	  10240000,  15360000,	20480000,  30720000,
+	40960000,  61440000, 81920000, 122880000, 163840000, 245760000, 327680000, 491520000,
 };
 
 enum comp_rc {
 	COMP_OK,
-	COMP_IMPLIED_NAK,	/* a covered READ/atomic has no response: it was lost */
+	COMP_IMPLIED_NAK, /* a covered READ/atomic has no response: it was lost */
 };
 
 static bool
@@ -67,7 +67,7 @@ complete_one(struct droce_qp *qp, enum droce_wc_status st)
 	struct droce_swqe *w = &r->ring[r->comp & r->mask];
 
 	if (r->comp == r->head)
-		return;	/* nothing outstanding: a response the peer should not have sent */
+		return; /* nothing outstanding: a response the peer should not have sent */
 	droce_qp_send_cqe(qp, w, st);
 	if (is_rd_atomic(w->opcode) && w->state != DROCE_SWQE_POSTED && r->rd_out > 0)
 		r->rd_out--;
@@ -80,7 +80,7 @@ complete_one(struct droce_qp *qp, enum droce_wc_status st)
 	}
 	r->comp++;
 	if ((int32_t)(r->sent_hi - r->comp) < 0)
-		r->sent_hi = r->comp;	/* a WQE that failed before it was sent */
+		r->sent_hi = r->comp; /* a WQE that failed before it was sent */
 	if (st != DROCE_WC_SUCCESS) {
 		/* IBTA 10.3.1.6/7: a send error on UC/UD stops only the send queue (SQE); RC
 		 * goes to ERR. */
@@ -176,7 +176,7 @@ ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
 		/* IBTA 9.7.5.2.x: an ACK beyond a READ or atomic without its response
 		 * means the response was lost: implied NAK. */
 		if (is_rd_atomic(w->opcode)) {
-			progress(qp, w->first_psn, now);	/* what came before is done */
+			progress(qp, w->first_psn, now); /* what came before is done */
 			return COMP_IMPLIED_NAK;
 		}
 		rtt_sample(qp, w, now);
@@ -194,7 +194,7 @@ static void
 implied_nak(struct droce_qp *qp, uint32_t hi)
 {
 	if (droce_psn_lt(qp->req.rd_hi, hi))
-		droce_qp_cnt(qp, DROCE_CNT_IMPLIED_NAK_SEQ_ERR);	/* counted once per gap */
+		droce_qp_cnt(qp, DROCE_CNT_IMPLIED_NAK_SEQ_ERR); /* counted once per gap */
 	droce_rd_answered(qp, hi);
 }
 
@@ -297,14 +297,14 @@ sr_learn(struct droce_qp *qp, const struct droce_pkt *p)
 	qp->sr->peer = p->srcap;
 	if (p->srcap)
 		droce_qp_cnt(qp, DROCE_CNT_SR_PEER);
-	droce_sched_ready(qp);	/* the gate held the send queue */
+	droce_sched_ready(qp); /* the gate held the send queue */
 }
 
 static void
 rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 {
 	uint8_t type = p->aeth_syn & DROCE_AETH_TYPE_MASK;
-	uint32_t before = droce_psn_add(p->psn, DROCE_PSN_MASK);	/* psn - 1 */
+	uint32_t before = droce_psn_add(p->psn, DROCE_PSN_MASK); /* psn - 1 */
 
 	if (type == DROCE_AETH_TYPE_ACK) {
 		if (ack_upto(qp, p->psn, now) == COMP_IMPLIED_NAK)
@@ -343,7 +343,7 @@ rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 	} else if (type == DROCE_AETH_TYPE_NAK)
 		rx_nak(qp, p->psn, p->aeth_syn & DROCE_AETH_VALUE_MASK);
 	else
-		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);	/* reserved syndrome */
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED); /* reserved syndrome */
 }
 
 /* The READ or atomic a response belongs to, if psn is its next missing PSN (the oldest WQE's);
@@ -355,14 +355,14 @@ expect(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame, uin
 
 	/* Responses come in request order: every request before this one was answered. */
 	if (ack_upto(qp, droce_psn_add(p->psn, DROCE_PSN_MASK), now) == COMP_IMPLIED_NAK)
-		implied_nak(qp, p->psn);	/* an earlier READ/atomic lost its response */
+		implied_nak(qp, p->psn); /* an earlier READ/atomic lost its response */
 	if (qp->state == DROCE_QPS_ERR || r->comp == r->sent_hi) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
 		return NULL;
 	}
 	if (p->psn != r->una) {
 		droce_rd_ahead(qp, p, frame);
-		droce_inflight_heard(qp, now);	/* the gap is re-requested: no RTO yet */
+		droce_inflight_heard(qp, now); /* the gap is re-requested: no RTO yet */
 		return NULL;
 	}
 	return &r->ring[r->comp & r->mask];
@@ -392,7 +392,7 @@ rx_read_resp(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fram
 		return;
 	}
 	if (first)
-		rtt_sample(qp, w, now);	/* a resumed READ's request was resent: not timed */
+		rtt_sample(qp, w, now); /* a resumed READ's request was resent: not timed */
 	if (want) {
 		if (r->rd_cur.pos != base)
 			droce_cursor_seek(&r->rd_cur, w->sge, w->num_sge, base);
@@ -402,7 +402,7 @@ rx_read_resp(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fram
 		r->rd_cur.sge = r->rd_cur.off = r->rd_cur.pos = 0;
 		progress(qp, droce_psn_add(p->psn, 1), now);
 		droce_comp_complete(qp, DROCE_WC_SUCCESS);
-		droce_sched_ready(qp);	/* fence or the READ limit may have been waiting */
+		droce_sched_ready(qp); /* fence or the READ limit may have been waiting */
 	} else {
 		progress(qp, droce_psn_add(p->psn, 1), now);
 	}
@@ -413,7 +413,7 @@ rx_atomic_ack(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 {
 	struct droce_requester *r = &qp->req;
 	struct droce_swqe *w = expect(qp, p, frame, now);
-	uint64_t orig = p->atomic_orig;	/* host order, as verbs returns it */
+	uint64_t orig = p->atomic_orig; /* host order, as verbs returns it */
 
 	if (w == NULL)
 		return;
@@ -460,7 +460,7 @@ settle(struct droce_qp *qp, uint64_t now)
 			break;
 		r->rd_cur.sge = r->rd_cur.off = r->rd_cur.pos = 0;
 		droce_comp_complete(qp, DROCE_WC_SUCCESS);
-		droce_sched_ready(qp);	/* fence or the READ limit may have been waiting */
+		droce_sched_ready(qp); /* fence or the READ limit may have been waiting */
 	}
 }
 
@@ -481,9 +481,8 @@ droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_GHOST);
 		return;
 	}
-	if (droce_psn_lt(p->psn, r->una) &&
-	    !(p->opcode == DROCE_OP_RC_ACKNOWLEDGE &&
-	      p->psn == droce_psn_add(r->una, DROCE_PSN_MASK))) {
+	if (droce_psn_lt(p->psn, r->una) && !(p->opcode == DROCE_OP_RC_ACKNOWLEDGE &&
+					      p->psn == droce_psn_add(r->una, DROCE_PSN_MASK))) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_STALE);
 		return;
 	}

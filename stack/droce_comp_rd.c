@@ -93,8 +93,8 @@ droce_rd_answered(struct droce_qp *qp, uint32_t hi)
 
 	/* An answer to a request first sent after the last re-request: every re-request came
 	 * before it, so what they asked for and is still missing was lost again. */
-	if (droce_psn_lt(r->una, r->rd_hi) && !droce_psn_lt(droce_psn_add(hi, DROCE_PSN_MASK),
-							       r->rd_wm)) {
+	if (droce_psn_lt(r->una, r->rd_hi) &&
+	    !droce_psn_lt(droce_psn_add(hi, DROCE_PSN_MASK), r->rd_wm)) {
 		bits_clear(r->rd_asked, r->una, (uint32_t)droce_psn_diff(r->rd_hi, r->una));
 		r->rd_scan = true;
 		droce_sched_ready(qp);
@@ -151,8 +151,7 @@ droce_rd_find(struct droce_qp *qp, uint32_t psn)
  * from FIRST (or, from rxe, MIDDLE) again where it resumed, and a re-request for part of it
  * ends with LAST where the part ends, so those may appear inside a READ that was asked again. */
 bool
-droce_rd_resp_fits(const struct droce_qp *qp, const struct droce_swqe *w,
-		   const struct droce_pkt *p)
+droce_rd_resp_fits(const struct droce_qp *qp, const struct droce_swqe *w, const struct droce_pkt *p)
 {
 	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
 	uint32_t k = (uint32_t)droce_psn_diff(p->psn, w->first_psn);
@@ -180,18 +179,19 @@ droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fr
 	struct droce_cursor cur = { 0 };
 
 	if (droce_psn_diff(p->psn, r->una) >= DROCE_RD_WIN) {
-		droce_dev_drop(qp->dev, DROCE_DROP_RESP_OUT_OF_SEQ);	/* asked again later */
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_OUT_OF_SEQ); /* asked again later */
 		return;
 	}
 	w = droce_rd_find(qp, p->psn);
-	if (w == NULL || ((op->flags & DROCE_OPF_READ) ? w->opcode != DROCE_WR_RDMA_READ :
-			  (w->opcode != DROCE_WR_ATOMIC_CMP_AND_SWP &&
-			   w->opcode != DROCE_WR_ATOMIC_FETCH_AND_ADD))) {
+	if (w == NULL ||
+	    ((op->flags & DROCE_OPF_READ) ? w->opcode != DROCE_WR_RDMA_READ :
+					    (w->opcode != DROCE_WR_ATOMIC_CMP_AND_SWP &&
+					     w->opcode != DROCE_WR_ATOMIC_FETCH_AND_ADD))) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESP_UNEXPECTED);
 		return;
 	}
 	if (droce_rd_got(qp, p->psn)) {
-		droce_dev_drop(qp->dev, DROCE_DROP_RESP_STALE);	/* a re-request's copy */
+		droce_dev_drop(qp->dev, DROCE_DROP_RESP_STALE); /* a re-request's copy */
 		return;
 	}
 	if (op->flags & DROCE_OPF_READ) {

@@ -63,8 +63,7 @@ droce_copy_out_crc(uint8_t *dst, const struct droce_sge *sge, struct droce_curso
 }
 
 void
-droce_copy_in(const struct droce_sge *sge, struct droce_cursor *c, const uint8_t *src,
-	      uint32_t len)
+droce_copy_in(const struct droce_sge *sge, struct droce_cursor *c, const uint8_t *src, uint32_t len)
 {
 	c->pos += len;
 	while (len > 0) {

@@ -76,7 +76,7 @@ enum droce_cnt {
 #define DROCE_X_CNT_ENUM(e, n) DROCE_CNT_##e,
 	DROCE_CNT_LIST(DROCE_X_CNT_ENUM)
 #undef DROCE_X_CNT_ENUM
-	DROCE_CNT_MAX
+		DROCE_CNT_MAX
 };
 
 struct droce_counter {

@@ -18,25 +18,25 @@
 #ifdef DROCE_CRC32_X86
 #include <immintrin.h>
 
-#define PCLMUL_TARGET __attribute__((target("pclmul,ssse3,sse4.1")))
+#define PCLMUL_TARGET  __attribute__((target("pclmul,ssse3,sse4.1")))
 #define VPCLMUL_TARGET __attribute__((target("pclmul,ssse3,sse4.1,avx512f,vpclmulqdq")))
 
 /* fold by D bits: { low lane: x^(D+63), high lane: x^(D-1) } */
 #define K2048_LO 0xce3371cbu /* x^2111 */
 #define K2048_HI 0xe95c1271u /* x^2047 */
-#define K512_LO  0x8f352d95u /* x^575 */
-#define K512_HI  0x1d9513d7u /* x^511 */
-#define K384_LO  0x3db1ecdcu /* x^447 */
-#define K384_HI  0xaf449247u /* x^383 */
-#define K256_LO  0xf1da05aau /* x^319 */
-#define K256_HI  0x81256527u /* x^255 */
-#define K128_LO  0xae689191u /* x^191 */
-#define K128_HI  0xccaa009eu /* x^127 */
+#define K512_LO	 0x8f352d95u /* x^575 */
+#define K512_HI	 0x1d9513d7u /* x^511 */
+#define K384_LO	 0x3db1ecdcu /* x^447 */
+#define K384_HI	 0xaf449247u /* x^383 */
+#define K256_LO	 0xf1da05aau /* x^319 */
+#define K256_HI	 0x81256527u /* x^255 */
+#define K128_LO	 0xae689191u /* x^191 */
+#define K128_HI	 0xccaa009eu /* x^127 */
 /* final reduction: x^95 and x^63 mod P (bits 32..63); mu = x^64 / P and P (bits 31..63) */
-#define KX95     0xccaa009e00000000ull
-#define KX63     0xb8bc676500000000ull
-#define KMU      0xfb808b2080000000ull
-#define KPOLY    0xedb8832080000000ull
+#define KX95  0xccaa009e00000000ull
+#define KX63  0xb8bc676500000000ull
+#define KMU   0xfb808b2080000000ull
+#define KPOLY 0xedb8832080000000ull
 
 static inline PCLMUL_TARGET __m128i
 crc32_load(const uint8_t *p)
@@ -47,8 +47,9 @@ crc32_load(const uint8_t *p)
 static inline PCLMUL_TARGET __m128i
 crc32_fold(__m128i r, __m128i k, __m128i next)
 {
-	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(r, k, 0x00),
-					   _mm_clmulepi64_si128(r, k, 0x11)), next);
+	return _mm_xor_si128(
+		_mm_xor_si128(_mm_clmulepi64_si128(r, k, 0x00), _mm_clmulepi64_si128(r, k, 0x11)),
+		next);
 }
 
 /* The CRC register (reflected, not inverted) of a 128-bit register: its value times x^32 mod P. */
@@ -75,11 +76,10 @@ crc32_reduce128(__m128i r)
 
 /* pshufb indices: at +16+r shift a register down by r bytes, at +r up by 16-r (0x80 zeroes). */
 static const uint8_t crc32_shuf[48] = {
-	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0,    1,    2,	  3,	4,    5,    6,	  7,
+	8,    9,    10,	  11,	12,   13,   14,	  15,	0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 };
 
 /*
@@ -219,10 +219,9 @@ crc32_vp(uint32_t crc, uint8_t *dst, const uint8_t *buf, size_t len)
 	k = _mm512_set_epi64(0, 0, K128_HI, K128_LO, K256_HI, K256_LO, K384_HI, K384_LO);
 	z1 = _mm512_xor_si512(_mm512_clmulepi64_epi128(z0, k, 0x00),
 			      _mm512_clmulepi64_epi128(z0, k, 0x11));
-	x = _mm_xor_si128(_mm_xor_si128(_mm512_extracti32x4_epi32(z1, 0),
-					_mm512_extracti32x4_epi32(z1, 1)),
-			  _mm_xor_si128(_mm512_extracti32x4_epi32(z1, 2),
-					_mm512_extracti32x4_epi32(z0, 3)));
+	x = _mm_xor_si128(
+		_mm_xor_si128(_mm512_extracti32x4_epi32(z1, 0), _mm512_extracti32x4_epi32(z1, 1)),
+		_mm_xor_si128(_mm512_extracti32x4_epi32(z1, 2), _mm512_extracti32x4_epi32(z0, 3)));
 	return crc32_finish(x, p, len);
 }
 

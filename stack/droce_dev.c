@@ -344,8 +344,8 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 		return;
 	}
 	if (droce_unlikely(p.dqpn == DROCE_MCAST_QPN)) {
-		droce_parse_addrs(frame, &p);	/* the group is the destination GID */
-		droce_mcast_rx(dev, &p, frame, len, now);	/* its own address checks */
+		droce_parse_addrs(frame, &p);		  /* the group is the destination GID */
+		droce_mcast_rx(dev, &p, frame, len, now); /* its own address checks */
 		return;
 	}
 	if (droce_unlikely(!droce_rx_mac_ok(dev, frame))) {
@@ -361,8 +361,8 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 		 * matches, the port's check is implied. */
 		d = droce_rx_path_check(qp, &p, frame);
 		if (droce_unlikely(d != DROCE_DROP_NONE)) {
-			droce_dev_drop(dev, droce_rx_dip_ours(dev, &p, frame) ? d :
-					    DROCE_DROP_DST_IP);
+			droce_dev_drop(dev,
+				       droce_rx_dip_ours(dev, &p, frame) ? d : DROCE_DROP_DST_IP);
 			return;
 		}
 	} else {

@@ -8,9 +8,8 @@ static const char *const drop_names[DROCE_DROP_MAX] = { DROCE_DROP_LIST(DROCE_X_
 static const char *const drop_descs[DROCE_DROP_MAX] = { DROCE_DROP_LIST(DROCE_X_DROP_DESC) };
 
 #define DROCE_X_DROP_CLASS(name, cls, desc) [DROCE_DROP_##name] = DROCE_DROP_CLASS_##cls,
-static const enum droce_drop_class drop_classes[DROCE_DROP_MAX] = {
-	DROCE_DROP_LIST(DROCE_X_DROP_CLASS)
-};
+static const enum droce_drop_class drop_classes[DROCE_DROP_MAX] = { DROCE_DROP_LIST(
+	DROCE_X_DROP_CLASS) };
 
 const char *
 droce_drop_name(enum droce_drop reason)
@@ -27,6 +26,6 @@ droce_drop_desc(enum droce_drop reason)
 enum droce_drop_class
 droce_drop_class(enum droce_drop reason)
 {
-	return (unsigned int)reason < DROCE_DROP_MAX ? drop_classes[reason]
-						     : DROCE_DROP_CLASS_MALFORMED;
+	return (unsigned int)reason < DROCE_DROP_MAX ? drop_classes[reason] :
+						       DROCE_DROP_CLASS_MALFORMED;
 }

@@ -54,7 +54,8 @@
 	X(RESP_UNEXPECTED, TRANSPORT, "response kind does not match the request") \
 	X(MCAST_NOT_GROUP, TRANSPORT, "multicast DestQP 0xFFFFFF sent to a unicast address") \
 	X(MCAST_NO_MEMBER, TRANSPORT, "multicast group with no QP attached here") \
-	X(DST_MAC, TRANSPORT, "destination MAC not this port's (broadcast, or a group not joined)") \
+	X(DST_MAC, TRANSPORT, \
+	  "destination MAC not this port's (broadcast, or a group not joined)") \
 	X(DST_IP, TRANSPORT, "destination IP is not one of this port's GIDs") \
 	X(SRC_GID, TRANSPORT, "source address is not the QP's remote GID") \
 	X(DST_GID, TRANSPORT, "destination GID is not the QP's own (its sgid_index)") \
@@ -73,15 +74,15 @@ enum droce_drop_class {
 	DROCE_DROP_CLASS_OK,
 	DROCE_DROP_CLASS_NOT_ROCE,
 	DROCE_DROP_CLASS_MALFORMED,
-	DROCE_DROP_CLASS_TRANSPORT,	/* a valid RoCEv2 packet the transport refused */
-	DROCE_DROP_CLASS_RUNTIME,	/* refused by the runtime before any engine saw it */
+	DROCE_DROP_CLASS_TRANSPORT, /* a valid RoCEv2 packet the transport refused */
+	DROCE_DROP_CLASS_RUNTIME,   /* refused by the runtime before any engine saw it */
 };
 
 enum droce_drop {
 #define DROCE_X_DROP_ENUM(name, cls, desc) DROCE_DROP_##name,
 	DROCE_DROP_LIST(DROCE_X_DROP_ENUM)
 #undef DROCE_X_DROP_ENUM
-	DROCE_DROP_MAX
+		DROCE_DROP_MAX
 };
 
 /* Short name ("ICRC") and sentence for a reason; "?" for out-of-range values. */

@@ -51,16 +51,16 @@ uint64_t droce_dev_events_lost(const struct droce_dev *dev);
  * from measured round trips (RFC 6298, Karn's rule) resends a lost tail long before the IBTA
  * local ACK timeout (4.096 us x 2^timeout, its upper bound); only that timeout spends retry_cnt.
  */
-#define DROCE_INFLIGHT_CAP_BDP UINT32_MAX	/* cap: path_bps x rtt_ns over the path MTU */
-#define DROCE_INFLIGHT_RTT_NS 10000		/* default round trip of the BDP cap */
-#define DROCE_INFLIGHT_RTO_MIN_NS 20000		/* default floor of the RTO */
+#define DROCE_INFLIGHT_CAP_BDP	  UINT32_MAX /* cap: path_bps x rtt_ns over the path MTU */
+#define DROCE_INFLIGHT_RTT_NS	  10000	     /* default round trip of the BDP cap */
+#define DROCE_INFLIGHT_RTO_MIN_NS 20000	     /* default floor of the RTO */
 
 struct droce_inflight_cfg {
-	uint32_t cap;		/* packets; 0: no cap (the engine's 1024-PSN window); or _CAP_BDP */
-	uint64_t path_bps;	/* the BDP's rate; 0: the device's link_bps (100 Gbit/s unknown) */
-	uint32_t rtt_ns;	/* the BDP's round trip; 0: DROCE_INFLIGHT_RTT_NS */
-	bool rto;		/* resend after an RTO from measured RTT (else the local ACK timeout) */
-	uint32_t rto_min_ns;	/* the RTO's floor */
+	uint32_t cap;	   /* packets; 0: no cap (the engine's 1024-PSN window); or _CAP_BDP */
+	uint64_t path_bps; /* the BDP's rate; 0: the device's link_bps (100 Gbit/s unknown) */
+	uint32_t rtt_ns;   /* the BDP's round trip; 0: DROCE_INFLIGHT_RTT_NS */
+	bool rto;	   /* resend after an RTO from measured RTT (else the local ACK timeout) */
+	uint32_t rto_min_ns; /* the RTO's floor */
 };
 
 /* Defaults: cap from the BDP, RTO on, floor DROCE_INFLIGHT_RTO_MIN_NS. */
@@ -72,12 +72,12 @@ const struct droce_inflight_cfg *droce_dev_inflight(const struct droce_dev *dev)
 int droce_qp_set_inflight(struct droce_qp *qp, const struct droce_inflight_cfg *c);
 
 struct droce_inflight_info {
-	uint32_t cap;		/* packets; 0: none */
+	uint32_t cap; /* packets; 0: none */
 	uint32_t ackreq_every;
-	uint64_t srtt_ns;	/* 0: no sample yet */
+	uint64_t srtt_ns; /* 0: no sample yet */
 	uint64_t rttvar_ns;
-	uint64_t rto_ns;	/* what an early resend waits now (backoff included); 0: none */
-	uint64_t ibta_ns;	/* the local ACK timeout, the RTO's bound (UINT64_MAX: timeout 0) */
+	uint64_t rto_ns;  /* what an early resend waits now (backoff included); 0: none */
+	uint64_t ibta_ns; /* the local ACK timeout, the RTO's bound (UINT64_MAX: timeout 0) */
 };
 int droce_qp_inflight(const struct droce_qp *qp, struct droce_inflight_info *info);
 

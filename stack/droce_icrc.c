@@ -85,8 +85,8 @@ droce_icrc_ref(const uint8_t *l3, uint32_t len)
  * (IBTA A17.3.3). */
 static const uint8_t v4_masked[] = { 1, 8, 10, 11, 20 + 6, 20 + 7, 28 + DROCE_BTH_ICRC_MASK_OFF };
 /* Bytes that change from packet to packet of one connection (see droce_icrc.h). */
-static const uint8_t v4_variable[] = { 2, 3, 4, 5, 20 + 4, 20 + 5, 28, 29, 28 + 8, 28 + 9,
-				       28 + 10, 28 + 11 };
+static const uint8_t v4_variable[] = { 2,  3,  4,      5,      20 + 4,	20 + 5,
+				       28, 29, 28 + 8, 28 + 9, 28 + 10, 28 + 11 };
 #define V4_NVAR (sizeof(v4_variable) / sizeof(v4_variable[0]))
 _Static_assert(V4_NVAR == DROCE_ICRC_V4_NVAR, "gen_crc_tables.py has the same list");
 
@@ -95,7 +95,7 @@ _Static_assert(V4_NVAR == DROCE_ICRC_V4_NVAR, "gen_crc_tables.py has the same li
  * variable and masked bytes of the 40, v4_ones sets the masked ones. Const, generated at build
  * time from the same two lists (gen_crc_tables.py; the unit tests check the fast paths
  * against the bitwise reference). */
-#define v4_tab droce_icrc_v4_tab
+#define v4_tab	droce_icrc_v4_tab
 #define v4_keep droce_icrc_v4_keep.w
 #define v4_ones droce_icrc_v4_ones.w
 
@@ -124,7 +124,7 @@ droce_icrc_v4_base(const uint8_t *l3)
 		blk[8 + v4_masked[i]] = 0xFF;
 	for (i = 0; i < V4_NVAR; i++)
 		blk[8 + v4_variable[i]] = 0;
-	return ~droce_crc32(0, blk, sizeof(blk));	/* register, from all ones at the start */
+	return ~droce_crc32(0, blk, sizeof(blk)); /* register, from all ones at the start */
 }
 
 uint32_t

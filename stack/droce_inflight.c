@@ -24,9 +24,9 @@
 #include "droce_internal.h"
 #include "droce_psn.h"
 
-#define INFLIGHT_MIN_CAP	4	/* below this the window stalls on every ACK's round trip */
-#define INFLIGHT_UNKNOWN_BPS	100000000000ull	/* a port that reports no speed */
-#define INFLIGHT_MAX_BACKOFF	16
+#define INFLIGHT_MIN_CAP     4 /* below this the window stalls on every ACK's round trip */
+#define INFLIGHT_UNKNOWN_BPS 100000000000ull /* a port that reports no speed */
+#define INFLIGHT_MAX_BACKOFF 16
 
 void
 droce_inflight_defaults(struct droce_inflight_cfg *c)
@@ -43,8 +43,9 @@ droce_inflight_defaults(struct droce_inflight_cfg *c)
 static uint32_t
 bdp_pkts(const struct droce_qp *qp, const struct droce_inflight_cfg *c)
 {
-	uint64_t bps = c->path_bps ? c->path_bps :
-		       qp->dev->attr.link_bps ? qp->dev->attr.link_bps : INFLIGHT_UNKNOWN_BPS;
+	uint64_t bps = c->path_bps	      ? c->path_bps :
+		       qp->dev->attr.link_bps ? qp->dev->attr.link_bps :
+						INFLIGHT_UNKNOWN_BPS;
 	uint64_t rtt = c->rtt_ns ? c->rtt_ns : DROCE_INFLIGHT_RTT_NS;
 	uint64_t bytes = bps / 8000 * rtt / 1000000;
 	uint64_t n = (bytes + qp->mtu - 1) / qp->mtu;
@@ -59,7 +60,7 @@ set_limit(struct droce_inflight *f, uint32_t n)
 	f->limit = n;
 	if (n >= DROCE_MAX_INFLIGHT)
 		f->ackreq_every = DROCE_ACKREQ_EVERY;
-	else	/* an ACK per quarter of it: the window reopens before it is used up */
+	else /* an ACK per quarter of it: the window reopens before it is used up */
 		f->ackreq_every = n / 4 ? n / 4 : 1;
 }
 
@@ -70,7 +71,7 @@ droce_inflight_update(struct droce_qp *qp)
 	uint32_t cap = f->cfg.cap;
 
 	if (cap == DROCE_INFLIGHT_CAP_BDP)
-		cap = qp->mtu ? bdp_pkts(qp, &f->cfg) : 0;	/* sized again with the MTU */
+		cap = qp->mtu ? bdp_pkts(qp, &f->cfg) : 0; /* sized again with the MTU */
 	if (cap == 0 || cap >= DROCE_MAX_INFLIGHT) {
 		f->full = DROCE_MAX_INFLIGHT;
 	} else {
@@ -115,8 +116,8 @@ droce_inflight_acked(struct droce_qp *qp, uint32_t una, uint64_t now)
 {
 	struct droce_inflight *f = &qp->inf;
 
-	f->backoff = 0;	/* as the retry count: the path delivers again */
-	if (f->limit < f->full)	/* reopen: double per ACK that moves una (slow start) */
+	f->backoff = 0;		/* as the retry count: the path delivers again */
+	if (f->limit < f->full) /* reopen: double per ACK that moves una (slow start) */
 		set_limit(f, f->limit * 2 < f->full ? f->limit * 2 : f->full);
 	if (f->timing && droce_psn_lt(f->timed_psn, una)) {
 		f->timing = false;
@@ -130,7 +131,7 @@ droce_inflight_rtt(struct droce_qp *qp, uint64_t rtt)
 	struct droce_inflight *f = &qp->inf;
 
 	if (rtt == 0)
-		rtt = 1;	/* 0 means "no sample" */
+		rtt = 1; /* 0 means "no sample" */
 	if (f->srtt == 0) {
 		f->srtt = rtt;
 		f->rttvar = rtt / 2;

@@ -18,16 +18,16 @@ struct droce_qp;
 /* Per QP: its settings and what follows from them; the estimator restarts with the QP. */
 struct droce_inflight {
 	struct droce_inflight_cfg cfg;
-	uint32_t full;		/* the cap in packets, or the engine's window without one */
-	uint32_t limit;		/* PSNs past una the requester may send now: full, or less while
+	uint32_t full;	       /* the cap in packets, or the engine's window without one */
+	uint32_t limit;	       /* PSNs past una the requester may send now: full, or less while
 				 * it reopens after an early resend */
-	uint32_t ackreq_every;	/* AckReq on every Nth packet besides each message's last */
-	uint64_t srtt;		/* ns; 0: no sample yet (the local ACK timeout alone runs) */
+	uint32_t ackreq_every; /* AckReq on every Nth packet besides each message's last */
+	uint64_t srtt;	       /* ns; 0: no sample yet (the local ACK timeout alone runs) */
 	uint64_t rttvar;
-	uint64_t rto;		/* srtt + 4 rttvar, at least cfg.rto_min_ns */
-	uint64_t ibta_at;	/* the local ACK timer's own deadline; req.rto_at may be earlier */
-	uint8_t backoff;	/* early resends since una last moved: the RTO doubles each */
-	bool timing;		/* timed_psn's first transmission is out, unanswered */
+	uint64_t rto;	  /* srtt + 4 rttvar, at least cfg.rto_min_ns */
+	uint64_t ibta_at; /* the local ACK timer's own deadline; req.rto_at may be earlier */
+	uint8_t backoff;  /* early resends since una last moved: the RTO doubles each */
+	bool timing;	  /* timed_psn's first transmission is out, unanswered */
 	uint32_t timed_psn;
 	uint64_t timed_at;
 };

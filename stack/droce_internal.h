@@ -20,30 +20,30 @@
 #include "droce_verbs.h"
 #include "wire/droce_bth.h"
 
-#define DROCE_MAX_SGE		32
-#define DROCE_MAX_INLINE	1024
-#define DROCE_MAX_WR		(1u << 15)
-#define DROCE_MAX_MSG		(1u << 31)	/* verbs max_msg_sz */
-#define DROCE_ACKREQ_EVERY	32	/* AckReq on every Nth packet besides each message's last */
-#define DROCE_MAX_INFLIGHT	1024	/* unacknowledged PSNs a requester keeps out (go-back-N) */
-#define DROCE_RD_WIN		2048	/* PSNs past una a READ/atomic response may be kept from */
-#define DROCE_RESP_RING_SPARE	48	/* response ring slots beyond 2 per responder resource */
-#define DROCE_EVENT_RING	256
-#define DROCE_UD_GRH		40
-#define DROCE_PORT_NUM		1
-#define DROCE_CNP_INTERVAL_NS	4000	/* mlx5 min_time_between_cnps default (4 us) */
-#define DROCE_ICRC_RX_CACHE	64	/* DestQP slots of received ICRC prefix states (power of 2) */
+#define DROCE_MAX_SGE	      32
+#define DROCE_MAX_INLINE      1024
+#define DROCE_MAX_WR	      (1u << 15)
+#define DROCE_MAX_MSG	      (1u << 31) /* verbs max_msg_sz */
+#define DROCE_ACKREQ_EVERY    32   /* AckReq on every Nth packet besides each message's last */
+#define DROCE_MAX_INFLIGHT    1024 /* unacknowledged PSNs a requester keeps out (go-back-N) */
+#define DROCE_RD_WIN	      2048 /* PSNs past una a READ/atomic response may be kept from */
+#define DROCE_RESP_RING_SPARE 48   /* response ring slots beyond 2 per responder resource */
+#define DROCE_EVENT_RING      256
+#define DROCE_UD_GRH	      40
+#define DROCE_PORT_NUM	      1
+#define DROCE_CNP_INTERVAL_NS 4000 /* mlx5 min_time_between_cnps default (4 us) */
+#define DROCE_ICRC_RX_CACHE   64   /* DestQP slots of received ICRC prefix states (power of 2) */
 
 /* Branch layout hints for the per-packet paths. */
-#define droce_likely(x)		__builtin_expect(!!(x), 1)
-#define droce_unlikely(x)	__builtin_expect(!!(x), 0)
+#define droce_likely(x)	  __builtin_expect(!!(x), 1)
+#define droce_unlikely(x) __builtin_expect(!!(x), 0)
 
 struct droce_dev;
 struct droce_sr;
 
 struct droce_pd {
 	struct droce_dev *dev;
-	uint32_t refs;		/* MRs, MWs, QPs, SRQs, AHs using it */
+	uint32_t refs; /* MRs, MWs, QPs, SRQs, AHs using it */
 	bool used;
 };
 
@@ -54,20 +54,20 @@ struct droce_mr {
 	uint32_t lkey;
 	uint32_t rkey;
 	unsigned int access;
-	uint32_t mw_refs;	/* windows bound to it: it stays registered (droce_mw.c) */
+	uint32_t mw_refs; /* windows bound to it: it stays registered (droce_mw.c) */
 	bool used;
 };
 
 /* R_Keys of memory windows have this bit set and MR keys never do: one test tells which table
  * a key names. Below it a window's key is random bits, its slot, and (bits 0-7) the "key"
  * part a bind may change (IBTA 10.6.7.2: the consumer owns those 8 bits). */
-#define DROCE_KEY_MW 0x80000000u
+#define DROCE_KEY_MW	    0x80000000u
 #define DROCE_MW_SLOT_SHIFT 8
 
 struct droce_mw {
 	struct droce_pd *pd;
-	struct droce_mr *mr;	/* bound to; NULL while unbound */
-	struct droce_qp *qp;	/* type 2: the QP it was bound through, the one it serves */
+	struct droce_mr *mr; /* bound to; NULL while unbound */
+	struct droce_qp *qp; /* type 2: the QP it was bound through, the one it serves */
 	uint64_t addr;
 	uint64_t length;
 	uint32_t rkey;
@@ -79,14 +79,14 @@ struct droce_mw {
 struct droce_cq {
 	struct droce_dev *dev;
 	struct droce_wc *ring;
-	uint32_t cap;		/* exactly the cqe asked for: overflow is observable */
-	uint32_t head;		/* next to poll, 0..cap-1 */
+	uint32_t cap;  /* exactly the cqe asked for: overflow is observable */
+	uint32_t head; /* next to poll, 0..cap-1 */
 	uint32_t count;
 	uint32_t refs;
 	bool overflow;
 	bool armed;
 	bool solicited_only;
-	uint64_t events;	/* completion events raised by req_notify arming */
+	uint64_t events; /* completion events raised by req_notify arming */
 	void *context;
 	bool used;
 };
@@ -95,15 +95,15 @@ struct droce_cq {
 struct droce_rwqe {
 	uint64_t wr_id;
 	uint32_t num_sge;
-	uint32_t length;	/* sum of SGE lengths */
+	uint32_t length; /* sum of SGE lengths */
 	struct droce_sge *sge;
 };
 
 /* Byte position inside an SGE list, advanced as data is copied in order. */
 struct droce_cursor {
 	uint32_t sge;
-	uint32_t off;		/* within that SGE */
-	uint32_t pos;		/* from the start of the message */
+	uint32_t off; /* within that SGE */
+	uint32_t pos; /* from the start of the message */
 };
 
 struct droce_rq {
@@ -112,14 +112,14 @@ struct droce_rq {
 	uint32_t mask;
 	uint32_t max_wr;
 	uint32_t max_sge;
-	uint32_t head;		/* posted */
-	uint32_t tail;		/* consumed */
+	uint32_t head; /* posted */
+	uint32_t tail; /* consumed */
 };
 
 struct droce_srq {
 	struct droce_pd *pd;
 	struct droce_rq rq;
-	uint32_t limit;		/* armed when non-zero (IBTA 10.2.9.2: one event, then disarmed) */
+	uint32_t limit; /* armed when non-zero (IBTA 10.2.9.2: one event, then disarmed) */
 	uint32_t refs;
 	void *context;
 	bool used;
@@ -136,29 +136,29 @@ struct droce_ah {
 struct droce_hdr_tmpl {
 	uint8_t b[64];
 	uint16_t l3_off, l4_off, bth_off;
-	uint32_t csum_base;	/* IPv4 header sum with total length and checksum zero */
-	uint32_t icrc_base;	/* droce_icrc_v4_base() of these headers and the QP's BTH */
-	uint32_t dqpn;		/* the BTH DestQP icrc_base holds */
+	uint32_t csum_base; /* IPv4 header sum with total length and checksum zero */
+	uint32_t icrc_base; /* droce_icrc_v4_base() of these headers and the QP's BTH */
+	uint32_t dqpn;	    /* the BTH DestQP icrc_base holds */
 	/* The whole ACK frame (opcode 0x11, PSN 0, AETH 0) up to the ICRC, and the ICRC register
 	 * after its prefix with the PSN word zero: an ACK/NAK writes PSN and AETH only. */
 	uint8_t ack[64];
-	uint16_t ack_len;	/* frame length, ICRC included */
+	uint16_t ack_len; /* frame length, ICRC included */
 	uint32_t ack_reg;
 	bool valid;
 };
 
 enum droce_swqe_state {
-	DROCE_SWQE_POSTED,	/* not yet sent */
-	DROCE_SWQE_STARTED,	/* some packet sent */
-	DROCE_SWQE_SENT,	/* every packet sent, waiting for the response */
-	DROCE_SWQE_DONE,	/* completed (READ data in, or acknowledged) */
+	DROCE_SWQE_POSTED,  /* not yet sent */
+	DROCE_SWQE_STARTED, /* some packet sent */
+	DROCE_SWQE_SENT,    /* every packet sent, waiting for the response */
+	DROCE_SWQE_DONE,    /* completed (READ data in, or acknowledged) */
 };
 
 struct droce_swqe {
 	uint64_t wr_id;
 	enum droce_wr_opcode opcode;
 	unsigned int flags;
-	uint32_t imm;		/* network order, as posted */
+	uint32_t imm; /* network order, as posted */
 	uint32_t inv_rkey;
 	uint32_t rkey;
 	uint64_t raddr;
@@ -171,13 +171,13 @@ struct droce_swqe {
 	uint32_t num_sge;
 	struct droce_sge *sge;
 	uint32_t first_psn;
-	uint32_t npkts;		/* PSNs the message spans (READ: response packets) */
+	uint32_t npkts; /* PSNs the message spans (READ: response packets) */
 	enum droce_swqe_state state;
-	bool checked;		/* local SGEs validated */
-	bool timed;		/* its last packet left once, at sent_ns: an RTT sample (on_rtt) */
-	bool part_asked;	/* READ: a part of it was re-requested (droce_comp_rd.c) */
-	uint32_t sr_ord;	/* selective repeat: its receive ordinal (stack/wire/droce_srh.h) */
-	bool sr;		/* marked for selective repeat, placement headers (droce_sr.h) */
+	bool checked;	 /* local SGEs validated */
+	bool timed;	 /* its last packet left once, at sent_ns: an RTT sample (on_rtt) */
+	bool part_asked; /* READ: a part of it was re-requested (droce_comp_rd.c) */
+	uint32_t sr_ord; /* selective repeat: its receive ordinal (stack/wire/droce_srh.h) */
+	bool sr;	 /* marked for selective repeat, placement headers (droce_sr.h) */
 	uint64_t sent_ns;
 	/* BIND_MW: the window, the MR and access; the range is raddr + compare_add bytes, the
 	 * new key rkey. */
@@ -188,7 +188,7 @@ struct droce_swqe {
 
 enum droce_resp_kind {
 	DROCE_RESP_ACK,
-	DROCE_RESP_NAK,		/* syndrome in .syn */
+	DROCE_RESP_NAK, /* syndrome in .syn */
 	DROCE_RESP_READ,
 	DROCE_RESP_ATOMIC,
 };
@@ -196,14 +196,14 @@ enum droce_resp_kind {
 struct droce_resp_item {
 	enum droce_resp_kind kind;
 	uint8_t syn;
-	bool first;		/* READ: nothing sent yet */
-	bool dup;		/* READ/atomic: answers a duplicate (holds no responder resource) */
-	bool sel;		/* NAK: a selective NAK, its MSN field a PSN (droce_sr.h) */
-	uint32_t psn;		/* next PSN to send (READ), or the PSN acknowledged */
+	bool first;   /* READ: nothing sent yet */
+	bool dup;     /* READ/atomic: answers a duplicate (holds no responder resource) */
+	bool sel;     /* NAK: a selective NAK, its MSN field a PSN (droce_sr.h) */
+	uint32_t psn; /* next PSN to send (READ), or the PSN acknowledged */
 	uint32_t msn;
-	uintptr_t va;		/* READ: next byte */
-	uint32_t left;		/* READ: bytes still to send */
-	uint64_t orig;		/* atomic: the original value */
+	uintptr_t va;  /* READ: next byte */
+	uint32_t left; /* READ: bytes still to send */
+	uint64_t orig; /* atomic: the original value */
 };
 
 struct droce_atomic_res {
@@ -222,31 +222,31 @@ enum droce_rmsg {
 struct droce_responder {
 	uint32_t epsn;
 	uint32_t msn;
-	bool nak_seq_sent;	/* one sequence-error NAK per gap (IBTA 9.7.5.1.1) */
-	bool nak_seq_unacked;	/* a sequence NAK went out, no ACK or response since */
+	bool nak_seq_sent;    /* one sequence-error NAK per gap (IBTA 9.7.5.1.1) */
+	bool nak_seq_unacked; /* a sequence NAK went out, no ACK or response since */
 	enum droce_rmsg msg;
 	bool have_rwqe;
-	struct droce_rwqe rwqe;	/* its SGEs copied to sges: the ring slot may be reposted */
+	struct droce_rwqe rwqe; /* its SGEs copied to sges: the ring slot may be reposted */
 	struct droce_sge sges[DROCE_MAX_SGE];
 	struct droce_cursor cur;
-	uintptr_t wr_va;	/* RDMA WRITE: next byte */
-	uint32_t wr_left;	/* RDMA WRITE: bytes still expected */
-	uint32_t wr_len;	/* RDMA WRITE: the RETH length */
-	bool uc_drop;		/* UC: discard the rest of this message */
+	uintptr_t wr_va;  /* RDMA WRITE: next byte */
+	uint32_t wr_left; /* RDMA WRITE: bytes still expected */
+	uint32_t wr_len;  /* RDMA WRITE: the RETH length */
+	bool uc_drop;	  /* UC: discard the rest of this message */
 	/* Sized by max_dest_rd_atomic (droce_resp_reserve): each responder resource's response,
 	 * a replay of it, and the ACKs between them. */
 	struct droce_resp_item *ring;
 	uint32_t ring_mask;
 	uint32_t ring_head, ring_tail;
-	struct droce_atomic_res *atomics;	/* n_atomics results: one per responder resource */
+	struct droce_atomic_res *atomics; /* n_atomics results: one per responder resource */
 	uint32_t n_atomics, atomic_next;
-	uint32_t rd_pending;	/* new READ/atomic requests in ring: max_dest_rd_atomic bounds it */
+	uint32_t rd_pending; /* new READ/atomic requests in ring: max_dest_rd_atomic bounds it */
 	/* The NAK that ends the QP: sent once the ring (earlier requests' responses) is empty,
 	 * then the QP enters ERR (IBTA 9.5, 9.7.5.1, 10.3.1); requests are dropped meanwhile. */
 	struct droce_resp_item final_nak;
 	bool final_nak_pending;
-	enum droce_event_type final_ev;	/* raised when the QP enters ERR */
-	bool comm_est;		/* COMM_EST raised */
+	enum droce_event_type final_ev; /* raised when the QP enters ERR */
+	bool comm_est;			/* COMM_EST raised */
 };
 
 struct droce_requester {
@@ -255,32 +255,32 @@ struct droce_requester {
 	uint8_t *inline_buf;
 	uint32_t mask;
 	uint32_t max_wr;
-	uint32_t head;		/* posted */
-	uint32_t comp;		/* oldest not completed */
-	uint32_t next;		/* WQE being or to be transmitted */
-	uint32_t sent_hi;	/* one past the last WQE ever started (> next after a rewind) */
-	uint32_t psn;		/* next PSN to send */
-	uint32_t una;		/* oldest unacknowledged PSN */
-	uint32_t max_psn_sent;	/* one past the highest PSN ever sent (ghost-ACK check) */
-	uint32_t off;		/* bytes of ring[next] already sent */
+	uint32_t head;	       /* posted */
+	uint32_t comp;	       /* oldest not completed */
+	uint32_t next;	       /* WQE being or to be transmitted */
+	uint32_t sent_hi;      /* one past the last WQE ever started (> next after a rewind) */
+	uint32_t psn;	       /* next PSN to send */
+	uint32_t una;	       /* oldest unacknowledged PSN */
+	uint32_t max_psn_sent; /* one past the highest PSN ever sent (ghost-ACK check) */
+	uint32_t off;	       /* bytes of ring[next] already sent */
 	struct droce_cursor cur;
-	uint32_t rd_out;	/* READ/atomic outstanding */
+	uint32_t rd_out; /* READ/atomic outstanding */
 	uint32_t since_ackreq;
 	/* Completer side */
-	struct droce_cursor rd_cur;	/* READ response data position in ring[comp] */
+	struct droce_cursor rd_cur; /* READ response data position in ring[comp] */
 	uint32_t retry_left;
 	uint32_t rnr_left;
 	/* READ/atomic responses past a gap (droce_comp_rd.c), bit psn & (DROCE_RD_WIN - 1) for
 	 * PSNs in [una, rd_hi): placed as they come, so a lost one costs one re-request. */
-	uint64_t rd_got[DROCE_RD_WIN / 64];	/* answered: response placed, or implicitly ACKed */
-	uint64_t rd_asked[DROCE_RD_WIN / 64];	/* missing and re-requested, not known lost again */
-	uint32_t rd_hi;		/* the responder has answered every PSN below it */
-	uint32_t rd_hint;	/* ring index of the WQE the last response ahead belonged to */
-	uint32_t rd_wm;		/* max_psn_sent when the last re-request left */
-	bool rd_scan;		/* a PSN below rd_hi may want a re-request */
-	bool sr_scan;		/* selective repeat: a PSN may want resending (droce_sr_req.c) */
-	uint64_t rto_at;	/* local ACK timeout, UINT64_MAX when nothing is outstanding */
-	uint64_t rnr_at;	/* RNR wait end, UINT64_MAX when not waiting */
+	uint64_t rd_got[DROCE_RD_WIN / 64];   /* answered: response placed, or implicitly ACKed */
+	uint64_t rd_asked[DROCE_RD_WIN / 64]; /* missing and re-requested, not known lost again */
+	uint32_t rd_hi;			      /* the responder has answered every PSN below it */
+	uint32_t rd_hint; /* ring index of the WQE the last response ahead belonged to */
+	uint32_t rd_wm;	  /* max_psn_sent when the last re-request left */
+	bool rd_scan;	  /* a PSN below rd_hi may want a re-request */
+	bool sr_scan;	  /* selective repeat: a PSN may want resending (droce_sr_req.c) */
+	uint64_t rto_at;  /* local ACK timeout, UINT64_MAX when nothing is outstanding */
+	uint64_t rnr_at;  /* RNR wait end, UINT64_MAX when not waiting */
 	bool drained_notified;
 };
 
@@ -297,71 +297,71 @@ struct droce_qp {
 	struct droce_qp_cap cap;
 	bool sq_sig_all;
 	void *context;
-	uint32_t mtu;		/* bytes */
-	uint32_t seg;		/* SEND/WRITE data bytes per packet: mtu less any placement header */
-	struct droce_sr *sr;	/* selective repeat state (droce_sr.h); NULL: go-back-N */
+	uint32_t mtu;	     /* bytes */
+	uint32_t seg;	     /* SEND/WRITE data bytes per packet: mtu less any placement header */
+	struct droce_sr *sr; /* selective repeat state (droce_sr.h); NULL: go-back-N */
 	uint16_t udp_sport;
-	struct droce_pkt tmpl;	/* connected QPs: every header field that never changes */
-	struct droce_hdr_tmpl htmpl;	/* the same as bytes, for the IPv4 fast path */
+	struct droce_pkt tmpl;	     /* connected QPs: every header field that never changes */
+	struct droce_hdr_tmpl htmpl; /* the same as bytes, for the IPv4 fast path */
 	struct droce_rq rq;
 	struct droce_requester req;
-	struct droce_inflight inf;	/* the requester's cap and RTO (droce_inflight.c) */
+	struct droce_inflight inf; /* the requester's cap and RTO (droce_inflight.c) */
 	struct droce_responder resp;
 	struct droce_cc_state cc;
 	const struct droce_cc_ops *cc_ops;
-	union droce_cc_params cc_params;	/* cc.params points here */
+	union droce_cc_params cc_params; /* cc.params points here */
 	/* Scheduling */
-	struct droce_qp *rnext, *rprev;	/* ready list */
+	struct droce_qp *rnext, *rprev; /* ready list */
 	bool ready;
-	uint32_t heap_idx;		/* timer heap slot, UINT32_MAX when absent */
+	uint32_t heap_idx; /* timer heap slot, UINT32_MAX when absent */
 	uint64_t deadline;
-	uint64_t cc_at;			/* CC holds the next data packet until then */
+	uint64_t cc_at; /* CC holds the next data packet until then */
 	/* DCQCN notification point: one CNP owed to the data sender (Annex A17.9.3) */
 	bool np_pending;
 	uint32_t np_dqpn;
-	uint64_t np_last;		/* when the last CNP left; UINT64_MAX: never */
-	struct droce_pkt *np_ud;	/* UD: the sender's address, from the marked packet */
+	uint64_t np_last;	 /* when the last CNP left; UINT64_MAX: never */
+	struct droce_pkt *np_ud; /* UD: the sender's address, from the marked packet */
 	uint64_t cnt[DROCE_CNT_MAX];
-	uint32_t mcast_n;		/* multicast groups it is attached to (droce_mcast.c) */
-	uint32_t mw_n;			/* type 2 windows bound to it (droce_mw.c) */
-	bool mcast_no_self;		/* block_self_mcast_lb */
+	uint32_t mcast_n;   /* multicast groups it is attached to (droce_mcast.c) */
+	uint32_t mw_n;	    /* type 2 windows bound to it (droce_mw.c) */
+	bool mcast_no_self; /* block_self_mcast_lb */
 	/* RC/UC receive address check (droce_rx_addr.h): the path's IPv4 addresses as numbers,
 	 * set with the AV (droce_qp_build_tmpl); an IPv6 path compares tmpl's GIDs. */
 	bool rx_v4;
-	uint32_t rx_sip;		/* the remote GID's address: a request's source */
-	uint32_t rx_dip;		/* the local GID's (sgid_index) */
+	uint32_t rx_sip; /* the remote GID's address: a request's source */
+	uint32_t rx_dip; /* the local GID's (sgid_index) */
 	bool used;
 };
 
 /* A multicast group this device has members of: its GID and the UD QPs attached. */
 struct droce_mcast_grp {
 	uint8_t gid[16];
-	uint8_t mac[6];		/* the Ethernet group address its frames arrive on */
-	uint32_t nqp;		/* 0: a free slot */
+	uint8_t mac[6]; /* the Ethernet group address its frames arrive on */
+	uint32_t nqp;	/* 0: a free slot */
 	struct droce_qp *qps[DROCE_MCAST_QPS];
 };
 
 struct droce_dev {
 	struct droce_dev_attr attr;
-	bool sr_default;	/* new RC QPs use selective repeat (droce_dev_set_recovery) */
+	bool sr_default; /* new RC QPs use selective repeat (droce_dev_set_recovery) */
 	struct droce_io io;
-	uint32_t active_mtu;	/* enum droce_mtu */
-	unsigned int rx_parse_flags;	/* checks offloaded to the NIC */
-	uint64_t cnp_interval_ns;	/* at most one CNP per QP per interval */
-	struct droce_inflight_cfg inflight;	/* what new QPs start with */
-	const struct droce_cc_ops *cc_default;	/* what new QPs start with (NULL: "none") */
-	union droce_cc_params cc_params;	/* and with which parameters */
-	struct droce_cc_registry cc_reg;	/* algorithms beyond the built-in ones */
+	uint32_t active_mtu;		       /* enum droce_mtu */
+	unsigned int rx_parse_flags;	       /* checks offloaded to the NIC */
+	uint64_t cnp_interval_ns;	       /* at most one CNP per QP per interval */
+	struct droce_inflight_cfg inflight;    /* what new QPs start with */
+	const struct droce_cc_ops *cc_default; /* what new QPs start with (NULL: "none") */
+	union droce_cc_params cc_params;       /* and with which parameters */
+	struct droce_cc_registry cc_reg;       /* algorithms beyond the built-in ones */
 	struct droce_pd *pds;
 	struct droce_mr *mrs;
-	uint32_t mr_mask;	/* mrs has mr_mask + 1 slots; key & mr_mask is the slot */
+	uint32_t mr_mask; /* mrs has mr_mask + 1 slots; key & mr_mask is the slot */
 	struct droce_mw *mws;
-	uint32_t mw_mask;	/* mws has mw_mask + 1 slots; the slot is in bits 8.. of the key */
+	uint32_t mw_mask; /* mws has mw_mask + 1 slots; the slot is in bits 8.. of the key */
 	struct droce_cq *cqs;
 	struct droce_srq *srqs;
 	struct droce_ah *ahs;
 	struct droce_qp *qps;
-	uint32_t qp_mask;	/* qps has qp_mask + 1 slots; qpn & qp_mask is the slot */
+	uint32_t qp_mask; /* qps has qp_mask + 1 slots; qpn & qp_mask is the slot */
 	uint32_t qpn_gen;
 	/* free slots of qps, mrs and cqs: a create finds one without a scan */
 	struct droce_slots qp_slots, mr_slots, cq_slots;
@@ -371,8 +371,8 @@ struct droce_dev {
 	struct droce_async_event ev[DROCE_EVENT_RING];
 	uint32_t ev_head, ev_tail;
 	uint64_t ev_lost;
-	uint64_t now;		/* the latest now_ns the caller gave */
-	uint64_t cnt_gone[DROCE_CNT_MAX];	/* counters of destroyed QPs */
+	uint64_t now;			  /* the latest now_ns the caller gave */
+	uint64_t cnt_gone[DROCE_CNT_MAX]; /* counters of destroyed QPs */
 	struct droce_drop_stats drops;
 	/* Received frames' ICRC prefix state, by DestQP (droce_parse_rx) */
 	struct droce_icrc_v4_cache icrc_rx[DROCE_ICRC_RX_CACHE];
@@ -651,8 +651,8 @@ droce_tx_pkt_init(const struct droce_qp *qp, struct droce_pkt *p)
 }
 
 /* droce_tx.c: frame output */
-uint8_t *droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len,
-			void **cookie, uint8_t **payload);
+uint8_t *droce_tx_begin(struct droce_qp *qp, struct droce_pkt *p, uint32_t pay_len, void **cookie,
+			uint8_t **payload);
 /* An ACK or NAK (AETH syndrome syn) from the ACK template; only when qp->htmpl.valid.
  * srcap: the selective-repeat mark. 1 sent, -EAGAIN no buffer. */
 int droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn, bool srcap);

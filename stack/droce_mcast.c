@@ -48,7 +48,7 @@ static void
 grp_remove(struct droce_mcast_grp *g, unsigned int i)
 {
 	g->qps[i]->mcast_n--;
-	g->qps[i] = g->qps[--g->nqp];	/* an empty group is a free slot */
+	g->qps[i] = g->qps[--g->nqp]; /* an empty group is a free slot */
 }
 
 int
@@ -76,7 +76,7 @@ droce_mcast_attach(struct droce_qp *qp, const uint8_t gid[16])
 		droce_gid_mcast_mac(gid, g->mac);
 	}
 	if (grp_member(g, qp) >= 0)
-		return 0;	/* attached already: as in rxe, not an error */
+		return 0; /* attached already: as in rxe, not an error */
 	if (g->nqp == DROCE_MCAST_QPS)
 		return -ENOMEM;
 	g->qps[g->nqp++] = qp;
@@ -134,8 +134,8 @@ deliver(const struct droce_mcast_grp *g, const struct droce_pkt *p, const uint8_
 }
 
 void
-droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *frame,
-	       uint32_t len, uint64_t now)
+droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *frame, uint32_t len,
+	       uint64_t now)
 {
 	const struct droce_opcode_info *op = droce_opcode_info(p->opcode);
 	struct droce_mcast_grp *g;
@@ -160,7 +160,7 @@ droce_mcast_rx(struct droce_dev *dev, const struct droce_pkt *p, const uint8_t *
 		droce_dev_drop(dev, DROCE_DROP_DST_MAC);
 		return;
 	}
-	if (!droce_pkey_ok(p->pkey)) {	/* as for a unicast datagram */
+	if (!droce_pkey_ok(p->pkey)) { /* as for a unicast datagram */
 		droce_dev_drop(dev, DROCE_DROP_PKEY);
 		return;
 	}

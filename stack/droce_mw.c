@@ -116,8 +116,8 @@ droce_mw_check_remote(struct droce_qp *qp, uint32_t rkey, uint64_t va, uint64_t 
 static bool
 bind_ok(const struct droce_qp *qp, const struct droce_swqe *w)
 {
-	const unsigned int remote = DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_WRITE |
-				    DROCE_ACCESS_REMOTE_ATOMIC;
+	const unsigned int remote =
+		DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_ATOMIC;
 	const struct droce_mw *mw = w->mw;
 	const struct droce_mr *mr = w->bind_mr;
 	uint64_t len = w->compare_add;
@@ -138,7 +138,7 @@ bind_ok(const struct droce_qp *qp, const struct droce_swqe *w)
 			return false;
 	}
 	if (len == 0)
-		return mr == NULL || mr->used;	/* type 1 unbind */
+		return mr == NULL || mr->used; /* type 1 unbind */
 	if (mr == NULL || !mr->used || mr->pd != mw->pd)
 		return false;
 	/* C10-73: the MR allows windows */
@@ -160,7 +160,7 @@ droce_mw_bind(struct droce_qp *qp, const struct droce_swqe *w)
 	if (!bind_ok(qp, w))
 		return DROCE_WC_MW_BIND_ERR;
 	unbind(mw);
-	mw->rkey = w->rkey;	/* a new low byte (bind_ok: the rest is the window's) */
+	mw->rkey = w->rkey; /* a new low byte (bind_ok: the rest is the window's) */
 	if (w->compare_add == 0)
 		return DROCE_WC_SUCCESS;
 	mw->mr = w->bind_mr;

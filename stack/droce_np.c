@@ -93,7 +93,7 @@ droce_np_tx(struct droce_qp *qp, uint64_t now)
 	if (buf == NULL)
 		return -EAGAIN;
 	if (droce_build_hdrs(buf, droce_build_frame_len(&p, 0), &p, 0) < 0) {
-		qp->dev->io.tx_send(qp->dev->io.ctx, cookie, 0);	/* hand the buffer back */
+		qp->dev->io.tx_send(qp->dev->io.ctx, cookie, 0); /* hand the buffer back */
 		qp->np_pending = false;
 		return 0;
 	}

@@ -21,10 +21,9 @@
 #define SZ_CNP	  sizeof(struct droce_cnp)
 
 const uint8_t droce_hdr_size[DROCE_HDR_MAX] = {
-	[DROCE_HDR_DETH] = SZ_DETH,	[DROCE_HDR_RETH] = SZ_RETH,
-	[DROCE_HDR_ATMETH] = SZ_ATMETH, [DROCE_HDR_AETH] = SZ_AETH,
-	[DROCE_HDR_ATMACK] = SZ_ATMACK, [DROCE_HDR_IMMDT] = SZ_IMMDT,
-	[DROCE_HDR_IETH] = SZ_IETH,	[DROCE_HDR_CNP] = SZ_CNP,
+	[DROCE_HDR_DETH] = SZ_DETH, [DROCE_HDR_RETH] = SZ_RETH,	    [DROCE_HDR_ATMETH] = SZ_ATMETH,
+	[DROCE_HDR_AETH] = SZ_AETH, [DROCE_HDR_ATMACK] = SZ_ATMACK, [DROCE_HDR_IMMDT] = SZ_IMMDT,
+	[DROCE_HDR_IETH] = SZ_IETH, [DROCE_HDR_CNP] = SZ_CNP,
 };
 
 /* Bytes taken by the headers of mask m that come before header index h (wire order). */
@@ -47,13 +46,11 @@ const uint8_t droce_hdr_size[DROCE_HDR_MAX] = {
 		.flags = (f), \
 		.hdrs = (m), \
 		.hdr_len = BEFORE(m, DROCE_HDR_MAX), \
-		.off = { OFF(m, 0), OFF(m, 1), OFF(m, 2), OFF(m, 3), \
-			 OFF(m, 4), OFF(m, 5), OFF(m, 6), OFF(m, 7) }, \
+		.off = { OFF(m, 0), OFF(m, 1), OFF(m, 2), OFF(m, 3), OFF(m, 4), OFF(m, 5), \
+			 OFF(m, 6), OFF(m, 7) }, \
 	},
 
-const struct droce_opcode_info droce_opcode_table[256] = {
-	DROCE_OPCODE_LIST(DROCE_X_TABLE)
-};
+const struct droce_opcode_info droce_opcode_table[256] = { DROCE_OPCODE_LIST(DROCE_X_TABLE) };
 
 #define DROCE_X_VALUE(opname, val, m, f) val,
 const uint8_t droce_opcode_values[] = { DROCE_OPCODE_LIST(DROCE_X_VALUE) };

@@ -40,18 +40,18 @@ enum droce_opf {
 	DROCE_OPF_UC = 1u << 1,
 	DROCE_OPF_UD = 1u << 2,
 	DROCE_OPF_CNP = 1u << 3,
-	DROCE_OPF_FIRST = 1u << 4,	/* first packet of a message (ONLY = FIRST | LAST) */
+	DROCE_OPF_FIRST = 1u << 4, /* first packet of a message (ONLY = FIRST | LAST) */
 	DROCE_OPF_MIDDLE = 1u << 5,
 	DROCE_OPF_LAST = 1u << 6,
-	DROCE_OPF_PAYLOAD = 1u << 7,	/* may carry payload */
-	DROCE_OPF_REQ = 1u << 8,	/* requester to responder */
-	DROCE_OPF_RESP = 1u << 9,	/* responder to requester (ACK, READ response, atomic ACK) */
-	DROCE_OPF_SEND = 1u << 10,	/* consumes a receive WQE */
+	DROCE_OPF_PAYLOAD = 1u << 7, /* may carry payload */
+	DROCE_OPF_REQ = 1u << 8,     /* requester to responder */
+	DROCE_OPF_RESP = 1u << 9,    /* responder to requester (ACK, READ response, atomic ACK) */
+	DROCE_OPF_SEND = 1u << 10,   /* consumes a receive WQE */
 	DROCE_OPF_WRITE = 1u << 11,
 	DROCE_OPF_READ = 1u << 12,
 	DROCE_OPF_ATOMIC = 1u << 13,
-	DROCE_OPF_IMM = 1u << 14,	/* carries ImmDt: completes a receive WQE */
-	DROCE_OPF_INV = 1u << 15,	/* carries IETH */
+	DROCE_OPF_IMM = 1u << 14,	   /* carries ImmDt: completes a receive WQE */
+	DROCE_OPF_INV = 1u << 15,	   /* carries IETH */
 	DROCE_OPF_ATOMIC_WRITE = 1u << 16, /* an RDMA WRITE of 8 bytes, placed as one store */
 };
 
@@ -122,11 +122,11 @@ enum droce_opcode {
 };
 
 struct droce_opcode_info {
-	const char *name;		/* NULL: opcode not supported (IBTA: reserved or RD) */
-	uint32_t flags;			/* enum droce_opf */
-	uint16_t hdrs;			/* bit per enum droce_hdr present */
-	uint8_t hdr_len;		/* BTH + extension headers */
-	uint8_t off[DROCE_HDR_MAX];	/* offset of each present header from the BTH */
+	const char *name;	    /* NULL: opcode not supported (IBTA: reserved or RD) */
+	uint32_t flags;		    /* enum droce_opf */
+	uint16_t hdrs;		    /* bit per enum droce_hdr present */
+	uint8_t hdr_len;	    /* BTH + extension headers */
+	uint8_t off[DROCE_HDR_MAX]; /* offset of each present header from the BTH */
 };
 
 extern const struct droce_opcode_info droce_opcode_table[256];

@@ -34,8 +34,8 @@ bool
 droce_gid_is_multicast(const uint8_t gid[16])
 {
 	if (droce_gid_is_v4(gid))
-		return (gid[12] & 0xF0) == 0xE0;	/* 224.0.0.0/4 (RFC 5771) */
-	return gid[0] == 0xFF;				/* ff00::/8 (RFC 4291 2.7) */
+		return (gid[12] & 0xF0) == 0xE0; /* 224.0.0.0/4 (RFC 5771) */
+	return gid[0] == 0xFF;			 /* ff00::/8 (RFC 4291 2.7) */
 }
 
 void
@@ -145,8 +145,7 @@ parse_ipv4(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end
 /* IPv6 (RFC 8200); RoCEv2 puts UDP directly after the fixed header (IBTA A17.4.2). ident: as
  * parse_ipv4's. */
 static inline __attribute__((always_inline)) enum droce_drop
-parse_ipv6(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end,
-	   const bool ident)
+parse_ipv6(const uint8_t *f, uint32_t len, struct droce_pkt *p, uint32_t *l3_end, const bool ident)
 {
 	const struct droce_ipv6_hdr *ip = (const void *)(f + p->l3_off);
 	uint32_t vtc, plen;
@@ -383,12 +382,12 @@ droce_parse_rx(const uint8_t *f, uint32_t len, struct droce_pkt *p, unsigned int
 	/* The common shape, IPv4 without options right after Ethernet or one 802.1Q tag: the
 	 * same checks with every offset a constant. Anything else takes the general walk. */
 	if (__builtin_expect(etype == DROCE_ETHERTYPE_IPV4 &&
-			     len >= p->l3_off + sizeof(struct droce_ipv4_hdr) &&
-			     f[p->l3_off] == DROCE_IPV4_VERSION_IHL, 1))
-		return p->l3_off == l2 ?
-			parse_v4_at(f, len, p, flags, cache, cache_mask, l2) :
-			parse_v4_at(f, len, p, flags, cache, cache_mask,
-				    l2 + sizeof(struct droce_vlan_hdr));
+				     len >= p->l3_off + sizeof(struct droce_ipv4_hdr) &&
+				     f[p->l3_off] == DROCE_IPV4_VERSION_IHL,
+			     1))
+		return p->l3_off == l2 ? parse_v4_at(f, len, p, flags, cache, cache_mask, l2) :
+					 parse_v4_at(f, len, p, flags, cache, cache_mask,
+						     l2 + sizeof(struct droce_vlan_hdr));
 	return parse_l3(f, len, p, flags, etype);
 }
 

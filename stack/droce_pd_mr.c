@@ -33,7 +33,7 @@ droce_pd_dealloc(struct droce_pd *pd)
 	if (pd == NULL || !pd->used)
 		return -EINVAL;
 	if (pd->refs != 0)
-		return -EBUSY;	/* verbs: objects still use it */
+		return -EBUSY; /* verbs: objects still use it */
 	pd->used = false;
 	return 0;
 }
@@ -65,7 +65,7 @@ droce_mr_reg(struct droce_pd *pd, void *addr, size_t length, unsigned int access
 	if ((uintptr_t)addr + length < (uintptr_t)addr || (addr == NULL && length != 0))
 		goto fail;
 	dev = pd->dev;
-	slot = droce_slots_take(&dev->mr_slots);	/* slots 1 .. max_mr */
+	slot = droce_slots_take(&dev->mr_slots); /* slots 1 .. max_mr */
 	if (slot < 0) {
 		e = ENOMEM;
 		goto fail;
@@ -95,7 +95,7 @@ droce_mr_dereg(struct droce_mr *mr)
 	if (mr == NULL || !mr->used)
 		return -EINVAL;
 	if (mr->mw_refs != 0)
-		return -EBUSY;	/* verbs: memory windows are still bound to it */
+		return -EBUSY; /* verbs: memory windows are still bound to it */
 	mr->used = false;
 	mr->pd->refs--;
 	droce_slots_put(&mr->pd->dev->mr_slots, (uint32_t)(mr - mr->pd->dev->mrs));
@@ -122,10 +122,11 @@ droce_mr_check_local(struct droce_pd *pd, const struct droce_sge *sge, unsigned 
 	struct droce_mr *mr;
 
 	if (sge->length == 0)
-		return 0;	/* nothing is touched */
+		return 0; /* nothing is touched */
 	mr = droce_dev_mr(pd->dev, sge->lkey);
 	if (mr == NULL || mr->lkey != sge->lkey || mr->pd != pd ||
-	    (mr->access & access) != access || !droce_range_in(mr->addr, mr->length, sge->addr, sge->length))
+	    (mr->access & access) != access ||
+	    !droce_range_in(mr->addr, mr->length, sge->addr, sge->length))
 		return -EACCES;
 	return 0;
 }

@@ -14,32 +14,32 @@
 
 struct droce_pkt {
 	/* Where things are in the frame (filled by the parser and the builder). */
-	uint16_t l3_off;	/* IP header */
-	uint16_t l4_off;	/* UDP header */
+	uint16_t l3_off; /* IP header */
+	uint16_t l4_off; /* UDP header */
 	uint16_t bth_off;
-	uint16_t pay_off;	/* payload, after the extension headers */
-	uint32_t pay_len;	/* payload bytes, pad excluded */
-	uint32_t frame_len;	/* Ethernet header to ICRC inclusive, no Ethernet padding */
-	uint32_t icrc;		/* as droce_icrc() returns it */
+	uint16_t pay_off;   /* payload, after the extension headers */
+	uint32_t pay_len;   /* payload bytes, pad excluded */
+	uint32_t frame_len; /* Ethernet header to ICRC inclusive, no Ethernet padding */
+	uint32_t icrc;	    /* as droce_icrc() returns it */
 
 	/* Ethernet */
 	uint8_t dmac[6];
 	uint8_t smac[6];
 	bool has_vlan;
-	uint16_t vlan_tci;	/* PCP(3) DEI(1) VID(12) */
+	uint16_t vlan_tci; /* PCP(3) DEI(1) VID(12) */
 
 	/* IP, in GRH terms: IPv4 addresses are GIDs in ::ffff:a.b.c.d form */
-	uint8_t ip_ver;		/* 4 or 6 */
-	uint8_t tclass;		/* ToS / traffic class: DSCP << 2 | ECN */
-	uint8_t hop_limit;	/* TTL / hop limit */
-	uint32_t flow_label;	/* IPv6 only */
-	uint16_t ip_id;		/* IPv4 only */
+	uint8_t ip_ver;	     /* 4 or 6 */
+	uint8_t tclass;	     /* ToS / traffic class: DSCP << 2 | ECN */
+	uint8_t hop_limit;   /* TTL / hop limit */
+	uint32_t flow_label; /* IPv6 only */
+	uint16_t ip_id;	     /* IPv4 only */
 	uint8_t sgid[16];
 	uint8_t dgid[16];
 
 	/* UDP */
 	uint16_t udp_sport;
-	uint16_t udp_csum;	/* as received; the builder computes it for IPv6, 0 for IPv4 */
+	uint16_t udp_csum; /* as received; the builder computes it for IPv6, 0 for IPv4 */
 
 	/* BTH */
 	uint8_t opcode;
@@ -50,7 +50,7 @@ struct droce_pkt {
 	uint16_t pkey;
 	bool fecn;
 	bool becn;
-	bool srcap;	/* droce's selective-repeat mark in resv6 (wire/droce_bth.h) */
+	bool srcap; /* droce's selective-repeat mark in resv6 (wire/droce_bth.h) */
 	uint32_t dqpn;
 	bool ackreq;
 	uint32_t psn;
@@ -66,7 +66,7 @@ struct droce_pkt {
 	uint64_t atomic_swap_add;
 	uint64_t atomic_compare;
 	uint64_t atomic_orig;
-	uint32_t imm;		/* ImmDt as a host-order number; verbs hands it on big-endian */
+	uint32_t imm; /* ImmDt as a host-order number; verbs hands it on big-endian */
 	uint32_t ieth_rkey;
 	uint32_t deth_qkey;
 	uint32_t deth_sqpn;
@@ -78,8 +78,8 @@ struct droce_pkt {
 #define DROCE_HDR_ROOM_MAX 128
 
 enum droce_parse_flags {
-	DROCE_PARSE_NO_ICRC = 1u << 0,	/* the NIC checked it, or the caller will */
-	DROCE_PARSE_NO_IPCSUM = 1u << 1,/* the NIC checked the IPv4 header checksum */
+	DROCE_PARSE_NO_ICRC = 1u << 0,	 /* the NIC checked it, or the caller will */
+	DROCE_PARSE_NO_IPCSUM = 1u << 1, /* the NIC checked the IPv4 header checksum */
 };
 
 /*

@@ -25,7 +25,7 @@ op_allowed(enum droce_qp_type t, enum droce_wr_opcode op)
 		return t == DROCE_QPT_RC;
 	case DROCE_WR_LOCAL_INV:
 	case DROCE_WR_BIND_MW:
-		return t != DROCE_QPT_UD;	/* IBTA 10.6.7.2.x: over connected QPs */
+		return t != DROCE_QPT_UD; /* IBTA 10.6.7.2.x: over connected QPs */
 	default:
 		return false;
 	}
@@ -76,8 +76,8 @@ check_wr(const struct droce_qp *qp, const struct droce_send_wr *wr, uint64_t *le
 }
 
 static void
-fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr *wr,
-	  uint32_t slot, uint32_t len)
+fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr *wr, uint32_t slot,
+	  uint32_t len)
 {
 	struct droce_requester *r = &qp->req;
 	int i;
@@ -94,7 +94,7 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 	w->checked = false;
 	w->timed = false;
 	w->part_asked = false;
-	w->sr = false;	/* until it starts (droce_req.c) */
+	w->sr = false; /* until it starts (droce_req.c) */
 	w->npkts = 0;
 	if (droce_wr_is_local(wr->opcode)) {
 		w->num_sge = 0;
@@ -107,11 +107,11 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 			w->raddr = wr->wr.bind_mw.addr;
 			w->compare_add = wr->wr.bind_mw.length;
 		}
-		return;	/* executed by the requester in order, no packet (droce_req.c) */
+		return; /* executed by the requester in order, no packet (droce_req.c) */
 	}
 	if (wr->opcode == DROCE_WR_ATOMIC_WRITE) {
 		w->num_sge = 0;
-		w->checked = true;	/* no local buffer */
+		w->checked = true; /* no local buffer */
 		w->length = 8;
 		w->npkts = 1;
 		w->raddr = wr->wr.atomic.remote_addr;
@@ -151,7 +151,7 @@ fill_swqe(struct droce_qp *qp, struct droce_swqe *w, const struct droce_send_wr 
 		for (i = 0; i < wr->num_sge; i++)
 			w->sge[i] = wr->sg_list[i];
 	}
-	w->npkts = is_atomic(wr->opcode)		  ? 1 :
+	w->npkts = is_atomic(wr->opcode)	    ? 1 :
 		   wr->opcode == DROCE_WR_RDMA_READ ? droce_qp_npkts(qp, len) :
 						      droce_qp_data_npkts(qp, len, qp->mtu);
 	if (qp->sr != NULL)

@@ -134,7 +134,7 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 			e = -EINVAL;
 			goto fail;
 		}
-		qp = &dev->qps[DROCE_QPN_GSI];	/* its own slot: droce_dev_qp() finds it */
+		qp = &dev->qps[DROCE_QPN_GSI]; /* its own slot: droce_dev_qp() finds it */
 		if (qp->used) {
 			e = -EBUSY;
 			goto fail;
@@ -235,13 +235,13 @@ droce_qp_destroy(struct droce_qp *qp)
 	droce_sched_unready(qp);
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	droce_sched_deadline(qp);
-	droce_mcast_detach_all(qp);	/* as the kernel does for a QP destroyed attached */
-	droce_mw_qp_gone(qp);	/* its type 2 windows: no QP left to serve */
+	droce_mcast_detach_all(qp); /* as the kernel does for a QP destroyed attached */
+	droce_mw_qp_gone(qp);	    /* its type 2 windows: no QP left to serve */
 	for (i = 0; i < DROCE_CNT_MAX; i++)
 		dev->cnt_gone[i] += qp->cnt[i];
 	qp_free_mem(qp);
 	qp->used = false;
-	droce_slots_put(&dev->qp_slots, (uint32_t)(qp - dev->qps));	/* not the GSI's */
+	droce_slots_put(&dev->qp_slots, (uint32_t)(qp - dev->qps)); /* not the GSI's */
 	qp->pd->refs--;
 	qp->scq->refs--;
 	qp->rcq->refs--;
@@ -292,12 +292,12 @@ droce_qp_set_mtu(struct droce_qp *qp, enum droce_mtu mtu)
 	qp->attr.path_mtu = mtu;
 	qp->mtu = droce_mtu_bytes(mtu);
 	qp->seg = qp->mtu - (qp->sr != NULL ? DROCE_SRH_ROOM : 0);
-	droce_inflight_update(qp);	/* the cap is counted in packets of this MTU */
+	droce_inflight_update(qp); /* the cap is counted in packets of this MTU */
 }
 
 int
-droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops,
-		const union droce_cc_params *p, uint64_t now_ns)
+droce_qp_set_cc(struct droce_qp *qp, const struct droce_cc_ops *ops, const union droce_cc_params *p,
+		uint64_t now_ns)
 {
 	union droce_cc_params v;
 
@@ -484,7 +484,7 @@ droce_qp_flush(struct droce_qp *qp)
 	}
 	qp->resp.ring_head = qp->resp.ring_tail = 0;
 	qp->resp.rd_pending = 0;
-	qp->resp.final_nak_pending = false;	/* ERR another way first: nothing more goes out */
+	qp->resp.final_nak_pending = false; /* ERR another way first: nothing more goes out */
 	r->rto_at = r->rnr_at = qp->cc_at = UINT64_MAX;
 	droce_sched_deadline(qp);
 	droce_sched_unready(qp);

@@ -36,12 +36,15 @@ enum {
 
 struct droce_qp_trans {
 	bool valid;
-	uint32_t req[3];	/* indexed RC, UC, UD */
+	uint32_t req[3]; /* indexed RC, UC, UD */
 	uint32_t opt[3];
 };
 
 #define NQPS (DROCE_QPS_ERR + 1)
-#define ALL3(m) { (m), (m), (m) }
+#define ALL3(m) \
+	{ \
+		(m), (m), (m) \
+	}
 
 /* IBTA 11.2.4.2 table 97 / ibv_modify_qp(3). Every state may go to RESET and ERR. */
 static const struct droce_qp_trans trans[NQPS][NQPS] = {
@@ -128,7 +131,7 @@ check_values(const struct droce_qp *qp, const struct droce_qp_attr *a, uint32_t 
 
 	if ((mask & S_ACC) && (a->qp_access_flags & ~acc))
 		return -EINVAL;
-	if ((mask & S_PKEY) && a->pkey_index != 0)	/* one P_Key: the default */
+	if ((mask & S_PKEY) && a->pkey_index != 0) /* one P_Key: the default */
 		return -EINVAL;
 	if ((mask & S_PORT) && a->port_num != DROCE_PORT_NUM)
 		return -EINVAL;
@@ -200,7 +203,7 @@ apply(struct droce_qp *qp, const struct droce_qp_attr *a, uint32_t mask)
 	if (mask & S_SQPSN) {
 		q->sq_psn = a->sq_psn & DROCE_PSN_MASK;
 		qp->req.psn = qp->req.una = qp->req.max_psn_sent = q->sq_psn;
-		qp->req.rd_hi = q->sq_psn;	/* no response kept ahead (droce_comp_rd.c) */
+		qp->req.rd_hi = q->sq_psn; /* no response kept ahead (droce_comp_rd.c) */
 		memset(qp->req.rd_got, 0, sizeof(qp->req.rd_got));
 		memset(qp->req.rd_asked, 0, sizeof(qp->req.rd_asked));
 	}

@@ -77,7 +77,7 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 			rd++;
 	}
 	if (i != r->sent_hi && droce_psn_lt(psn, r->ring[i & r->mask].first_psn))
-		psn = r->ring[i & r->mask].first_psn;	/* never restart inside nothing */
+		psn = r->ring[i & r->mask].first_psn; /* never restart inside nothing */
 	r->next = i;
 	r->rd_out = rd;
 	r->psn = psn;
@@ -146,8 +146,8 @@ gate(struct droce_qp *qp, struct droce_swqe *w)
 	/* The in-flight cap (droce_inflight.c); an ACK reschedules us. A READ or atomic is one
 	 * request packet whose responses the responder paces: max_rd_atomic bounds those. */
 	if (qp->type == DROCE_QPT_RC &&
-	    droce_psn_diff(r->psn, r->una) >= (int32_t)(is_rd_atomic(w->opcode) ?
-							 DROCE_MAX_INFLIGHT : qp->inf.limit))
+	    droce_psn_diff(r->psn, r->una) >=
+		    (int32_t)(is_rd_atomic(w->opcode) ? DROCE_MAX_INFLIGHT : qp->inf.limit))
 		return 1;
 	/* Selective repeat, peer unknown: one request out, its response says whether the peer
 	 * marks (droce_sr.h); a window of unmarked packets would recover by go-back-N. */
@@ -191,7 +191,7 @@ after_send(struct droce_qp *qp, struct droce_swqe *w, bool last, uint32_t npsn, 
 		droce_comp_arm_rto(qp, now);
 	if (!last) {
 		if (w->state == DROCE_SWQE_POSTED)
-			w->state = DROCE_SWQE_STARTED;	/* a resend never demotes SENT */
+			w->state = DROCE_SWQE_STARTED; /* a resend never demotes SENT */
 		return;
 	}
 	w->state = DROCE_SWQE_SENT;
@@ -222,7 +222,8 @@ xmit_data(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t off,
 	fill_hdr(qp, w, &p);
 	if (qp->type == DROCE_QPT_UD)
 		p.opcode = w->opcode == DROCE_WR_SEND_WITH_IMM ?
-				   DROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE : DROCE_OP_UD_SEND_ONLY;
+				   DROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
+				   DROCE_OP_UD_SEND_ONLY;
 	else
 		p.opcode = (uint8_t)(rc_opcode[k][first][last] +
 				     (qp->type == DROCE_QPT_UC ? 0x20 : 0));
@@ -233,7 +234,7 @@ xmit_data(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t off,
 		p.reth_len = w->length;
 	}
 	if (last) {
-		p.imm = droce_be32_to_cpu(w->imm);	/* verbs hands ImmDt in network order */
+		p.imm = droce_be32_to_cpu(w->imm); /* verbs hands ImmDt in network order */
 		p.ieth_rkey = w->inv_rkey;
 		p.se = (w->flags & DROCE_SEND_SOLICITED) && k != K_WRITE;
 	}
@@ -269,7 +270,7 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	/* AckReq (IBTA 9.7.2): on a message's last packet, and every Nth so the window moves. */
 	if (qp->type == DROCE_QPT_RC)
 		ackreq = last || ++r->since_ackreq >= qp->inf.ackreq_every ||
-			 (qp->sr != NULL && !qp->sr->known);	/* the probe (gate) */
+			 (qp->sr != NULL && !qp->sr->known); /* the probe (gate) */
 	if (ackreq)
 		r->since_ackreq = 0;
 	rc = xmit_data(qp, w, r->psn, r->off, ackreq, &r->cur, &flen);
@@ -424,18 +425,18 @@ local_op(struct droce_qp *qp, struct droce_swqe *w)
 								 DROCE_WC_LOC_QP_OP_ERR;
 	if (st != DROCE_WC_SUCCESS) {
 		if (r->comp != r->next)
-			return 0;	/* retried when an ACK completes the ones before */
+			return 0; /* retried when an ACK completes the ones before */
 		droce_qp_cnt(qp, DROCE_CNT_MW_OP_ERR);
 		droce_comp_complete(qp, st);
 		return 0;
 	}
-	droce_qp_cnt(qp, w->opcode == DROCE_WR_BIND_MW ? DROCE_CNT_MW_BIND :
-							 DROCE_CNT_MW_INVALIDATE);
+	droce_qp_cnt(qp,
+		     w->opcode == DROCE_WR_BIND_MW ? DROCE_CNT_MW_BIND : DROCE_CNT_MW_INVALIDATE);
 	w->first_psn = r->psn;
 	w->state = DROCE_SWQE_SENT;
 	r->sent_hi = r->next + 1;
 	if (r->comp == r->next) {
-		droce_comp_complete(qp, DROCE_WC_SUCCESS);	/* moves next past it */
+		droce_comp_complete(qp, DROCE_WC_SUCCESS); /* moves next past it */
 		return 1;
 	}
 	r->next++;

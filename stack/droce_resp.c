@@ -23,8 +23,10 @@ static const struct {
 	[RST_ERR_LENGTH] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_LENGTH },
 	[RST_ERR_RKEY] = { DROCE_NAK_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR, DROCE_DROP_RKEY },
 	[RST_ERR_LOCAL] = { DROCE_NAK_REM_OP_ERR, DROCE_EVENT_QP_FATAL, DROCE_DROP_RWQE_PROT },
-	[RST_ERR_ALIGN] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_ATOMIC_ALIGN },
-	[RST_ERR_QP_ACCESS] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR, DROCE_DROP_QP_ACCESS },
+	[RST_ERR_ALIGN] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR,
+			    DROCE_DROP_ATOMIC_ALIGN },
+	[RST_ERR_QP_ACCESS] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR,
+				DROCE_DROP_QP_ACCESS },
 	[RST_ERR_INVALIDATE] = { DROCE_NAK_INVALID_REQ, DROCE_EVENT_QP_REQ_ERR,
 				 DROCE_DROP_INVALIDATE },
 	/* ibv_get_async_event(3): "too many RDMA Read or Atomic requests" is an access error */
@@ -34,7 +36,7 @@ static const struct {
 
 void
 droce_resp_complete(struct droce_qp *qp, enum droce_wc_status st, const struct droce_pkt *p,
-	      uint32_t byte_len, enum droce_wc_opcode opc)
+		    uint32_t byte_len, enum droce_wc_opcode opc)
 {
 	unsigned int flags = 0;
 	uint32_t imm = 0, src_qp = 0;
@@ -49,7 +51,7 @@ droce_resp_complete(struct droce_qp *qp, enum droce_wc_status st, const struct d
 		}
 		if ((op->flags & DROCE_OPF_INV) && st == DROCE_WC_SUCCESS) {
 			flags |= DROCE_WC_WITH_INV;
-			imm = p->ieth_rkey;	/* verbs' invalidated_rkey: host order */
+			imm = p->ieth_rkey; /* verbs' invalidated_rkey: host order */
 		}
 		if (qp->type == DROCE_QPT_UD) {
 			flags |= DROCE_WC_GRH;
@@ -93,9 +95,9 @@ droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt 
 	droce_dev_drop(qp->dev, rst_err[st].drop);
 	if (s->have_rwqe) {
 		enum droce_wc_status ws = st == RST_ERR_LENGTH ? DROCE_WC_LOC_LEN_ERR :
-					  st == RST_ERR_LOCAL ? DROCE_WC_LOC_PROT_ERR :
-					  st == RST_ERR_RKEY ? DROCE_WC_REM_ACCESS_ERR :
-							       DROCE_WC_REM_INV_REQ_ERR;
+					  st == RST_ERR_LOCAL  ? DROCE_WC_LOC_PROT_ERR :
+					  st == RST_ERR_RKEY   ? DROCE_WC_REM_ACCESS_ERR :
+								 DROCE_WC_REM_INV_REQ_ERR;
 
 		if (st == RST_ERR_LENGTH)
 			droce_qp_cnt(qp, DROCE_CNT_RESP_LOCAL_LENGTH_ERROR);
@@ -180,7 +182,7 @@ droce_resp_take_rwqe(struct droce_qp *qp)
 	struct droce_responder *s = &qp->resp;
 	uint32_t i;
 
-	if (s->have_rwqe) {	/* UC: kept from an aborted message */
+	if (s->have_rwqe) { /* UC: kept from an aborted message */
 		s->cur.sge = s->cur.off = s->cur.pos = 0;
 		return RST_DONE;
 	}
@@ -190,7 +192,7 @@ droce_resp_take_rwqe(struct droce_qp *qp)
 	}
 	s->have_rwqe = true;
 	if (qp->sr != NULL)
-		qp->sr->ord++;	/* the next message's receive ordinal (droce_sr_resp.c) */
+		qp->sr->ord++; /* the next message's receive ordinal (droce_sr_resp.c) */
 	s->cur.sge = s->cur.off = s->cur.pos = 0;
 	for (i = 0; i < s->rwqe.num_sge; i++)
 		if (droce_mr_check_local(qp->pd, &s->rwqe.sge[i], DROCE_ACCESS_LOCAL_WRITE) != 0)
@@ -226,7 +228,7 @@ exec_send(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_opc
 			return RST_ERR_INVALIDATE;
 		droce_qp_cnt(qp, DROCE_CNT_MW_INVALIDATE);
 	}
-	if (droce_unlikely(droce_sr_replaying(qp)))	/* placed when it came */
+	if (droce_unlikely(droce_sr_replaying(qp))) /* placed when it came */
 		droce_cursor_seek(&s->cur, s->rwqe.sge, s->rwqe.num_sge, s->cur.pos + p->pay_len);
 	else if (p->pay_len)
 		droce_copy_in(s->rwqe.sge, &s->cur, frame + p->pay_off, p->pay_len);
@@ -304,9 +306,9 @@ exec_write(struct droce_qp *qp, const struct droce_pkt *p, const struct droce_op
 	}
 	if (p->pay_len) {
 		if (droce_unlikely(qp->sr != NULL)) {
-			if (!qp->sr->replay)	/* else placed when it came */
-				droce_sr_write(qp, p->psn, (uint8_t *)s->wr_va,
-					       frame + p->pay_off, p->pay_len);
+			if (!qp->sr->replay) /* else placed when it came */
+				droce_sr_write(qp, p->psn, (uint8_t *)s->wr_va, frame + p->pay_off,
+					       p->pay_len);
 		} else {
 			memcpy((void *)s->wr_va, frame + p->pay_off, p->pay_len);
 		}
@@ -331,18 +333,17 @@ droce_resp_read(struct droce_qp *qp, const struct droce_pkt *p, bool dup)
 	/* IBTA 9.7.4.1.x: no message is longer than 2^31 bytes (rxe: a length error) */
 	if (!dup && p->reth_len > DROCE_MAX_MSG)
 		return RST_ERR_LENGTH;
-	if (p->reth_len != 0 &&
-	    droce_mr_check_remote(qp, p->reth_rkey, p->reth_va, p->reth_len,
-				  DROCE_ACCESS_REMOTE_READ) == NULL) {
+	if (p->reth_len != 0 && droce_mr_check_remote(qp, p->reth_rkey, p->reth_va, p->reth_len,
+						      DROCE_ACCESS_REMOTE_READ) == NULL) {
 		if (!dup)
 			return RST_ERR_RKEY;
-		droce_dev_drop(qp->dev, DROCE_DROP_DUP_NO_REPLAY);	/* no longer valid */
+		droce_dev_drop(qp->dev, DROCE_DROP_DUP_NO_REPLAY); /* no longer valid */
 		return RST_DROP;
 	}
 	it = droce_resp_push(qp);
 	if (it == NULL) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESOURCE);
-		return RST_DROP;	/* the requester's retry asks again */
+		return RST_DROP; /* the requester's retry asks again */
 	}
 	if (!dup) {
 		qp->resp.msn = droce_psn_add(qp->resp.msn, 1);
@@ -374,7 +375,7 @@ exec_atomic(struct droce_qp *qp, const struct droce_pkt *p)
 		return RST_ERR_ALIGN;
 	if (s->ring_head - s->ring_tail > s->ring_mask) {
 		droce_dev_drop(qp->dev, DROCE_DROP_RESOURCE);
-		return RST_DROP;	/* not executed: the retry will find it new */
+		return RST_DROP; /* not executed: the retry will find it new */
 	}
 	ptr = (uint64_t *)(uintptr_t)p->atomic_va;
 	orig = *ptr;
@@ -412,14 +413,13 @@ qp_enabled(const struct droce_qp *qp, const struct droce_opcode_info *op)
 	else if (op->flags & DROCE_OPF_ATOMIC)
 		need = DROCE_ACCESS_REMOTE_ATOMIC;
 	else if (op->flags & DROCE_OPF_WRITE)
-		need = DROCE_ACCESS_REMOTE_WRITE;	/* ATOMIC WRITE included, as rxe */
+		need = DROCE_ACCESS_REMOTE_WRITE; /* ATOMIC WRITE included, as rxe */
 	return (qp->attr.qp_access_flags & need) == need;
 }
 
 enum droce_rst
 droce_resp_execute(struct droce_qp *qp, const struct droce_pkt *p,
-		   const struct droce_opcode_info *op,
-	const uint8_t *frame)
+		   const struct droce_opcode_info *op, const uint8_t *frame)
 {
 	enum droce_rst st = check_opseq(qp, op);
 
@@ -445,4 +445,3 @@ droce_resp_execute(struct droce_qp *qp, const struct droce_pkt *p,
 		return exec_write(qp, p, op, frame);
 	return exec_send(qp, p, op, frame);
 }
-

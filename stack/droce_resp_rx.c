@@ -71,7 +71,7 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	enum droce_rst st;
 
 	if (d > 0 && qp->sr != NULL && p->srcap) {
-		droce_sr_resp_ahead(qp, p, frame);	/* kept, or dropped; a selective NAK */
+		droce_sr_resp_ahead(qp, p, frame); /* kept, or dropped; a selective NAK */
 		return;
 	}
 	if (d > 0) {
@@ -100,7 +100,7 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		return;
 	}
 	if (droce_unlikely(qp->sr != NULL) && p->srcap) {
-		p = droce_sr_strip(qp, p, &tmp);	/* its placement header */
+		p = droce_sr_strip(qp, p, &tmp); /* its placement header */
 		if (p == NULL) {
 			droce_resp_fatal(qp, RST_ERR_LENGTH, orig);
 			return;
@@ -112,7 +112,7 @@ rc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	case RST_QUIET:
 		s->nak_seq_sent = false;
 		s->epsn = droce_psn_add(s->epsn, req_span(qp, p, op));
-		if (st == RST_QUIET)	/* a READ or atomic response answers it */
+		if (st == RST_QUIET) /* a READ or atomic response answers it */
 			s->nak_seq_unacked = false;
 		else if (p->ackreq) {
 			s->nak_seq_unacked = false;
@@ -156,7 +156,7 @@ uc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	if (p->psn != s->epsn || s->uc_drop) {
 		if (s->msg != DROCE_RMSG_NONE || s->uc_drop)
 			droce_qp_cnt(qp, DROCE_CNT_UC_MSG_DROPPED);
-		s->msg = DROCE_RMSG_NONE;	/* a kept receive WQE is reused (have_rwqe) */
+		s->msg = DROCE_RMSG_NONE; /* a kept receive WQE is reused (have_rwqe) */
 		s->uc_drop = false;
 	}
 	s->epsn = droce_psn_add(p->psn, 1);
@@ -165,7 +165,7 @@ uc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		return;
 	}
 	if (s->msg != DROCE_RMSG_NONE && (op->flags & DROCE_OPF_FIRST)) {
-		droce_qp_cnt(qp, DROCE_CNT_UC_MSG_DROPPED);	/* its LAST never came */
+		droce_qp_cnt(qp, DROCE_CNT_UC_MSG_DROPPED); /* its LAST never came */
 		s->msg = DROCE_RMSG_NONE;
 	}
 	st = droce_resp_execute(qp, p, op, frame);
@@ -174,7 +174,7 @@ uc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	case RST_QUIET:
 		break;
 	case RST_ERR_LOCAL:
-		droce_resp_fatal(qp, st, p);	/* a receive WQE we cannot write: class A */
+		droce_resp_fatal(qp, st, p); /* a receive WQE we cannot write: class A */
 		break;
 	case RST_ERR_LENGTH:
 		/* Longer than the receive buffer, or a packet of the wrong size: dropped like any
@@ -186,10 +186,10 @@ uc_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 		break;
 	default:
 		/* RNR, R_Key and sequence errors: the message is silently dropped. */
-		droce_dev_drop(qp->dev, st == RST_RNR	    ? DROCE_DROP_NO_RWQE :
-					st == RST_ERR_RKEY ? DROCE_DROP_RKEY :
+		droce_dev_drop(qp->dev, st == RST_RNR		? DROCE_DROP_NO_RWQE :
+					st == RST_ERR_RKEY	? DROCE_DROP_RKEY :
 					st == RST_ERR_QP_ACCESS ? DROCE_DROP_QP_ACCESS :
-							     DROCE_DROP_OPCODE_SEQ);
+								  DROCE_DROP_OPCODE_SEQ);
 		if (st == RST_ERR_RKEY)
 			droce_qp_cnt(qp, DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS);
 		s->msg = DROCE_RMSG_NONE;
@@ -214,7 +214,7 @@ ud_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame)
 	}
 	st = droce_resp_take_rwqe(qp);
 	if (st == RST_RNR) {
-		droce_dev_drop(qp->dev, DROCE_DROP_NO_RWQE);	/* UD has no RNR NAK: dropped */
+		droce_dev_drop(qp->dev, DROCE_DROP_NO_RWQE); /* UD has no RNR NAK: dropped */
 		return;
 	}
 	if (st != RST_DONE) {
@@ -247,7 +247,7 @@ droce_resp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 	(void)now;
 	/* IBTA 10.3.1: the receive side works from RTR on; RESET, INIT and ERR drop. */
 	if (qp->state < DROCE_QPS_RTR || qp->state == DROCE_QPS_ERR ||
-	    qp->resp.final_nak_pending) {	/* a fatal error: ERR once its NAK is out */
+	    qp->resp.final_nak_pending) { /* a fatal error: ERR once its NAK is out */
 		droce_dev_drop(qp->dev, DROCE_DROP_QP_STATE);
 		return;
 	}

@@ -89,7 +89,7 @@ droce_resp_ack(struct droce_qp *qp, uint32_t psn)
 	}
 	it = droce_resp_push(qp);
 	if (it == NULL)
-		return;	/* full of READ responses: the requester's timer recovers */
+		return; /* full of READ responses: the requester's timer recovers */
 	it->kind = DROCE_RESP_ACK;
 	it->syn = DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID;
 	it->psn = psn;
@@ -185,7 +185,7 @@ send_read(struct droce_qp *qp, struct droce_resp_item *it, uint64_t now)
 	if (last) {
 		qp->resp.ring_tail++;
 		if (!it->dup)
-			qp->resp.rd_pending--;	/* its responder resource is free again */
+			qp->resp.rd_pending--; /* its responder resource is free again */
 	}
 	return 1;
 }

@@ -16,7 +16,7 @@ set_free(struct droce_slots *s, uint32_t slot)
 
 		*w = was | (1ull << (slot & 63));
 		if (was != 0)
-			return;	/* the levels above already say this word has a free slot */
+			return; /* the levels above already say this word has a free slot */
 		slot >>= 6;
 	}
 }

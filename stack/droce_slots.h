@@ -13,9 +13,9 @@
 #define DROCE_SLOTS_LEVELS 4
 
 struct droce_slots {
-	uint64_t *bits[DROCE_SLOTS_LEVELS];	/* bits[0]: one bit a slot, set = free */
+	uint64_t *bits[DROCE_SLOTS_LEVELS]; /* bits[0]: one bit a slot, set = free */
 	uint32_t levels;
-	uint32_t lo, hi;	/* slots lo .. hi - 1 are pooled */
+	uint32_t lo, hi; /* slots lo .. hi - 1 are pooled */
 };
 
 /* 0 or -ENOMEM (-EINVAL beyond 2^24 slots); every slot in [lo, hi) starts free. */

@@ -28,43 +28,43 @@
 
 #include "droce_internal.h"
 
-#define DROCE_SR_WIN 2048	/* PSNs past the expected one a request may be kept from */
-#define DROCE_SR_MAX_PAY 4096	/* data bytes of a packet at most (the largest path MTU) */
+#define DROCE_SR_WIN	 2048 /* PSNs past the expected one a request may be kept from */
+#define DROCE_SR_MAX_PAY 4096 /* data bytes of a packet at most (the largest path MTU) */
 
 /* What a kept request's execution needs, by PSN & (DROCE_SR_WIN - 1). */
 struct droce_sr_slot {
 	uint8_t opcode;
 	bool se;
-	uint16_t pay_len;	/* data bytes (placement header excluded) */
-	uint32_t imm;		/* ImmDt, or the IETH R_Key */
-	uint32_t rkey;		/* RETH or AtomicETH */
-	uint32_t len;		/* RETH DMA length */
-	uint64_t va;		/* RETH or AtomicETH */
-	uint64_t swap;		/* atomic swap/add, ATOMIC WRITE data */
+	uint16_t pay_len; /* data bytes (placement header excluded) */
+	uint32_t imm;	  /* ImmDt, or the IETH R_Key */
+	uint32_t rkey;	  /* RETH or AtomicETH */
+	uint32_t len;	  /* RETH DMA length */
+	uint64_t va;	  /* RETH or AtomicETH */
+	uint64_t swap;	  /* atomic swap/add, ATOMIC WRITE data */
 	uint64_t compare;
-	uint64_t pva;		/* WRITE data placed at [pva, pva + pay_len) */
+	uint64_t pva; /* WRITE data placed at [pva, pva + pay_len) */
 };
 
 struct droce_sr {
 	/* requester: by PSN & (DROCE_SR_WIN - 1), for PSNs in [una, max_psn_sent) */
-	uint64_t sacked[DROCE_SR_WIN / 64];	/* the responder reported it kept */
-	uint64_t resent[DROCE_SR_WIN / 64];	/* resent alone, not known lost again */
-	uint32_t tx[DROCE_SR_WIN];	/* tx_seq of its latest transmission */
-	uint32_t tx_seq;	/* request packets sent so far (original or resent) */
-	uint32_t base;		/* the responder's first missing PSN, as last reported */
-	uint32_t hi;		/* one past the highest PSN reported missing or kept */
-	uint32_t scan;		/* PSNs below it were looked at since hi last grew */
-	uint32_t hint;		/* ring index of the WQE the last resend belonged to */
-	uint32_t ord_next;	/* receive ordinal of the next message that consumes one */
-	bool known;		/* a response came: peer tells what the peer has */
-	bool peer;		/* a marked response came: the peer has selective repeat too */
+	uint64_t sacked[DROCE_SR_WIN / 64]; /* the responder reported it kept */
+	uint64_t resent[DROCE_SR_WIN / 64]; /* resent alone, not known lost again */
+	uint32_t tx[DROCE_SR_WIN];	    /* tx_seq of its latest transmission */
+	uint32_t tx_seq;		    /* request packets sent so far (original or resent) */
+	uint32_t base;	   /* the responder's first missing PSN, as last reported */
+	uint32_t hi;	   /* one past the highest PSN reported missing or kept */
+	uint32_t scan;	   /* PSNs below it were looked at since hi last grew */
+	uint32_t hint;	   /* ring index of the WQE the last resend belonged to */
+	uint32_t ord_next; /* receive ordinal of the next message that consumes one */
+	bool known;	   /* a response came: peer tells what the peer has */
+	bool peer;	   /* a marked response came: the peer has selective repeat too */
 	/* responder */
 	uint64_t kept[DROCE_SR_WIN / 64];
 	uint32_t kept_n;
-	uint32_t kept_hi;	/* one past the highest kept PSN */
-	uint32_t ord;		/* receive WQEs consumed in order (the next message's ordinal) */
-	uintptr_t kmin, kmax;	/* bounds of the WRITE data kept requests placed */
-	bool replay;		/* executing kept requests: their data is in place already */
+	uint32_t kept_hi;     /* one past the highest kept PSN */
+	uint32_t ord;	      /* receive WQEs consumed in order (the next message's ordinal) */
+	uintptr_t kmin, kmax; /* bounds of the WRITE data kept requests placed */
+	bool replay;	      /* executing kept requests: their data is in place already */
 	struct droce_sr_slot slot[DROCE_SR_WIN];
 };
 

@@ -21,8 +21,8 @@ int
 droce_qp_set_recovery(struct droce_qp *qp, enum droce_recovery mode)
 {
 	if (qp == NULL || !qp->used || qp->type != DROCE_QPT_RC ||
-	    (qp->state != DROCE_QPS_RESET && qp->state != DROCE_QPS_INIT) ||
-	    qp->req.head != 0 || (mode != DROCE_RECOVERY_GBN && mode != DROCE_RECOVERY_SR))
+	    (qp->state != DROCE_QPS_RESET && qp->state != DROCE_QPS_INIT) || qp->req.head != 0 ||
+	    (mode != DROCE_RECOVERY_GBN && mode != DROCE_RECOVERY_SR))
 		return -EINVAL;
 	if (mode == DROCE_RECOVERY_GBN) {
 		free(qp->sr);
@@ -33,7 +33,7 @@ droce_qp_set_recovery(struct droce_qp *qp, enum droce_recovery mode)
 		if (qp->sr == NULL)
 			return -ENOMEM;
 	}
-	droce_qp_set_mtu(qp, (enum droce_mtu)qp->attr.path_mtu);	/* qp->seg */
+	droce_qp_set_mtu(qp, (enum droce_mtu)qp->attr.path_mtu); /* qp->seg */
 	return 0;
 }
 
@@ -113,8 +113,9 @@ droce_sr_fence(const struct droce_qp *qp, const struct droce_swqe *w)
 		uint64_t len = u->opcode == DROCE_WR_RDMA_READ ? u->length : 8;
 
 		if ((u->opcode == DROCE_WR_RDMA_READ || u->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
-		     u->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) && u->state != DROCE_SWQE_DONE &&
-		    u->raddr < w->raddr + w->length && w->raddr < u->raddr + len)
+		     u->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) &&
+		    u->state != DROCE_SWQE_DONE && u->raddr < w->raddr + w->length &&
+		    w->raddr < u->raddr + len)
 			return true;
 	}
 	return false;

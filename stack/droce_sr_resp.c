@@ -40,7 +40,7 @@ sel_nak(struct droce_qp *qp, uint32_t got)
 	struct droce_resp_item *it = droce_resp_push(qp);
 
 	if (it == NULL)
-		return;	/* the next one, or the requester's timer, tells it */
+		return; /* the next one, or the requester's timer, tells it */
 	droce_qp_cnt(qp, DROCE_CNT_SEND_SEQ_ERR);
 	it->kind = DROCE_RESP_NAK;
 	it->sel = true;
@@ -68,8 +68,7 @@ send_target(struct droce_qp *qp, uint32_t ord)
 /* SEND data at its place in the receive WQE (the checks its in-order arrival would make on the
  * buffer: L_Key and length, IBTA 9.7.5.1.x; the rest wait for execution). */
 static int
-place_send(struct droce_qp *qp, const struct droce_pkt *q, const uint8_t *frame,
-	   const uint8_t *hdr)
+place_send(struct droce_qp *qp, const struct droce_pkt *q, const uint8_t *frame, const uint8_t *hdr)
 {
 	uint32_t ord = droce_get_be32(hdr), off = droce_get_be32(hdr + 4), i;
 	const struct droce_rwqe *rw = send_target(qp, ord);
@@ -144,7 +143,8 @@ droce_sr_write(struct droce_qp *qp, uint32_t psn, uint8_t *dst, const uint8_t *s
 	for (i = 0; i < n; i += run) {
 		bool skip = (mask[i >> 6] >> (i & 63)) & 1;
 
-		for (run = 1; i + run < n && (((mask[(i + run) >> 6] >> ((i + run) & 63)) & 1) == skip);
+		for (run = 1;
+		     i + run < n && (((mask[(i + run) >> 6] >> ((i + run) & 63)) & 1) == skip);
 		     run++)
 			;
 		if (!skip)
@@ -205,13 +205,13 @@ droce_sr_resp_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_
 
 	droce_qp_cnt(qp, DROCE_CNT_OUT_OF_SEQ_REQUEST);
 	if (sr->kept_n != 0 && droce_sr_bit(sr->kept, p->psn)) {
-		droce_qp_cnt(qp, DROCE_CNT_DUPLICATE_REQUEST);	/* kept already */
+		droce_qp_cnt(qp, DROCE_CNT_DUPLICATE_REQUEST); /* kept already */
 		sel_nak(qp, p->psn);
 		return;
 	}
 	if (d >= DROCE_SR_WIN || s->final_nak_pending || keep(qp, p, frame) != 0) {
 		droce_dev_drop(qp->dev, DROCE_DROP_PSN_OUT_OF_SEQ);
-		sel_nak(qp, s->epsn);	/* nothing kept: only the first missing PSN */
+		sel_nak(qp, s->epsn); /* nothing kept: only the first missing PSN */
 		return;
 	}
 	droce_sr_bit_set(sr->kept, p->psn);
@@ -244,7 +244,7 @@ replay(struct droce_qp *qp, uint32_t psn, struct droce_pkt *pk)
 	pk->atomic_rkey = sl->rkey;
 	pk->atomic_swap_add = sl->swap;
 	pk->atomic_compare = sl->compare;
-	pk->srcap = true;	/* only marked requests are kept */
+	pk->srcap = true; /* only marked requests are kept */
 	sr->replay = true;
 	/* the "frame" of an ATOMIC WRITE is its kept 8 bytes (pay_off 0) */
 	st = droce_resp_execute(qp, pk, op, (const uint8_t *)&sl->swap);
@@ -272,9 +272,10 @@ droce_sr_resp_advance(struct droce_qp *qp)
 		sr->kept_n--;
 		st = replay(qp, psn, &pk);
 		if (st == RST_DONE || st == RST_QUIET) {
-			s->epsn = droce_psn_add(s->epsn, (droce_opcode_info(pk.opcode)->flags &
-							  DROCE_OPF_READ) ?
-							 droce_qp_npkts(qp, pk.reth_len) : 1);
+			s->epsn = droce_psn_add(
+				s->epsn, (droce_opcode_info(pk.opcode)->flags & DROCE_OPF_READ) ?
+						 droce_qp_npkts(qp, pk.reth_len) :
+						 1);
 			moved = true;
 			continue;
 		}
@@ -285,8 +286,8 @@ droce_sr_resp_advance(struct droce_qp *qp)
 			s->nak_seq_sent = true;
 			if (moved)
 				droce_resp_ack(qp, droce_psn_add(psn, DROCE_PSN_MASK));
-			droce_resp_nak(qp, DROCE_AETH_TYPE_RNR_NAK |
-					   (qp->attr.min_rnr_timer & 0x1F), psn);
+			droce_resp_nak(
+				qp, DROCE_AETH_TYPE_RNR_NAK | (qp->attr.min_rnr_timer & 0x1F), psn);
 		} else if (st != RST_DROP) {
 			droce_resp_fatal(qp, st, &pk);
 		}

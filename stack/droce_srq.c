@@ -6,7 +6,7 @@
 
 #include "droce_internal.h"
 
-enum { DROCE_SRQ_MAX_WR = 1 << 0, DROCE_SRQ_LIMIT = 1 << 1 };	/* as ibv_srq_attr_mask */
+enum { DROCE_SRQ_MAX_WR = 1 << 0, DROCE_SRQ_LIMIT = 1 << 1 }; /* as ibv_srq_attr_mask */
 
 int
 droce_rq_post(struct droce_rq *rq, struct droce_recv_wr *wr, struct droce_recv_wr **bad_wr)
@@ -135,8 +135,7 @@ droce_srq_destroy(struct droce_srq *srq)
 }
 
 int
-droce_post_srq_recv(struct droce_srq *srq, struct droce_recv_wr *wr,
-		    struct droce_recv_wr **bad_wr)
+droce_post_srq_recv(struct droce_srq *srq, struct droce_recv_wr *wr, struct droce_recv_wr **bad_wr)
 {
 	return droce_rq_post(&srq->rq, wr, bad_wr);
 }

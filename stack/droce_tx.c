@@ -62,8 +62,8 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 	p = qp->tmpl;
 	p.opcode = DROCE_OP_RC_ACKNOWLEDGE;
 	if (droce_build_hdrs(buf, sizeof(buf), &p, 0) < 0 || p.bth_off > DROCE_TMPL_COPY ||
-	    p.bth_off + sizeof(struct droce_bth) < DROCE_TMPL_COPY ||
-	    p.pay_off > sizeof(t->ack) || p.pay_off < DROCE_ACK_COPY ||
+	    p.bth_off + sizeof(struct droce_bth) < DROCE_TMPL_COPY || p.pay_off > sizeof(t->ack) ||
+	    p.pay_off < DROCE_ACK_COPY ||
 	    p.bth_off + offsetof(struct droce_bth, ack_psn) > DROCE_ACK_COPY ||
 	    p.bth_off - p.l3_off + sizeof(struct droce_bth) != DROCE_ICRC_V4_HDR)
 		return;
@@ -84,7 +84,6 @@ droce_qp_build_tmpl(struct droce_qp *qp)
 	t->ack_reg = droce_icrc_v4_reg_nopsn(buf + p.l3_off);
 	t->valid = true;
 }
-
 
 /* Hand a finished frame to the caller's Tx and count it. */
 static void
@@ -111,7 +110,7 @@ droce_tx_ack(struct droce_qp *qp, uint32_t psn, uint8_t syn, uint32_t msn, bool 
 	memcpy(buf, t->ack, DROCE_ACK_COPY);
 	bth = (void *)(buf + t->bth_off);
 	aeth = (void *)(bth + 1);
-	if (srcap)	/* BTH byte 4: the ICRC masks it (A17.4.2), the register stays */
+	if (srcap) /* BTH byte 4: the ICRC masks it (A17.4.2), the register stays */
 		droce_bth_set_srcap(bth);
 	droce_bth_set_psn(bth, false, psn);
 	droce_aeth_set(aeth, syn, msn);
@@ -204,13 +203,14 @@ droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cooki
 		memset(end, 0, p->padcnt);
 		/* Per packet only the variable prefix bytes and what follows the BTH are folded;
 		 * a DestQP other than the template's (none today) takes the full computation. */
-		droce_icrc_put(end + p->padcnt, droce_likely(p->dqpn == t->dqpn) ?
-			       droce_icrc_v4_fast(t->icrc_base, l3, l3_len) :
-			       droce_icrc_v4(l3, l3_len));
+		droce_icrc_put(end + p->padcnt,
+			       droce_likely(p->dqpn == t->dqpn) ?
+				       droce_icrc_v4_fast(t->icrc_base, l3, l3_len) :
+				       droce_icrc_v4(l3, l3_len));
 	} else {
 		len = droce_build_finish(buf, p);
 		if (droce_unlikely(p->dqpn == DROCE_MCAST_QPN))
-			droce_mcast_loop(qp, buf, len);	/* the device's own members */
+			droce_mcast_loop(qp, buf, len); /* the device's own members */
 	}
 	tx_send_counted(qp, cookie, len);
 }

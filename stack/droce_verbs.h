@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 struct droce_dev;
-union droce_cc_params;	/* stack/droce_cc.h */
+union droce_cc_params; /* stack/droce_cc.h */
 struct droce_pd;
 struct droce_mr;
 struct droce_mw;
@@ -39,8 +39,13 @@ struct droce_io {
 enum droce_qp_type { DROCE_QPT_RC = 2, DROCE_QPT_UC = 3, DROCE_QPT_UD = 4 };
 
 enum droce_qp_state {
-	DROCE_QPS_RESET, DROCE_QPS_INIT, DROCE_QPS_RTR, DROCE_QPS_RTS,
-	DROCE_QPS_SQD, DROCE_QPS_SQE, DROCE_QPS_ERR,
+	DROCE_QPS_RESET,
+	DROCE_QPS_INIT,
+	DROCE_QPS_RTR,
+	DROCE_QPS_RTS,
+	DROCE_QPS_SQD,
+	DROCE_QPS_SQE,
+	DROCE_QPS_ERR,
 };
 
 enum droce_mtu { DROCE_MTU_256 = 1, DROCE_MTU_512, DROCE_MTU_1024, DROCE_MTU_2048, DROCE_MTU_4096 };
@@ -50,7 +55,7 @@ enum droce_access {
 	DROCE_ACCESS_REMOTE_WRITE = 1 << 1,
 	DROCE_ACCESS_REMOTE_READ = 1 << 2,
 	DROCE_ACCESS_REMOTE_ATOMIC = 1 << 3,
-	DROCE_ACCESS_MW_BIND = 1 << 4,	/* an MR memory windows may be bound to (C10-73) */
+	DROCE_ACCESS_MW_BIND = 1 << 4, /* an MR memory windows may be bound to (C10-73) */
 };
 
 /* Memory windows (IBTA 10.6.7), bound by a BIND_MW work request (verbs' ibv_bind_mw posts one
@@ -82,9 +87,16 @@ enum droce_qp_attr_mask {
 };
 
 enum droce_wr_opcode {
-	DROCE_WR_RDMA_WRITE, DROCE_WR_RDMA_WRITE_WITH_IMM, DROCE_WR_SEND, DROCE_WR_SEND_WITH_IMM,
-	DROCE_WR_RDMA_READ, DROCE_WR_ATOMIC_CMP_AND_SWP, DROCE_WR_ATOMIC_FETCH_AND_ADD,
-	DROCE_WR_LOCAL_INV, DROCE_WR_BIND_MW, DROCE_WR_SEND_WITH_INV,
+	DROCE_WR_RDMA_WRITE,
+	DROCE_WR_RDMA_WRITE_WITH_IMM,
+	DROCE_WR_SEND,
+	DROCE_WR_SEND_WITH_IMM,
+	DROCE_WR_RDMA_READ,
+	DROCE_WR_ATOMIC_CMP_AND_SWP,
+	DROCE_WR_ATOMIC_FETCH_AND_ADD,
+	DROCE_WR_LOCAL_INV,
+	DROCE_WR_BIND_MW,
+	DROCE_WR_SEND_WITH_INV,
 	/* IBTA 1.5 ATOMIC WRITE (RC): the 8 bytes of wr.atomic.swap, in memory order, land at
 	 * wr.atomic.remote_addr (8-aligned) as one store, after everything sent before them. */
 	DROCE_WR_ATOMIC_WRITE = 15,
@@ -98,31 +110,60 @@ enum droce_send_flags {
 };
 
 enum droce_wc_status {
-	DROCE_WC_SUCCESS, DROCE_WC_LOC_LEN_ERR, DROCE_WC_LOC_QP_OP_ERR, DROCE_WC_LOC_EEC_OP_ERR,
-	DROCE_WC_LOC_PROT_ERR, DROCE_WC_WR_FLUSH_ERR, DROCE_WC_MW_BIND_ERR, DROCE_WC_BAD_RESP_ERR,
-	DROCE_WC_LOC_ACCESS_ERR, DROCE_WC_REM_INV_REQ_ERR, DROCE_WC_REM_ACCESS_ERR,
-	DROCE_WC_REM_OP_ERR, DROCE_WC_RETRY_EXC_ERR, DROCE_WC_RNR_RETRY_EXC_ERR,
-	DROCE_WC_LOC_RDD_VIOL_ERR, DROCE_WC_REM_INV_RD_REQ_ERR, DROCE_WC_REM_ABORT_ERR,
-	DROCE_WC_INV_EECN_ERR, DROCE_WC_INV_EEC_STATE_ERR, DROCE_WC_FATAL_ERR,
-	DROCE_WC_RESP_TIMEOUT_ERR, DROCE_WC_GENERAL_ERR,
+	DROCE_WC_SUCCESS,
+	DROCE_WC_LOC_LEN_ERR,
+	DROCE_WC_LOC_QP_OP_ERR,
+	DROCE_WC_LOC_EEC_OP_ERR,
+	DROCE_WC_LOC_PROT_ERR,
+	DROCE_WC_WR_FLUSH_ERR,
+	DROCE_WC_MW_BIND_ERR,
+	DROCE_WC_BAD_RESP_ERR,
+	DROCE_WC_LOC_ACCESS_ERR,
+	DROCE_WC_REM_INV_REQ_ERR,
+	DROCE_WC_REM_ACCESS_ERR,
+	DROCE_WC_REM_OP_ERR,
+	DROCE_WC_RETRY_EXC_ERR,
+	DROCE_WC_RNR_RETRY_EXC_ERR,
+	DROCE_WC_LOC_RDD_VIOL_ERR,
+	DROCE_WC_REM_INV_RD_REQ_ERR,
+	DROCE_WC_REM_ABORT_ERR,
+	DROCE_WC_INV_EECN_ERR,
+	DROCE_WC_INV_EEC_STATE_ERR,
+	DROCE_WC_FATAL_ERR,
+	DROCE_WC_RESP_TIMEOUT_ERR,
+	DROCE_WC_GENERAL_ERR,
 };
 
 enum droce_wc_opcode {
-	DROCE_WC_SEND, DROCE_WC_RDMA_WRITE, DROCE_WC_RDMA_READ, DROCE_WC_COMP_SWAP,
-	DROCE_WC_FETCH_ADD, DROCE_WC_BIND_MW, DROCE_WC_LOCAL_INV, DROCE_WC_ATOMIC_WRITE = 9,
-	DROCE_WC_RECV = 1 << 7, DROCE_WC_RECV_RDMA_WITH_IMM,
+	DROCE_WC_SEND,
+	DROCE_WC_RDMA_WRITE,
+	DROCE_WC_RDMA_READ,
+	DROCE_WC_COMP_SWAP,
+	DROCE_WC_FETCH_ADD,
+	DROCE_WC_BIND_MW,
+	DROCE_WC_LOCAL_INV,
+	DROCE_WC_ATOMIC_WRITE = 9,
+	DROCE_WC_RECV = 1 << 7,
+	DROCE_WC_RECV_RDMA_WITH_IMM,
 };
 
 enum droce_wc_flags {
-	DROCE_WC_GRH = 1 << 0, DROCE_WC_WITH_IMM = 1 << 1, DROCE_WC_IP_CSUM_OK = 1 << 2,
+	DROCE_WC_GRH = 1 << 0,
+	DROCE_WC_WITH_IMM = 1 << 1,
+	DROCE_WC_IP_CSUM_OK = 1 << 2,
 	DROCE_WC_WITH_INV = 1 << 3,
 };
 
-enum droce_event_type {	/* asynchronous events, as ibv_event_type */
-	DROCE_EVENT_CQ_ERR = 0, DROCE_EVENT_QP_FATAL = 1, DROCE_EVENT_QP_REQ_ERR = 2,
-	DROCE_EVENT_QP_ACCESS_ERR = 3, DROCE_EVENT_COMM_EST = 4, DROCE_EVENT_SQ_DRAINED = 5,
-	DROCE_EVENT_PORT_ACTIVE = 9, DROCE_EVENT_SRQ_LIMIT_REACHED = 14,
-	DROCE_EVENT_QP_LAST_WQE_REACHED = 16,
+enum droce_event_type { /* asynchronous events, as ibv_event_type */
+			DROCE_EVENT_CQ_ERR = 0,
+			DROCE_EVENT_QP_FATAL = 1,
+			DROCE_EVENT_QP_REQ_ERR = 2,
+			DROCE_EVENT_QP_ACCESS_ERR = 3,
+			DROCE_EVENT_COMM_EST = 4,
+			DROCE_EVENT_SQ_DRAINED = 5,
+			DROCE_EVENT_PORT_ACTIVE = 9,
+			DROCE_EVENT_SRQ_LIMIT_REACHED = 14,
+			DROCE_EVENT_QP_LAST_WQE_REACHED = 16,
 };
 
 /* ---- Attributes and work requests ---- */
@@ -134,13 +175,13 @@ struct droce_sge {
 
 /* Where a connected QP or a UD address handle sends to (the GRH/RoCEv2 addressing). */
 struct droce_av {
-	uint8_t dgid[16];	/* ::ffff:a.b.c.d for IPv4 */
+	uint8_t dgid[16]; /* ::ffff:a.b.c.d for IPv4 */
 	uint8_t sgid_index;
-	uint8_t dmac[6];	/* resolved by the caller (ARP/ND in the runtime) */
-	uint8_t traffic_class;	/* DSCP << 2; the engine sets ECT(0) in the ECN bits */
+	uint8_t dmac[6];       /* resolved by the caller (ARP/ND in the runtime) */
+	uint8_t traffic_class; /* DSCP << 2; the engine sets ECT(0) in the ECN bits */
 	uint8_t hop_limit;
 	uint32_t flow_label;
-	uint16_t vlan_tci;	/* used when has_vlan */
+	uint16_t vlan_tci; /* used when has_vlan */
 	bool has_vlan;
 };
 
@@ -176,8 +217,8 @@ struct droce_qp_init_attr {
 };
 
 /* QPN of the GSI and its well-known Q_Key (CM MADs are sent to QP1 with it). */
-#define DROCE_QPN_GSI	1u
-#define DROCE_QKEY_GSI	0x80010000u
+#define DROCE_QPN_GSI  1u
+#define DROCE_QKEY_GSI 0x80010000u
 
 struct droce_qp_attr {
 	enum droce_qp_state qp_state;
@@ -193,13 +234,13 @@ struct droce_qp_attr {
 	uint16_t pkey_index;
 	uint8_t en_sqd_async_notify;
 	uint8_t sq_draining;
-	uint8_t max_rd_atomic;		/* at most DROCE_MAX_RD_ATOMIC */
-	uint8_t max_dest_rd_atomic;	/* at most DROCE_MAX_RD_ATOMIC */
-	uint8_t min_rnr_timer;	/* an RNR timer code (IBTA 9.7.5.2.8) */
+	uint8_t max_rd_atomic;	    /* at most DROCE_MAX_RD_ATOMIC */
+	uint8_t max_dest_rd_atomic; /* at most DROCE_MAX_RD_ATOMIC */
+	uint8_t min_rnr_timer;	    /* an RNR timer code (IBTA 9.7.5.2.8) */
 	uint8_t port_num;
-	uint8_t timeout;	/* local ACK timeout 4.096 us * 2^timeout; 0 = infinite */
+	uint8_t timeout; /* local ACK timeout 4.096 us * 2^timeout; 0 = infinite */
 	uint8_t retry_cnt;
-	uint8_t rnr_retry;	/* 7 = infinite */
+	uint8_t rnr_retry; /* 7 = infinite */
 };
 
 struct droce_send_wr {
@@ -209,7 +250,7 @@ struct droce_send_wr {
 	int num_sge;
 	enum droce_wr_opcode opcode;
 	unsigned int send_flags;
-	uint32_t imm_data;	/* network byte order, as verbs */
+	uint32_t imm_data; /* network byte order, as verbs */
 	uint32_t invalidate_rkey;
 	union {
 		struct {
@@ -230,11 +271,11 @@ struct droce_send_wr {
 		/* BIND_MW: the window takes rkey's low byte (its key; the rest is its index) */
 		struct {
 			struct droce_mw *mw;
-			struct droce_mr *mr;	/* NULL with length 0: unbind (type 1 only) */
+			struct droce_mr *mr; /* NULL with length 0: unbind (type 1 only) */
 			uint64_t addr;
 			uint64_t length;
 			uint32_t rkey;
-			unsigned int access;	/* DROCE_ACCESS_REMOTE_* */
+			unsigned int access; /* DROCE_ACCESS_REMOTE_* */
 		} bind_mw;
 	} wr;
 };
@@ -252,7 +293,7 @@ struct droce_wc {
 	enum droce_wc_opcode opcode;
 	uint32_t vendor_err;
 	uint32_t byte_len;
-	uint32_t imm_data;	/* network byte order, as verbs; WITH_INV: the R_Key (host) */
+	uint32_t imm_data; /* network byte order, as verbs; WITH_INV: the R_Key (host) */
 	uint32_t qp_num;
 	uint32_t src_qp;
 	unsigned int wc_flags;
@@ -285,17 +326,17 @@ struct droce_async_event {
 /* READs and atomics a QP may have outstanding as requester (max_rd_atomic) and as responder
  * (max_dest_rd_atomic): as many as rxe offers. A QP's responder memory follows what it asks. */
 #define DROCE_MAX_RD_ATOMIC 128
-#define DROCE_MAX_GIDS 16
+#define DROCE_MAX_GIDS	    16
 
 struct droce_dev_attr {
 	uint8_t mac[6];
 	uint8_t gids[DROCE_MAX_GIDS][16]; /* index 0.. as the GID table; IPv4 as ::ffff:a.b.c.d */
 	uint8_t num_gids;
-	uint32_t eth_mtu;	/* bounds the path MTU: the active MTU is the largest that fits */
-	uint32_t max_qp;	/* object pools are sized at creation: no allocation on the data path */
+	uint32_t eth_mtu; /* bounds the path MTU: the active MTU is the largest that fits */
+	uint32_t max_qp;  /* object pools are sized at creation: no allocation on the data path */
 	uint32_t max_cq;
 	uint32_t max_mr;
-	uint32_t max_mw;	/* memory windows; 0: none */
+	uint32_t max_mw; /* memory windows; 0: none */
 	uint32_t max_srq;
 	uint32_t max_ah;
 	uint32_t max_pd;
@@ -312,8 +353,8 @@ struct droce_dev *droce_dev_create(const struct droce_dev_attr *attr, const stru
 void droce_dev_destroy(struct droce_dev *dev);
 
 /* Feed received frames; the engine copies what it keeps, so the caller frees them after. */
-void droce_dev_rx_burst(struct droce_dev *dev, const uint8_t *const *frames,
-			const uint32_t *lens, unsigned int n, uint64_t now_ns);
+void droce_dev_rx_burst(struct droce_dev *dev, const uint8_t *const *frames, const uint32_t *lens,
+			unsigned int n, uint64_t now_ns);
 /* Run expired timers and transmit up to budget frames; returns frames sent. */
 unsigned int droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget);
 /* Earliest time droce_dev_process() has work to do (UINT64_MAX: none until new input). */
@@ -328,8 +369,8 @@ int droce_dev_get_async_event(struct droce_dev *dev, struct droce_async_event *e
 struct droce_pd *droce_pd_alloc(struct droce_dev *dev, int *err);
 int droce_pd_dealloc(struct droce_pd *pd);
 
-struct droce_mr *droce_mr_reg(struct droce_pd *pd, void *addr, size_t length,
-			      unsigned int access, int *err);
+struct droce_mr *droce_mr_reg(struct droce_pd *pd, void *addr, size_t length, unsigned int access,
+			      int *err);
 int droce_mr_dereg(struct droce_mr *mr);
 uint32_t droce_mr_lkey(const struct droce_mr *mr);
 uint32_t droce_mr_rkey(const struct droce_mr *mr);
@@ -367,9 +408,9 @@ int droce_ah_destroy(struct droce_ah *ah);
  * error; 0, -EINVAL (not a UD QP, not a multicast GID; detach: not attached), -ENOMEM, or
  * -EOPNOTSUPP on a device of a shard other than 0 (the runtime gives multicast to shard 0).
  */
-#define DROCE_MCAST_QPN 0xFFFFFFu
+#define DROCE_MCAST_QPN	   0xFFFFFFu
 #define DROCE_MCAST_GROUPS 16
-#define DROCE_MCAST_QPS 8
+#define DROCE_MCAST_QPS	   8
 int droce_mcast_attach(struct droce_qp *qp, const uint8_t gid[16]);
 int droce_mcast_detach(struct droce_qp *qp, const uint8_t gid[16]);
 
@@ -383,13 +424,13 @@ int droce_qp_query(const struct droce_qp *qp, struct droce_qp_attr *attr,
 
 /* What droce_qp_connect() needs of the peer and of this QP (the RC fields only for RC). */
 struct droce_qp_conn {
-	struct droce_av av;		/* the peer's address: GID, MAC, hop limit, ... */
+	struct droce_av av; /* the peer's address: GID, MAC, hop limit, ... */
 	uint32_t dest_qp_num;
-	uint32_t rq_psn;		/* the first PSN the peer sends */
-	uint32_t sq_psn;		/* the first PSN this QP sends */
+	uint32_t rq_psn; /* the first PSN the peer sends */
+	uint32_t sq_psn; /* the first PSN this QP sends */
 	enum droce_mtu path_mtu;
-	uint8_t timeout, retry_cnt, rnr_retry, max_rd_atomic;	/* RC requester */
-	uint8_t min_rnr_timer, max_dest_rd_atomic;		/* RC responder */
+	uint8_t timeout, retry_cnt, rnr_retry, max_rd_atomic; /* RC requester */
+	uint8_t min_rnr_timer, max_dest_rd_atomic;	      /* RC responder */
 };
 
 /* RESET -> INIT on port 1, P_Key index 0: RC and UC with these access flags, UD with qkey. */

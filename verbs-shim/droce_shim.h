@@ -22,7 +22,7 @@
 /* One device, "droce0", for the one port a runtime configuration describes. */
 enum {
 	DROCE_SHIM_MAX_DEVS = 1,
-	DROCE_SHIM_PORT = 1,		/* verbs port numbers start at 1 */
+	DROCE_SHIM_PORT = 1, /* verbs port numbers start at 1 */
 	DROCE_SHIM_GID_TBL_LEN = DROCE_MAX_GIDS,
 	/* The route's hop limit a kernel RoCE device puts in a unicast GRH whatever the
 	 * program asked (ib_resolve_unicast_gid_dmac): Linux's default TTL and hop limit. */
@@ -43,7 +43,7 @@ enum {
 /* PortInfo encodings (IBTA 14.2.5.6) that verbs.h leaves as plain numbers. */
 enum {
 	DROCE_SHIM_WIDTH_1X = 1,
-	DROCE_SHIM_SPEED_EDR = 32,	/* 25.78125 Gb/s per lane */
+	DROCE_SHIM_SPEED_EDR = 32, /* 25.78125 Gb/s per lane */
 	DROCE_SHIM_PHYS_LINKUP = 5,
 };
 
@@ -51,12 +51,12 @@ enum {
 enum droce_shim_gid_sysfs { DROCE_SHIM_GID_SYSFS_ROCE_V1, DROCE_SHIM_GID_SYSFS_ROCE_V2 };
 
 struct droce_shim_dev {
-	struct ibv_device ibdev;	/* first: the application holds &ibdev */
+	struct ibv_device ibdev; /* first: the application holds &ibdev */
 	struct droce_rt_config cfg;
 	uint8_t gids[DROCE_SHIM_GID_TBL_LEN][16];
-	unsigned int num_gids;		/* IPv4 (::ffff:a.b.c.d) first when configured, then IPv6 */
+	unsigned int num_gids; /* IPv4 (::ffff:a.b.c.d) first when configured, then IPv6 */
 	uint8_t mac[6];
-	uint64_t guid;			/* EUI-64 of mac, host order */
+	uint64_t guid; /* EUI-64 of mac, host order */
 	enum ibv_mtu active_mtu;
 };
 
@@ -64,7 +64,7 @@ struct droce_shim_dev {
 struct droce_shim_ctx {
 	struct verbs_context vctx;
 	struct droce_shim_dev *dev;
-	int async_wfd;			/* write end of the pipe behind context.async_fd */
+	int async_wfd;			 /* write end of the pipe behind context.async_fd */
 	struct droce_shim_ctx *reg_next; /* shim_events.c: port events go to every context */
 };
 
@@ -76,7 +76,7 @@ struct droce_shim_pd {
 struct droce_shim_mr {
 	struct ibv_mr mr;
 	struct droce_mr *emr;
-	unsigned int access;		/* as registered, for ibv_rereg_mr */
+	unsigned int access; /* as registered, for ibv_rereg_mr */
 };
 
 /* rdma-core's verbs_cq layout: ibv_cq_ex_to_cq() is a cast. */
@@ -86,13 +86,13 @@ struct droce_shim_cq {
 		struct ibv_cq_ex cq_ex;
 	};
 	struct droce_cq *ecq;
-	struct droce_wc cur;		/* the completion ibv_start_poll/next_poll point at */
-	uint64_t wall_off;		/* CLOCK_REALTIME ns minus the engine's clock, at creation */
+	struct droce_wc cur; /* the completion ibv_start_poll/next_poll point at */
+	uint64_t wall_off;   /* CLOCK_REALTIME ns minus the engine's clock, at creation */
 	struct droce_shim_cq *armed_next; /* shim_events.c: armed on a channel */
-	uint64_t ev_base;		/* the engine's event count when armed */
-	uint32_t ev_reported;		/* channel events read by the application (cq.mutex) */
-	uint32_t async_reported;	/* CQ_ERR events read by the application (cq.mutex) */
-	struct droce_shim_cq *reg_next;	/* shim_events.c: to name a CQ_ERR event's CQ */
+	uint64_t ev_base;		  /* the engine's event count when armed */
+	uint32_t ev_reported;		  /* channel events read by the application (cq.mutex) */
+	uint32_t async_reported;	  /* CQ_ERR events read by the application (cq.mutex) */
+	struct droce_shim_cq *reg_next;	  /* shim_events.c: to name a CQ_ERR event's CQ */
 	bool armed;
 };
 
@@ -108,11 +108,11 @@ struct droce_shim_qp {
 	void *xrcd;
 	struct droce_qp *eqp;
 	uint32_t async_reported;	/* async events read by the application (qp.mutex) */
-	struct droce_shim_qp *reg_next;	/* shim_events.c: to validate an event's QP */
+	struct droce_shim_qp *reg_next; /* shim_events.c: to validate an event's QP */
 	int wr_err;			/* first failure inside an ibv_wr_start() batch */
 	struct {			/* the ibv_wr_* batch (shim_wr.c), sized at creation */
 		struct droce_send_wr *batch;
-		struct droce_sge *sges;	/* max_sge per WR */
+		struct droce_sge *sges; /* max_sge per WR */
 		uint8_t *inl;		/* inline bytes, copied by the setters */
 		struct droce_send_wr *cur;
 		uint32_t cap, n, max_sge, max_inline;
@@ -133,8 +133,8 @@ struct droce_shim_ah {
 struct droce_shim_srq {
 	struct ibv_srq srq;
 	struct droce_srq *esrq;
-	struct ibv_srq_attr attr;	/* as set: the engine has no query */
-	uint32_t async_reported;	/* async events read by the application (srq.mutex) */
+	struct ibv_srq_attr attr;	 /* as set: the engine has no query */
+	uint32_t async_reported;	 /* async events read by the application (srq.mutex) */
 	struct droce_shim_srq *reg_next; /* shim_events.c: to name an SRQ event's SRQ */
 };
 
@@ -156,10 +156,8 @@ droce_shim_ctx(struct ibv_context *c)
 struct droce_shim_dev *droce_shim_devices(unsigned int *n);
 bool droce_shim_is_dev(const struct ibv_device *d);
 void droce_shim_device_attr(const struct droce_shim_dev *d, struct ibv_device_attr *a);
-int droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a,
-			  size_t len);
-int droce_shim_query_device_ex(struct ibv_context *c,
-			       const struct ibv_query_device_ex_input *in,
+int droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, size_t len);
+int droce_shim_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input *in,
 			       struct ibv_device_attr_ex *a, size_t len);
 int droce_shim_query_rt_values(struct ibv_context *c, struct ibv_values_ex *v);
 

@@ -16,14 +16,25 @@ int droce_shim_unsupported(const char *what);
 
 #define DROCE_STUB_INT(fn, what) \
 	int fn(void); \
-	int fn(void) { return droce_shim_unsupported(what); }
+	int fn(void) \
+	{ \
+		return droce_shim_unsupported(what); \
+	}
 
 #define DROCE_STUB_NEG(fn, what) \
 	int fn(void); \
-	int fn(void) { droce_shim_unsupported(what); return -1; }
+	int fn(void) \
+	{ \
+		droce_shim_unsupported(what); \
+		return -1; \
+	}
 
 #define DROCE_STUB_PTR(fn, what) \
 	void *fn(void); \
-	void *fn(void) { droce_shim_unsupported(what); return NULL; }
+	void *fn(void) \
+	{ \
+		droce_shim_unsupported(what); \
+		return NULL; \
+	}
 
 #endif /* DROCE_SHIM_STUB_H */

@@ -135,7 +135,7 @@ ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc
 
 	memset(ah_attr, 0, sizeof(*ah_attr));
 	if (!(wc->wc_flags & IBV_WC_GRH) || port_num != DROCE_SHIM_PORT) {
-		errno = EINVAL;	/* RoCE: no address without the GRH */
+		errno = EINVAL; /* RoCE: no address without the GRH */
 		return -1;
 	}
 	if (g[0] >> 4 == 6) {
@@ -153,12 +153,12 @@ ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc
 	}
 	idx = shim_gid_index(droce_shim_ctx(context)->dev, dst);
 	if (idx < 0 && droce_gid_is_multicast(dst))
-		idx = shim_gid_family(droce_shim_ctx(context)->dev, dst);	/* to a group */
+		idx = shim_gid_family(droce_shim_ctx(context)->dev, dst); /* to a group */
 	if (idx < 0) {
-		errno = ENOENT;	/* not sent to one of our GIDs */
+		errno = ENOENT; /* not sent to one of our GIDs */
 		return -1;
 	}
-	memcpy(ah_attr->grh.dgid.raw, src, 16);	/* the reply goes back to the sender */
+	memcpy(ah_attr->grh.dgid.raw, src, 16); /* the reply goes back to the sender */
 	ah_attr->grh.sgid_index = (uint8_t)idx;
 	ah_attr->grh.hop_limit = 64;
 	ah_attr->is_global = 1;
@@ -170,8 +170,7 @@ ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc
 }
 
 struct ibv_ah *
-ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
-		      uint8_t port_num)
+ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh, uint8_t port_num)
 {
 	struct ibv_ah_attr a;
 
@@ -195,7 +194,7 @@ ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *att
 	if (rc != 0)
 		return droce_shim_fail(-rc);
 	memcpy(eth_mac, av.dmac, ETHERNET_LL_SIZE);
-	if (vid != NULL)	/* 0xffff: untagged, as rdma-core reports no VLAN */
+	if (vid != NULL) /* 0xffff: untagged, as rdma-core reports no VLAN */
 		*vid = av.has_vlan ? (uint16_t)(av.vlan_tci & 0x0fff) : 0xffff;
 	return 0;
 }

@@ -179,7 +179,7 @@ ibv_destroy_cq(struct ibv_cq *cq)
 
 	droce_shim_cq_disarm(c);
 	rc = droce_shim_call(shim_cq_destroy_fn, &r);
-	if (rc != 0)	/* -EBUSY while a QP uses it */
+	if (rc != 0) /* -EBUSY while a QP uses it */
 		return droce_shim_fail(-rc);
 	droce_shim_track_cq(c, false);
 	if (cq->channel != NULL)
@@ -227,11 +227,11 @@ droce_shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 
 	droce_shim_progress();
 	while (total < num_entries) {
-		r.n = (uint32_t)(num_entries - total < SHIM_POLL_CHUNK ?
-				 num_entries - total : SHIM_POLL_CHUNK);
+		r.n = (uint32_t)(num_entries - total < SHIM_POLL_CHUNK ? num_entries - total :
+									 SHIM_POLL_CHUNK);
 		rc = droce_shim_call(shim_cq_poll_fn, &r);
 		if (rc < 0)
-			return total > 0 ? total : rc;	/* -EOVERFLOW after an overrun */
+			return total > 0 ? total : rc; /* -EOVERFLOW after an overrun */
 		for (i = 0; i < rc; i++)
 			shim_wc(&wc[total + i], &tmp[i]);
 		total += rc;

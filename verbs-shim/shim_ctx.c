@@ -48,9 +48,9 @@ ibv_open_device(struct ibv_device *device)
 	sc->dev = (struct droce_shim_dev *)device;
 	sc->async_wfd = p[1];
 	v = &sc->vctx;
-	v->sz = sizeof(*v);	/* verbs_get_ctx_op() checks each op's offset against it */
+	v->sz = sizeof(*v); /* verbs_get_ctx_op() checks each op's offset against it */
 	v->context.device = device;
-	v->context.cmd_fd = -1;	/* no kernel uverbs device behind us */
+	v->context.cmd_fd = -1; /* no kernel uverbs device behind us */
 	v->context.async_fd = p[0];
 	v->context.num_comp_vectors = 1;
 	pthread_mutex_init(&v->context.mutex, NULL);
@@ -104,7 +104,7 @@ ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
 	struct droce_shim_channel *c = (struct droce_shim_channel *)channel;
 
-	if (channel->refcnt != 0)	/* CQs still attached: as the kernel, refuse */
+	if (channel->refcnt != 0) /* CQs still attached: as the kernel, refuse */
 		return droce_shim_fail(EBUSY);
 	close(channel->fd);
 	close(c->wfd);
@@ -129,7 +129,7 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq
 	struct ibv_cq *got;
 	ssize_t n;
 
-	do {	/* an event of a CQ destroyed since is dropped */
+	do { /* an event of a CQ destroyed since is dropped */
 		n = read(channel->fd, &got, sizeof(got));
 		if (n != (ssize_t)sizeof(got)) {
 			if (n >= 0)
@@ -166,7 +166,7 @@ ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
 	ssize_t n;
 
-	do {	/* an event of an object destroyed since is dropped */
+	do { /* an event of an object destroyed since is dropped */
 		n = read(context->async_fd, event, sizeof(*event));
 		if (n != (ssize_t)sizeof(*event)) {
 			if (n >= 0)
@@ -190,19 +190,25 @@ ibv_ack_async_event(struct ibv_async_event *event)
 		cond = &event->element.cq->cond;
 		count = &event->element.cq->async_events_completed;
 		break;
-	case IBV_EVENT_QP_FATAL: case IBV_EVENT_QP_REQ_ERR: case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST: case IBV_EVENT_SQ_DRAINED: case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR: case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
 		mutex = &event->element.qp->mutex;
 		cond = &event->element.qp->cond;
 		count = &event->element.qp->events_completed;
 		break;
-	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
 		mutex = &event->element.srq->mutex;
 		cond = &event->element.srq->cond;
 		count = &event->element.srq->events_completed;
 		break;
-	default:		/* port and device events are not counted */
+	default: /* port and device events are not counted */
 		return;
 	}
 	pthread_mutex_lock(mutex);
@@ -216,8 +222,8 @@ ibv_ack_async_event(struct ibv_async_event *event)
  * constructors; the shim serves every device itself, so registration is a no-op. The name
  * carries the private ABI number of the installed rdma-core (droce_shim_abi.h).
  */
-#define SHIM_CAT2(a, b) a##b
-#define SHIM_CAT(a, b) SHIM_CAT2(a, b)
+#define SHIM_CAT2(a, b)	     a##b
+#define SHIM_CAT(a, b)	     SHIM_CAT2(a, b)
 #define SHIM_REGISTER_DRIVER SHIM_CAT(verbs_register_driver_, DROCE_SHIM_PRIVATE_NUM)
 
 void SHIM_REGISTER_DRIVER(const void *ops);

@@ -68,7 +68,7 @@ shim_fill_dev(struct droce_shim_dev *d, unsigned int idx)
 
 	memset(ib, 0, sizeof(*ib));
 	ib->node_type = IBV_NODE_CA;
-	ib->transport_type = IBV_TRANSPORT_IB;	/* RoCE devices report the IB transport */
+	ib->transport_type = IBV_TRANSPORT_IB; /* RoCE devices report the IB transport */
 	snprintf(ib->name, sizeof(ib->name), "droce%u", idx);
 	snprintf(ib->dev_name, sizeof(ib->dev_name), "uverbs_droce%u", idx);
 	snprintf(ib->dev_path, sizeof(ib->dev_path), "/sys/class/infiniband_verbs/%s",
@@ -176,8 +176,8 @@ droce_shim_device_attr(const struct droce_shim_dev *d, struct ibv_device_attr *a
 	a->node_guid = htobe64(d->guid);
 	a->sys_image_guid = htobe64(d->guid);
 	a->max_mr_size = UINT64_MAX;
-	a->page_size_cap = ~0xfffULL;	/* any multiple of 4 KiB */
-	a->vendor_id = 0;		/* neutral: tools must not take us for a vendor's HCA */
+	a->page_size_cap = ~0xfffULL; /* any multiple of 4 KiB */
+	a->vendor_id = 0;	      /* neutral: tools must not take us for a vendor's HCA */
 	a->vendor_part_id = 0;
 	a->hw_ver = 0;
 	a->max_qp = (int)cfg->max_qp;
@@ -241,8 +241,7 @@ ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_att
 }
 
 int
-droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *out,
-		      size_t len)
+droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *out, size_t len)
 {
 	const struct droce_shim_dev *d = droce_shim_ctx(c)->dev;
 	struct ibv_port_attr a;
@@ -257,7 +256,7 @@ droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr 
 	a.active_mtu = d->active_mtu;
 	a.gid_tbl_len = DROCE_SHIM_GID_TBL_LEN;
 	a.port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS;
-	a.max_msg_sz = 1U << 31;	/* IBTA 9.7.2: at most 2^31 bytes */
+	a.max_msg_sz = 1U << 31; /* IBTA 9.7.2: at most 2^31 bytes */
 	a.pkey_tbl_len = 1;
 	a.max_vl_num = 1;
 	a.active_width = DROCE_SHIM_WIDTH_1X;
@@ -271,9 +270,8 @@ droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr 
 }
 
 /* The exported one takes the 48-byte compat struct (the inline passes the 52-byte one). */
-int
-(ibv_query_port)(struct ibv_context *context, uint8_t port_num,
-		 struct _compat_ibv_port_attr *port_attr)
+int(ibv_query_port)(struct ibv_context *context, uint8_t port_num,
+		    struct _compat_ibv_port_attr *port_attr)
 {
 	return droce_shim_query_port(context, port_num, (struct ibv_port_attr *)port_attr,
 				     offsetof(struct ibv_port_attr, port_cap_flags2));

@@ -38,9 +38,9 @@ enum {
 
 static pthread_mutex_t shim_rt_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct droce_rt *shim_rt;
-static bool shim_rt_failed;	/* said once; later verbs fail with ENODEV at once */
-static bool shim_rt_lcore;	/* lcore model: the loop runs on its own lcore */
-static pid_t shim_rt_pid;	/* the process that opened it (a forked child must not close it) */
+static bool shim_rt_failed; /* said once; later verbs fail with ENODEV at once */
+static bool shim_rt_lcore;  /* lcore model: the loop runs on its own lcore */
+static pid_t shim_rt_pid;   /* the process that opened it (a forked child must not close it) */
 
 /* DROCE_SHIM_PROGRESS: "shared" (default) or "lcore"; anything else is refused by name. */
 static int
@@ -55,8 +55,10 @@ shim_progress_model(bool *lcore)
 		*lcore = true;
 		return 0;
 	}
-	fprintf(stderr, "droce: DROCE_SHIM_PROGRESS=%s is not a progress model: use shared "
-		"(default) or lcore\n", m);
+	fprintf(stderr,
+		"droce: DROCE_SHIM_PROGRESS=%s is not a progress model: use shared "
+		"(default) or lcore\n",
+		m);
 	return -EINVAL;
 }
 
@@ -71,7 +73,7 @@ shim_rt_go(const struct droce_shim_dev *d)
 	if (lcore) {
 		if (d->cfg.nb_lcores < 2) {
 			fprintf(stderr, "droce: DROCE_SHIM_PROGRESS=lcore needs two lcores "
-				"(DROCE_LCORES=0,1)\n");
+					"(DROCE_LCORES=0,1)\n");
 			return -EINVAL;
 		}
 		rc = droce_rt_start(shim_rt);
@@ -150,8 +152,7 @@ eng_drain(void)
 }
 
 /* Stop the loop and release the port when the application exits. */
-static void __attribute__((destructor))
-shim_rt_fini(void)
+static void __attribute__((destructor)) shim_rt_fini(void)
 {
 	/* A child of fork() shares the parent's port (memif socket, rings): leave it alone. */
 	if (shim_rt == NULL || getpid() != shim_rt_pid)

@@ -23,14 +23,14 @@
 enum { SHIM_EV_BATCH = 64, SHIM_EV_ASYNC = 16 };
 
 static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;	/* work arrived / round done */
-static struct droce_shim_cq *ev_armed;	/* armed CQs, linked by armed_next */
-static bool ev_running;			/* the watcher exists */
-static bool ev_stop;			/* the runtime is closing: the watcher must leave */
+static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER; /* work arrived / round done */
+static struct droce_shim_cq *ev_armed;			  /* armed CQs, linked by armed_next */
+static bool ev_running;					  /* the watcher exists */
+static bool ev_stop; /* the runtime is closing: the watcher must leave */
 static pthread_t ev_tid;
-static bool ev_busy;			/* the watcher is using CQs it took from the list */
-static uint32_t ev_kick;		/* futex word: bumped when the loop did work */
-static uint32_t ev_napping;		/* the watcher waits on ev_kick */
+static bool ev_busy;	    /* the watcher is using CQs it took from the list */
+static uint32_t ev_kick;    /* futex word: bumped when the loop did work */
+static uint32_t ev_napping; /* the watcher waits on ev_kick */
 
 struct shim_ev_round {
 	struct droce_shim_cq *cq[SHIM_EV_BATCH];
@@ -65,10 +65,10 @@ shim_ev_round_fn(struct droce_rt *rt, void *arg)
 	return 0;
 }
 
-static struct droce_shim_ctx *ev_ctxs;	/* open contexts, linked by reg_next */
-static struct droce_shim_cq *ev_cqs;	/* engine-backed CQs */
-static struct droce_shim_srq *ev_srqs;	/* engine-backed SRQs */
-static struct droce_shim_qp *ev_qps;	/* engine-backed QPs */
+static struct droce_shim_ctx *ev_ctxs; /* open contexts, linked by reg_next */
+static struct droce_shim_cq *ev_cqs;   /* engine-backed CQs */
+static struct droce_shim_srq *ev_srqs; /* engine-backed SRQs */
+static struct droce_shim_qp *ev_qps;   /* engine-backed QPs */
 
 /* Hand the round's events to their owners' contexts (under ev_lock). */
 static void
@@ -82,8 +82,8 @@ shim_ev_async(struct shim_ev_round *r)
 	unsigned int i;
 
 	for (i = 0; i < r->nasync; i++) {
-		memset(&ev, 0, sizeof(ev));	/* all of it goes down a pipe: no stale union bytes */
-		ev.event_type = (enum ibv_event_type)r->async[i].type;	/* values equal */
+		memset(&ev, 0, sizeof(ev)); /* all of it goes down a pipe: no stale union bytes */
+		ev.event_type = (enum ibv_event_type)r->async[i].type; /* values equal */
 		switch (r->async[i].type) {
 		case DROCE_EVENT_CQ_ERR:
 			for (cq = ev_cqs; cq != NULL; cq = cq->reg_next)
@@ -108,7 +108,7 @@ shim_ev_async(struct shim_ev_round *r)
 			for (c = ev_ctxs; c != NULL; c = c->reg_next)
 				droce_shim_post_async(&c->vctx.context, &ev);
 			break;
-		default:	/* a QP's context is the shim QP (droce_shim_create_qp_ex) */
+		default: /* a QP's context is the shim QP (droce_shim_create_qp_ex) */
 			/* ...unless it was destroyed since the round read it: only a QP still
 			 * tracked (untracked under ev_lock, before it is freed) is touched */
 			for (qp = ev_qps; qp != NULL; qp = qp->reg_next)
@@ -219,8 +219,8 @@ droce_shim_take_cq_event(struct ibv_cq *cq)
 	struct droce_shim_cq *c = (struct droce_shim_cq *)cq;
 
 	/* the pointer is only compared until it is known to be tracked */
-	return shim_ev_take((void **)&ev_cqs, c, offsetof(struct droce_shim_cq, reg_next), &cq->mutex,
-			    &c->ev_reported);
+	return shim_ev_take((void **)&ev_cqs, c, offsetof(struct droce_shim_cq, reg_next),
+			    &cq->mutex, &c->ev_reported);
 }
 
 bool
@@ -235,17 +235,24 @@ droce_shim_take_async_event(const struct ibv_async_event *ev)
 		cq = (struct droce_shim_cq *)ev->element.cq;
 		return shim_ev_take((void **)&ev_cqs, cq, offsetof(struct droce_shim_cq, reg_next),
 				    &ev->element.cq->mutex, &cq->async_reported);
-	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
 		srq = (struct droce_shim_srq *)ev->element.srq;
-		return shim_ev_take((void **)&ev_srqs, srq, offsetof(struct droce_shim_srq, reg_next),
+		return shim_ev_take((void **)&ev_srqs, srq,
+				    offsetof(struct droce_shim_srq, reg_next),
 				    &ev->element.srq->mutex, &srq->async_reported);
-	case IBV_EVENT_QP_FATAL: case IBV_EVENT_QP_REQ_ERR: case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST: case IBV_EVENT_SQ_DRAINED: case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR: case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
 		qp = (struct droce_shim_qp *)ev->element.qp;
 		return shim_ev_take((void **)&ev_qps, qp, offsetof(struct droce_shim_qp, reg_next),
 				    &ev->element.qp->mutex, &qp->async_reported);
-	default:	/* port and device events name no object */
+	default: /* port and device events name no object */
 		return true;
 	}
 }
@@ -253,7 +260,7 @@ droce_shim_take_async_event(const struct ibv_async_event *ev)
 static void *
 shim_ev_thread(void *arg)
 {
-	static struct shim_ev_round r;	/* one watcher: no need for stack space */
+	static struct shim_ev_round r; /* one watcher: no need for stack space */
 	struct timespec nap;
 	struct droce_shim_cq *cq, **pp;
 	uint32_t kick, seen = 0;
@@ -332,7 +339,7 @@ shim_arm_fn(struct droce_rt *rt, void *arg)
 
 	(void)rt;
 	rc = droce_cq_req_notify(r->cq, r->solicited);
-	r->events = droce_cq_events(r->cq);	/* same closure: no event can slip between */
+	r->events = droce_cq_events(r->cq); /* same closure: no event can slip between */
 	return rc;
 }
 
@@ -372,7 +379,7 @@ droce_shim_cq_arm(struct droce_shim_cq *cq, bool solicited_only)
 	struct shim_arm_req r = { .cq = cq->ecq, .solicited = solicited_only };
 	int rc;
 
-	if (!ev_running)	/* no watcher thread: nobody could wake the channel */
+	if (!ev_running) /* no watcher thread: nobody could wake the channel */
 		return -EOPNOTSUPP;
 	rc = droce_shim_call(shim_arm_fn, &r);
 	if (rc != 0)

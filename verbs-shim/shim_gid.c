@@ -32,7 +32,7 @@ ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ib
 	const uint8_t *g;
 	int rc = index < 0 ? -EINVAL : shim_gid(context, port_num, (uint32_t)index, &g);
 
-	if (rc == -ENODATA) {	/* verbs API: an empty entry reads as the zero GID */
+	if (rc == -ENODATA) { /* verbs API: an empty entry reads as the zero GID */
 		memset(gid, 0, sizeof(*gid));
 		return 0;
 	}
@@ -51,8 +51,8 @@ shim_gid_entry(struct ibv_gid_entry *e, const uint8_t *g, uint32_t port, uint32_
 	memcpy(e->gid.raw, g, 16);
 	e->gid_index = idx;
 	e->port_num = port;
-	e->gid_type = IBV_GID_TYPE_ROCE_V2;	/* RoCEv2 only: no RoCEv1 entries */
-	e->ndev_ifindex = 0;			/* no kernel netdev behind a DPDK port */
+	e->gid_type = IBV_GID_TYPE_ROCE_V2; /* RoCEv2 only: no RoCEv1 entries */
+	e->ndev_ifindex = 0;		    /* no kernel netdev behind a DPDK port */
 }
 
 int
@@ -72,8 +72,8 @@ _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_i
 }
 
 ssize_t
-_ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *entries,
-		     size_t max_entries, uint32_t flags, size_t entry_size)
+_ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *entries, size_t max_entries,
+		     uint32_t flags, size_t entry_size)
 {
 	const struct droce_shim_dev *d = droce_shim_ctx(context)->dev;
 	unsigned int i;
@@ -138,8 +138,8 @@ static void
 shim_gid_text(char *s, size_t n, const uint8_t *g)
 {
 	snprintf(s, n, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
-		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
-		 g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12],
+		 g[13], g[14], g[15]);
 }
 
 static void
@@ -152,8 +152,7 @@ shim_guid_text(char *s, size_t n, uint64_t guid)
 
 /* The text of a file of our device's sysfs directories; false when there is no such file. */
 static bool
-shim_sysfs_text(const struct droce_shim_dev *d, bool verbs_dir, const char *file, char *s,
-		size_t n)
+shim_sysfs_text(const struct droce_shim_dev *d, bool verbs_dir, const char *file, char *s, size_t n)
 {
 	unsigned int i;
 
@@ -214,7 +213,7 @@ ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size)
 			return -1;
 		}
 		len = (ssize_t)strlen(text);
-		if ((size_t)len >= size) {	/* as the real one: never a truncated value */
+		if ((size_t)len >= size) { /* as the real one: never a truncated value */
 			errno = EOVERFLOW;
 			return -1;
 		}

@@ -43,7 +43,7 @@ shim_mcast(struct ibv_qp *qp, const union ibv_gid *gid, bool attach)
 int
 ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
-	(void)lid;	/* RoCE: no multicast LIDs */
+	(void)lid; /* RoCE: no multicast LIDs */
 	return shim_mcast(qp, gid, true);
 }
 

@@ -52,7 +52,7 @@ shim_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 	rc = droce_shim_call(shim_mw_alloc_fn, &r);
 	if (rc != 0) {
 		free(mw);
-		return droce_shim_null(rc);	/* ENOMEM: max_mw windows exist already */
+		return droce_shim_null(rc); /* ENOMEM: max_mw windows exist already */
 	}
 	mw->emw = r.mw;
 	mw->mw.context = pd->context;
@@ -120,6 +120,6 @@ droce_shim_bind_wr(struct droce_send_wr *d, struct ibv_mw *mw, uint32_t rkey,
 	d->wr.bind_mw.addr = info->addr;
 	d->wr.bind_mw.length = info->length;
 	d->wr.bind_mw.rkey = rkey;
-	d->wr.bind_mw.access = info->mw_access_flags;	/* IBV_ACCESS_* equal DROCE_ACCESS_* */
+	d->wr.bind_mw.access = info->mw_access_flags; /* IBV_ACCESS_* equal DROCE_ACCESS_* */
 	return 0;
 }

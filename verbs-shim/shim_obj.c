@@ -91,7 +91,7 @@ shim_read_byte_len(struct ibv_cq_ex *cq)
 static __be32
 shim_read_imm_data(struct ibv_cq_ex *cq)
 {
-	return shim_cq(cq)->cur.imm_data;	/* kept in network order, as verbs */
+	return shim_cq(cq)->cur.imm_data; /* kept in network order, as verbs */
 }
 
 static uint32_t
@@ -166,8 +166,8 @@ shim_read_tm_info(struct ibv_cq_ex *cq, struct ibv_wc_tm_info *tm_info)
 }
 
 void
-droce_shim_init_cq(struct droce_shim_cq *cq, struct ibv_context *c,
-		   struct ibv_comp_channel *ch, void *cq_context, int cqe)
+droce_shim_init_cq(struct droce_shim_cq *cq, struct ibv_context *c, struct ibv_comp_channel *ch,
+		   void *cq_context, int cqe)
 {
 	struct ibv_cq_ex *x = &cq->cq_ex;
 

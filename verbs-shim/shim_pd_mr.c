@@ -68,7 +68,7 @@ ibv_dealloc_pd(struct ibv_pd *pd)
 	struct shim_req r = { .pd = p->epd };
 	int rc = droce_shim_call(shim_pd_dealloc_fn, &r);
 
-	if (rc != 0)	/* -EBUSY while MRs, QPs or AHs still use it */
+	if (rc != 0) /* -EBUSY while MRs, QPs or AHs still use it */
 		return droce_shim_fail(-rc);
 	free(p);
 	return 0;
@@ -104,7 +104,7 @@ shim_mr_access(unsigned int access)
 				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
 				   IBV_ACCESS_MW_BIND;
 
-	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;	/* hints: may be ignored */
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE; /* hints: may be ignored */
 	if ((access & ~known) != 0)
 		return -EOPNOTSUPP;
 	/* IBTA 10.6.3.1: remote write or atomic access requires local write */
@@ -115,8 +115,7 @@ shim_mr_access(unsigned int access)
 }
 
 struct ibv_mr *
-ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-		 unsigned int access)
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
 {
 	struct droce_shim_pd *p = (struct droce_shim_pd *)pd;
 	struct shim_req r = { .pd = p->epd, .addr = addr, .len = length };
@@ -153,8 +152,7 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
  * (IBV_REREG_MR_ERR_INPUT: "old MR is valid").
  */
 int
-ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
-	     int access)
+ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	struct droce_shim_mr *m = (struct droce_shim_mr *)mr;
 	struct shim_req r, old = { .out = m->emr };
@@ -171,11 +169,12 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t
 		addr = mr->addr;
 		length = mr->length;
 	}
-	rc = shim_mr_access(flags & IBV_REREG_MR_CHANGE_ACCESS ? (unsigned int)access :
-			    m->access);
+	rc = shim_mr_access(flags & IBV_REREG_MR_CHANGE_ACCESS ? (unsigned int)access : m->access);
 	if (rc >= 0) {
-		r = (struct shim_req){ .pd = ((struct droce_shim_pd *)pd)->epd, .addr = addr,
-				       .len = length, .access = (unsigned int)rc };
+		r = (struct shim_req){ .pd = ((struct droce_shim_pd *)pd)->epd,
+				       .addr = addr,
+				       .len = length,
+				       .access = (unsigned int)rc };
 		rc = droce_shim_call(shim_mr_reg_fn, &r);
 	}
 	if (rc < 0) {
@@ -198,14 +197,13 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t
 	return 0;
 }
 
-struct ibv_mr *
-(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access)
+struct ibv_mr *(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
 }
 
-struct ibv_mr *
-(ibv_reg_mr_iova)(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
+struct ibv_mr *(ibv_reg_mr_iova)(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+				 int access)
 {
 	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
 }

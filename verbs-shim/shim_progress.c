@@ -60,7 +60,7 @@ enum {
 	SHIM_LONG_NAP_NS = 50 * 1000,
 };
 
-static struct droce_rt *eng_rt;	/* the runtime the shared model drives */
+static struct droce_rt *eng_rt; /* the runtime the shared model drives */
 static uint32_t eng_lock;	/* 1 while a thread drives the runtime */
 static uint32_t eng_waiting;	/* verbs spinning for the lock: the progress thread yields */
 static uint64_t eng_app_ns;	/* when a verb last drove the loop (runtime clock) */
@@ -111,14 +111,14 @@ droce_shim_eng_leave(void)
  * has none registers as a non-EAL lcore on first use; if none is left it leaves the loop to
  * the progress thread.
  */
-static __thread int eng_thread_ok;	/* 0 not known yet, 1 yes, -1 no */
+static __thread int eng_thread_ok; /* 0 not known yet, 1 yes, -1 no */
 
 bool
 droce_shim_eng_can_poll(void)
 {
 	if (eng_thread_ok == 0)
-		eng_thread_ok = rte_lcore_id() != LCORE_ID_ANY || rte_thread_register() == 0 ?
-				1 : -1;
+		eng_thread_ok =
+			rte_lcore_id() != LCORE_ID_ANY || rte_thread_register() == 0 ? 1 : -1;
 	return eng_thread_ok > 0;
 }
 
@@ -203,8 +203,7 @@ prog_priority(bool rt)
 {
 	struct sched_param sp = { .sched_priority = rt ? 1 : 0 };
 
-	return pthread_setschedparam(pthread_self(), rt ? SCHED_FIFO : SCHED_OTHER, &sp) == 0 &&
-	       rt;
+	return pthread_setschedparam(pthread_self(), rt ? SCHED_FIFO : SCHED_OTHER, &sp) == 0 && rt;
 }
 
 /*
@@ -244,7 +243,7 @@ prog_thread(void *arg)
 {
 	unsigned int idle = 0, work, nheld;
 	uint64_t now, last_work = 0, spin_ns, held;
-	int cpu = -1;	/* the CPU it is pinned to; -1 floating */
+	int cpu = -1; /* the CPU it is pinned to; -1 floating */
 	cpu_set_t all;
 	long nap;
 	bool rt, rt_ok, engaged;
@@ -252,28 +251,30 @@ prog_thread(void *arg)
 
 	(void)arg;
 	if (!droce_shim_eng_can_poll())
-		fprintf(stderr, "droce: the progress thread has no DPDK lcore id (%s): some PMDs "
-			"(net_af_xdp) may stop receiving; lower the number of threads using verbs\n",
+		fprintf(stderr,
+			"droce: the progress thread has no DPDK lcore id (%s): some PMDs "
+			"(net_af_xdp) may stop receiving; lower the number of threads using "
+			"verbs\n",
 			rte_strerror(rte_errno));
 	/* naps are a few microseconds: keep the kernel's 50 us timer slack off them */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	rt_ok = prog_rt_allowed();
 	rt = false;
 	if (pthread_getaffinity_np(pthread_self(), sizeof(all), &all) != 0)
-		cpu = CPU_SETSIZE;	/* not known: never moved */
+		cpu = CPU_SETSIZE; /* not known: never moved */
 	while (!__atomic_load_n(&prog_stop, __ATOMIC_ACQUIRE)) {
 		now = droce_rt_now(eng_rt);
 		engaged = now - __atomic_load_n(&eng_app_ns, __ATOMIC_RELAXED) < SHIM_HOLD_APP_NS;
 		if (rt_ok && engaged != rt) {
 			rt = prog_priority(engaged);
-			rt_ok = rt || !engaged;	/* refused: stay a normal thread */
+			rt_ok = rt || !engaged; /* refused: stay a normal thread */
 		}
 		spin_ns = rt ? 0 : SHIM_SPIN_NS;
 		nap = rt ? SHIM_RT_NAP_NS : SHIM_NAP_NS;
 		if (cpu != CPU_SETSIZE)
 			prog_follow(&cpu, now, &all);
 		if (__atomic_load_n(&eng_waiting, __ATOMIC_RELAXED) != 0) {
-			droce_shim_nap(nap);	/* a verb waits: maybe on our CPU */
+			droce_shim_nap(nap); /* a verb waits: maybe on our CPU */
 			continue;
 		}
 		held = __atomic_load_n(&eng_held_ns, __ATOMIC_RELAXED);
@@ -296,8 +297,9 @@ prog_thread(void *arg)
 			idle = 0;
 			/* the application's next verb sends what it holds; if it went quiet,
 			 * we do, at most SHIM_HOLD_CHECK_NS late */
-			droce_shim_nap(held != 0 && app_nap > SHIM_HOLD_CHECK_NS ? SHIM_HOLD_CHECK_NS :
-				 app_nap);
+			droce_shim_nap(held != 0 && app_nap > SHIM_HOLD_CHECK_NS ?
+					       SHIM_HOLD_CHECK_NS :
+					       app_nap);
 			if (app_nap < SHIM_APP_NAP_MAX_NS)
 				app_nap *= 2;
 			continue;
@@ -416,4 +418,3 @@ droce_shim_eng_call_deferred(int (*fn)(struct droce_rt *rt, void *arg), void *ar
 	}
 	return d.rc;
 }
-

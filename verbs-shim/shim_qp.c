@@ -27,7 +27,7 @@ static int
 shim_qp_create_fn(struct droce_rt *rt, void *arg)
 {
 	struct shim_qp_req *r = arg;
-	union droce_cc_params ccp;	/* qp_cc's parameters, copied by the QP */
+	union droce_cc_params ccp; /* qp_cc's parameters, copied by the QP */
 	int err = 0;
 
 	err = droce_rt_qp_cc(rt, DROCE_RT_QP_NEXT, &r->init, &ccp);
@@ -98,12 +98,13 @@ shim_create_qp(struct ibv_context *c, struct ibv_qp_init_attr_ex *a, bool gsi)
 	if (a->send_cq == NULL || a->recv_cq == NULL)
 		return droce_shim_null(-EINVAL);
 	/* No more than ibv_query_device advertises (and a post can carry), as rxe checks. */
-	if (a->cap.max_send_wr > DROCE_SHIM_MAX_QP_WR || a->cap.max_recv_wr > DROCE_SHIM_MAX_QP_WR ||
-	    a->cap.max_send_sge > DROCE_SHIM_MAX_SGE || a->cap.max_recv_sge > DROCE_SHIM_MAX_SGE)
+	if (a->cap.max_send_wr > DROCE_SHIM_MAX_QP_WR ||
+	    a->cap.max_recv_wr > DROCE_SHIM_MAX_QP_WR || a->cap.max_send_sge > DROCE_SHIM_MAX_SGE ||
+	    a->cap.max_recv_sge > DROCE_SHIM_MAX_SGE)
 		return droce_shim_null(-EINVAL);
 	memset(&r, 0, sizeof(r));
 	r.pd = ((struct droce_shim_pd *)a->pd)->epd;
-	r.init.qp_type = (enum droce_qp_type)a->qp_type;	/* equal to IBV_QPT_* */
+	r.init.qp_type = (enum droce_qp_type)a->qp_type; /* equal to IBV_QPT_* */
 	r.init.send_cq = ((struct droce_shim_cq *)a->send_cq)->ecq;
 	r.init.recv_cq = ((struct droce_shim_cq *)a->recv_cq)->ecq;
 	if (a->srq != NULL)
@@ -162,7 +163,7 @@ droce_shim_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	if (pd == NULL || attr == NULL || attr->qp_type != IBV_QPT_UD)
 		return droce_shim_null(-EINVAL);
 	memset(&x, 0, sizeof(x));
-	memcpy(&x, attr, sizeof(*attr));	/* ibv_qp_init_attr is ibv_qp_init_attr_ex's head */
+	memcpy(&x, attr, sizeof(*attr)); /* ibv_qp_init_attr is ibv_qp_init_attr_ex's head */
 	x.comp_mask = IBV_QP_INIT_ATTR_PD;
 	x.pd = pd;
 	qp = shim_create_qp(pd->context, &x, true);
@@ -178,7 +179,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	struct ibv_qp *qp;
 
 	memset(&x, 0, sizeof(x));
-	memcpy(&x, attr, sizeof(*attr));	/* ibv_qp_init_attr is ibv_qp_init_attr_ex's head */
+	memcpy(&x, attr, sizeof(*attr)); /* ibv_qp_init_attr is ibv_qp_init_attr_ex's head */
 	x.comp_mask = IBV_QP_INIT_ATTR_PD;
 	x.pd = pd;
 	qp = droce_shim_create_qp_ex(pd->context, &x);
@@ -194,7 +195,7 @@ ibv_destroy_qp(struct ibv_qp *qp)
 	struct shim_qp_req r = { .qp = q->eqp };
 	int rc;
 
-	droce_shim_flush();	/* what the QP owes the peer (its last ACK) leaves first */
+	droce_shim_flush(); /* what the QP owes the peer (its last ACK) leaves first */
 	rc = droce_shim_call(shim_qp_destroy_fn, &r);
 	if (rc != 0)
 		return droce_shim_fail(-rc);
@@ -330,8 +331,8 @@ shim_sges(struct droce_sge *out, const struct ibv_sge *in, int n)
 static int
 shim_post_send_fn(struct droce_rt *rt, void *arg)
 {
-	const unsigned int flags = IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
-				   IBV_SEND_INLINE;
+	const unsigned int flags =
+		IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE;
 	struct shim_qp_req *r = arg;
 	struct droce_sge sge[DROCE_SHIM_MAX_SGE];
 	struct droce_send_wr d, *dbad;
@@ -350,8 +351,8 @@ shim_post_send_fn(struct droce_rt *rt, void *arg)
 		d.wr_id = w->wr_id;
 		d.sg_list = sge;
 		d.num_sge = w->num_sge;
-		d.opcode = (enum droce_wr_opcode)w->opcode;	/* equal to IBV_WR_* */
-		d.send_flags = w->send_flags;			/* equal to IBV_SEND_* */
+		d.opcode = (enum droce_wr_opcode)w->opcode; /* equal to IBV_WR_* */
+		d.send_flags = w->send_flags;		    /* equal to IBV_SEND_* */
 		d.imm_data = w->imm_data;
 		d.invalidate_rkey = w->invalidate_rkey;
 		if (w->opcode == IBV_WR_BIND_MW) {
@@ -385,7 +386,8 @@ shim_post_send_fn(struct droce_rt *rt, void *arg)
 int
 droce_shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
-	struct shim_qp_req r = { .qp = ((struct droce_shim_qp *)qp)->eqp, .swr = wr,
+	struct shim_qp_req r = { .qp = ((struct droce_shim_qp *)qp)->eqp,
+				 .swr = wr,
 				 .type = qp->qp_type };
 	int rc = droce_shim_call_send(shim_post_send_fn, &r);
 

@@ -94,7 +94,7 @@ ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
 	r.attr.max_wr = attr->max_wr;
 	r.attr.max_sge = attr->max_sge;
 	r.attr.srq_limit = attr->srq_limit;
-	rc = droce_shim_call(shim_srq_modify_fn, &r);	/* mask bits equal IBV_SRQ_* */
+	rc = droce_shim_call(shim_srq_modify_fn, &r); /* mask bits equal IBV_SRQ_* */
 	if (rc != 0)
 		return droce_shim_fail(-rc);
 	if (mask & IBV_SRQ_MAX_WR)
@@ -118,7 +118,7 @@ ibv_destroy_srq(struct ibv_srq *srq)
 	struct shim_srq_req r = { .srq = s->esrq };
 	int rc = droce_shim_call(shim_srq_destroy_fn, &r);
 
-	if (rc != 0)	/* -EBUSY while a QP uses it */
+	if (rc != 0) /* -EBUSY while a QP uses it */
 		return droce_shim_fail(-rc);
 	droce_shim_track_srq(s, false);
 	pthread_cond_destroy(&srq->cond);
@@ -158,8 +158,7 @@ shim_post_srq_recv_fn(struct droce_rt *rt, void *arg)
 }
 
 int
-droce_shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			 struct ibv_recv_wr **bad_wr)
+droce_shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	struct shim_srq_req r = { .srq = ((struct droce_shim_srq *)srq)->esrq, .wr = wr };
 	int rc = droce_shim_call_send(shim_post_srq_recv_fn, &r);

@@ -35,7 +35,7 @@ shim_wr_open(struct ibv_qp_ex *qpx, enum droce_wr_opcode op)
 	struct droce_shim_qp *q = shim_qp(qpx);
 	struct droce_send_wr *w;
 
-	if (q->wr.batch == NULL) {	/* QP created without send_ops_flags */
+	if (q->wr.batch == NULL) { /* QP created without send_ops_flags */
 		shim_wr_fail(qpx, EOPNOTSUPP);
 		return NULL;
 	}
@@ -46,7 +46,7 @@ shim_wr_open(struct ibv_qp_ex *qpx, enum droce_wr_opcode op)
 	w = &q->wr.batch[q->wr.n];
 	memset(w, 0, sizeof(*w));
 	w->wr_id = qpx->wr_id;
-	w->send_flags = qpx->wr_flags;	/* IBV_SEND_* equal DROCE_SEND_* */
+	w->send_flags = qpx->wr_flags; /* IBV_SEND_* equal DROCE_SEND_* */
 	w->opcode = op;
 	w->sg_list = &q->wr.sges[(size_t)q->wr.n * q->wr.max_sge];
 	q->wr.n++;
@@ -93,7 +93,7 @@ shim_wr_complete(struct ibv_qp_ex *qpx)
 			q->wr.batch[i].next = &q->wr.batch[i + 1];
 		err = -droce_shim_call_send(shim_wr_post_fn, &p);
 	}
-	shim_wr_start(qpx);	/* the batch is gone either way */
+	shim_wr_start(qpx); /* the batch is gone either way */
 	return err;
 }
 
@@ -104,8 +104,8 @@ shim_wr_abort(struct ibv_qp_ex *qpx)
 }
 
 static void
-shim_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
-		       uint64_t compare, uint64_t swap)
+shim_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, uint64_t compare,
+		       uint64_t swap)
 {
 	struct droce_send_wr *w = shim_wr_open(qpx, DROCE_WR_ATOMIC_CMP_AND_SWP);
 
@@ -118,8 +118,7 @@ shim_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_add
 }
 
 static void
-shim_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
-			 uint64_t add)
+shim_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, uint64_t add)
 {
 	struct droce_send_wr *w = shim_wr_open(qpx, DROCE_WR_ATOMIC_FETCH_AND_ADD);
 
@@ -150,8 +149,8 @@ shim_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 }
 
 static void
-shim_wr_rdma(struct ibv_qp_ex *qpx, enum droce_wr_opcode op, uint32_t rkey,
-	     uint64_t remote_addr, __be32 imm)
+shim_wr_rdma(struct ibv_qp_ex *qpx, enum droce_wr_opcode op, uint32_t rkey, uint64_t remote_addr,
+	     __be32 imm)
 {
 	struct droce_send_wr *w = shim_wr_open(qpx, op);
 
@@ -175,8 +174,7 @@ shim_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr)
 }
 
 static void
-shim_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
-		       __be32 imm_data)
+shim_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, __be32 imm_data)
 {
 	shim_wr_rdma(qpx, DROCE_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr, imm_data);
 }
@@ -209,7 +207,7 @@ static void
 shim_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, uint16_t mss)
 {
 	(void)hdr, (void)hdr_sz, (void)mss;
-	shim_wr_fail(qpx, EOPNOTSUPP);	/* TSO is for raw packet / UD-LSO hardware */
+	shim_wr_fail(qpx, EOPNOTSUPP); /* TSO is for raw packet / UD-LSO hardware */
 }
 
 /* The setters complete the last WR of the batch; without one they are an error. */
@@ -244,7 +242,7 @@ static void
 shim_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
 {
 	(void)remote_srqn;
-	shim_wr_fail(qpx, EOPNOTSUPP);	/* no XRC (ibv_open_xrcd fails) */
+	shim_wr_fail(qpx, EOPNOTSUPP); /* no XRC (ibv_open_xrcd fails) */
 }
 
 static void

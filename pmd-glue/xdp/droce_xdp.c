@@ -24,8 +24,8 @@ enum {
 	DROCE_UDP_PORT = 4791,
 	DROCE_ETH_P_8021Q = 0x8100,
 	DROCE_IPPROTO_ICMPV6 = 58,
-	DROCE_ND_NS = 135,	/* ICMPv6 neighbour solicitation (RFC 4861 4.3) */
-	DROCE_ND_NA = 136,	/* neighbour advertisement (RFC 4861 4.4) */
+	DROCE_ND_NS = 135, /* ICMPv6 neighbour solicitation (RFC 4861 4.3) */
+	DROCE_ND_NA = 136, /* neighbour advertisement (RFC 4861 4.4) */
 };
 
 /* Verdict when no AF_XDP socket is bound to the queue: the kernel gets the frame. The verdict
@@ -87,7 +87,7 @@ roce(struct xdp_md *ctx, const __u8 *dmac, const struct droce_xdp_addr *dst, int
 		return XDP_PASS;
 	if (group || ours(dst) || !addrs_complete())
 		return to_xsk(ctx);
-	return XDP_PASS;	/* another address on this interface: the kernel's */
+	return XDP_PASS; /* another address on this interface: the kernel's */
 }
 
 SEC("xdp")
@@ -114,7 +114,7 @@ droce_xdp(struct xdp_md *ctx)
 
 		if (p + 20 > (__u8 *)end)
 			return XDP_PASS;
-		k.a[10] = 0xff;		/* the destination as ::ffff:a.b.c.d */
+		k.a[10] = 0xff; /* the destination as ::ffff:a.b.c.d */
 		k.a[11] = 0xff;
 		__builtin_memcpy(k.a + 12, p + 16, 4);
 		ihl = (p[0] & 0xf) * 4u;
@@ -128,7 +128,7 @@ droce_xdp(struct xdp_md *ctx)
 			return XDP_PASS;
 		if ((p[2] << 8 | p[3]) != DROCE_UDP_PORT)
 			return XDP_PASS;
-		return roce(ctx, data, &k, (k.a[12] & 0xf0) == 0xe0);	/* 224.0.0.0/4 */
+		return roce(ctx, data, &k, (k.a[12] & 0xf0) == 0xe0); /* 224.0.0.0/4 */
 	}
 	if (proto == ETH_P_IPV6) {
 		if (p + 40 + 8 > (__u8 *)end)
@@ -137,17 +137,17 @@ droce_xdp(struct xdp_md *ctx)
 		if (p[6] == IPPROTO_UDP) {
 			if ((p[42] << 8 | p[43]) != DROCE_UDP_PORT)
 				return XDP_PASS;
-			__builtin_memcpy(k.a, p + 24, 16);	/* IPv6 destination */
-			return roce(ctx, data, &k, p[24] == 0xff);	/* ff00::/8 */
+			__builtin_memcpy(k.a, p + 24, 16);	   /* IPv6 destination */
+			return roce(ctx, data, &k, p[24] == 0xff); /* ff00::/8 */
 		}
 		if (p[6] != DROCE_IPPROTO_ICMPV6 || (p[40] != DROCE_ND_NS && p[40] != DROCE_ND_NA))
 			return XDP_PASS;
 		if (p[40] == DROCE_ND_NA) {
-			__builtin_memcpy(k.a, p + 24, 16);	/* IPv6 destination */
+			__builtin_memcpy(k.a, p + 24, 16); /* IPv6 destination */
 		} else {
 			if (p + 40 + 24 > (__u8 *)end)
 				return XDP_PASS;
-			__builtin_memcpy(k.a, p + 48, 16);	/* NS target */
+			__builtin_memcpy(k.a, p + 48, 16); /* NS target */
 		}
 		return ours(&k) ? to_xsk(ctx) : XDP_PASS;
 	}

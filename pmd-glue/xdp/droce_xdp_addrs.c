@@ -38,11 +38,11 @@ static const char *me = "droce-xdp-addrs";
 
 /* The XDP program on an interface, and what the tool needs of it. */
 struct xdp_on {
-	__u32 id;		/* 0: none */
-	__u32 mode_flag;	/* XDP_FLAGS_DRV_MODE / _SKB_MODE / _HW_MODE it is attached in */
+	__u32 id;	 /* 0: none */
+	__u32 mode_flag; /* XDP_FLAGS_DRV_MODE / _SKB_MODE / _HW_MODE it is attached in */
 	int prog_fd;
 	char name[BPF_OBJ_NAME_LEN];
-	int map_fd;		/* its droce_addrs map, or -1: not droce's */
+	int map_fd; /* its droce_addrs map, or -1: not droce's */
 };
 
 static void
@@ -71,7 +71,8 @@ xdp_look(int ifindex, struct xdp_on *x)
 		return -1;
 	x->id = q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id ? q.skb_prog_id : q.hw_prog_id;
 	x->mode_flag = q.drv_prog_id ? XDP_FLAGS_DRV_MODE :
-		       q.skb_prog_id ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_HW_MODE;
+		       q.skb_prog_id ? XDP_FLAGS_SKB_MODE :
+				       XDP_FLAGS_HW_MODE;
 	if (x->id == 0)
 		return 0;
 	x->prog_fd = bpf_prog_get_fd_by_id(x->id);
@@ -167,7 +168,8 @@ check(int ifindex, const char *ifname, bool dry)
 		rc = 3;
 	} else if (dry) {
 		printf("would detach droce's program %u, left by %s\n", x.id,
-		       pid != 0 ? "a process that is gone" : "a process that never recorded itself");
+		       pid != 0 ? "a process that is gone" :
+				  "a process that never recorded itself");
 	} else if (detach(ifindex, &x) != 0) {
 		fprintf(stderr, "%s: detaching droce's leftover program %u from %s: %s\n", me, x.id,
 			ifname, strerror(errno));
@@ -211,14 +213,16 @@ list_addrs(const char *ifname, __u32 owner, char **addrs, int n)
 		sleep_ms(1);
 	}
 	if (x.map_fd < 0) {
-		fprintf(stderr, "%s: no XDP program with a droce_addrs map on %s (load droce_xdp.o "
-			"with net_af_xdp's xdp_prog= devarg first)\n", me, ifname);
+		fprintf(stderr,
+			"%s: no XDP program with a droce_addrs map on %s (load droce_xdp.o "
+			"with net_af_xdp's xdp_prog= devarg first)\n",
+			me, ifname);
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
 		memset(key, 0, sizeof(key));
 		if (inet_pton(AF_INET, addrs[i], key + 12) == 1) {
-			key[10] = 0xff;		/* ::ffff:a.b.c.d, as in the GID table */
+			key[10] = 0xff; /* ::ffff:a.b.c.d, as in the GID table */
 			key[11] = 0xff;
 		} else if (inet_pton(AF_INET6, addrs[i], key) != 1) {
 			fprintf(stderr, "%s: '%s' is not an IPv4 or IPv6 address\n", me, addrs[i]);
@@ -244,9 +248,11 @@ fail:
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: %s [--owner PID] IFACE ADDR... (droce's IPv4 or IPv6 addresses)\n"
+	fprintf(stderr,
+		"usage: %s [--owner PID] IFACE ADDR... (droce's IPv4 or IPv6 addresses)\n"
 		"       %s --check [--dry-run] IFACE\n"
-		"       %s --release PID IFACE\n", me, me, me);
+		"       %s --release PID IFACE\n",
+		me, me, me);
 	return 2;
 }
 

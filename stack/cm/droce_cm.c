@@ -15,13 +15,13 @@ void
 droce_cm_params_default(struct droce_cm_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->mra_service_timeout = 24;		/* ~69 s, kernel rdma_cm's CMA_CM_MRA_SETTING */
+	p->mra_service_timeout = 24; /* ~69 s, kernel rdma_cm's CMA_CM_MRA_SETTING */
 	p->no_listener_retries = 8;
 	p->no_listener_delay_ns = 250 * NS_PER_MS;
 	/* longer than a peer's REQ resends (16 x 268 ms): a REQ we refused meets its REJ */
 	p->timewait_ns = 5000 * NS_PER_MS;
 	p->sidr_retries = 15;
-	p->sidr_timeout = 16;			/* 268 ms */
+	p->sidr_timeout = 16; /* 268 ms */
 }
 
 uint64_t
@@ -38,8 +38,8 @@ droce_cm_init(struct droce_cm *cm, struct droce_cm_conn *conns, uint32_t n,
 {
 	uint32_t i;
 
-	if (cm == NULL || conns == NULL || ops == NULL || ops->send == NULL ||
-	    ops->event == NULL || n == 0 || n > (1u << 16) || (n & (n - 1)) != 0)
+	if (cm == NULL || conns == NULL || ops == NULL || ops->send == NULL || ops->event == NULL ||
+	    n == 0 || n > (1u << 16) || (n & (n - 1)) != 0)
 		return -EINVAL;
 	memset(cm, 0, sizeof(*cm));
 	memset(conns, 0, sizeof(*conns) * n);
@@ -88,7 +88,7 @@ droce_cm_conn_new(struct droce_cm *cm, const uint8_t gid[16])
 	idx = (uint32_t)cm->free_head;
 	c = &cm->conns[idx];
 	cm->free_head = c->free_next;
-	hh = c->hash_head;	/* the bucket's, not the slot's: kept */
+	hh = c->hash_head; /* the bucket's, not the slot's: kept */
 	gen = (uint16_t)(c->gen + 1);
 	memset(c, 0, sizeof(*c));
 	c->hash_head = hh;
@@ -134,7 +134,7 @@ void
 droce_cm_conn_free(struct droce_cm *cm, struct droce_cm_conn *c)
 {
 	if (c->state == DROCE_CM_IDLE)
-		return;	/* freed already: the consumer released it from an event */
+		return; /* freed already: the consumer released it from an event */
 	hash_del(cm, c);
 	c->state = DROCE_CM_IDLE;
 	c->deadline_ns = 0;
@@ -173,8 +173,8 @@ droce_cm_last_attr(const struct droce_cm_conn *c)
 }
 
 int
-droce_cm_send(struct droce_cm *cm, struct droce_cm_conn *c, const struct droce_cm_msg *m,
-	      bool owed, uint64_t now_ns)
+droce_cm_send(struct droce_cm *cm, struct droce_cm_conn *c, const struct droce_cm_msg *m, bool owed,
+	      uint64_t now_ns)
 {
 	int rc = droce_cm_msg_build(m, c->mad);
 
@@ -237,14 +237,14 @@ droce_cm_send_rej(struct droce_cm *cm, struct droce_cm_conn *c, uint8_t msg_reje
 }
 
 int
-droce_cm_send_dreq(struct droce_cm *cm, struct droce_cm_conn *c, const void *priv,
-		   uint8_t priv_len, uint64_t now_ns)
+droce_cm_send_dreq(struct droce_cm *cm, struct droce_cm_conn *c, const void *priv, uint8_t priv_len,
+		   uint64_t now_ns)
 {
 	struct droce_cm_msg m;
 
 	c->tid = cm->tid_next++;
 	droce_cm_msg_init(&m, DROCE_CM_ATTR_DREQ, c->tid, c);
-	m.local_qpn = c->remote_qpn;	/* IBTA 12.6.9: a DREQ names the receiver's QP */
+	m.local_qpn = c->remote_qpn; /* IBTA 12.6.9: a DREQ names the receiver's QP */
 	set_priv(&m, priv, priv_len);
 	c->state = DROCE_CM_DREQ_SENT;
 	return droce_cm_send(cm, c, &m, true, now_ns);
@@ -265,13 +265,13 @@ droce_cm_emit(struct droce_cm *cm, struct droce_cm_conn *c, enum droce_cm_event 
 	      const struct droce_cm_msg *m)
 {
 	if (c != NULL && !c->owned)
-		return 0;	/* released: nobody to tell */
+		return 0; /* released: nobody to tell */
 	return cm->ops.event(cm->ctx, c, ev, m);
 }
 
 int
-droce_cm_connect(struct droce_cm *cm, const uint8_t gid[16], struct droce_cm_msg *req,
-		 void *user, uint64_t now_ns, struct droce_cm_conn **out)
+droce_cm_connect(struct droce_cm *cm, const uint8_t gid[16], struct droce_cm_msg *req, void *user,
+		 uint64_t now_ns, struct droce_cm_conn **out)
 {
 	struct droce_cm_conn *c;
 	int rc;
@@ -320,9 +320,8 @@ droce_cm_accept(struct droce_cm *cm, struct droce_cm_conn *c, struct droce_cm_ms
 }
 
 int
-droce_cm_reject(struct droce_cm *cm, struct droce_cm_conn *c, uint16_t reason,
-		const void *ari, uint8_t ari_len, const void *priv, uint8_t priv_len,
-		uint64_t now_ns)
+droce_cm_reject(struct droce_cm *cm, struct droce_cm_conn *c, uint16_t reason, const void *ari,
+		uint8_t ari_len, const void *priv, uint8_t priv_len, uint64_t now_ns)
 {
 	uint8_t what;
 	int rc;
@@ -363,7 +362,7 @@ droce_cm_disconnect(struct droce_cm *cm, struct droce_cm_conn *c, const void *pr
 	case DROCE_CM_DREQ_SENT:
 	case DROCE_CM_TIMEWAIT:
 	case DROCE_CM_CLOSED:
-		return 0;	/* the peer's DREQ came first, or ours is out */
+		return 0; /* the peer's DREQ came first, or ours is out */
 	default:
 		return -EINVAL;
 	}
@@ -393,14 +392,14 @@ droce_cm_release(struct droce_cm *cm, struct droce_cm_conn *c, uint64_t now_ns)
 	case DROCE_CM_CLOSED:
 		droce_cm_conn_free(cm, c);
 		break;
-	default:	/* DREQ_SENT, TIMEWAIT: they end on their own */
+	default: /* DREQ_SENT, TIMEWAIT: they end on their own */
 		break;
 	}
 }
 
 int
-droce_cm_sidr_req(struct droce_cm *cm, const uint8_t gid[16], struct droce_cm_msg *req,
-		  void *user, uint64_t now_ns, struct droce_cm_conn **out)
+droce_cm_sidr_req(struct droce_cm *cm, const uint8_t gid[16], struct droce_cm_msg *req, void *user,
+		  uint64_t now_ns, struct droce_cm_conn **out)
 {
 	struct droce_cm_conn *c = droce_cm_conn_new(cm, gid);
 	int rc;
@@ -413,7 +412,7 @@ droce_cm_sidr_req(struct droce_cm *cm, const uint8_t gid[16], struct droce_cm_ms
 	c->tid = cm->tid_next++;
 	req->attr = DROCE_CM_ATTR_SIDR_REQ;
 	req->tid = c->tid;
-	req->local_comm_id = c->local_comm_id;	/* the RequestID */
+	req->local_comm_id = c->local_comm_id; /* the RequestID */
 	c->timeout_ns = droce_cm_time_ns(cm->p.sidr_timeout);
 	c->max_retries = cm->p.sidr_retries;
 	rc = droce_cm_send(cm, c, req, true, now_ns);
@@ -465,9 +464,9 @@ expire(struct droce_cm *cm, struct droce_cm_conn *c, uint64_t now_ns)
 	case DROCE_CM_REP_SENT:
 		/* IBTA 12.6.7 (REJ reason 4, Timeout): out of retries, the CM rejects, so that a
 		 * peer still waiting hears of it, and enters TimeWait */
-		droce_cm_send_rej(cm, c,
-				  c->state == DROCE_CM_REQ_SENT ? DROCE_CM_MSG_REQ : DROCE_CM_MSG_REP,
-				  DROCE_CM_REJ_TIMEOUT, NULL, 0, NULL, 0, now_ns);
+		droce_cm_send_rej(
+			cm, c, c->state == DROCE_CM_REQ_SENT ? DROCE_CM_MSG_REQ : DROCE_CM_MSG_REP,
+			DROCE_CM_REJ_TIMEOUT, NULL, 0, NULL, 0, now_ns);
 		droce_cm_timewait(cm, c, now_ns);
 		droce_cm_emit(cm, c, DROCE_CM_EV_TIMEOUT, NULL);
 		break;
@@ -508,27 +507,34 @@ droce_cm_tick(struct droce_cm *cm, uint64_t now_ns)
 }
 
 static const char *const state_names[DROCE_CM_STATE_MAX] = {
-	[DROCE_CM_IDLE] = "IDLE", [DROCE_CM_REQ_SENT] = "REQ_SENT",
-	[DROCE_CM_REP_RCVD] = "REP_RCVD", [DROCE_CM_REQ_RCVD] = "REQ_RCVD",
-	[DROCE_CM_REP_SENT] = "REP_SENT", [DROCE_CM_ESTABLISHED] = "ESTABLISHED",
+	[DROCE_CM_IDLE] = "IDLE",	    [DROCE_CM_REQ_SENT] = "REQ_SENT",
+	[DROCE_CM_REP_RCVD] = "REP_RCVD",   [DROCE_CM_REQ_RCVD] = "REQ_RCVD",
+	[DROCE_CM_REP_SENT] = "REP_SENT",   [DROCE_CM_ESTABLISHED] = "ESTABLISHED",
 	[DROCE_CM_DREQ_SENT] = "DREQ_SENT", [DROCE_CM_TIMEWAIT] = "TIMEWAIT",
-	[DROCE_CM_CLOSED] = "CLOSED", [DROCE_CM_SIDR_REQ_SENT] = "SIDR_REQ_SENT",
+	[DROCE_CM_CLOSED] = "CLOSED",	    [DROCE_CM_SIDR_REQ_SENT] = "SIDR_REQ_SENT",
 };
 
 static const char *const event_names[DROCE_CM_EV_MAX] = {
-	[DROCE_CM_EV_REQ] = "REQ", [DROCE_CM_EV_REP] = "REP",
-	[DROCE_CM_EV_ESTABLISHED] = "ESTABLISHED", [DROCE_CM_EV_REJECTED] = "REJECTED",
-	[DROCE_CM_EV_TIMEOUT] = "TIMEOUT", [DROCE_CM_EV_DISCONNECTED] = "DISCONNECTED",
-	[DROCE_CM_EV_SIDR_REQ] = "SIDR_REQ", [DROCE_CM_EV_SIDR_REP] = "SIDR_REP",
+	[DROCE_CM_EV_REQ] = "REQ",
+	[DROCE_CM_EV_REP] = "REP",
+	[DROCE_CM_EV_ESTABLISHED] = "ESTABLISHED",
+	[DROCE_CM_EV_REJECTED] = "REJECTED",
+	[DROCE_CM_EV_TIMEOUT] = "TIMEOUT",
+	[DROCE_CM_EV_DISCONNECTED] = "DISCONNECTED",
+	[DROCE_CM_EV_SIDR_REQ] = "SIDR_REQ",
+	[DROCE_CM_EV_SIDR_REP] = "SIDR_REP",
 	[DROCE_CM_EV_SIDR_TIMEOUT] = "SIDR_TIMEOUT",
 };
 
 static const char *const drop_names[DROCE_CM_DROP_MAX] = {
-	[DROCE_CM_DROP_NONE] = "none", [DROCE_CM_DROP_MALFORMED] = "malformed",
+	[DROCE_CM_DROP_NONE] = "none",
+	[DROCE_CM_DROP_MALFORMED] = "malformed",
 	[DROCE_CM_DROP_UNSUPPORTED] = "unsupported_attr",
 	[DROCE_CM_DROP_UNKNOWN_COMM_ID] = "unknown_comm_id",
-	[DROCE_CM_DROP_WRONG_PEER] = "wrong_peer", [DROCE_CM_DROP_STATE] = "unexpected_in_state",
-	[DROCE_CM_DROP_NO_SLOT] = "no_slot", [DROCE_CM_DROP_CONSUMER] = "consumer_declined",
+	[DROCE_CM_DROP_WRONG_PEER] = "wrong_peer",
+	[DROCE_CM_DROP_STATE] = "unexpected_in_state",
+	[DROCE_CM_DROP_NO_SLOT] = "no_slot",
+	[DROCE_CM_DROP_CONSUMER] = "consumer_declined",
 };
 
 const char *

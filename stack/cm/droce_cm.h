@@ -27,29 +27,29 @@
 #include "droce_cm_msg.h"
 
 enum droce_cm_state {
-	DROCE_CM_IDLE,		/* free slot */
-	DROCE_CM_REQ_SENT,	/* active: REQ out, waiting for REP (or an MRA's longer wait) */
-	DROCE_CM_REP_RCVD,	/* active: REP reported, the consumer sends RTU or REJ */
-	DROCE_CM_REQ_RCVD,	/* passive: REQ reported, the consumer accepts or rejects */
-	DROCE_CM_REP_SENT,	/* passive: REP out, waiting for RTU */
+	DROCE_CM_IDLE,	   /* free slot */
+	DROCE_CM_REQ_SENT, /* active: REQ out, waiting for REP (or an MRA's longer wait) */
+	DROCE_CM_REP_RCVD, /* active: REP reported, the consumer sends RTU or REJ */
+	DROCE_CM_REQ_RCVD, /* passive: REQ reported, the consumer accepts or rejects */
+	DROCE_CM_REP_SENT, /* passive: REP out, waiting for RTU */
 	DROCE_CM_ESTABLISHED,
 	DROCE_CM_DREQ_SENT,
 	DROCE_CM_TIMEWAIT,	/* ended: strays are answered or dropped */
 	DROCE_CM_CLOSED,	/* ended, TimeWait over */
-	DROCE_CM_SIDR_REQ_SENT,	/* SIDR_REQ out, waiting for SIDR_REP (IBTA 12.11) */
+	DROCE_CM_SIDR_REQ_SENT, /* SIDR_REQ out, waiting for SIDR_REP (IBTA 12.11) */
 	DROCE_CM_STATE_MAX,
 };
 
 /* What the consumer hears, at most once each per connection (ESTABLISHED... END once). */
 enum droce_cm_event {
-	DROCE_CM_EV_REQ,		/* passive: a new connection (m: the REQ) */
-	DROCE_CM_EV_REP,		/* active: the REP (m); answer droce_cm_rtu or _reject */
-	DROCE_CM_EV_ESTABLISHED,	/* passive: RTU received (m: the RTU, or NULL) */
-	DROCE_CM_EV_REJECTED,		/* a REJ ended it (m: the REJ, reason in m->reason) */
-	DROCE_CM_EV_TIMEOUT,		/* REQ or REP unanswered after every retry */
-	DROCE_CM_EV_DISCONNECTED,	/* DREQ received, or ours answered or timed out */
-	DROCE_CM_EV_SIDR_REQ,		/* m: a SIDR_REQ; answer with droce_cm_sidr_reply */
-	DROCE_CM_EV_SIDR_REP,		/* m: the SIDR_REP of our SIDR_REQ */
+	DROCE_CM_EV_REQ,	  /* passive: a new connection (m: the REQ) */
+	DROCE_CM_EV_REP,	  /* active: the REP (m); answer droce_cm_rtu or _reject */
+	DROCE_CM_EV_ESTABLISHED,  /* passive: RTU received (m: the RTU, or NULL) */
+	DROCE_CM_EV_REJECTED,	  /* a REJ ended it (m: the REJ, reason in m->reason) */
+	DROCE_CM_EV_TIMEOUT,	  /* REQ or REP unanswered after every retry */
+	DROCE_CM_EV_DISCONNECTED, /* DREQ received, or ours answered or timed out */
+	DROCE_CM_EV_SIDR_REQ,	  /* m: a SIDR_REQ; answer with droce_cm_sidr_reply */
+	DROCE_CM_EV_SIDR_REP,	  /* m: the SIDR_REP of our SIDR_REQ */
 	DROCE_CM_EV_SIDR_TIMEOUT,
 	DROCE_CM_EV_MAX,
 };
@@ -57,23 +57,23 @@ enum droce_cm_event {
 /* Why a received MAD changed nothing (each counted in droce_cm.drops). */
 enum droce_cm_drop {
 	DROCE_CM_DROP_NONE,
-	DROCE_CM_DROP_MALFORMED,	/* not a CM MAD this codec reads (IBTA 13.4.2, 12.6) */
-	DROCE_CM_DROP_UNSUPPORTED,	/* LAP, APR, ClassPortInfo */
-	DROCE_CM_DROP_UNKNOWN_COMM_ID,	/* names a local comm ID we do not have (IBTA 12.6) */
-	DROCE_CM_DROP_WRONG_PEER,	/* the remote comm ID differs from the connection's */
-	DROCE_CM_DROP_STATE,		/* not expected in the connection's state (IBTA 12.9.2) */
-	DROCE_CM_DROP_NO_SLOT,		/* a REQ and no free connection slot */
-	DROCE_CM_DROP_CONSUMER,		/* the consumer chose not to answer a REQ (yet) */
+	DROCE_CM_DROP_MALFORMED,       /* not a CM MAD this codec reads (IBTA 13.4.2, 12.6) */
+	DROCE_CM_DROP_UNSUPPORTED,     /* LAP, APR, ClassPortInfo */
+	DROCE_CM_DROP_UNKNOWN_COMM_ID, /* names a local comm ID we do not have (IBTA 12.6) */
+	DROCE_CM_DROP_WRONG_PEER,      /* the remote comm ID differs from the connection's */
+	DROCE_CM_DROP_STATE,	       /* not expected in the connection's state (IBTA 12.9.2) */
+	DROCE_CM_DROP_NO_SLOT,	       /* a REQ and no free connection slot */
+	DROCE_CM_DROP_CONSUMER,	       /* the consumer chose not to answer a REQ (yet) */
 	DROCE_CM_DROP_MAX,
 };
 
 /* Timers and retries. Times as IBTA encodes them: 4.096 us * 2^t (IBTA 12.6.5). */
 struct droce_cm_params {
-	uint8_t mra_service_timeout;	/* what our MRAs ask for */
-	uint8_t no_listener_retries;	/* a REQ refused with REJ reason 8 is sent again... */
-	uint64_t no_listener_delay_ns;	/* ...this long after the REJ */
-	uint64_t timewait_ns;		/* TimeWait (IBTA 12.9.8.4) */
-	uint8_t sidr_retries;		/* SIDR_REQ resends (IBTA 12.11.2) */
+	uint8_t mra_service_timeout;   /* what our MRAs ask for */
+	uint8_t no_listener_retries;   /* a REQ refused with REJ reason 8 is sent again... */
+	uint64_t no_listener_delay_ns; /* ...this long after the REJ */
+	uint64_t timewait_ns;	       /* TimeWait (IBTA 12.9.8.4) */
+	uint8_t sidr_retries;	       /* SIDR_REQ resends (IBTA 12.11.2) */
 	uint8_t sidr_timeout;
 };
 
@@ -94,32 +94,32 @@ struct droce_cm_ops {
 /* One connection (or a SIDR request). Read-only for the consumer but for user. */
 struct droce_cm_conn {
 	enum droce_cm_state state;
-	bool active;			/* we sent the REQ */
-	bool owned;			/* the consumer holds it (until droce_cm_release) */
-	bool mra_rcvd;			/* the peer asked for a longer wait */
-	bool no_listener_wait;		/* REJ 8 seen, the REQ not sent again yet */
+	bool active;	       /* we sent the REQ */
+	bool owned;	       /* the consumer holds it (until droce_cm_release) */
+	bool mra_rcvd;	       /* the peer asked for a longer wait */
+	bool no_listener_wait; /* REJ 8 seen, the REQ not sent again yet */
 	void *user;
 	uint32_t local_comm_id, remote_comm_id;
-	uint64_t tid;			/* of the REQ (or SIDR_REQ), then of our DREQ */
+	uint64_t tid; /* of the REQ (or SIDR_REQ), then of our DREQ */
 	uint8_t peer_gid[16];
-	uint32_t remote_qpn;		/* from REQ/REP: a DREQ names it */
+	uint32_t remote_qpn; /* from REQ/REP: a DREQ names it */
 	/* Resends: the last MAD sent, when it is due again, how many times more. */
 	uint8_t mad[DROCE_MAD_SIZE];
-	uint64_t deadline_ns;		/* 0: no timer */
-	uint64_t timeout_ns;		/* one wait for an answer */
+	uint64_t deadline_ns; /* 0: no timer */
+	uint64_t timeout_ns;  /* one wait for an answer */
 	uint8_t retries_left;
 	uint8_t max_retries;
 	uint8_t no_listener_left;
 	/* the table's links */
-	int32_t hash_head;		/* bucket i's first connection (index), -1 none */
+	int32_t hash_head; /* bucket i's first connection (index), -1 none */
 	int32_t hash_next;
 	int32_t free_next;
-	uint16_t gen;			/* bumped on reuse: stale comm IDs do not match */
+	uint16_t gen; /* bumped on reuse: stale comm IDs do not match */
 };
 
 struct droce_cm {
 	struct droce_cm_conn *conns;
-	uint32_t n;			/* a power of two, at most 1 << 16 */
+	uint32_t n; /* a power of two, at most 1 << 16 */
 	uint32_t idx_bits;
 	int32_t free_head;
 	uint64_t tid_next;
@@ -146,12 +146,11 @@ int droce_cm_connect(struct droce_cm *cm, const uint8_t gid[16], struct droce_cm
 int droce_cm_accept(struct droce_cm *cm, struct droce_cm_conn *c, struct droce_cm_msg *rep,
 		    uint64_t now_ns);
 /* REQ_RCVD (a REQ) or REP_RCVD (a REP refused): REJ with reason, ARI and private data. */
-int droce_cm_reject(struct droce_cm *cm, struct droce_cm_conn *c, uint16_t reason,
-		    const void *ari, uint8_t ari_len, const void *priv, uint8_t priv_len,
-		    uint64_t now_ns);
+int droce_cm_reject(struct droce_cm *cm, struct droce_cm_conn *c, uint16_t reason, const void *ari,
+		    uint8_t ari_len, const void *priv, uint8_t priv_len, uint64_t now_ns);
 /* Active, in REP_RCVD: RTU, ESTABLISHED. */
-int droce_cm_rtu(struct droce_cm *cm, struct droce_cm_conn *c, const void *priv,
-		 uint8_t priv_len, uint64_t now_ns);
+int droce_cm_rtu(struct droce_cm *cm, struct droce_cm_conn *c, const void *priv, uint8_t priv_len,
+		 uint64_t now_ns);
 /* ESTABLISHED or REP_SENT: DREQ, DREQ_SENT; 0 with nothing sent if already ending. */
 int droce_cm_disconnect(struct droce_cm *cm, struct droce_cm_conn *c, const void *priv,
 			uint8_t priv_len, uint64_t now_ns);

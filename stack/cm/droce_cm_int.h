@@ -27,6 +27,6 @@ int droce_cm_send_dreq(struct droce_cm *cm, struct droce_cm_conn *c, const void 
 void droce_cm_timewait(struct droce_cm *cm, struct droce_cm_conn *c, uint64_t now_ns);
 int droce_cm_emit(struct droce_cm *cm, struct droce_cm_conn *c, enum droce_cm_event ev,
 		  const struct droce_cm_msg *m);
-uint16_t droce_cm_last_attr(const struct droce_cm_conn *c);	/* of c->mad */
+uint16_t droce_cm_last_attr(const struct droce_cm_conn *c); /* of c->mad */
 
 #endif /* DROCE_CM_INT_H */

@@ -12,7 +12,7 @@
 
 _Static_assert(sizeof(((struct droce_cm_msg *)0)->private_data) ==
 		       sizeof(((struct droce_cm_rtu *)0)->private_data),
-	"private_data holds the largest (RTU, DREP)");
+	       "private_data holds the largest (RTU, DREP)");
 _Static_assert(sizeof(((struct droce_cm_msg *)0)->ari) == DROCE_CM_ARI_SIZE, "ARI size");
 _Static_assert(DROCE_CM_SIDR_INFO_SIZE == DROCE_CM_ARI_SIZE, "SIDR_REP's info goes in ari");
 
@@ -121,35 +121,35 @@ build_req(const struct droce_cm_msg *m, uint8_t *b)
 	droce_put_be64(AT(b, droce_cm_req, local_ca_guid), m->local_ca_guid);
 	droce_put_be32(AT(b, droce_cm_req, local_qkey), m->local_qkey);
 	droce_put_be32(AT(b, droce_cm_req, qpn_rres),
-		m->local_qpn << DROCE_CM_24_SHIFT | m->responder_resources);
+		       m->local_qpn << DROCE_CM_24_SHIFT | m->responder_resources);
 	/* Local EECN 0 (RC/UC): only the initiator depth in the low byte. */
 	droce_put_be32(AT(b, droce_cm_req, eecn_idepth), m->initiator_depth);
 	droce_put_be32(AT(b, droce_cm_req, reecn_rcmt),
-		(uint32_t)m->remote_cm_response_timeout << DROCE_CM_TIMEOUT_SHIFT |
-			(uint32_t)m->transport_type << DROCE_CM_TRANSPORT_SHIFT |
-			(m->end_to_end_flow_control ? DROCE_CM_REQ_E2E : 0));
+		       (uint32_t)m->remote_cm_response_timeout << DROCE_CM_TIMEOUT_SHIFT |
+			       (uint32_t)m->transport_type << DROCE_CM_TRANSPORT_SHIFT |
+			       (m->end_to_end_flow_control ? DROCE_CM_REQ_E2E : 0));
 	droce_put_be32(AT(b, droce_cm_req, psn_lcmt),
-		m->starting_psn << DROCE_CM_24_SHIFT |
-			(uint32_t)m->local_cm_response_timeout << DROCE_CM_TIMEOUT_SHIFT |
-			m->retry_count);
+		       m->starting_psn << DROCE_CM_24_SHIFT |
+			       (uint32_t)m->local_cm_response_timeout << DROCE_CM_TIMEOUT_SHIFT |
+			       m->retry_count);
 	droce_put_be16(AT(b, droce_cm_req, pkey), m->pkey);
 	*AT(b, droce_cm_req, mtu_rnr) =
 		(uint8_t)(m->path_mtu << DROCE_CM_MTU_SHIFT | m->rnr_retry_count);
 	*AT(b, droce_cm_req, retries_srq) =
 		(uint8_t)(m->max_cm_retries << DROCE_CM_MAX_RETRIES_SHIFT |
-			(m->srq ? DROCE_CM_REQ_SRQ : 0));
+			  (m->srq ? DROCE_CM_REQ_SRQ : 0));
 
 	droce_put_be16(p + offsetof(struct droce_cm_path, local_lid), m->primary_local_lid);
 	droce_put_be16(p + offsetof(struct droce_cm_path, remote_lid), m->primary_remote_lid);
 	memcpy(p + offsetof(struct droce_cm_path, local_gid), m->primary_local_gid, 16);
 	memcpy(p + offsetof(struct droce_cm_path, remote_gid), m->primary_remote_gid, 16);
 	droce_put_be32(p + offsetof(struct droce_cm_path, fl_rate),
-		m->primary_flow_label << DROCE_CM_FL_SHIFT | m->primary_packet_rate);
+		       m->primary_flow_label << DROCE_CM_FL_SHIFT | m->primary_packet_rate);
 	p[offsetof(struct droce_cm_path, traffic_class)] = m->primary_traffic_class;
 	p[offsetof(struct droce_cm_path, hop_limit)] = m->primary_hop_limit;
 	p[offsetof(struct droce_cm_path, sl_subnet)] =
 		(uint8_t)(m->primary_sl << DROCE_CM_SL_SHIFT |
-			(m->primary_subnet_local ? DROCE_CM_SUBNET_LOCAL : 0));
+			  (m->primary_subnet_local ? DROCE_CM_SUBNET_LOCAL : 0));
 	p[offsetof(struct droce_cm_path, ack_timeout)] =
 		(uint8_t)(m->primary_local_ack_timeout << DROCE_CM_ACK_TIMEOUT_SHIFT);
 	/* The alternate path stays zero: a zero alternate local LID says there is none. */
@@ -216,11 +216,10 @@ build_rep(const struct droce_cm_msg *m, uint8_t *b)
 	*AT(b, droce_cm_rep, initiator_depth) = m->initiator_depth;
 	*AT(b, droce_cm_rep, ackd_fo_e2e) =
 		(uint8_t)(m->target_ack_delay << DROCE_CM_ACK_DELAY_SHIFT |
-			m->failover_accepted << DROCE_CM_FAILOVER_SHIFT |
-			(m->end_to_end_flow_control ? DROCE_CM_REP_E2E : 0));
-	*AT(b, droce_cm_rep, rnr_srq) =
-		(uint8_t)(m->rnr_retry_count << DROCE_CM_REP_RNR_SHIFT |
-			(m->srq ? DROCE_CM_REP_SRQ : 0));
+			  m->failover_accepted << DROCE_CM_FAILOVER_SHIFT |
+			  (m->end_to_end_flow_control ? DROCE_CM_REP_E2E : 0));
+	*AT(b, droce_cm_rep, rnr_srq) = (uint8_t)(m->rnr_retry_count << DROCE_CM_REP_RNR_SHIFT |
+						  (m->srq ? DROCE_CM_REP_SRQ : 0));
 	droce_put_be64(AT(b, droce_cm_rep, local_ca_guid), m->local_ca_guid);
 }
 
@@ -266,8 +265,7 @@ parse_sidr_rep(const uint8_t *b, struct droce_cm_msg *m)
 	m->sidr_status = *AT(b, droce_cm_sidr_rep, status);
 	/* As sent (up to 255): a peer may claim more than the 72 bytes there are. */
 	m->ari_len = *AT(b, droce_cm_sidr_rep, info_len);
-	m->local_qpn =
-		droce_get_be32(AT(b, droce_cm_sidr_rep, qpn_vendor_l)) >> DROCE_CM_24_SHIFT;
+	m->local_qpn = droce_get_be32(AT(b, droce_cm_sidr_rep, qpn_vendor_l)) >> DROCE_CM_24_SHIFT;
 	m->service_id = droce_get_be64(AT(b, droce_cm_sidr_rep, service_id));
 	m->local_qkey = droce_get_be32(AT(b, droce_cm_sidr_rep, qkey));
 	memcpy(m->ari, AT(b, droce_cm_sidr_rep, info), DROCE_CM_SIDR_INFO_SIZE);
@@ -292,7 +290,7 @@ priv_off(uint16_t attr)
 		return offsetof(struct droce_cm_sidr_req, private_data);
 	case DROCE_CM_ATTR_SIDR_REP:
 		return offsetof(struct droce_cm_sidr_rep, private_data);
-	default:	/* RTU, DREP */
+	default: /* RTU, DREP */
 		return offsetof(struct droce_cm_rtu, private_data);
 	}
 }
@@ -340,7 +338,7 @@ droce_cm_msg_build(const struct droce_cm_msg *m, uint8_t mad[DROCE_MAD_SIZE])
 		droce_put_be32(AT(mad, droce_cm_dreq, local_comm_id), m->local_comm_id);
 		droce_put_be32(AT(mad, droce_cm_dreq, remote_comm_id), m->remote_comm_id);
 		droce_put_be32(AT(mad, droce_cm_dreq, remote_qpn),
-			m->local_qpn << DROCE_CM_24_SHIFT);
+			       m->local_qpn << DROCE_CM_24_SHIFT);
 		break;
 	case DROCE_CM_ATTR_SIDR_REQ:
 		droce_put_be32(AT(mad, droce_cm_sidr_req, request_id), m->local_comm_id);
@@ -350,7 +348,7 @@ droce_cm_msg_build(const struct droce_cm_msg *m, uint8_t mad[DROCE_MAD_SIZE])
 	case DROCE_CM_ATTR_SIDR_REP:
 		build_sidr_rep(m, mad);
 		break;
-	default:	/* RTU, DREP: the two comm IDs */
+	default: /* RTU, DREP: the two comm IDs */
 		droce_put_be32(AT(mad, droce_cm_rtu, local_comm_id), m->local_comm_id);
 		droce_put_be32(AT(mad, droce_cm_rtu, remote_comm_id), m->remote_comm_id);
 		break;
@@ -392,18 +390,19 @@ droce_cm_msg_parse(const uint8_t *mad, size_t len, struct droce_cm_msg *m)
 		m->local_comm_id = droce_get_be32(AT(mad, droce_cm_mra, local_comm_id));
 		m->remote_comm_id = droce_get_be32(AT(mad, droce_cm_mra, remote_comm_id));
 		m->msg_rejected = (*AT(mad, droce_cm_mra, msg_mraed) >> DROCE_CM_MSG_SHIFT) &
-			DROCE_CM_MSG_MASK;
+				  DROCE_CM_MSG_MASK;
 		m->service_timeout = (*AT(mad, droce_cm_mra, service_timeout) >>
-			DROCE_CM_SERVICE_TIMEOUT_SHIFT) & DROCE_CM_SERVICE_TIMEOUT_MASK;
+				      DROCE_CM_SERVICE_TIMEOUT_SHIFT) &
+				     DROCE_CM_SERVICE_TIMEOUT_MASK;
 		break;
 	case DROCE_CM_ATTR_REJ:
 		m->local_comm_id = droce_get_be32(AT(mad, droce_cm_rej, local_comm_id));
 		m->remote_comm_id = droce_get_be32(AT(mad, droce_cm_rej, remote_comm_id));
 		m->msg_rejected = (*AT(mad, droce_cm_rej, msg_rejected) >> DROCE_CM_MSG_SHIFT) &
-			DROCE_CM_MSG_MASK;
+				  DROCE_CM_MSG_MASK;
 		/* As sent (up to 127): a peer may claim more than the 72 bytes there are. */
 		m->ari_len = (*AT(mad, droce_cm_rej, ari_len) >> DROCE_CM_ARI_LEN_SHIFT) &
-			DROCE_CM_ARI_LEN_MASK;
+			     DROCE_CM_ARI_LEN_MASK;
 		m->reason = droce_get_be16(AT(mad, droce_cm_rej, reason));
 		memcpy(m->ari, AT(mad, droce_cm_rej, ari), DROCE_CM_ARI_SIZE);
 		break;
@@ -424,7 +423,7 @@ droce_cm_msg_parse(const uint8_t *mad, size_t len, struct droce_cm_msg *m)
 	case DROCE_CM_ATTR_SIDR_REP:
 		parse_sidr_rep(mad, m);
 		break;
-	default:	/* RTU, DREP */
+	default: /* RTU, DREP */
 		m->local_comm_id = droce_get_be32(AT(mad, droce_cm_rtu, local_comm_id));
 		m->remote_comm_id = droce_get_be32(AT(mad, droce_cm_rtu, remote_comm_id));
 		break;

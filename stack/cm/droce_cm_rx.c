@@ -24,7 +24,7 @@ send_mra(struct droce_cm *cm, struct droce_cm_conn *c)
 	uint8_t mad[DROCE_MAD_SIZE];
 
 	droce_cm_msg_init(&m, DROCE_CM_ATTR_MRA, c->tid, c);
-	m.msg_rejected = DROCE_CM_MSG_REQ;	/* MessageMRAed */
+	m.msg_rejected = DROCE_CM_MSG_REQ; /* MessageMRAed */
 	m.service_timeout = cm->p.mra_service_timeout;
 	/* not kept in c->mad: nothing owed, and the REQ answer to come replaces it */
 	if (droce_cm_msg_build(&m, mad) == 0) {
@@ -65,12 +65,12 @@ req_rcvd(struct droce_cm *cm, const struct droce_cm_msg *m, const uint8_t gid[16
 			send_mra(cm, c);
 			return DROCE_CM_DROP_NONE;
 		case DROCE_CM_REP_SENT:
-			droce_cm_resend(cm, c);	/* the REP */
+			droce_cm_resend(cm, c); /* the REP */
 			return DROCE_CM_DROP_NONE;
 		case DROCE_CM_TIMEWAIT:
 			if (droce_cm_last_attr(c) != DROCE_CM_ATTR_REJ)
 				return drop(cm, DROCE_CM_DROP_STATE);
-			droce_cm_resend(cm, c);	/* the REJ */
+			droce_cm_resend(cm, c); /* the REJ */
 			return DROCE_CM_DROP_NONE;
 		default:
 			return drop(cm, DROCE_CM_DROP_STATE);
@@ -80,7 +80,7 @@ req_rcvd(struct droce_cm *cm, const struct droce_cm_msg *m, const uint8_t gid[16
 	if (c == NULL)
 		return drop(cm, DROCE_CM_DROP_NO_SLOT);
 	c->state = DROCE_CM_REQ_RCVD;
-	c->owned = true;	/* until the consumer declines */
+	c->owned = true; /* until the consumer declines */
 	c->tid = m->tid;
 	c->remote_comm_id = m->local_comm_id;
 	c->remote_qpn = m->local_qpn;
@@ -106,12 +106,12 @@ rep_rcvd(struct droce_cm *cm, struct droce_cm_conn *c, const struct droce_cm_msg
 {
 	if (c->state == DROCE_CM_ESTABLISHED && c->active &&
 	    droce_cm_last_attr(c) == DROCE_CM_ATTR_RTU) {
-		droce_cm_resend(cm, c);	/* IBTA 12.9.8.2: our RTU was lost */
+		droce_cm_resend(cm, c); /* IBTA 12.9.8.2: our RTU was lost */
 		return DROCE_CM_DROP_NONE;
 	}
 	if (c->state == DROCE_CM_TIMEWAIT && c->active &&
 	    droce_cm_last_attr(c) == DROCE_CM_ATTR_REJ) {
-		droce_cm_resend(cm, c);	/* we refused this REP: the REJ was lost */
+		droce_cm_resend(cm, c); /* we refused this REP: the REJ was lost */
 		return DROCE_CM_DROP_NONE;
 	}
 	if (c->state != DROCE_CM_REQ_SENT)
@@ -131,7 +131,7 @@ rej_rcvd(struct droce_cm *cm, struct droce_cm_conn *c, const struct droce_cm_msg
 	switch (c->state) {
 	case DROCE_CM_REQ_SENT:
 		if (m->reason == DROCE_CM_REJ_INVALID_SERVICE_ID && c->no_listener_wait)
-			return drop(cm, DROCE_CM_DROP_STATE);	/* a second REJ of one REQ */
+			return drop(cm, DROCE_CM_DROP_STATE); /* a second REJ of one REQ */
 		if (m->reason == DROCE_CM_REJ_INVALID_SERVICE_ID && c->no_listener_left > 0) {
 			/* nobody listens yet: the same REQ again after a while (the expiry
 			 * sends it, the retries count afresh) */
@@ -162,8 +162,8 @@ dreq_rcvd(struct droce_cm *cm, struct droce_cm_conn *c, const struct droce_cm_ms
 
 	switch (c->state) {
 	case DROCE_CM_ESTABLISHED:
-	case DROCE_CM_REP_SENT:		/* the RTU lost: the DREQ says the peer was there */
-	case DROCE_CM_DREQ_SENT:	/* both disconnect at once (IBTA 12.9.7) */
+	case DROCE_CM_REP_SENT:	 /* the RTU lost: the DREQ says the peer was there */
+	case DROCE_CM_DREQ_SENT: /* both disconnect at once (IBTA 12.9.7) */
 		droce_cm_msg_init(&r, DROCE_CM_ATTR_DREP, m->tid, c);
 		droce_cm_send(cm, c, &r, false, now_ns);
 		droce_cm_timewait(cm, c, now_ns);
@@ -174,7 +174,7 @@ dreq_rcvd(struct droce_cm *cm, struct droce_cm_conn *c, const struct droce_cm_ms
 		/* IBTA 12.9.8.4: a DREQ in TimeWait is answered; c->mad keeps what TimeWait
 		 * repeats, so this DREP is not kept */
 		if (droce_cm_last_attr(c) == DROCE_CM_ATTR_REJ)
-			return drop(cm, DROCE_CM_DROP_STATE);	/* never connected */
+			return drop(cm, DROCE_CM_DROP_STATE); /* never connected */
 		{
 			uint8_t mad[DROCE_MAD_SIZE];
 

@@ -6,11 +6,11 @@
 #include "../droce_byteorder.h"
 
 struct droce_arp_hdr {
-	droce_be16_t htype;	/* 1: Ethernet */
-	droce_be16_t ptype;	/* 0x0800: IPv4 */
-	uint8_t hlen;		/* 6 */
-	uint8_t plen;		/* 4 */
-	droce_be16_t op;	/* 1 request, 2 reply */
+	droce_be16_t htype; /* 1: Ethernet */
+	droce_be16_t ptype; /* 0x0800: IPv4 */
+	uint8_t hlen;	    /* 6 */
+	uint8_t plen;	    /* 4 */
+	droce_be16_t op;    /* 1 request, 2 reply */
 	uint8_t sha[6];
 	uint8_t spa[4];
 	uint8_t tha[6];

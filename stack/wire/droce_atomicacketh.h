@@ -6,7 +6,7 @@
 #include "../droce_byteorder.h"
 
 struct droce_atomicacketh {
-	droce_be64_t orig;	/* the remote value before the operation */
+	droce_be64_t orig; /* the remote value before the operation */
 } __attribute__((packed));
 _Static_assert(sizeof(struct droce_atomicacketh) == 8, "AtomicAckETH is 8 bytes");
 

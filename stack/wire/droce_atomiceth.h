@@ -6,10 +6,10 @@
 #include "../droce_byteorder.h"
 
 struct droce_atomiceth {
-	droce_be64_t va;	/* must be 8-byte aligned (IBTA 9.4.5) */
+	droce_be64_t va; /* must be 8-byte aligned (IBTA 9.4.5) */
 	droce_be32_t rkey;
-	droce_be64_t swap_add;	/* swap value, or the addend */
-	droce_be64_t compare;	/* compare value; ignored by FetchAdd */
+	droce_be64_t swap_add; /* swap value, or the addend */
+	droce_be64_t compare;  /* compare value; ignored by FetchAdd */
 } __attribute__((packed));
 _Static_assert(sizeof(struct droce_atomiceth) == 28, "AtomicETH is 28 bytes");
 

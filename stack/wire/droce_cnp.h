@@ -13,7 +13,7 @@ struct droce_cnp {
 } __attribute__((packed));
 _Static_assert(sizeof(struct droce_cnp) == 16, "CNP body is 16 bytes");
 
-#define DROCE_CNP_DSCP	      48	/* what ConnectX sends */
-#define DROCE_CNP_VLAN_PRIO   6
+#define DROCE_CNP_DSCP	    48 /* what ConnectX sends */
+#define DROCE_CNP_VLAN_PRIO 6
 
 #endif /* DROCE_WIRE_CNP_H */

@@ -6,7 +6,7 @@
 #include "../droce_byteorder.h"
 
 struct droce_ieth {
-	droce_be32_t rkey;	/* the R_Key the responder invalidates */
+	droce_be32_t rkey; /* the R_Key the responder invalidates */
 } __attribute__((packed));
 _Static_assert(sizeof(struct droce_ieth) == 4, "IETH is 4 bytes");
 

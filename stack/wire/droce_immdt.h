@@ -6,7 +6,7 @@
 #include "../droce_byteorder.h"
 
 struct droce_immdt {
-	droce_be32_t imm;	/* opaque to the stack: handed to the receiver as is */
+	droce_be32_t imm; /* opaque to the stack: handed to the receiver as is */
 } __attribute__((packed));
 _Static_assert(sizeof(struct droce_immdt) == 4, "ImmDt is 4 bytes");
 

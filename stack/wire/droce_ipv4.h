@@ -6,13 +6,13 @@
 #include "../droce_byteorder.h"
 
 struct droce_ipv4_hdr {
-	uint8_t version_ihl;	 /* version(4) IHL(4), IHL in 32-bit words */
-	uint8_t tos;		 /* DSCP(6) ECN(2): the GRH traffic class */
-	droce_be16_t total_len;	 /* header + UDP datagram */
+	uint8_t version_ihl;	/* version(4) IHL(4), IHL in 32-bit words */
+	uint8_t tos;		/* DSCP(6) ECN(2): the GRH traffic class */
+	droce_be16_t total_len; /* header + UDP datagram */
 	droce_be16_t id;
-	droce_be16_t frag_off;	 /* flags(3) fragment offset(13) */
-	uint8_t ttl;		 /* the GRH hop limit */
-	uint8_t proto;		 /* 17 = UDP */
+	droce_be16_t frag_off; /* flags(3) fragment offset(13) */
+	uint8_t ttl;	       /* the GRH hop limit */
+	uint8_t proto;	       /* 17 = UDP */
 	droce_be16_t hdr_csum;
 	droce_be32_t src;
 	droce_be32_t dst;

@@ -8,7 +8,7 @@
 struct droce_reth {
 	droce_be64_t va;
 	droce_be32_t rkey;
-	droce_be32_t dma_len;	/* the whole message length, not this packet's */
+	droce_be32_t dma_len; /* the whole message length, not this packet's */
 } __attribute__((packed));
 _Static_assert(sizeof(struct droce_reth) == 16, "RETH is 16 bytes");
 

@@ -20,13 +20,13 @@
 #include "../droce_byteorder.h"
 
 struct droce_srh_send {
-	droce_be32_t ord;	/* receive ordinal: receive WQEs this QP's messages consumed before */
-	droce_be32_t off;	/* byte offset of this packet's data in the message */
+	droce_be32_t ord; /* receive ordinal: receive WQEs this QP's messages consumed before */
+	droce_be32_t off; /* byte offset of this packet's data in the message */
 } __attribute__((packed));
 _Static_assert(sizeof(struct droce_srh_send) == 8, "SEND placement header is 8 bytes");
 
-#define DROCE_SRH_WRITE_LEN 16	/* a RETH */
+#define DROCE_SRH_WRITE_LEN 16 /* a RETH */
 #define DROCE_SRH_SEND_LEN  8
-#define DROCE_SRH_ROOM	    16	/* data bytes per packet: path MTU minus this */
+#define DROCE_SRH_ROOM	    16 /* data bytes per packet: path MTU minus this */
 
 #endif /* DROCE_WIRE_SRH_H */

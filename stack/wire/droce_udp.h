@@ -6,10 +6,10 @@
 #include "../droce_byteorder.h"
 
 struct droce_udp_hdr {
-	droce_be16_t src_port;	/* 0xC000..0xFFFF: per-QP flow entropy */
-	droce_be16_t dst_port;	/* 4791 */
-	droce_be16_t len;	/* header + payload */
-	droce_be16_t csum;	/* 0 over IPv4 (rxe, ConnectX) */
+	droce_be16_t src_port; /* 0xC000..0xFFFF: per-QP flow entropy */
+	droce_be16_t dst_port; /* 4791 */
+	droce_be16_t len;      /* header + payload */
+	droce_be16_t csum;     /* 0 over IPv4 (rxe, ConnectX) */
 } __attribute__((packed));
 _Static_assert(sizeof(struct droce_udp_hdr) == 8, "UDP header is 8 bytes");
 

@@ -4,7 +4,7 @@
  * (libpcap reads it from memory); every frame it yields, of any supported link type, is parsed
  * and printed as text and as JSON, as `droce-pcap decode` does, to /dev/null.
  */
-#define _GNU_SOURCE	/* fmemopen */
+#define _GNU_SOURCE /* fmemopen */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

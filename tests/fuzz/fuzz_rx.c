@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 			__builtin_trap(); \
 	} while (0)
 
-#define GUARD 4096
+#define GUARD	   4096
 #define GUARD_BYTE 0x5A
 
 /* Each MR between two guards that nothing may write. */
@@ -143,11 +143,12 @@ fixup(uint8_t *f, uint32_t len, uint8_t flags, uint8_t sel)
 	if (flags & 2)
 		put_be32(f + bth + 4, (uint32_t)f[bth + 4] << 24 | droce_qp_num(q));
 	if (flags & 4) {
-		uint32_t base = (op & 0x1F) >= 0x0D && (op & 0x1F) <= 0x12 ? q->req.una :
-										q->resp.epsn;
+		uint32_t base =
+			(op & 0x1F) >= 0x0D && (op & 0x1F) <= 0x12 ? q->req.una : q->resp.epsn;
 
-		put_be32(f + bth + 8, (uint32_t)f[bth + 8] << 24 |
-			 droce_psn_add(base, (uint32_t)(int32_t)(int8_t)(sel & 0xFC) >> 2));
+		put_be32(f + bth + 8,
+			 (uint32_t)f[bth + 8] << 24 |
+				 droce_psn_add(base, (uint32_t)(int32_t)(int8_t)(sel & 0xFC) >> 2));
 	}
 	if ((flags & 8) && len >= ext + 16 + 4) {
 		const struct droce_opcode_info *oi = droce_opcode_info(op);
@@ -164,7 +165,7 @@ fixup(uint8_t *f, uint32_t len, uint8_t flags, uint8_t sel)
 		put_be16(f + l3 + 2, len - l3);
 		put_be16(f + udp + 2, 4791);
 		put_be16(f + udp + 4, len - udp);
-		f[l3 + 6] &= 0x40;	/* no fragment */
+		f[l3 + 6] &= 0x40; /* no fragment */
 		f[l3 + 7] = 0;
 		f[l3 + 10] = f[l3 + 11] = 0;
 		for (sum = 0, i = 0; i < 20; i += 2)
@@ -215,7 +216,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fw.now += 1000;
 		droce_dev_rx_burst(fw.n[1].dev, &fp, &len, 1, fw.now);
 		droce_dev_process(fw.n[1].dev, fw.now, 64);
-		fw.n[1].tail = fw.n[1].head;	/* node 1's answers: not needed */
+		fw.n[1].tail = fw.n[1].head; /* node 1's answers: not needed */
 		while (droce_cq_poll(fw.n[1].cq, 32, wc) > 0)
 			;
 		if (len == 0)

@@ -55,7 +55,7 @@ glue_child_status(int (*fn)(void), unsigned int seconds)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		setrlimit(RLIMIT_CORE, &no_core);	/* no core file in the build directory */
+		setrlimit(RLIMIT_CORE, &no_core); /* no core file in the build directory */
 		alarm(seconds);
 		_exit(fn());
 	}

@@ -13,8 +13,8 @@
  * it wrote there. Returns 0 when the child sent out whole and exited 0, -EPIPE when nothing
  * (or part) came back, -ECHILD when it came back but the child then failed.
  */
-int glue_in_child(void (*fn)(void *out, const void *arg), const void *arg, void *out,
-		  size_t size, unsigned int seconds);
+int glue_in_child(void (*fn)(void *out, const void *arg), const void *arg, void *out, size_t size,
+		  unsigned int seconds);
 
 /*
  * fn() in a child that dumps no core and dies after `seconds`, exiting with fn's result.

@@ -30,10 +30,9 @@
 
 #include "droce_rt.h"
 
-
 #include "glue_smoke.h"
 
-static struct droce_rt *open_one;	/* closed by child() when a check bailed out */
+static struct droce_rt *open_one; /* closed by child() when a check bailed out */
 
 static int
 wait_byte(const struct role *r, unsigned int ms)
@@ -70,7 +69,8 @@ open_from_env(const struct role *r, const struct droce_rt_config *cfg, char *err
 	f = fopen(path, "w");
 	if (f == NULL)
 		return NULL;
-	fprintf(f, "# glue_smoke %s\neal = %s\nvdev = %s\nipv4 = 198.18.0.77/24\nmbufs = 8191\n"
+	fprintf(f,
+		"# glue_smoke %s\neal = %s\nvdev = %s\nipv4 = 198.18.0.77/24\nmbufs = 8191\n"
 		"idle_spins = %u\nidle_sleep_us = %u\narp_retry_ms = %u\narp_tries = %u\n",
 		r->name, cfg->eal, cfg->vdev, cfg->idle_spins, cfg->idle_sleep_us,
 		cfg->arp_retry_ms, cfg->arp_tries);
@@ -112,8 +112,8 @@ open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen)
 				errlen) != 0 ||
 	    droce_rt_config_set(&cfg, "ipv6", r->server ? "2001:2::1/64" : "2001:2::2/64", err,
 				errlen) != 0 ||
-	    droce_rt_config_set(&cfg, "lcores", r->server ? "1" : (two_lcores ? "0,1" : "0"),
-				err, errlen) != 0)
+	    droce_rt_config_set(&cfg, "lcores", r->server ? "1" : (two_lcores ? "0,1" : "0"), err,
+				errlen) != 0)
 		return NULL;
 	cfg.mbufs = 4095;
 	cfg.idle_spins = 64;
@@ -170,7 +170,7 @@ v4_gid(uint8_t gid[16], uint8_t last)
 void
 v6_gid(uint8_t gid[16], uint8_t last)
 {
-	static const uint8_t base[16] = { 0x20, 0x01, 0x00, 0x02 };	/* 2001:2::/48 */
+	static const uint8_t base[16] = { 0x20, 0x01, 0x00, 0x02 }; /* 2001:2::/48 */
 
 	memcpy(gid, base, 16);
 	gid[15] = last;
@@ -187,8 +187,7 @@ meet(struct role *r, struct droce_rt *rt, uint8_t peer_mac[6])
 	/* Both loops running before either asks: over af_packet the link is up long before the
 	 * peer process is (the requests would go unanswered). */
 	CHECK(write(r->out, "M", 1) == 1, "pipe");
-	CHECK(droce_rt_run_until(rt, peer_done, r, 10000) == 0,
-	      "peer never started");
+	CHECK(droce_rt_run_until(rt, peer_done, r, 10000) == 0, "peer never started");
 	v4_gid(gid, r->server ? 2 : 1);
 	rc = droce_rt_resolve(rt, gid, peer_mac, 5000);
 	CHECK(rc == 0, "resolve peer: %s (%s)", strerror(-rc), droce_rt_strerror(rt));
@@ -233,7 +232,8 @@ print_counters(const struct role *r, struct droce_rt *rt, const char *prefix)
 
 	for (i = 0; i < n && i < 256; i++)
 		if (c[i].value != 0 && strncmp(c[i].name, prefix, strlen(prefix)) == 0)
-			printf("%s: %s = %llu\n", r->name, c[i].name, (unsigned long long)c[i].value);
+			printf("%s: %s = %llu\n", r->name, c[i].name,
+			       (unsigned long long)c[i].value);
 }
 
 /* A UDP/IPv4 datagram to port dport (not RoCE) from 198.18.0.x to the peer, padded to 60. */
@@ -245,7 +245,7 @@ udp_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6], bool server, u
 	memcpy(f + 6, src, 6);
 	f[12] = 0x08;
 	f[14] = 0x45;
-	f[14 + 3] = 28 + 4;		/* total length */
+	f[14 + 3] = 28 + 4; /* total length */
 	f[14 + 8] = 64;
 	f[14 + 9] = 17;
 	f[14 + 12] = 198;
@@ -333,22 +333,24 @@ run_arp(struct role *r)
 
 		CHECK(rc99 == -EHOSTUNREACH, "resolve .99 gave %d", rc99);
 		CHECK(strcmp(droce_rt_strerror(rt), "peer unreachable (no ARP reply from "
-			     "198.18.0.99 after 3 tries)") == 0, "message: %s",
-		      droce_rt_strerror(rt));
+						    "198.18.0.99 after 3 tries)") == 0,
+		      "message: %s", droce_rt_strerror(rt));
 		CHECK(droce_rt_counter(rt, "neigh.unreachable", &v) == 0 && v == 1,
 		      "neigh.unreachable %llu", (unsigned long long)v);
-		CHECK(droce_rt_counter(rt, "neigh.garp_tx", &v) == 0 && v >= 1, "no gratuitous ARP");
+		CHECK(droce_rt_counter(rt, "neigh.garp_tx", &v) == 0 && v >= 1,
+		      "no gratuitous ARP");
 		/* three for .99; the client's own request may have taught us its MAC already */
 		CHECK(droce_rt_counter(rt, "neigh.arp_req_tx", &v) == 0 && v >= 3,
 		      "arp_req_tx %llu", (unsigned long long)v);
 		CHECK(droce_rt_counter(rt, "neigh.na_rx", &v) == 0 && v >= 1 &&
-		      droce_rt_counter(rt, "neigh.na_tx", &v) == 0 && v >= 1, "no ND exchange");
+			      droce_rt_counter(rt, "neigh.na_tx", &v) == 0 && v >= 1,
+		      "no ND exchange");
 		v6_gid(gid, 0x99);
 		rc99 = droce_rt_resolve(rt, gid, mac, 5000);
 		CHECK(rc99 == -EHOSTUNREACH, "resolve 2001:2::99 gave %d", rc99);
 		CHECK(strcmp(droce_rt_strerror(rt), "peer unreachable (no Neighbor Advertisement "
-			     "from 2001:2::99 after 3 tries)") == 0, "message: %s",
-		      droce_rt_strerror(rt));
+						    "from 2001:2::99 after 3 tries)") == 0,
+		      "message: %s", droce_rt_strerror(rt));
 	}
 	if (rc == 0)
 		rc = exceptions(r, rt, mac);
@@ -362,7 +364,6 @@ run_arp(struct role *r)
 	return rc;
 }
 
-
 static int
 child(struct role *r, const char *mode)
 {
@@ -372,7 +373,7 @@ child(struct role *r, const char *mode)
 	fcntl(r->in, F_SETFL, O_NONBLOCK);
 	if (strcmp(mode, "arp") == 0) {
 		r->via_env = r->server;
-		r->client_first = r->vdev == NULL;	/* memif: the client's start waits */
+		r->client_first = r->vdev == NULL; /* memif: the client's start waits */
 		rc = run_arp(r);
 	} else if (strncmp(mode, "lat", 3) == 0) {
 		r->apply_env = true;
@@ -384,7 +385,7 @@ child(struct role *r, const char *mode)
 		rc = run_rc(r);
 	}
 	if (open_one != NULL)
-		close_rt(open_one);	/* EAL's runtime directory goes too */
+		close_rt(open_one); /* EAL's runtime directory goes too */
 	return rc;
 }
 
@@ -405,9 +406,11 @@ main(int argc, char **argv)
 	if ((argc != 2 && argc != 3 && argc != 5) ||
 	    (strcmp(mode, "arp") != 0 && strcmp(mode, "rc") != 0 && strcmp(mode, "rc6") != 0 &&
 	     strcmp(mode, "lat") != 0 && strcmp(mode, "latcall") != 0)) {
-		fprintf(stderr, "usage: %s arp|rc|rc6|lat|latcall [eal words [server vdev client "
+		fprintf(stderr,
+			"usage: %s arp|rc|rc6|lat|latcall [eal words [server vdev client "
 			"vdev]]\n"
-			"  (other vdevs: their MACs must be 02:00:00:00:00:01 and :02)\n", argv[0]);
+			"  (other vdevs: their MACs must be 02:00:00:00:00:01 and :02)\n",
+			argv[0]);
 		return 2;
 	}
 	if (pipe(a2b) != 0 || pipe(b2a) != 0)

@@ -14,25 +14,26 @@ enum { TIME_BOUND_S = 40 };
 struct role {
 	const char *name;
 	bool server;
-	int in, out;		/* pipes to/from the peer (in is non-blocking) */
+	int in, out; /* pipes to/from the peer (in is non-blocking) */
 	char socket[64];
 	const char *eal;	/* EAL words for both processes */
 	const char *vdev;	/* NULL: memif */
 	bool via_env;		/* open through DROCE_CONFIG + DROCE_* instead of a struct */
 	bool apply_env;		/* DROCE_* variables override the test's settings (lat) */
 	bool lcore;		/* latcall client: loop on lcore 1, engine via droce_rt_call */
-	unsigned int gid_index;	/* 0: IPv4 GIDs, 1: IPv6 */
+	unsigned int gid_index; /* 0: IPv4 GIDs, 1: IPv6 */
 	bool client_first;	/* the client opens first (arp over memif) */
 };
 
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s: %s:%d: ", r->name, __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fprintf(stderr, "\n"); \
-		return 1; \
-	} \
-} while (0)
+#define CHECK(cond, ...) \
+	do { \
+		if (!(cond)) { \
+			fprintf(stderr, "%s: %s:%d: ", r->name, __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__); \
+			fprintf(stderr, "\n"); \
+			return 1; \
+		} \
+	} while (0)
 
 void close_rt(struct droce_rt *rt);
 struct droce_rt *open_rt(const struct role *r, bool two_lcores, char *err, size_t errlen);

@@ -43,9 +43,9 @@ struct rc {
 	uint8_t *buf;
 	uint8_t peer_mac[6];
 	struct wire_info me, peer;
-	unsigned int got;	/* successful completions so far */
-	int bad;		/* first failed completion status + 1 */
-	uint32_t len[NSEND];	/* byte_len per received message */
+	unsigned int got;    /* successful completions so far */
+	int bad;	     /* first failed completion status + 1 */
+	uint32_t len[NSEND]; /* byte_len per received message */
 };
 
 static uint8_t
@@ -61,7 +61,9 @@ setup_fn(struct droce_rt *rt, void *arg)
 	struct droce_dev *dev = droce_rt_dev(rt);
 	struct droce_qp_init_attr ia = {
 		.qp_type = DROCE_QPT_RC,
-		.cap = { .max_send_wr = 32, .max_recv_wr = 32, .max_send_sge = 1,
+		.cap = { .max_send_wr = 32,
+			 .max_recv_wr = 32,
+			 .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
 	struct droce_recv_wr rwr, *bad_r;
@@ -72,8 +74,10 @@ setup_fn(struct droce_rt *rt, void *arg)
 	c->pd = droce_pd_alloc(dev, &e);
 	if (c->pd == NULL)
 		return -e;
-	c->mr = droce_mr_reg(c->pd, c->buf, BUF_SIZE, DROCE_ACCESS_LOCAL_WRITE |
-			     DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ, &e);
+	c->mr = droce_mr_reg(c->pd, c->buf, BUF_SIZE,
+			     DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+				     DROCE_ACCESS_REMOTE_READ,
+			     &e);
 	if (c->mr == NULL)
 		return -e;
 	c->cq = droce_cq_create(dev, 64, NULL, &e);
@@ -100,7 +104,7 @@ setup_fn(struct droce_rt *rt, void *arg)
 			return rc;
 	}
 	c->me.qpn = droce_qp_num(c->qp);
-	c->me.psn = c->r->server ? 0x1000 : 0xFFFFF0;	/* the client's PSN wraps at 2^24 */
+	c->me.psn = c->r->server ? 0x1000 : 0xFFFFF0; /* the client's PSN wraps at 2^24 */
 	c->me.rkey = droce_mr_rkey(c->mr);
 	c->me.addr = (uintptr_t)c->buf;
 	if (droce_rt_gid(rt, c->r->gid_index, c->me.gid) <= c->r->gid_index)
@@ -113,9 +117,16 @@ connect_fn(struct droce_rt *rt, void *arg)
 {
 	struct rc *c = arg;
 	struct droce_qp_conn cn = {
-		.dest_qp_num = c->peer.qpn, .rq_psn = c->peer.psn, .sq_psn = c->me.psn,
-		.path_mtu = DROCE_MTU_1024, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.max_rd_atomic = 1, .min_rnr_timer = 1, .max_dest_rd_atomic = 1,
+		.dest_qp_num = c->peer.qpn,
+		.rq_psn = c->peer.psn,
+		.sq_psn = c->me.psn,
+		.path_mtu = DROCE_MTU_1024,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.max_rd_atomic = 1,
+		.min_rnr_timer = 1,
+		.max_dest_rd_atomic = 1,
 	};
 
 	(void)rt;
@@ -241,7 +252,7 @@ struct hammer {
 	struct droce_rt *rt;
 	uint8_t gid[16];
 	uint32_t stop;
-	unsigned int rounds;	/* both threads add up here */
+	unsigned int rounds; /* both threads add up here */
 	int bad;
 };
 
@@ -356,7 +367,8 @@ static int
 post_one_recv(struct rc *c, unsigned int slot)
 {
 	struct droce_sge sge = {
-		.addr = (uintptr_t)(c->buf + SLOT_BASE + slot * SLOT), .length = SLOT,
+		.addr = (uintptr_t)(c->buf + SLOT_BASE + slot * SLOT),
+		.length = SLOT,
 		.lkey = droce_mr_lkey(c->mr),
 	};
 	struct droce_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
@@ -368,7 +380,9 @@ static int
 post_one_send(struct rc *c)
 {
 	struct droce_sge sge = {
-		.addr = (uintptr_t)c->buf, .length = LAT_LEN, .lkey = droce_mr_lkey(c->mr),
+		.addr = (uintptr_t)c->buf,
+		.length = LAT_LEN,
+		.lkey = droce_mr_lkey(c->mr),
 	};
 	struct droce_send_wr wr = {
 		.wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = DROCE_WR_SEND,
@@ -459,7 +473,7 @@ run_lat(struct role *r)
 	c.rt = open_rt(r, r->lcore, err, sizeof(err));
 	CHECK(c.rt != NULL, "open: %s", err);
 	CHECK(meet(r, c.rt, c.peer_mac) == 0, "meet");
-	rc = setup_fn(c.rt, &c);	/* the server posted NSEND receives; the client posts its own */
+	rc = setup_fn(c.rt, &c); /* the server posted NSEND receives; the client posts its own */
 	if (r->lcore)
 		CHECK(droce_rt_start(c.rt) == 0, "start: %s", droce_rt_strerror(c.rt));
 	CHECK(rc == 0, "setup: %s", strerror(-rc));
@@ -475,17 +489,19 @@ run_lat(struct role *r)
 		t0 = droce_rt_now(c.rt);
 		if (!r->server)
 			CHECK((r->lcore ? droce_rt_call(c.rt, post_one_send_fn, &c) :
-			       post_one_send(&c)) == 0, "post_send");
+					  post_one_send(&c)) == 0,
+			      "post_send");
 		CHECK(wait_recv(&c) == 0, "completion error");
 		if (r->server)
 			CHECK(post_one_send(&c) == 0, "post_send");
 		else if (k >= 100)
-			rtt[k - 100] = droce_rt_now(c.rt) - t0;	/* the first 100 warm up */
+			rtt[k - 100] = droce_rt_now(c.rt) - t0; /* the first 100 warm up */
 	}
 	if (!r->server) {
 		qsort(rtt, LAT_ITERS, sizeof(rtt[0]), cmp_u64);
 		printf("lat: %u x %u-byte RC SEND ping-pong, client %s, idle_spins %u: median "
-		       "%.1f us, p99 %.1f us, min %.1f us\n", LAT_ITERS, LAT_LEN,
+		       "%.1f us, p99 %.1f us, min %.1f us\n",
+		       LAT_ITERS, LAT_LEN,
 		       r->lcore ? "on a poll lcore via droce_rt_call" : "inline",
 		       droce_rt_config(c.rt)->idle_spins, rtt[LAT_ITERS / 2] / 1e3,
 		       rtt[LAT_ITERS * 99 / 100] / 1e3, rtt[0] / 1e3);

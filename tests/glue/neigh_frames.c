@@ -38,8 +38,13 @@ static int
 build(uint16_t vlan)
 {
 	struct droce_neigh_conf conf = {
-		.has_ipv4 = true, .ipv4_prefix = 24, .has_ipv6 = true, .ipv6_prefix = 64,
-		.timeout_ns = 1000000000, .retry_ns = 1000000, .tries = 2,
+		.has_ipv4 = true,
+		.ipv4_prefix = 24,
+		.has_ipv6 = true,
+		.ipv6_prefix = 64,
+		.timeout_ns = 1000000000,
+		.retry_ns = 1000000,
+		.tries = 2,
 	};
 	struct droce_neigh_ops ops = { .tx = cap_tx };
 	static struct droce_neigh n;
@@ -93,9 +98,10 @@ parse(void)
 		droce_neigh_addr_str(m.sender_ip, ipbuf[0], sizeof(ipbuf[0]));
 		droce_neigh_addr_str(m.target_ip, ipbuf[1], sizeof(ipbuf[1]));
 		printf("rc=%d match=%d op=%u sender=%s target=%s lladdr=%d mac=%02x:%02x:%02x:%02x:"
-		       "%02x:%02x", rc, droce_neigh_match(f, len), m.op, ipbuf[0], ipbuf[1],
-		       m.has_lladdr, m.sender_mac[0], m.sender_mac[1], m.sender_mac[2],
-		       m.sender_mac[3], m.sender_mac[4], m.sender_mac[5]);
+		       "%02x:%02x",
+		       rc, droce_neigh_match(f, len), m.op, ipbuf[0], ipbuf[1], m.has_lladdr,
+		       m.sender_mac[0], m.sender_mac[1], m.sender_mac[2], m.sender_mac[3],
+		       m.sender_mac[4], m.sender_mac[5]);
 		if (m.has_vlan)
 			printf(" vlan=%#06x", m.vlan_tci);
 		printf("\n");

@@ -50,8 +50,11 @@ static void
 setup(struct droce_neigh *n, struct cap *c, bool v6)
 {
 	struct droce_neigh_conf conf = {
-		.has_ipv4 = true, .ipv4_prefix = 24,
-		.timeout_ns = 1000 * MS, .retry_ns = 100 * MS, .tries = 3,
+		.has_ipv4 = true,
+		.ipv4_prefix = 24,
+		.timeout_ns = 1000 * MS,
+		.retry_ns = 100 * MS,
+		.tries = 3,
 	};
 	struct droce_neigh_ops ops = { .tx = cap_tx, .ctx = c };
 
@@ -199,7 +202,7 @@ test_retries_then_unreachable(void)
 	CU_ASSERT_EQUAL(c.n, 3);
 	CU_ASSERT_EQUAL(r.calls, 0);
 	next = droce_neigh_timer(&n, next);
-	CU_ASSERT_EQUAL(c.n, 3);	/* three tries, then the verdict */
+	CU_ASSERT_EQUAL(c.n, 3); /* three tries, then the verdict */
 	CU_ASSERT_EQUAL(r.calls, 1);
 	CU_ASSERT_EQUAL(r.status, -EHOSTUNREACH);
 	CU_ASSERT_EQUAL(n.stats.unreachable, 1);
@@ -298,7 +301,7 @@ test_multicast(void)
 	setup(&n, &c, false);
 	mapped(a, g4);
 	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, a, 0, mac, NULL, NULL), 0);
-	CU_ASSERT_EQUAL(memcmp(mac, m4, 6), 0);	/* the 24th bit from the end is not mapped */
+	CU_ASSERT_EQUAL(memcmp(mac, m4, 6), 0); /* the 24th bit from the end is not mapped */
 	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, g6, 0, mac, NULL, NULL), -EAFNOSUPPORT);
 	setup(&n, &c, true);
 	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, g6, 0, mac, NULL, NULL), 0);
@@ -389,14 +392,14 @@ test_ipv6_invalid(void)
 
 	setup(&n, &c, true);
 	len = droce_nd_build(f, DROCE_ND_NS, 0, bcast, peer_mac, peer6, my6, my6);
-	f[len - 1] ^= 1;		/* checksum no longer matches */
+	f[len - 1] ^= 1; /* checksum no longer matches */
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), -EBADMSG);
 	CU_ASSERT_EQUAL(n.stats.csum_bad, 1);
 	f[len - 1] ^= 1;
-	f[14 + 7] = 64;			/* hop limit: forwarded, so not from the link */
+	f[14 + 7] = 64; /* hop limit: forwarded, so not from the link */
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), -EINVAL);
 	f[14 + 7] = 255;
-	f[14 + 40 + 25] = 0;		/* zero option length, checksum made right again */
+	f[14 + 40 + 25] = 0; /* zero option length, checksum made right again */
 	f[14 + 40 + 2] = f[14 + 40 + 3] = 0;
 	droce_put_be16(f + 14 + 40 + 2, droce_icmp6_csum(peer6, my6, f + 14 + 40, len - 54));
 	CU_ASSERT_EQUAL(droce_icmp6_csum(peer6, my6, f + 14 + 40, len - 54), 0);
@@ -421,10 +424,10 @@ test_arp_invalid(void)
 	setup(&n, &c, false);
 	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, peer_mac, peer4, zmac, my4);
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, 14 + 27, 0), -EINVAL);
-	f[14 + 4] = 8;			/* hardware length */
+	f[14 + 4] = 8; /* hardware length */
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), -EINVAL);
 	f[14 + 4] = 6;
-	f[14 + 7] = 3;			/* RARP opcode */
+	f[14 + 7] = 3; /* RARP opcode */
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), -EINVAL);
 	len = droce_arp_build(f, DROCE_ARP_REQUEST, bcast, mcast, peer4, zmac, my4);
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), -EINVAL);
@@ -478,7 +481,7 @@ test_table_full(void)
 	int rc = 0;
 
 	setup(&n, &c, false);
-	c.fail = 1;	/* no capture needed */
+	c.fail = 1; /* no capture needed */
 	for (i = 0; i < DROCE_NEIGH_ENTRIES; i++) {
 		ip[3] = (uint8_t)(10 + i);
 		mapped(a, ip);
@@ -491,17 +494,9 @@ test_table_full(void)
 	CU_ASSERT_EQUAL(n.stats.table_full, 1);
 }
 
-DROCE_TEST_MAIN("neigh",
-	DROCE_TEST(test_arp_request_for_us),
-	DROCE_TEST(test_arp_not_for_us),
-	DROCE_TEST(test_resolve_then_reply),
-	DROCE_TEST(test_retries_then_unreachable),
-	DROCE_TEST(test_expiry),
-	DROCE_TEST(test_next_hop),
-	DROCE_TEST(test_ipv6_ns_na),
-	DROCE_TEST(test_ipv6_invalid),
-	DROCE_TEST(test_arp_invalid),
-	DROCE_TEST(test_announce),
-	DROCE_TEST(test_table_full),
-	DROCE_TEST(test_flush),
-	DROCE_TEST(test_multicast))
+DROCE_TEST_MAIN("neigh", DROCE_TEST(test_arp_request_for_us), DROCE_TEST(test_arp_not_for_us),
+		DROCE_TEST(test_resolve_then_reply), DROCE_TEST(test_retries_then_unreachable),
+		DROCE_TEST(test_expiry), DROCE_TEST(test_next_hop), DROCE_TEST(test_ipv6_ns_na),
+		DROCE_TEST(test_ipv6_invalid), DROCE_TEST(test_arp_invalid),
+		DROCE_TEST(test_announce), DROCE_TEST(test_table_full), DROCE_TEST(test_flush),
+		DROCE_TEST(test_multicast))

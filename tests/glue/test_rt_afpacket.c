@@ -37,7 +37,7 @@ test_default_slot(void)
 	CU_ASSERT_EQUAL(droce_rt_afp_rx_room(&g), 2016);
 	CU_ASSERT_EQUAL(droce_rt_afp_vdev(&c, v, sizeof(v)), 0);
 	CU_ASSERT_STRING_EQUAL(v, "net_af_packet0,iface=va");
-	c.mtu = 1968;	/* still the default slot */
+	c.mtu = 1968; /* still the default slot */
 	CU_ASSERT_EQUAL(droce_rt_afp_vdev(&c, v, sizeof(v)), 0);
 	CU_ASSERT_STRING_EQUAL(v, "net_af_packet0,iface=va");
 }
@@ -56,7 +56,7 @@ test_slot_for_mtu(void)
 	CU_ASSERT_EQUAL(droce_rt_afp_max_mtu(&g), 4528);
 	CU_ASSERT_EQUAL(droce_rt_afp_rx_room(&g), 4576);
 	if (page == 4096)
-		CU_ASSERT_EQUAL(g.blocksz, 36864);	/* 9 pages, 8 slots */
+		CU_ASSERT_EQUAL(g.blocksz, 36864); /* 9 pages, 8 slots */
 	CU_ASSERT_EQUAL(droce_rt_afp_vdev(&c, v, sizeof(v)), 0);
 	if (page == 4096)
 		CU_ASSERT_STRING_EQUAL(v, "net_af_packet0,iface=va,framesz=4608,blocksz=36864");
@@ -67,9 +67,9 @@ test_slot_for_mtu(void)
 		CU_ASSERT_FATAL(droce_rt_afp_max_mtu(&g) >= mtu);
 		if (g.framesz != 2048)
 			CU_ASSERT_FATAL(droce_rt_afp_max_mtu(&g) < mtu + 512);
-		CU_ASSERT_FATAL(g.framesz % 16 == 0);	/* TPACKET_ALIGNMENT */
+		CU_ASSERT_FATAL(g.framesz % 16 == 0); /* TPACKET_ALIGNMENT */
 		CU_ASSERT_FATAL(g.blocksz % page == 0 && g.blocksz % g.framesz == 0);
-		CU_ASSERT_FATAL(512 % (g.blocksz / g.framesz) == 0);	/* the PMD's 512 slots */
+		CU_ASSERT_FATAL(512 % (g.blocksz / g.framesz) == 0); /* the PMD's 512 slots */
 	}
 }
 
@@ -93,7 +93,7 @@ test_given_and_others(void)
 	CU_ASSERT(g.given);
 	CU_ASSERT_EQUAL(g.framesz, 2048);
 	CU_ASSERT_EQUAL(droce_rt_afp_max_mtu(&g), 1968);
-	cfg_for(&c, "eth_af_packet1,iface=va", 9000);	/* the PMD's alias */
+	cfg_for(&c, "eth_af_packet1,iface=va", 9000); /* the PMD's alias */
 	droce_rt_afp_geometry(&c, &g);
 	CU_ASSERT(g.is_afpacket);
 	CU_ASSERT(droce_rt_afp_max_mtu(&g) >= 9000);
@@ -119,13 +119,11 @@ test_eal_argv(void)
 	argc = droce_rt_config_eal_argv(&c, "x", buf, sizeof(buf), argv, DROCE_RT_EAL_ARGV_MAX);
 	CU_ASSERT_FATAL(argc > 0);
 	for (i = 0; i < argc; i++)
-		if (strncmp(argv[i], "--vdev=net_af_packet0,iface=va,framesz=4608,blocksz=", 52) == 0)
+		if (strncmp(argv[i], "--vdev=net_af_packet0,iface=va,framesz=4608,blocksz=", 52) ==
+		    0)
 			found++;
 	CU_ASSERT_EQUAL(found, 1);
 }
 
-DROCE_TEST_MAIN("rt_afpacket",
-	DROCE_TEST(test_default_slot),
-	DROCE_TEST(test_slot_for_mtu),
-	DROCE_TEST(test_given_and_others),
-	DROCE_TEST(test_eal_argv))
+DROCE_TEST_MAIN("rt_afpacket", DROCE_TEST(test_default_slot), DROCE_TEST(test_slot_for_mtu),
+		DROCE_TEST(test_given_and_others), DROCE_TEST(test_eal_argv))

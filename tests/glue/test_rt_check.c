@@ -242,10 +242,7 @@ test_preflight_no_address_first(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no address configured"));
 }
 
-DROCE_TEST_MAIN("rt_check",
-	DROCE_TEST(test_hugetlbfs_not_mounted),
-	DROCE_TEST(test_hugetlbfs_mounted),
-	DROCE_TEST(test_hugetlbfs_no_permission),
-	DROCE_TEST(test_vdev_iface),
-	DROCE_TEST(test_vdev_capabilities),
-	DROCE_TEST(test_preflight_no_address_first))
+DROCE_TEST_MAIN("rt_check", DROCE_TEST(test_hugetlbfs_not_mounted),
+		DROCE_TEST(test_hugetlbfs_mounted), DROCE_TEST(test_hugetlbfs_no_permission),
+		DROCE_TEST(test_vdev_iface), DROCE_TEST(test_vdev_capabilities),
+		DROCE_TEST(test_preflight_no_address_first))

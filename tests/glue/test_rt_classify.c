@@ -65,10 +65,10 @@ test_roce(void)
 
 	len = v4(f, me, 17, 4791, 5, false);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
-	len = v4(f, me, 17, 4791, 6, false);	/* options: the port is read past them */
+	len = v4(f, me, 17, 4791, 6, false); /* options: the port is read past them */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
 	len = v4(f, me, 17, 4791, 5, true);
-	droce_put_be16(f + 14, 3 << 13);	/* priority tag: VID 0 is the untagged VLAN */
+	droce_put_be16(f + 14, 3 << 13); /* priority tag: VID 0 is the untagged VLAN */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
 	len = v6(f, 17, 4791);
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_ROCE);
@@ -99,11 +99,11 @@ test_others(void)
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
 	CU_ASSERT_EQUAL(why, DROCE_DROP_DST_MAC);
 	len = v4(f, me, 17, 4791, 5, false);
-	droce_put_be16(f + 12, 0x88cc);		/* LLDP */
+	droce_put_be16(f + 12, 0x88cc); /* LLDP */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
 	CU_ASSERT_EQUAL(why, DROCE_DROP_NOT_IP);
-	len = v6(f, 58, 0);			/* ICMPv6, not ND */
-	f[54] = 128;				/* echo request */
+	len = v6(f, 58, 0); /* ICMPv6, not ND */
+	f[54] = 128;	    /* echo request */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
 	CU_ASSERT_EQUAL(why, DROCE_DROP_NOT_UDP);
 	/* one vocabulary: the engine's names, the runtime counts its own share of them */
@@ -168,18 +168,18 @@ test_vlan(void)
 	enum droce_drop why;
 	uint32_t len, qpn;
 
-	len = v4(f, me, 17, 4791, 5, true);	/* VID 5, PCP 0 */
+	len = v4(f, me, 17, 4791, 5, true); /* VID 5, PCP 0 */
 	CU_ASSERT_EQUAL(cls(f, len, &why), DROCE_RT_CLS_OTHER);
 	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_TAGGED);
 	CU_ASSERT_FALSE(droce_rt_drop_final(DROCE_DROP_NOT_UDP));
 	CU_ASSERT_TRUE(droce_rt_drop_final(why));
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_ROCE);
-	droce_put_be16(f + 14, 5 << 13 | 5);	/* PCP does not matter */
+	droce_put_be16(f + 14, 5 << 13 | 5); /* PCP does not matter */
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_ROCE);
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 6, &why, &qpn), DROCE_RT_CLS_OTHER);
 	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_OTHER);
 	CU_ASSERT_TRUE(droce_rt_drop_final(why));
-	droce_put_be16(f + 14, 5 << 13);	/* priority-tagged: not VLAN 5 */
+	droce_put_be16(f + 14, 5 << 13); /* priority-tagged: not VLAN 5 */
 	CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, len, me, 5, &why, &qpn), DROCE_RT_CLS_OTHER);
 	CU_ASSERT_EQUAL(why, DROCE_DROP_VLAN_UNTAGGED);
 	len = v4(f, me, 17, 4791, 5, false);
@@ -221,13 +221,13 @@ test_frame_opcode(void)
 	len = v4(f, me, 17, 4791, 6, true);
 	f[18 + 24 + 8] = 0x0A;
 	CU_ASSERT_EQUAL(droce_rt_frame_opcode(f, len), 0x0A);
-	CU_ASSERT_EQUAL(droce_rt_frame_opcode(f, 18 + 24 + 8), -1);	/* no BTH byte */
+	CU_ASSERT_EQUAL(droce_rt_frame_opcode(f, 18 + 24 + 8), -1); /* no BTH byte */
 	CU_ASSERT_EQUAL(droce_rt_frame_opcode(f, 18 + 24 + 9), 0x0A);
 	len = v6(f, 17, 4791);
 	f[54 + 8] = 0x81;
 	CU_ASSERT_EQUAL(droce_rt_frame_opcode(f, len), 0x81);
 	CU_ASSERT_EQUAL(droce_rt_frame_opcode(f, 40), -1);
-	len = v6(f, 6, 4791);	/* TCP */
+	len = v6(f, 6, 4791); /* TCP */
 	CU_ASSERT_EQUAL(droce_rt_frame_opcode(f, len), -1);
 	len = v4(f, me, 17, 4792, 5, false);
 	CU_ASSERT_EQUAL(droce_rt_frame_opcode(f, len), -1);
@@ -243,13 +243,13 @@ static void
 test_engine_reasons(void)
 {
 	static const struct {
-		unsigned int off;	/* from the IP header */
+		unsigned int off; /* from the IP header */
 		uint8_t val;
 	} cases[] = {
-		{ 9, 6 },		/* TCP: NOT_UDP */
-		{ 20 + 3, 0xb8 },	/* UDP port 4792: NOT_ROCE_PORT */
-		{ 0, 0x55 },		/* version 5: IP_VERSION */
-		{ 0, 0x44 },		/* IHL 4: IP_IHL */
+		{ 9, 6 },	  /* TCP: NOT_UDP */
+		{ 20 + 3, 0xb8 }, /* UDP port 4792: NOT_ROCE_PORT */
+		{ 0, 0x55 },	  /* version 5: IP_VERSION */
+		{ 0, 0x44 },	  /* IHL 4: IP_IHL */
 	};
 	static const enum droce_drop want[] = { DROCE_DROP_NOT_UDP, DROCE_DROP_NOT_ROCE_PORT,
 						DROCE_DROP_IP_VERSION, DROCE_DROP_IP_IHL };
@@ -273,8 +273,9 @@ test_engine_reasons(void)
 		p.dqpn = 0x123456;
 		len = droce_build(f, sizeof(f), &p, pay, sizeof(pay));
 		CU_ASSERT_TRUE_FATAL(len > 0);
-		CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, (uint32_t)len, me, vlan ? 7 : 0, &why,
-						       &qpn), DROCE_RT_CLS_ROCE);
+		CU_ASSERT_EQUAL(
+			droce_rt_classify_vlan(f, (uint32_t)len, me, vlan ? 7 : 0, &why, &qpn),
+			DROCE_RT_CLS_ROCE);
 		CU_ASSERT_EQUAL(qpn, 0x123456);
 		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 			uint8_t keep = f[p.l3_off + cases[i].off];
@@ -283,7 +284,8 @@ test_engine_reasons(void)
 			CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &p, DROCE_PARSE_NO_IPCSUM),
 					want[i]);
 			CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, (uint32_t)len, me, vlan ? 7 : 0,
-							       &why, &qpn), DROCE_RT_CLS_OTHER);
+							       &why, &qpn),
+					DROCE_RT_CLS_OTHER);
 			CU_ASSERT_EQUAL(why, want[i]);
 			CU_ASSERT_TRUE(droce_rt_drop_counted(why));
 			CU_ASSERT_EQUAL(droce_rt_drop_final(why), i >= 2);
@@ -292,16 +294,12 @@ test_engine_reasons(void)
 		/* what judges a RoCEv2 frame is the engine's: a bad checksum still goes there */
 		f[p.l3_off + 10] ^= 1;
 		CU_ASSERT_EQUAL(droce_parse(f, (uint32_t)len, &p, 0), DROCE_DROP_IP_CSUM);
-		CU_ASSERT_EQUAL(droce_rt_classify_vlan(f, (uint32_t)len, me, vlan ? 7 : 0, &why,
-						       &qpn), DROCE_RT_CLS_ROCE);
+		CU_ASSERT_EQUAL(
+			droce_rt_classify_vlan(f, (uint32_t)len, me, vlan ? 7 : 0, &why, &qpn),
+			DROCE_RT_CLS_ROCE);
 	}
 }
 
-DROCE_TEST_MAIN("rt_classify",
-	DROCE_TEST(test_engine_reasons),
-	DROCE_TEST(test_frame_opcode),
-	DROCE_TEST(test_roce),
-	DROCE_TEST(test_others),
-	DROCE_TEST(test_short),
-	DROCE_TEST(test_neighbours),
-	DROCE_TEST(test_vlan))
+DROCE_TEST_MAIN("rt_classify", DROCE_TEST(test_engine_reasons), DROCE_TEST(test_frame_opcode),
+		DROCE_TEST(test_roce), DROCE_TEST(test_others), DROCE_TEST(test_short),
+		DROCE_TEST(test_neighbours), DROCE_TEST(test_vlan))

@@ -145,13 +145,26 @@ static void
 test_bad_values(void)
 {
 	static const char *const bad[][2] = {
-		{ "mtu", "70" }, { "mtu", "abc" }, { "mtu", "-1" }, { "mtu", "" },
-		{ "mtu", "1500x" }, { "ipv4", "198.18.0.256" }, { "ipv4", "198.18.0.1/33" },
-		{ "ipv4", "198.18.0.1/" }, { "ipv6", "2001:db8::g" }, { "ipv6", "::1/129" },
-		{ "mac", "01:00:5e:00:00:01" }, { "mac", "02:00:00:00:00" },
-		{ "mac", "02:00:00:00:00:01:02" }, { "lcores", "" }, { "lcores", "0,0" },
-		{ "lcores", "2-1" }, { "lcores", "a" }, { "exception", "keep" },
-		{ "queues", "0" }, { "gw4", "1.2.3.4/8" },
+		{ "mtu", "70" },
+		{ "mtu", "abc" },
+		{ "mtu", "-1" },
+		{ "mtu", "" },
+		{ "mtu", "1500x" },
+		{ "ipv4", "198.18.0.256" },
+		{ "ipv4", "198.18.0.1/33" },
+		{ "ipv4", "198.18.0.1/" },
+		{ "ipv6", "2001:db8::g" },
+		{ "ipv6", "::1/129" },
+		{ "mac", "01:00:5e:00:00:01" },
+		{ "mac", "02:00:00:00:00" },
+		{ "mac", "02:00:00:00:00:01:02" },
+		{ "lcores", "" },
+		{ "lcores", "0,0" },
+		{ "lcores", "2-1" },
+		{ "lcores", "a" },
+		{ "exception", "keep" },
+		{ "queues", "0" },
+		{ "gw4", "1.2.3.4/8" },
 	};
 	struct droce_rt_config cfg;
 	char err[256];
@@ -268,10 +281,10 @@ test_eal_argv(void)
 	int argc;
 
 	droce_rt_config_defaults(&cfg);
-	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "eal", "  --no-huge   -m 64 ", err,
-					    sizeof(err)), 0);
-	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "vdev", "net_memif0,role=client", err,
-					    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "eal", "  --no-huge   -m 64 ", err, sizeof(err)),
+			0);
+	CU_ASSERT_EQUAL(
+		droce_rt_config_set(&cfg, "vdev", "net_memif0,role=client", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "lcores", "0,1", err, sizeof(err)), 0);
 	argc = droce_rt_config_eal_argv(&cfg, "prog", buf, sizeof(buf), argv,
 					DROCE_RT_EAL_ARGV_MAX);
@@ -292,8 +305,8 @@ test_eal_argv(void)
 	argc = droce_rt_config_eal_argv(&cfg, "p", buf, sizeof(buf), argv, DROCE_RT_EAL_ARGV_MAX);
 	CU_ASSERT_EQUAL_FATAL(argc, 4);
 	CU_ASSERT_STRING_EQUAL(argv[3], "--in-memory");
-	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "eal", "-l0 --file-prefix=a", err,
-					    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "eal", "-l0 --file-prefix=a", err, sizeof(err)),
+			0);
 	argc = droce_rt_config_eal_argv(&cfg, "p", buf, sizeof(buf), argv, DROCE_RT_EAL_ARGV_MAX);
 	CU_ASSERT_EQUAL(argc, 3);
 	CU_ASSERT_TRUE(droce_rt_config_eal_has(&cfg, "-l"));
@@ -340,13 +353,7 @@ test_inflight(void)
 	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "rto", "2", err, sizeof(err)), -EINVAL);
 }
 
-DROCE_TEST_MAIN("rt_config",
-	DROCE_TEST(test_inflight),
-	DROCE_TEST(test_defaults_need_address),
-	DROCE_TEST(test_file_keys),
-	DROCE_TEST(test_env_overrides_file),
-	DROCE_TEST(test_bad_values),
-	DROCE_TEST(test_file_errors_name_line),
-	DROCE_TEST(test_validate),
-	DROCE_TEST(test_qp_cc),
-	DROCE_TEST(test_eal_argv))
+DROCE_TEST_MAIN("rt_config", DROCE_TEST(test_inflight), DROCE_TEST(test_defaults_need_address),
+		DROCE_TEST(test_file_keys), DROCE_TEST(test_env_overrides_file),
+		DROCE_TEST(test_bad_values), DROCE_TEST(test_file_errors_name_line),
+		DROCE_TEST(test_validate), DROCE_TEST(test_qp_cc), DROCE_TEST(test_eal_argv))

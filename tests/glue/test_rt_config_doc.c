@@ -95,6 +95,5 @@ test_droce_run_knows_keys(void)
 	free(sh);
 }
 
-DROCE_TEST_MAIN("rt_config_doc",
-	DROCE_TEST(test_keys_documented),
-	DROCE_TEST(test_droce_run_knows_keys))
+DROCE_TEST_MAIN("rt_config_doc", DROCE_TEST(test_keys_documented),
+		DROCE_TEST(test_droce_run_knows_keys))

@@ -30,7 +30,7 @@ static volatile unsigned long calls;
 static void
 spin_cb(void *arg)
 {
-	(void)arg;	/* the eventfd is not read: level-triggered, it is ready again at once */
+	(void)arg; /* the eventfd is not read: level-triggered, it is ready again at once */
 	__atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED);
 }
 
@@ -49,8 +49,15 @@ static int
 eal_up(void)
 {
 	char prefix[64];
-	char *args[] = { "test_rt_eal_exit", "--no-huge", "-m", "64", "--no-pci",
-			 "--no-telemetry", "--no-shconf", prefix, "--log-level=lib.eal:error" };
+	char *args[] = { "test_rt_eal_exit",
+			 "--no-huge",
+			 "-m",
+			 "64",
+			 "--no-pci",
+			 "--no-telemetry",
+			 "--no-shconf",
+			 prefix,
+			 "--log-level=lib.eal:error" };
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=droce_eal_exit_%d", (int)getpid());
 	if (rte_eal_init((int)(sizeof(args) / sizeof(args[0])), args) < 0)
@@ -80,13 +87,13 @@ cleanup_child(bool busy)
 		for (i = 0; i < 2000 && __atomic_load_n(&calls, __ATOMIC_RELAXED) < 1000; i++)
 			sleep_ms(1);
 		if (__atomic_load_n(&calls, __ATOMIC_RELAXED) < 1000)
-			return 12;	/* the thread never got busy: the case tests nothing */
+			return 12; /* the thread never got busy: the case tests nothing */
 	}
 	if (droce_rt_guard_eal_cleanup() != 0)
 		return 13;
 	rmdir(runtime_dir);
 	seen = __atomic_load_n(&calls, __ATOMIC_RELAXED);
-	sleep_ms(50);	/* an unparked thread faults in this time, or runs callbacks */
+	sleep_ms(50); /* an unparked thread faults in this time, or runs callbacks */
 	return __atomic_load_n(&calls, __ATOMIC_RELAXED) == seen ? 0 : 14;
 }
 
@@ -125,6 +132,5 @@ test_cleanup_idle_intr_thread(void)
 	CU_ASSERT_TRUE(clean_exit(glue_child_status(idle_child, 20)));
 }
 
-DROCE_TEST_MAIN("rt_eal_exit",
-	DROCE_TEST(test_cleanup_busy_intr_thread),
-	DROCE_TEST(test_cleanup_idle_intr_thread))
+DROCE_TEST_MAIN("rt_eal_exit", DROCE_TEST(test_cleanup_busy_intr_thread),
+		DROCE_TEST(test_cleanup_idle_intr_thread))

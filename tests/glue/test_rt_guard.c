@@ -25,7 +25,7 @@ read_unmapped(void *arg)
 
 	reached = 1;
 	reached = p[64];
-	reached = 2;	/* never: the read faults */
+	reached = 2; /* never: the read faults */
 }
 
 static void
@@ -127,6 +127,5 @@ test_other_faults_still_kill(void)
 	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 42);
 }
 
-DROCE_TEST_MAIN("rt_guard",
-	DROCE_TEST(test_fault_taken_when_down),
-	DROCE_TEST(test_other_faults_still_kill))
+DROCE_TEST_MAIN("rt_guard", DROCE_TEST(test_fault_taken_when_down),
+		DROCE_TEST(test_other_faults_still_kill))

@@ -31,14 +31,14 @@ struct seen {
 struct side {
 	struct droce_qp *qp;
 	struct droce_mr *mr;
-	uint8_t *buf;		/* slot 0 receives, slot 1 sends */
+	uint8_t *buf; /* slot 0 receives, slot 1 sends */
 };
 
 struct game {
 	struct side s[2];
 	struct droce_cq *cq;
-	unsigned int round;	/* side 0 sent this round and waits for its echo */
-	bool echoed;		/* side 1 answered the current round */
+	unsigned int round; /* side 0 sent this round and waits for its echo */
+	bool echoed;	    /* side 1 answered the current round */
 	int bad_wc;
 };
 
@@ -46,11 +46,15 @@ static int
 post_write(struct game *g, unsigned int from, unsigned int round)
 {
 	struct side *me = &g->s[from], *peer = &g->s[1 - from];
-	struct droce_sge sge = { .addr = (uintptr_t)(me->buf + SLOT), .length = 8,
+	struct droce_sge sge = { .addr = (uintptr_t)(me->buf + SLOT),
+				 .length = 8,
 				 .lkey = droce_mr_lkey(me->mr) };
-	struct droce_send_wr wr = { .wr_id = round, .sg_list = &sge, .num_sge = 1,
+	struct droce_send_wr wr = { .wr_id = round,
+				    .sg_list = &sge,
+				    .num_sge = 1,
 				    .opcode = DROCE_WR_RDMA_WRITE,
-				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+				    .send_flags = DROCE_SEND_SIGNALED },
+			     *bad;
 
 	me->buf[SLOT + 7] = (uint8_t)(round + 1);
 	wr.wr.rdma.remote_addr = (uintptr_t)peer->buf;
@@ -91,9 +95,16 @@ connect_qp(struct droce_qp *qp, uint32_t dqpn, const uint8_t gid[16], unsigned i
 	   const uint8_t mac[6])
 {
 	struct droce_qp_conn c = {
-		.dest_qp_num = dqpn, .rq_psn = 0x100, .sq_psn = 0x100, .path_mtu = DROCE_MTU_1024,
-		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
-		.min_rnr_timer = 1, .max_dest_rd_atomic = 1,
+		.dest_qp_num = dqpn,
+		.rq_psn = 0x100,
+		.sq_psn = 0x100,
+		.path_mtu = DROCE_MTU_1024,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.max_rd_atomic = 1,
+		.min_rnr_timer = 1,
+		.max_dest_rd_atomic = 1,
 	};
 	int rc = droce_qp_init(qp, DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ, 0);
 
@@ -138,7 +149,8 @@ setup(struct droce_rt *rt, struct game *g, uint8_t *mem)
 		g->s[i].buf = mem + i * 2 * SLOT;
 		g->s[i].mr = droce_mr_reg(pd, g->s[i].buf, 2 * SLOT,
 					  DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
-					  DROCE_ACCESS_REMOTE_READ, &e);
+						  DROCE_ACCESS_REMOTE_READ,
+					  &e);
 		if (g->s[i].mr == NULL)
 			return -e;
 		g->s[i].qp = droce_qp_create(pd, &ia, &e);
@@ -245,10 +257,11 @@ test_run_until_holds_acks(void)
 	CU_ASSERT_EQUAL(s.run_rc, 0);
 	CU_ASSERT_EQUAL(s.bad_wc, 0);
 	CU_ASSERT_EQUAL(s.rounds, ROUNDS);
-	fprintf(stderr, "%u rounds: %llu frames built, %llu sent in %llu bursts, %llu times "
-		"requests ahead of held ACKs\n", s.rounds, (unsigned long long)s.engine_pkts,
-		(unsigned long long)s.tx_pkts, (unsigned long long)s.tx_bursts,
-		(unsigned long long)s.requests_first);
+	fprintf(stderr,
+		"%u rounds: %llu frames built, %llu sent in %llu bursts, %llu times "
+		"requests ahead of held ACKs\n",
+		s.rounds, (unsigned long long)s.engine_pkts, (unsigned long long)s.tx_pkts,
+		(unsigned long long)s.tx_bursts, (unsigned long long)s.requests_first);
 	/* two WRITEs and up to two ACKs a round */
 	CU_ASSERT(s.engine_pkts >= 3 * ROUNDS && s.engine_pkts <= 4 * ROUNDS + 2);
 	/* nothing held back when run_until returned: the last echo's ACK left too */
@@ -272,11 +285,15 @@ static int
 post_read(struct game *g, unsigned int from)
 {
 	struct side *me = &g->s[from], *peer = &g->s[1 - from];
-	struct droce_sge sge = { .addr = (uintptr_t)(me->buf + SLOT), .length = 8,
+	struct droce_sge sge = { .addr = (uintptr_t)(me->buf + SLOT),
+				 .length = 8,
 				 .lkey = droce_mr_lkey(me->mr) };
-	struct droce_send_wr wr = { .wr_id = 99, .sg_list = &sge, .num_sge = 1,
+	struct droce_send_wr wr = { .wr_id = 99,
+				    .sg_list = &sge,
+				    .num_sge = 1,
 				    .opcode = DROCE_WR_RDMA_READ,
-				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+				    .send_flags = DROCE_SEND_SIGNALED },
+			     *bad;
 
 	wr.wr.rdma.remote_addr = (uintptr_t)peer->buf;
 	wr.wr.rdma.rkey = droce_mr_rkey(peer->mr);
@@ -357,9 +374,12 @@ test_poll_hold(void)
 	CU_ASSERT_FATAL(opened(s.open_rc, s.setup_rc, s.err));
 	CU_ASSERT_EQUAL(s.post_rc, 0);
 	for (k = 0; k < PH_STEPS; k++)
-		fprintf(stderr, "step %u: held %u, sent %llu in %llu bursts (requests first %llu), "
-			"placed %d\n", k, s.held[k], (unsigned long long)s.sent[k],
-			(unsigned long long)s.bursts[k], (unsigned long long)s.first[k], s.placed[k]);
+		fprintf(stderr,
+			"step %u: held %u, sent %llu in %llu bursts (requests first %llu), "
+			"placed %d\n",
+			k, s.held[k], (unsigned long long)s.sent[k],
+			(unsigned long long)s.bursts[k], (unsigned long long)s.first[k],
+			s.placed[k]);
 	/* 0: the WRITE went out alone and was placed; its ACK waits */
 	CU_ASSERT(s.sent[0] == 1 && s.bursts[0] == 1 && s.held[0] == 1 && s.placed[0]);
 	/* 1: the answer in a burst of its own, then the held ACK; the answer placed, its ACK

@@ -106,7 +106,7 @@ tap_child(void *out, const void *arg)
 	s->after_leave_once = kernel_groups();
 	s->leave_last = droce_rt_mcast_report(rt, g4, false);
 	s->after_leave_last = kernel_groups();
-	droce_rt_close(rt);	/* ff0e::1234 is still joined: close leaves it */
+	droce_rt_close(rt); /* ff0e::1234 is still joined: close leaves it */
 }
 
 static void
@@ -143,12 +143,12 @@ test_tap_membership(void)
 	CU_ASSERT_EQUAL(s.leave_unknown, -ENOENT);
 	CU_ASSERT_EQUAL(s.join_v4, 0);
 	CU_ASSERT_EQUAL(s.join_v6, 0);
-	CU_ASSERT_EQUAL(s.after_join, 3);	/* both groups on the tap */
+	CU_ASSERT_EQUAL(s.after_join, 3); /* both groups on the tap */
 	CU_ASSERT_EQUAL(s.join_again, 0);
 	CU_ASSERT_EQUAL(s.leave_once, 0);
-	CU_ASSERT_EQUAL(s.after_leave_once, 3);	/* one join of 239.1.2.3 is left */
+	CU_ASSERT_EQUAL(s.after_leave_once, 3); /* one join of 239.1.2.3 is left */
 	CU_ASSERT_EQUAL(s.leave_last, 0);
-	CU_ASSERT_EQUAL(s.after_leave_last, 2);	/* 239.1.2.3 gone, ff0e::1234 still there */
+	CU_ASSERT_EQUAL(s.after_leave_last, 2); /* 239.1.2.3 gone, ff0e::1234 still there */
 }
 
 static void

@@ -176,7 +176,7 @@ test_mempool_too_big(void)
 
 	base(&cfg, "--no-huge -m 32 --no-pci");
 	memif(&cfg);
-	cfg.mbufs = 1 << 20;	/* 2+ GB of mbufs in 32 MB */
+	cfg.mbufs = 1 << 20; /* 2+ GB of mbufs in 32 MB */
 	o = run(&cfg);
 	CU_ASSERT_EQUAL(o.rc, -ENOMEM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "DROCE_MBUFS"));
@@ -275,8 +275,8 @@ test_memif_client_no_server(void)
 	struct outcome o;
 
 	base(&cfg, "--no-huge -m 64 --no-pci");
-	snprintf(cfg.vdev, sizeof(cfg.vdev), "net_memif0,role=client,socket=/droce_rt_port_none_%ld",
-		 (long)getpid());
+	snprintf(cfg.vdev, sizeof(cfg.vdev),
+		 "net_memif0,role=client,socket=/droce_rt_port_none_%ld", (long)getpid());
 	cfg.start_wait_ms = 300;
 	o = run(&cfg);
 	CU_ASSERT_EQUAL(o.rc != 0, 1);
@@ -286,14 +286,8 @@ test_memif_client_no_server(void)
 	CU_ASSERT_PTR_NULL(strchr(o.err, '\n'));
 }
 
-DROCE_TEST_MAIN("rt_port",
-	DROCE_TEST(test_memif_no_huge),
-	DROCE_TEST(test_port_by_name_and_number),
-	DROCE_TEST(test_port_not_found),
-	DROCE_TEST(test_no_port),
-	DROCE_TEST(test_sixteen_queues),
-	DROCE_TEST(test_mempool_too_big),
-	DROCE_TEST(test_hugepages_or_clear_error),
-	DROCE_TEST(test_mtu_beyond_port),
-	DROCE_TEST(test_eal_errors_one_line),
-	DROCE_TEST(test_memif_client_no_server))
+DROCE_TEST_MAIN("rt_port", DROCE_TEST(test_memif_no_huge), DROCE_TEST(test_port_by_name_and_number),
+		DROCE_TEST(test_port_not_found), DROCE_TEST(test_no_port),
+		DROCE_TEST(test_sixteen_queues), DROCE_TEST(test_mempool_too_big),
+		DROCE_TEST(test_hugepages_or_clear_error), DROCE_TEST(test_mtu_beyond_port),
+		DROCE_TEST(test_eal_errors_one_line), DROCE_TEST(test_memif_client_no_server))

@@ -66,7 +66,9 @@ static struct droce_qp *
 make_qp(struct droce_pd *pd, struct droce_cq *cq, int *e)
 {
 	struct droce_qp_init_attr ia = {
-		.qp_type = DROCE_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.qp_type = DROCE_QPT_RC,
+		.send_cq = cq,
+		.recv_cq = cq,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
@@ -79,7 +81,7 @@ test_qpn_shard_mapping(void)
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0xABCDEF, 0, 1), 0);
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0x7FFFFF, 1, 2), 0);
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0x800001, 1, 2), 1);
-	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0xFFFFFF, 1, 2), 0);	/* multicast */
+	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0xFFFFFF, 1, 2), 0); /* multicast */
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0x412345, 2, 3), 1);
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(0x812345, 2, 3), 2);
 	/* shard 3 of 3 does not exist, nor does a truncated frame's QPN: shard 0 drops them */
@@ -146,7 +148,7 @@ test_engine_skips_multicast_qpn(void)
 	unsigned int i;
 	int e = 0;
 
-	next_rand = 0xFFFFFFFFu - 5;	/* the sixth QP (slot 7) draws generation 0xFFFFFFFF */
+	next_rand = 0xFFFFFFFFu - 5; /* the sixth QP (slot 7) draws generation 0xFFFFFFFF */
 	dev = make_dev(3, 2, 6);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
 	pd = droce_pd_alloc(dev, &e);
@@ -171,7 +173,7 @@ test_engine_refuses_no_room(void)
 	int e = 0;
 
 	next_rand = 1;
-	dev = make_dev(0, 9, 6);	/* 9 shard bits: more than the engine allows */
+	dev = make_dev(0, 9, 6); /* 9 shard bits: more than the engine allows */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
 	pd = droce_pd_alloc(dev, &e);
 	cq = droce_cq_create(dev, 64, NULL, &e);
@@ -194,7 +196,7 @@ test_classify_qpn(void)
 	f[12] = 0x08;
 	f[14] = 0x45;
 	f[14 + 9] = 17;
-	f[34 + 2] = 0x12;	/* UDP 4791 */
+	f[34 + 2] = 0x12; /* UDP 4791 */
 	f[34 + 3] = 0xb7;
 	f[42 + 5] = 0x81;
 	f[42 + 6] = 0x23;
@@ -226,7 +228,7 @@ test_config_shards(void)
 	CU_ASSERT_EQUAL(droce_rt_config_shard_bits(&c), 0);
 	CU_ASSERT_EQUAL(droce_rt_config_set(&c, "shards", "3", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(droce_rt_config_shard_bits(&c), 2);
-	CU_ASSERT_EQUAL(droce_rt_config_nb_queues(&c), 3);	/* queues 1, raised */
+	CU_ASSERT_EQUAL(droce_rt_config_nb_queues(&c), 3); /* queues 1, raised */
 	CU_ASSERT_EQUAL(droce_rt_config_set(&c, "queues", "4", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(droce_rt_config_nb_queues(&c), 4);
 	/* one lcore: the application drives the three shards inline */
@@ -258,10 +260,8 @@ test_config_shards(void)
 	CU_ASSERT_EQUAL(droce_rt_config_set(&c, "shards", "16", err, sizeof(err)), -EINVAL);
 }
 
-DROCE_TEST_MAIN("rt_shard",
-	DROCE_TEST(test_qpn_shard_mapping),
-	DROCE_TEST(test_engine_qpns_carry_shard),
-	DROCE_TEST(test_engine_skips_multicast_qpn),
-	DROCE_TEST(test_engine_refuses_no_room),
-	DROCE_TEST(test_classify_qpn),
-	DROCE_TEST(test_config_shards))
+DROCE_TEST_MAIN("rt_shard", DROCE_TEST(test_qpn_shard_mapping),
+		DROCE_TEST(test_engine_qpns_carry_shard),
+		DROCE_TEST(test_engine_skips_multicast_qpn),
+		DROCE_TEST(test_engine_refuses_no_room), DROCE_TEST(test_classify_qpn),
+		DROCE_TEST(test_config_shards))

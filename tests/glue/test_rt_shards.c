@@ -171,7 +171,7 @@ test_two_shards_on_lcores(void)
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(s.qpn[1], 1, 2), 1);
 	CU_ASSERT_EQUAL(s.counters_rc, 0);
 	CU_ASSERT_EQUAL(s.shards_counter, 2);
-	CU_ASSERT(s.calls1 >= 2);	/* where_fn and qp_fn ran through shard 1's ring */
+	CU_ASSERT(s.calls1 >= 2); /* where_fn and qp_fn ran through shard 1's ring */
 }
 
 static void
@@ -193,6 +193,5 @@ test_inline_shards_refuse_start(void)
 	CU_ASSERT_EQUAL(droce_rt_qpn_shard(s.qpn[1], 1, 2), 1);
 }
 
-DROCE_TEST_MAIN("rt_shards",
-	DROCE_TEST(test_two_shards_on_lcores),
-	DROCE_TEST(test_inline_shards_refuse_start))
+DROCE_TEST_MAIN("rt_shards", DROCE_TEST(test_two_shards_on_lcores),
+		DROCE_TEST(test_inline_shards_refuse_start))

@@ -16,10 +16,16 @@
 #include "droce_rt.h"
 #include "droce_test.h"
 
-#define CHECK(c, ...) do { if (!(c)) { printf("child: " __VA_ARGS__); printf("\n"); \
-		fails++; } } while (0)
+#define CHECK(c, ...) \
+	do { \
+		if (!(c)) { \
+			printf("child: " __VA_ARGS__); \
+			printf("\n"); \
+			fails++; \
+		} \
+	} while (0)
 
-enum { MARK_TYPE = 0x88B5 };	/* IEEE 802 local experimental EtherType: our test frames */
+enum { MARK_TYPE = 0x88B5 }; /* IEEE 802 local experimental EtherType: our test frames */
 
 static uint16_t
 be16(const uint8_t *p)
@@ -45,7 +51,7 @@ read_capture(const char *path, const uint8_t mac[6], uint16_t tci, struct txseen
 	if (fp == NULL || fread(hdr, 1, sizeof(hdr), fp) != sizeof(hdr))
 		return -1;
 	while (fread(rec, 1, sizeof(rec), fp) == sizeof(rec)) {
-		memcpy(&caplen, rec + 8, 4);	/* pcap records are in the writer's byte order */
+		memcpy(&caplen, rec + 8, 4); /* pcap records are in the writer's byte order */
 		if (caplen > sizeof(f) || fread(f, 1, caplen, fp) != caplen)
 			break;
 		if (caplen < 18 || memcmp(f + 6, mac, 6) != 0)
@@ -55,13 +61,14 @@ read_capture(const char *path, const uint8_t mac[6], uint16_t tci, struct txseen
 			t->tagged++;
 		type = be16(f + 12) == 0x8100 ? be16(f + 16) : be16(f + 12);
 		if (type == 0x0800 && caplen >= 18 + 28 && be16(f + 18 + 22) == 4791) {
-			t->roce++;	/* IPv4 (IHL 5 from droce_build) + UDP 4791, tagged */
+			t->roce++; /* IPv4 (IHL 5 from droce_build) + UDP 4791, tagged */
 			t->roce_tagged += be16(f + 14) == tci;
 		} else if (type == 0x0800 && caplen >= 14 + 28 && be16(f + 14 + 22) == 4791) {
-			t->roce++;	/* untagged */
+			t->roce++; /* untagged */
 		}
 		if (type == MARK_TYPE && t->nmark < 4)
-			t->mark_tag[t->nmark++] = be16(f + 12) == 0x8100 ? 0x10000u | be16(f + 14) : 0;
+			t->mark_tag[t->nmark++] =
+				be16(f + 12) == 0x8100 ? 0x10000u | be16(f + 14) : 0;
 	}
 	fclose(fp);
 	return 0;
@@ -85,33 +92,36 @@ rc_send(struct droce_rt *rt, const struct droce_av *av, uint8_t *buf)
 
 	pd = droce_pd_alloc(droce_rt_dev(rt), &e);
 	mr = pd == NULL ? NULL : droce_mr_reg(pd, buf, 64, DROCE_ACCESS_LOCAL_WRITE, &e);
-	ia.send_cq = ia.recv_cq = mr == NULL ? NULL : droce_cq_create(droce_rt_dev(rt), 8, NULL,
-									&e);
+	ia.send_cq = ia.recv_cq =
+		mr == NULL ? NULL : droce_cq_create(droce_rt_dev(rt), 8, NULL, &e);
 	qp = ia.send_cq == NULL ? NULL : droce_qp_create(pd, &ia, &e);
 	if (qp == NULL)
 		return -e;
 	a.qp_state = DROCE_QPS_INIT;
 	a.port_num = 1;
-	rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
-			     DROCE_QP_ACCESS_FLAGS);
+	rc = droce_qp_modify(qp, &a,
+			     DROCE_QP_STATE | DROCE_QP_PKEY_INDEX | DROCE_QP_PORT |
+				     DROCE_QP_ACCESS_FLAGS);
 	a.qp_state = DROCE_QPS_RTR;
 	a.path_mtu = DROCE_MTU_1024;
 	a.dest_qp_num = 0x12;
 	a.ah_attr = *av;
 	if (rc == 0)
-		rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
-				     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
-				     DROCE_QP_MAX_DEST_RD_ATOMIC | DROCE_QP_MIN_RNR_TIMER);
+		rc = droce_qp_modify(qp, &a,
+				     DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+					     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
+					     DROCE_QP_MAX_DEST_RD_ATOMIC | DROCE_QP_MIN_RNR_TIMER);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = DROCE_QPS_RTS;
 	a.timeout = 14;
 	if (rc == 0)
-		rc = droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
-				     DROCE_QP_RNR_RETRY | DROCE_QP_SQ_PSN |
-				     DROCE_QP_MAX_QP_RD_ATOMIC);
+		rc = droce_qp_modify(qp, &a,
+				     DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
+					     DROCE_QP_RNR_RETRY | DROCE_QP_SQ_PSN |
+					     DROCE_QP_MAX_QP_RD_ATOMIC);
 	sge.lkey = droce_mr_lkey(mr);
 	wr.sg_list = &sge;
-	return rc != 0 ? rc : droce_post_send(qp, &wr, &bad);	/* left to droce_rt_close */
+	return rc != 0 ? rc : droce_post_send(qp, &wr, &bad); /* left to droce_rt_close */
 }
 
 static int
@@ -153,7 +163,7 @@ child(const char *vlan, const char *pcp, const char *cap)
 	CHECK(av.has_vlan == (atoi(vlan) != 0), "has_vlan %d", av.has_vlan);
 	CHECK(av.vlan_tci == (atoi(vlan) != 0 ? tci : 0), "vlan_tci %#x", av.vlan_tci);
 	for (i = 0; i < 50; i++)
-		droce_rt_poll(rt);	/* link up: the announcement */
+		droce_rt_poll(rt); /* link up: the announcement */
 	/* RoCE from that AV (the engine tags), and from one without a tag (droce-perf's way) */
 	rc = rc_send(rt, &av, buf);
 	CHECK(rc == 0, "SEND over the resolved AV: %d", rc);
@@ -184,8 +194,8 @@ child(const char *vlan, const char *pcp, const char *cap)
 	}
 	unlink(cap);
 	printf("child: vlan %s pcp %s: %u frames sent, %u tagged %#x, marks %#x %#x, RoCE %u "
-	       "(%u tagged)\n", vlan, pcp, t.n, t.tagged, tci, t.mark_tag[0], t.mark_tag[1],
-	       t.roce, t.roce_tagged);
+	       "(%u tagged)\n",
+	       vlan, pcp, t.n, t.tagged, tci, t.mark_tag[0], t.mark_tag[1], t.roce, t.roce_tagged);
 	CHECK(t.roce >= 2, "%u RoCE frames sent", t.roce);
 	CHECK(t.roce_tagged == (atoi(vlan) != 0 ? t.roce : 0), "%u of %u RoCE frames tagged",
 	      t.roce_tagged, t.roce);
@@ -241,7 +251,5 @@ test_no_vlan(void)
 	run("0", "3");
 }
 
-DROCE_TEST_MAIN("rt_vlan",
-	DROCE_TEST(test_vlan_100_pcp_5),
-	DROCE_TEST(test_vlan_4094_pcp_0),
-	DROCE_TEST(test_no_vlan))
+DROCE_TEST_MAIN("rt_vlan", DROCE_TEST(test_vlan_100_pcp_5), DROCE_TEST(test_vlan_4094_pcp_0),
+		DROCE_TEST(test_no_vlan))

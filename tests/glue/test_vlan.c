@@ -11,7 +11,7 @@
 #include "droce_rt_config.h"
 #include "droce_test.h"
 
-#define MS 1000000ull
+#define MS	      1000000ull
 #define TCI(pcp, vid) ((uint16_t)((pcp) << 13 | (vid)))
 
 struct cap {
@@ -43,9 +43,15 @@ static void
 setup(struct droce_neigh *n, struct cap *c, uint16_t vlan, uint8_t pcp)
 {
 	struct droce_neigh_conf conf = {
-		.has_ipv4 = true, .ipv4_prefix = 24, .has_ipv6 = true, .ipv6_prefix = 64,
-		.timeout_ns = 1000 * MS, .retry_ns = 100 * MS, .tries = 3,
-		.vlan = vlan, .vlan_pcp = pcp,
+		.has_ipv4 = true,
+		.ipv4_prefix = 24,
+		.has_ipv6 = true,
+		.ipv6_prefix = 64,
+		.timeout_ns = 1000 * MS,
+		.retry_ns = 100 * MS,
+		.tries = 3,
+		.vlan = vlan,
+		.vlan_pcp = pcp,
 	};
 	struct droce_neigh_ops ops = { .tx = cap_tx, .ctx = c };
 
@@ -119,11 +125,11 @@ test_other_vlan_ignored(void)
 
 	setup(&n, &c, 100, 3);
 	len = arp_request(f, TCI(3, 200));
-	CU_ASSERT_TRUE(droce_neigh_match(f, len));	/* ARP: the VLAN is checked on input */
+	CU_ASSERT_TRUE(droce_neigh_match(f, len)); /* ARP: the VLAN is checked on input */
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), -EXDEV);
 	len = arp_request(f, -1);
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), -EXDEV);
-	len = arp_request(f, TCI(3, 0));		/* priority tag: the untagged VLAN */
+	len = arp_request(f, TCI(3, 0)); /* priority tag: the untagged VLAN */
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), -EXDEV);
 	CU_ASSERT_EQUAL(n.stats.vlan_other, 3);
 	CU_ASSERT_EQUAL(n.stats.arp_req_rx, 0);
@@ -187,7 +193,7 @@ test_nd_on_vlan(void)
 	CU_ASSERT_TRUE(droce_neigh_match(f, len));
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(c.n, 1);
-	check_tag(&c, 0, TCI(5, 42), &m);	/* parses: the ICMPv6 checksum holds */
+	check_tag(&c, 0, TCI(5, 42), &m); /* parses: the ICMPv6 checksum holds */
 	CU_ASSERT_FALSE(m.is_arp);
 	CU_ASSERT_EQUAL(m.op, DROCE_ND_NA);
 	CU_ASSERT_EQUAL(memcmp(m.target_ip, my6, 16), 0);
@@ -198,8 +204,10 @@ test_nd_on_vlan(void)
 	CU_ASSERT_EQUAL(n.stats.vlan_other, 1);
 	CU_ASSERT_EQUAL(c.n, 1);
 	/* our solicitation, tagged */
-	CU_ASSERT_EQUAL(droce_neigh_resolve(&n, (const uint8_t[16]){ 0x20, 0x01, 0x0d, 0xb8,
-			[15] = 9 }, 0, mac, NULL, NULL), -EAGAIN);
+	CU_ASSERT_EQUAL(droce_neigh_resolve(&n,
+					    (const uint8_t[16]){ 0x20, 0x01, 0x0d, 0xb8, [15] = 9 },
+					    0, mac, NULL, NULL),
+			-EAGAIN);
 	CU_ASSERT_EQUAL_FATAL(c.n, 2);
 	check_tag(&c, 1, TCI(5, 42), &m);
 	CU_ASSERT_EQUAL(m.op, DROCE_ND_NS);
@@ -243,7 +251,7 @@ test_no_vlan(void)
 	len = arp_request(f, TCI(3, 0));
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, len, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(c.n, 1);
-	check_tag(&c, 0, -1, &m);		/* the answer is untagged */
+	check_tag(&c, 0, -1, &m); /* the answer is untagged */
 	CU_ASSERT_EQUAL(c.len[0], 60);
 	droce_neigh_announce(&n);
 	CU_ASSERT_EQUAL_FATAL(c.n, 3);
@@ -271,7 +279,7 @@ test_short_tag(void)
 	arp_request(f, TCI(3, 100));
 	CU_ASSERT_FALSE(droce_neigh_match(f, 17));
 	CU_ASSERT_EQUAL(droce_neigh_parse(f, 17, &m), -EINVAL);
-	CU_ASSERT_EQUAL(droce_neigh_parse(f, 18 + 27, &m), -EINVAL);	/* ARP body short */
+	CU_ASSERT_EQUAL(droce_neigh_parse(f, 18 + 27, &m), -EINVAL); /* ARP body short */
 	CU_ASSERT_EQUAL(droce_neigh_input(&n, f, 17, 0), -EINVAL);
 	CU_ASSERT_EQUAL(n.stats.malformed, 1);
 }
@@ -323,14 +331,14 @@ test_config_env_file(void)
 	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, path, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(cfg.vlan, 7);
 	CU_ASSERT_EQUAL(cfg.vlan_pcp, 6);
-	setenv("DROCE_VLAN", "300", 1);		/* the environment wins */
+	setenv("DROCE_VLAN", "300", 1); /* the environment wins */
 	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, path, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(cfg.vlan, 300);
 	CU_ASSERT_EQUAL(cfg.vlan_pcp, 6);
 	setenv("DROCE_VLAN_PCP", "9", 1);
 	CU_ASSERT_EQUAL(droce_rt_config_load(&cfg, path, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "environment DROCE_VLAN_PCP: vlan_pcp: '9' is not a number "
-			       "in 0..7");
+				    "in 0..7");
 	unsetenv("DROCE_VLAN");
 	unsetenv("DROCE_VLAN_PCP");
 	f = fopen(path, "w");
@@ -342,13 +350,8 @@ test_config_env_file(void)
 	unlink(path);
 }
 
-DROCE_TEST_MAIN("vlan",
-	DROCE_TEST(test_tagged_request_tagged_reply),
-	DROCE_TEST(test_other_vlan_ignored),
-	DROCE_TEST(test_resolve_on_vlan),
-	DROCE_TEST(test_nd_on_vlan),
-	DROCE_TEST(test_announce_tagged),
-	DROCE_TEST(test_no_vlan),
-	DROCE_TEST(test_short_tag),
-	DROCE_TEST(test_config_keys),
-	DROCE_TEST(test_config_env_file))
+DROCE_TEST_MAIN("vlan", DROCE_TEST(test_tagged_request_tagged_reply),
+		DROCE_TEST(test_other_vlan_ignored), DROCE_TEST(test_resolve_on_vlan),
+		DROCE_TEST(test_nd_on_vlan), DROCE_TEST(test_announce_tagged),
+		DROCE_TEST(test_no_vlan), DROCE_TEST(test_short_tag), DROCE_TEST(test_config_keys),
+		DROCE_TEST(test_config_env_file))

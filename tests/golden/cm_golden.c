@@ -26,7 +26,7 @@ hex(const uint8_t *b, size_t n)
 /* extra: more JSON members (", \"k\": v"), or "". */
 static int
 emit(const char *name, int ipv, const char *src, const char *dst, const char *extra,
-	const struct droce_cm_msg *m)
+     const struct droce_cm_msg *m)
 {
 	uint8_t mad[DROCE_MAD_SIZE];
 	char gl[INET6_ADDRSTRLEN], gr[INET6_ADDRSTRLEN];
@@ -38,7 +38,7 @@ emit(const char *name, int ipv, const char *src, const char *dst, const char *ex
 	inet_ntop(AF_INET6, m->primary_local_gid, gl, sizeof(gl));
 	inet_ntop(AF_INET6, m->primary_remote_gid, gr, sizeof(gr));
 	printf("{\"name\": \"%s\", \"ip\": %d, \"src\": \"%s\", \"dst\": \"%s\", \"mad\": \"", name,
-		ipv, src, dst);
+	       ipv, src, dst);
 	hex(mad, sizeof(mad));
 	printf("\", \"attr\": %u, \"tid\": %" PRIu64 ", \"local_comm_id\": %u, "
 	       "\"remote_comm_id\": %u, \"service_id\": %" PRIu64 ", \"local_ca_guid\": %" PRIu64
@@ -54,18 +54,18 @@ emit(const char *name, int ipv, const char *src, const char *dst, const char *ex
 	       "\"primary_subnet_local\": %u, \"primary_local_ack_timeout\": %u, "
 	       "\"target_ack_delay\": %u, \"failover_accepted\": %u, \"msg_rejected\": %u, "
 	       "\"reason\": %u, \"ari_len\": %u, \"ari\": \"",
-		m->attr, m->tid, m->local_comm_id, m->remote_comm_id, m->service_id,
-		m->local_ca_guid, m->local_qkey, m->local_qpn, m->starting_psn,
-		m->responder_resources, m->initiator_depth, m->remote_cm_response_timeout,
-		m->local_cm_response_timeout, m->transport_type, m->end_to_end_flow_control,
-		m->retry_count, m->rnr_retry_count, m->max_cm_retries, m->path_mtu, m->srq, m->pkey,
-		m->primary_local_lid, m->primary_remote_lid, gl, gr, m->primary_flow_label,
-		m->primary_packet_rate, m->primary_traffic_class, m->primary_hop_limit,
-		m->primary_sl, m->primary_subnet_local, m->primary_local_ack_timeout,
-		m->target_ack_delay, m->failover_accepted, m->msg_rejected, m->reason, m->ari_len);
+	       m->attr, m->tid, m->local_comm_id, m->remote_comm_id, m->service_id,
+	       m->local_ca_guid, m->local_qkey, m->local_qpn, m->starting_psn,
+	       m->responder_resources, m->initiator_depth, m->remote_cm_response_timeout,
+	       m->local_cm_response_timeout, m->transport_type, m->end_to_end_flow_control,
+	       m->retry_count, m->rnr_retry_count, m->max_cm_retries, m->path_mtu, m->srq, m->pkey,
+	       m->primary_local_lid, m->primary_remote_lid, gl, gr, m->primary_flow_label,
+	       m->primary_packet_rate, m->primary_traffic_class, m->primary_hop_limit,
+	       m->primary_sl, m->primary_subnet_local, m->primary_local_ack_timeout,
+	       m->target_ack_delay, m->failover_accepted, m->msg_rejected, m->reason, m->ari_len);
 	hex(m->ari, sizeof(m->ari));
 	printf("\", \"service_timeout\": %u, \"sidr_status\": %u, \"private_data\": \"",
-		m->service_timeout, m->sidr_status);
+	       m->service_timeout, m->sidr_status);
 	hex(m->private_data, droce_cm_msg_priv_max(m->attr));
 	printf("\"%s}\n", extra);
 	return 0;
@@ -127,15 +127,15 @@ req(int ipv, const char *src, const char *dst, uint16_t sport, uint16_t dport)
 	m.initiator_depth = 8;
 	m.remote_cm_response_timeout = 0x14;
 	m.local_cm_response_timeout = 0x13;
-	m.transport_type = 0;			/* RC */
+	m.transport_type = 0; /* RC */
 	m.end_to_end_flow_control = true;
 	m.retry_count = 6;
 	m.rnr_retry_count = 5;
 	m.max_cm_retries = 15;
-	m.path_mtu = 3;				/* 1024 */
+	m.path_mtu = 3; /* 1024 */
 	m.srq = false;
 	m.pkey = 0xFFFF;
-	m.primary_local_lid = 0xFFFF;		/* permissive, as the kernel on RoCE */
+	m.primary_local_lid = 0xFFFF; /* permissive, as the kernel on RoCE */
 	m.primary_remote_lid = 0xFFFF;
 	gid_of(src, ipv, m.primary_local_gid);
 	gid_of(dst, ipv, m.primary_remote_gid);
@@ -209,8 +209,8 @@ main(void)
 	m.tid = 0x0000000100000005ull;
 	m.local_comm_id = 0;
 	m.remote_comm_id = 0x1A2B3C4D;
-	m.msg_rejected = 0;			/* the REQ */
-	m.reason = 28;				/* consumer defined */
+	m.msg_rejected = 0; /* the REQ */
+	m.reason = 28;	    /* consumer defined */
 	m.ari_len = 8;
 	memcpy(m.ari, "\x00\x02\xc9\x03\x00\xa1\xb2\xc3", 8);
 	memcpy(m.private_data, "no thanks", 9);
@@ -222,7 +222,7 @@ main(void)
 	m.tid = 0x0000000100000006ull;
 	m.local_comm_id = 0x1A2B3C4D;
 	m.remote_comm_id = 0x5E6F7081;
-	m.local_qpn = 0x00FEDC;			/* the remote QPN */
+	m.local_qpn = 0x00FEDC; /* the remote QPN */
 	rc |= emit("DREQ", 4, a4, b4, "", &m);
 
 	memset(&m, 0, sizeof(m));
@@ -236,11 +236,11 @@ main(void)
 	memset(&m, 0, sizeof(m));
 	m.attr = DROCE_CM_ATTR_SIDR_REQ;
 	m.tid = 0x0000000100000007ull;
-	m.local_comm_id = 0x2B3C4D5E;		/* RequestID */
+	m.local_comm_id = 0x2B3C4D5E; /* RequestID */
 	m.pkey = 0xFFFF;
-	m.service_id = cma_service_id(0x0111, 7174);	/* RDMA_PS_UDP */
+	m.service_id = cma_service_id(0x0111, 7174); /* RDMA_PS_UDP */
 	{
-		struct sockaddr_in s4 = {0}, d4 = {0};
+		struct sockaddr_in s4 = { 0 }, d4 = { 0 };
 		size_t i;
 
 		s4.sin_family = d4.sin_family = AF_INET;
@@ -248,8 +248,8 @@ main(void)
 		d4.sin_port = htons(7174);
 		inet_pton(AF_INET, a4, &s4.sin_addr);
 		inet_pton(AF_INET, b4, &d4.sin_addr);
-		if (cma_hdr_build(m.private_data, (struct sockaddr *)&s4,
-				  (struct sockaddr *)&d4) != 0) {
+		if (cma_hdr_build(m.private_data, (struct sockaddr *)&s4, (struct sockaddr *)&d4) !=
+		    0) {
 			fprintf(stderr, "cm_golden: cma_hdr_build failed\n");
 			return 1;
 		}
@@ -263,7 +263,7 @@ main(void)
 	memset(&m, 0, sizeof(m));
 	m.attr = DROCE_CM_ATTR_SIDR_REP;
 	m.tid = 0x0000000100000007ull;
-	m.local_comm_id = 0x2B3C4D5E;		/* the SIDR_REQ's, echoed */
+	m.local_comm_id = 0x2B3C4D5E; /* the SIDR_REQ's, echoed */
 	m.sidr_status = 0;
 	m.local_qpn = 0x00FEDC;
 	m.service_id = cma_service_id(0x0111, 7174);

@@ -24,8 +24,8 @@
 #include "droce_icrc.h"
 #include "droce_pkt.h"
 
-#define TS_BASE 1767225600	/* gen_golden.py TS_BASE */
-#define FRAME_MAX 16384
+#define TS_BASE	     1767225600 /* gen_golden.py TS_BASE */
+#define FRAME_MAX    16384
 #define LINE_MAX_LEN (4 * FRAME_MAX)
 
 enum fkind { K_UINT, K_MAC, K_GID };
@@ -37,19 +37,48 @@ struct field {
 	enum fkind kind;
 };
 
-#define F(m, k) { #m, offsetof(struct droce_pkt, m), sizeof(((struct droce_pkt *)0)->m), k }
+#define F(m, k) \
+	{ \
+#m, offsetof(struct droce_pkt, m), sizeof(((struct droce_pkt *)0)->m), k \
+	}
 
 /* The members a sender chooses; the builder derives the rest (offsets, PadCnt, lengths, ICRC). */
 static const struct field fields[] = {
-	F(dmac, K_MAC), F(smac, K_MAC), F(has_vlan, K_UINT), F(vlan_tci, K_UINT),
-	F(ip_ver, K_UINT), F(tclass, K_UINT), F(hop_limit, K_UINT), F(flow_label, K_UINT),
-	F(ip_id, K_UINT), F(sgid, K_GID), F(dgid, K_GID), F(udp_sport, K_UINT),
-	F(opcode, K_UINT), F(se, K_UINT), F(mig, K_UINT), F(pkey, K_UINT), F(fecn, K_UINT),
-	F(becn, K_UINT), F(dqpn, K_UINT), F(ackreq, K_UINT), F(psn, K_UINT),
-	F(reth_va, K_UINT), F(reth_rkey, K_UINT), F(reth_len, K_UINT), F(aeth_syn, K_UINT),
-	F(aeth_msn, K_UINT), F(atomic_va, K_UINT), F(atomic_rkey, K_UINT),
-	F(atomic_swap_add, K_UINT), F(atomic_compare, K_UINT), F(atomic_orig, K_UINT),
-	F(imm, K_UINT), F(ieth_rkey, K_UINT), F(deth_qkey, K_UINT), F(deth_sqpn, K_UINT),
+	F(dmac, K_MAC),
+	F(smac, K_MAC),
+	F(has_vlan, K_UINT),
+	F(vlan_tci, K_UINT),
+	F(ip_ver, K_UINT),
+	F(tclass, K_UINT),
+	F(hop_limit, K_UINT),
+	F(flow_label, K_UINT),
+	F(ip_id, K_UINT),
+	F(sgid, K_GID),
+	F(dgid, K_GID),
+	F(udp_sport, K_UINT),
+	F(opcode, K_UINT),
+	F(se, K_UINT),
+	F(mig, K_UINT),
+	F(pkey, K_UINT),
+	F(fecn, K_UINT),
+	F(becn, K_UINT),
+	F(dqpn, K_UINT),
+	F(ackreq, K_UINT),
+	F(psn, K_UINT),
+	F(reth_va, K_UINT),
+	F(reth_rkey, K_UINT),
+	F(reth_len, K_UINT),
+	F(aeth_syn, K_UINT),
+	F(aeth_msn, K_UINT),
+	F(atomic_va, K_UINT),
+	F(atomic_rkey, K_UINT),
+	F(atomic_swap_add, K_UINT),
+	F(atomic_compare, K_UINT),
+	F(atomic_orig, K_UINT),
+	F(imm, K_UINT),
+	F(ieth_rkey, K_UINT),
+	F(deth_qkey, K_UINT),
+	F(deth_sqpn, K_UINT),
 };
 
 static int
@@ -160,7 +189,8 @@ parse_line(char *line, struct droce_pkt *p, uint8_t *pay, uint32_t *pay_len, con
 
 	memset(p, 0, sizeof(*p));
 	*pay_len = 0;
-	for (tok = strtok_r(line, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
+	for (tok = strtok_r(line, " \t\n", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
 		char *eq = strchr(tok, '=');
 
 		*bad = tok;
@@ -211,7 +241,8 @@ cmd_build(const char *spec, const char *out)
 			continue;
 		r = parse_line(line, &p, pay, &pay_len, &bad);
 		if (r < 0) {
-			fprintf(stderr, "%s:%u: bad token '%s': %s\n", spec, lineno, bad, strerror(-r));
+			fprintf(stderr, "%s:%u: bad token '%s': %s\n", spec, lineno, bad,
+				strerror(-r));
 			break;
 		}
 		r = droce_build(frame, sizeof(frame), &p, pay, pay_len);

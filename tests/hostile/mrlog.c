@@ -34,8 +34,8 @@ hostile_mrlog(const struct ibv_mr *mr, uint64_t iova, size_t length, unsigned in
 	f = fopen(path, "a");
 	if (f == NULL)
 		return;
-	fprintf(f, "mr 0x%llx %zu %u %u %u\n", (unsigned long long)iova, length, access,
-		mr->lkey, mr->rkey);
+	fprintf(f, "mr 0x%llx %zu %u %u %u\n", (unsigned long long)iova, length, access, mr->lkey,
+		mr->rkey);
 	fclose(f);
 }
 
@@ -43,8 +43,8 @@ struct ibv_mr *
 ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	struct ibv_mr *(*real)(struct ibv_pd *, void *, size_t, int) =
-		(struct ibv_mr *(*)(struct ibv_pd *, void *, size_t, int))dlsym(RTLD_NEXT,
-										"ibv_reg_mr");
+		(struct ibv_mr * (*)(struct ibv_pd *, void *, size_t, int))
+			dlsym(RTLD_NEXT, "ibv_reg_mr");
 	struct ibv_mr *mr = real(pd, addr, length, access);
 
 	hostile_mrlog(mr, (uintptr_t)addr, length, (unsigned int)access);
@@ -52,12 +52,11 @@ ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 }
 
 struct ibv_mr *
-ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-		 unsigned int access)
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
 {
 	struct ibv_mr *(*real)(struct ibv_pd *, void *, size_t, uint64_t, unsigned int) =
-		(struct ibv_mr *(*)(struct ibv_pd *, void *, size_t, uint64_t,
-				    unsigned int))dlsym(RTLD_NEXT, "ibv_reg_mr_iova2");
+		(struct ibv_mr * (*)(struct ibv_pd *, void *, size_t, uint64_t, unsigned int))
+			dlsym(RTLD_NEXT, "ibv_reg_mr_iova2");
 	struct ibv_mr *mr = real(pd, addr, length, iova, access);
 
 	hostile_mrlog(mr, iova, length, access);
@@ -68,8 +67,8 @@ struct ibv_mr *
 ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
 {
 	struct ibv_mr *(*real)(struct ibv_pd *, void *, size_t, uint64_t, int) =
-		(struct ibv_mr *(*)(struct ibv_pd *, void *, size_t, uint64_t,
-				    int))dlsym(RTLD_NEXT, "ibv_reg_mr_iova");
+		(struct ibv_mr * (*)(struct ibv_pd *, void *, size_t, uint64_t, int))
+			dlsym(RTLD_NEXT, "ibv_reg_mr_iova");
 	struct ibv_mr *mr = real(pd, addr, length, iova, access);
 
 	hostile_mrlog(mr, iova, length, (unsigned int)access);

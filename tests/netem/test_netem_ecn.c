@@ -20,7 +20,7 @@ test_ipv4_ect0_and_ect1_marked_checksum_valid(void)
 		netem_test_ipv4(f, sizeof(f), tos[i]);
 		CU_ASSERT_EQUAL(droce_ipv4_csum(f + 14, 20), 0);
 		CU_ASSERT_EQUAL(droce_netem_mark_ce(f, sizeof(f)), DROCE_NETEM_ECN_MARKED);
-		CU_ASSERT_EQUAL(f[15], (tos[i] & 0xFC) | DROCE_ECN_CE);	/* DSCP kept */
+		CU_ASSERT_EQUAL(f[15], (tos[i] & 0xFC) | DROCE_ECN_CE); /* DSCP kept */
 		CU_ASSERT_EQUAL(droce_ipv4_csum(f + 14, 20), 0);
 		CU_ASSERT_EQUAL(droce_netem_mark_ce(f, sizeof(f)), DROCE_NETEM_ECN_ALREADY_CE);
 	}
@@ -48,7 +48,7 @@ test_bad_checksum_stays_bad(void)
 	uint8_t f[128];
 
 	netem_test_ipv4(f, sizeof(f), DROCE_ECN_ECT0);
-	f[24] ^= 0x40;	/* damage the checksum field */
+	f[24] ^= 0x40; /* damage the checksum field */
 	CU_ASSERT_EQUAL(droce_netem_mark_ce(f, sizeof(f)), DROCE_NETEM_ECN_MARKED);
 	CU_ASSERT_NOT_EQUAL(droce_ipv4_csum(f + 14, 20), 0);
 }
@@ -67,9 +67,9 @@ test_not_ect_and_not_ip_untouched(void)
 	memcpy(g, f, sizeof(f));
 	CU_ASSERT_EQUAL(droce_netem_mark_ce(f, sizeof(f)), DROCE_NETEM_ECN_NOT_IP);
 	CU_ASSERT_EQUAL(memcmp(f, g, sizeof(f)), 0);
-	CU_ASSERT_EQUAL(droce_netem_mark_ce(f, 20), DROCE_NETEM_ECN_NOT_IP);	/* truncated */
+	CU_ASSERT_EQUAL(droce_netem_mark_ce(f, 20), DROCE_NETEM_ECN_NOT_IP); /* truncated */
 	netem_test_ipv4(f, sizeof(f), DROCE_ECN_ECT0);
-	CU_ASSERT_EQUAL(droce_netem_mark_ce(f, 30), DROCE_NETEM_ECN_NOT_IP);	/* IP cut short */
+	CU_ASSERT_EQUAL(droce_netem_mark_ce(f, 30), DROCE_NETEM_ECN_NOT_IP); /* IP cut short */
 }
 
 static void
@@ -107,7 +107,7 @@ test_rocev2_icrc_survives(void)
 		p.tclass = (26 << 2) | DROCE_ECN_ECT0;
 		p.hop_limit = 64;
 		p.udp_sport = 0xC000;
-		p.opcode = 0x04;	/* RC SEND Only */
+		p.opcode = 0x04; /* RC SEND Only */
 		p.pkey = 0xFFFF;
 		p.dqpn = 0x11;
 		p.psn = 77;
@@ -131,10 +131,8 @@ test_rocev2_icrc_survives(void)
 	}
 }
 
-DROCE_TEST_MAIN("netem_ecn",
-	DROCE_TEST(test_ipv4_ect0_and_ect1_marked_checksum_valid),
-	DROCE_TEST(test_ipv4_checksum_matches_full_recompute),
-	DROCE_TEST(test_bad_checksum_stays_bad),
-	DROCE_TEST(test_not_ect_and_not_ip_untouched),
-	DROCE_TEST(test_ipv6_and_vlan),
-	DROCE_TEST(test_rocev2_icrc_survives))
+DROCE_TEST_MAIN("netem_ecn", DROCE_TEST(test_ipv4_ect0_and_ect1_marked_checksum_valid),
+		DROCE_TEST(test_ipv4_checksum_matches_full_recompute),
+		DROCE_TEST(test_bad_checksum_stays_bad),
+		DROCE_TEST(test_not_ect_and_not_ip_untouched), DROCE_TEST(test_ipv6_and_vlan),
+		DROCE_TEST(test_rocev2_icrc_survives))

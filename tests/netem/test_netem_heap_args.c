@@ -26,7 +26,7 @@ test_heap_sorted_fifo_bounded(void)
 	droce_netem_heap_init(&h, store, CAP);
 	CU_ASSERT_EQUAL(droce_netem_heap_next(&h), UINT64_MAX);
 	for (i = 0; i < CAP; i++) {
-		when[i] = droce_netem_rng_below(&r, 50);	/* many ties */
+		when[i] = droce_netem_rng_below(&r, 50); /* many ties */
 		tag[i] = i + 1;
 		CU_ASSERT_EQUAL(droce_netem_heap_push(&h, when[i], (void *)tag[i]), 0);
 	}
@@ -88,7 +88,7 @@ test_value_parsers(void)
 	CU_ASSERT_EQUAL(droce_netem_parse_size("12q", &v), -EINVAL);
 }
 
-#define ARGS(...) ((char *[]){ "droce-netem", __VA_ARGS__ })
+#define ARGS(...)  ((char *[]){ "droce-netem", __VA_ARGS__ })
 #define NARGS(...) ((int)(sizeof((char *[]){ "droce-netem", __VA_ARGS__ }) / sizeof(char *)))
 #define PARSE(o, err, ...) \
 	droce_netem_parse_args(NARGS(__VA_ARGS__), ARGS(__VA_ARGS__), o, err, sizeof(err))
@@ -101,7 +101,8 @@ test_args_per_direction(void)
 
 	CU_ASSERT_EQUAL(PARSE(&o, err, "--delay", "100us", "--loss=5%", "--dir", "ba", "--loss",
 			      "1%", "--rate", "10gbit", "--red", "10k,30k,20%", "--keep-order",
-			      "--seed", "9", "--duration", "3s", "--ge", "1%,25%"), 0);
+			      "--seed", "9", "--duration", "3s", "--ge", "1%,25%"),
+			0);
 	CU_ASSERT_EQUAL(o.dir[DROCE_NETEM_AB].delay_ns, 100000);
 	CU_ASSERT_EQUAL(o.dir[DROCE_NETEM_BA].delay_ns, 100000);
 	CU_ASSERT_DOUBLE_EQUAL(o.dir[DROCE_NETEM_AB].loss, 0.05, 1e-12);
@@ -130,7 +131,7 @@ test_args_errors(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown option"));
 	CU_ASSERT_EQUAL(PARSE(&o, err, "--loss"), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "needs a value"));
-	CU_ASSERT_EQUAL(PARSE(&o, err, "--red", "10k,30k,0.1"), -EINVAL);	/* no rate */
+	CU_ASSERT_EQUAL(PARSE(&o, err, "--red", "10k,30k,0.1"), -EINVAL); /* no rate */
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "rate"));
 	CU_ASSERT_EQUAL(PARSE(&o, err, "--dir", "up"), -EINVAL);
 	CU_ASSERT_EQUAL(PARSE(&o, err, "--keep-order=1"), -EINVAL);
@@ -141,9 +142,6 @@ test_args_errors(void)
 	CU_ASSERT(o.help);
 }
 
-DROCE_TEST_MAIN("netem_heap_args",
-	DROCE_TEST(test_heap_sorted_fifo_bounded),
-	DROCE_TEST(test_heap_not_due),
-	DROCE_TEST(test_value_parsers),
-	DROCE_TEST(test_args_per_direction),
-	DROCE_TEST(test_args_errors))
+DROCE_TEST_MAIN("netem_heap_args", DROCE_TEST(test_heap_sorted_fifo_bounded),
+		DROCE_TEST(test_heap_not_due), DROCE_TEST(test_value_parsers),
+		DROCE_TEST(test_args_per_direction), DROCE_TEST(test_args_errors))

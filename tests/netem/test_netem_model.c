@@ -9,7 +9,7 @@
 #include "netem_model.h"
 #include "netem_test_frames.h"
 
-#define N 100000
+#define N    100000
 #define SEED 42
 
 static uint8_t frame[1600];
@@ -101,8 +101,8 @@ test_gilbert_elliott(void)
 	}
 	rate = (double)lost / N;
 	mean_burst = (double)lost / bursts;
-	CU_ASSERT(rate > 0.030 && rate < 0.047);	/* 0.0385 expected */
-	CU_ASSERT(mean_burst > 3.4 && mean_burst < 4.6);	/* 4 expected */
+	CU_ASSERT(rate > 0.030 && rate < 0.047);	 /* 0.0385 expected */
+	CU_ASSERT(mean_burst > 3.4 && mean_burst < 4.6); /* 4 expected */
 	CU_ASSERT_EQUAL(n.st.drop[DROCE_NETEM_DROP_GE], lost);
 }
 
@@ -148,9 +148,9 @@ test_jitter_bounds_and_keep_order(void)
 		prev = out.depart_ns[0];
 	}
 	CU_ASSERT_EQUAL(within, N);
-	CU_ASSERT(lo < 80500 && hi > 119500);	/* the whole range is used */
+	CU_ASSERT(lo < 80500 && hi > 119500); /* the whole range is used */
 	CU_ASSERT(fabs(sum / N - 100000) < 300);
-	CU_ASSERT(inversions > 1000);		/* 100 ns apart, +-20 us: jitter reorders */
+	CU_ASSERT(inversions > 1000); /* 100 ns apart, +-20 us: jitter reorders */
 
 	c.keep_order = true;
 	setup(&n, &c);
@@ -204,7 +204,7 @@ test_rate_spacing(void)
 		exact += out.n == 1 && out.depart_ns[0] == (i + 1) * 8192ull + 500;
 	}
 	CU_ASSERT_EQUAL(exact, 1000);
-	CU_ASSERT_EQUAL(droce_netem_backlog(&n, 0), 1024000);	/* overhead counts as queue */
+	CU_ASSERT_EQUAL(droce_netem_backlog(&n, 0), 1024000); /* overhead counts as queue */
 	/* Arrivals slower than the rate never queue: depart = arrival + serialisation + delay. */
 	setup(&n, &c);
 	for (i = 0, exact = 0; i < 1000; i++) {
@@ -255,15 +255,16 @@ test_duplicate_and_corrupt(void)
 	}
 	CU_ASSERT(dup > 1700 && dup < 2300);
 	CU_ASSERT(corrupted > 2600 && corrupted < 3400);
-	CU_ASSERT_EQUAL(bad, 0);	/* exactly one bit, never in the Ethernet header */
+	CU_ASSERT_EQUAL(bad, 0); /* exactly one bit, never in the Ethernet header */
 	CU_ASSERT_EQUAL(n.st.out, N + dup);
 }
 
 static void
 test_red_prob_curve(void)
 {
-	struct droce_netem_cfg c = { .red_on = true, .rate_bps = 1, .red_kmin = 10000,
-				     .red_kmax = 30000, .red_pmax = 0.2 };
+	struct droce_netem_cfg c = {
+		.red_on = true, .rate_bps = 1, .red_kmin = 10000, .red_kmax = 30000, .red_pmax = 0.2
+	};
 
 	CU_ASSERT_DOUBLE_EQUAL(droce_netem_red_prob(&c, 0), 0.0, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(droce_netem_red_prob(&c, 9999), 0.0, 1e-12);
@@ -281,8 +282,11 @@ test_red_prob_curve(void)
 static void
 test_red_marking_rate(void)
 {
-	struct droce_netem_cfg c = { .rate_bps = 8000000000ull, .red_on = true, .red_kmin = 10000,
-				     .red_kmax = 30000, .red_pmax = 0.2 };
+	struct droce_netem_cfg c = { .rate_bps = 8000000000ull,
+				     .red_on = true,
+				     .red_kmin = 10000,
+				     .red_kmax = 30000,
+				     .red_pmax = 0.2 };
 	struct droce_netem n;
 	struct droce_netem_out out;
 	uint8_t orig[100];
@@ -326,7 +330,7 @@ test_cfg_check(void)
 	struct droce_netem_cfg c = { .red_on = true, .red_kmin = 1, .red_kmax = 2 };
 	char err[128];
 
-	CU_ASSERT_EQUAL(droce_netem_cfg_check(&c, err, sizeof(err)), -EINVAL);	/* no rate */
+	CU_ASSERT_EQUAL(droce_netem_cfg_check(&c, err, sizeof(err)), -EINVAL); /* no rate */
 	c.rate_bps = 1000;
 	CU_ASSERT_EQUAL(droce_netem_cfg_check(&c, err, sizeof(err)), 0);
 	c.red_kmin = 2;
@@ -339,17 +343,10 @@ test_cfg_check(void)
 	CU_ASSERT_EQUAL(droce_netem_cfg_check(&c, err, sizeof(err)), -EINVAL);
 }
 
-DROCE_TEST_MAIN("netem_model",
-	DROCE_TEST(test_no_impairment_passes_all),
-	DROCE_TEST(test_loss_rate),
-	DROCE_TEST(test_seed_reproducible),
-	DROCE_TEST(test_gilbert_elliott),
-	DROCE_TEST(test_delay_exact_and_order_kept),
-	DROCE_TEST(test_jitter_bounds_and_keep_order),
-	DROCE_TEST(test_reorder),
-	DROCE_TEST(test_rate_spacing),
-	DROCE_TEST(test_queue_limit),
-	DROCE_TEST(test_duplicate_and_corrupt),
-	DROCE_TEST(test_red_prob_curve),
-	DROCE_TEST(test_red_marking_rate),
-	DROCE_TEST(test_cfg_check))
+DROCE_TEST_MAIN("netem_model", DROCE_TEST(test_no_impairment_passes_all),
+		DROCE_TEST(test_loss_rate), DROCE_TEST(test_seed_reproducible),
+		DROCE_TEST(test_gilbert_elliott), DROCE_TEST(test_delay_exact_and_order_kept),
+		DROCE_TEST(test_jitter_bounds_and_keep_order), DROCE_TEST(test_reorder),
+		DROCE_TEST(test_rate_spacing), DROCE_TEST(test_queue_limit),
+		DROCE_TEST(test_duplicate_and_corrupt), DROCE_TEST(test_red_prob_curve),
+		DROCE_TEST(test_red_marking_rate), DROCE_TEST(test_cfg_check))

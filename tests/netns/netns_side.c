@@ -24,9 +24,11 @@ main(int argc, char **argv)
 
 	if (argc != 7 || (strcmp(argv[1], "rc") != 0 && strcmp(argv[1], "rc6") != 0) ||
 	    (strcmp(argv[2], "server") != 0 && strcmp(argv[2], "client") != 0)) {
-		fprintf(stderr, "usage: %s rc|rc6 server|client FIFO_IN FIFO_OUT \"EAL words\" "
+		fprintf(stderr,
+			"usage: %s rc|rc6 server|client FIFO_IN FIFO_OUT \"EAL words\" "
 			"VDEV\n  (the vdev's MAC must be 02:00:00:00:00:01 for the server, :02 for "
-			"the client)\n", argv[0]);
+			"the client)\n",
+			argv[0]);
 		return 2;
 	}
 	r.name = argv[2];

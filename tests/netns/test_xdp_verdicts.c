@@ -94,7 +94,7 @@ eth(uint8_t *f, uint16_t type, int vlan)
 		f[off++] = 0x81;
 		f[off++] = 0x00;
 		f[off++] = 0x00;
-		f[off++] = 0x05;	/* VID 5 */
+		f[off++] = 0x05; /* VID 5 */
 	}
 	f[off++] = (uint8_t)(type >> 8);
 	f[off++] = (uint8_t)type;
@@ -112,7 +112,7 @@ ip4(uint8_t *f, int vlan, uint8_t proto, uint16_t dport, uint8_t ihl, uint16_t f
 	f[o + 7] = (uint8_t)frag;
 	f[o + 8] = 64;
 	f[o + 9] = proto;
-	inet_pton(AF_INET, "198.18.0.1", f + o + 16);	/* droce's */
+	inet_pton(AF_INET, "198.18.0.1", f + o + 16); /* droce's */
 	o += ihl * 4u;
 	f[o + 2] = (uint8_t)(dport >> 8);
 	f[o + 3] = (uint8_t)dport;
@@ -140,9 +140,9 @@ test_roce(void)
 	n = ip4(f, 0, 17, 4791, 5, 0);
 	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE);
 	n = ip4(f, 1, 17, 4791, 5, 0);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE);		/* 802.1Q */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE); /* 802.1Q */
 	n = ip4(f, 0, 17, 4791, 7, 0);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE);		/* IPv4 options */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE); /* IPv4 options */
 	n = ip6(f, 0, 17, "2001:2::1") + 40;
 	f[n + 2] = 0x12;
 	f[n + 3] = 0xb7;
@@ -150,7 +150,7 @@ test_roce(void)
 	n = ip6(f, 1, 17, "2001:2::1") + 40;
 	f[n + 2] = 0x12;
 	f[n + 3] = 0xb7;
-	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_DROCE);	/* 802.1Q + IPv6 */
+	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_DROCE); /* 802.1Q + IPv6 */
 }
 
 static void
@@ -160,22 +160,22 @@ test_kernel_keeps(void)
 	uint32_t n;
 
 	n = ip4(f, 0, 17, 53, 5, 0);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* other UDP */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* other UDP */
 	n = ip4(f, 0, 6, 4791, 5, 0);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* TCP to 4791 */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* TCP to 4791 */
 	n = ip4(f, 0, 1, 0, 5, 0);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* ICMP */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* ICMP */
 	n = ip4(f, 0, 17, 4791, 5, 0x0010);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* a later fragment */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* a later fragment */
 	n = ip6(f, 0, 6, "2001:2::1") + 40;
 	f[n + 2] = 0x12;
 	f[n + 3] = 0xb7;
-	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_KERNEL);	/* TCP over IPv6 */
+	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_KERNEL); /* TCP over IPv6 */
 	n = ip4(f, 0, 17, 4791, 5, 0);
-	CU_ASSERT_EQUAL(verdict(f, 14 + 20 + 4), TO_KERNEL);	/* UDP header cut short */
-	CU_ASSERT_EQUAL(verdict(f, 16), TO_KERNEL);		/* runt */
+	CU_ASSERT_EQUAL(verdict(f, 14 + 20 + 4), TO_KERNEL); /* UDP header cut short */
+	CU_ASSERT_EQUAL(verdict(f, 16), TO_KERNEL);	     /* runt */
 	n = eth(f, 0x88cc, 0);
-	CU_ASSERT_EQUAL(verdict(f, 60), TO_KERNEL);		/* LLDP */
+	CU_ASSERT_EQUAL(verdict(f, 60), TO_KERNEL); /* LLDP */
 }
 
 static uint32_t
@@ -195,24 +195,24 @@ test_neighbours(void)
 	uint32_t n;
 
 	n = arp(f, "198.18.0.1", 0);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE);		/* ARP for droce */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE); /* ARP for droce */
 	n = arp(f, "198.19.0.1", 0);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* ARP for the kernel */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* ARP for the kernel */
 	n = ip6(f, 0, 58, "ff02::1:ff00:1") + 40;
-	f[n] = 135;					/* NS, target 2001:2::1 */
+	f[n] = 135; /* NS, target 2001:2::1 */
 	inet_pton(AF_INET6, "2001:2::1", f + n + 8);
 	CU_ASSERT_EQUAL(verdict(f, n + 24), TO_DROCE);
 	inet_pton(AF_INET6, "2001:2::7", f + n + 8);
-	CU_ASSERT_EQUAL(verdict(f, n + 24), TO_KERNEL);	/* NS for someone else */
+	CU_ASSERT_EQUAL(verdict(f, n + 24), TO_KERNEL); /* NS for someone else */
 	n = ip6(f, 0, 58, "2001:2::1") + 40;
-	f[n] = 136;					/* NA to droce */
+	f[n] = 136; /* NA to droce */
 	CU_ASSERT_EQUAL(verdict(f, n + 24), TO_DROCE);
 	n = ip6(f, 0, 58, "2001:2::9") + 40;
 	f[n] = 136;
-	CU_ASSERT_EQUAL(verdict(f, n + 24), TO_KERNEL);	/* NA to another address */
+	CU_ASSERT_EQUAL(verdict(f, n + 24), TO_KERNEL); /* NA to another address */
 	f[n] = 128;
 	n = ip6(f, 0, 58, "2001:2::1") + 40;
-	f[n] = 128;					/* echo request to droce's address */
+	f[n] = 128; /* echo request to droce's address */
 	CU_ASSERT_EQUAL(verdict(f, n + 24), TO_KERNEL);
 }
 
@@ -228,35 +228,32 @@ test_roce_addressed(void)
 
 	n = ip4(f, 0, 17, 4791, 5, 0);
 	inet_pton(AF_INET, "198.19.0.1", f + l3 + 16);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* the kernel's address */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* the kernel's address */
 	inet_pton(AF_INET, "10.1.2.3", f + l3 + 16);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* no one's here */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* no one's here */
 	inet_pton(AF_INET, "239.1.2.3", f + l3 + 16);
 	memcpy(f, "\x01\x00\x5e\x01\x02\x03", 6);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE);		/* a group */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE); /* a group */
 	n = ip4(f, 0, 17, 4791, 5, 0);
 	memset(f, 0xff, 6);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* broadcast */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* broadcast */
 	n = ip6(f, 0, 17, "2001:2::7") + 40;
 	f[n + 2] = 0x12;
 	f[n + 3] = 0xb7;
-	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_KERNEL);	/* IPv6, not droce's */
+	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_KERNEL); /* IPv6, not droce's */
 	n = ip6(f, 0, 17, "ff0e::1234") + 40;
 	f[n + 2] = 0x12;
 	f[n + 3] = 0xb7;
-	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_DROCE);		/* IPv6 group */
+	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_DROCE); /* IPv6 group */
 	/* the list not complete yet: droce's engine decides */
 	CU_ASSERT_EQUAL_FATAL(set_complete(addrs_fd, false), 0);
 	n = ip4(f, 0, 17, 4791, 5, 0);
 	inet_pton(AF_INET, "198.19.0.1", f + l3 + 16);
 	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE);
 	memset(f, 0xff, 6);
-	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL);		/* broadcast never */
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* broadcast never */
 	CU_ASSERT_EQUAL_FATAL(set_complete(addrs_fd, true), 0);
 }
 
-DROCE_TEST_MAIN("xdp_verdicts",
-	DROCE_TEST(test_roce),
-	DROCE_TEST(test_roce_addressed),
-	DROCE_TEST(test_kernel_keeps),
-	DROCE_TEST(test_neighbours))
+DROCE_TEST_MAIN("xdp_verdicts", DROCE_TEST(test_roce), DROCE_TEST(test_roce_addressed),
+		DROCE_TEST(test_kernel_keeps), DROCE_TEST(test_neighbours))

@@ -20,7 +20,7 @@ test_fill_check_roundtrip(void)
 		for (i = 0; i < lens[k]; i += 97)
 			CU_ASSERT_EQUAL(buf[i], perf_pat(12345 + k, i));
 	}
-	CU_ASSERT_EQUAL(first, 99);	/* untouched when clean */
+	CU_ASSERT_EQUAL(first, 99); /* untouched when clean */
 }
 
 /* A deliberately wrong expected pattern (another iteration) is reported. */
@@ -32,7 +32,7 @@ test_wrong_iteration_detected(void)
 
 	perf_fill(buf, 4096, 7);
 	bad = perf_check(buf, 4096, 8, &first);
-	CU_ASSERT(bad > 4096 - 4096 / 64);	/* nearly every byte differs */
+	CU_ASSERT(bad > 4096 - 4096 / 64); /* nearly every byte differs */
 	CU_ASSERT(first < 256);
 }
 
@@ -110,7 +110,7 @@ test_options(void)
 	CU_ASSERT_EQUAL(o.plan.sizes[20], 1 << 20);
 	CU_ASSERT_EQUAL(parse("p --sizes 8,4096,65536 -o atomic", &o, err), 0);
 	CU_ASSERT_EQUAL(o.plan.op, PERF_OP_FADD);
-	CU_ASSERT_EQUAL(o.plan.nsizes, 1);	/* atomics are 8 bytes */
+	CU_ASSERT_EQUAL(o.plan.nsizes, 1); /* atomics are 8 bytes */
 	CU_ASSERT_EQUAL(parse("p --sizes 8,4096,65536", &o, err), 0);
 	CU_ASSERT_EQUAL(o.plan.nsizes, 3);
 	CU_ASSERT_EQUAL(parse("p -D 2", &o, err), 0);
@@ -128,11 +128,7 @@ test_options(void)
 	CU_ASSERT(parse("p -h", &o, err) > 0);
 }
 
-DROCE_TEST_MAIN("perf_verify",
-	DROCE_TEST(test_fill_check_roundtrip),
-	DROCE_TEST(test_wrong_iteration_detected),
-	DROCE_TEST(test_one_flipped_byte),
-	DROCE_TEST(test_shifted_data_detected),
-	DROCE_TEST(test_small_messages_vary),
-	DROCE_TEST(test_atomic_sequence),
-	DROCE_TEST(test_options))
+DROCE_TEST_MAIN("perf_verify", DROCE_TEST(test_fill_check_roundtrip),
+		DROCE_TEST(test_wrong_iteration_detected), DROCE_TEST(test_one_flipped_byte),
+		DROCE_TEST(test_shifted_data_detected), DROCE_TEST(test_small_messages_vary),
+		DROCE_TEST(test_atomic_sequence), DROCE_TEST(test_options))

@@ -29,21 +29,21 @@
 
 /* Far above EAL's reservations (from 4 GiB up), below the kernel's mmap base, outside ASan's
  * allocator (0x600000000000..). */
-#define REPLAY_VA 0x3e0000000000ull
-#define REPLAY_MEM (64u * 1024)		/* remote-accessible: WRITE, READ, atomics */
-#define REPLAY_RECV_SLOT 4096u		/* one receive buffer per posted receive */
-#define REPLAY_RECVS 4u			/* per QP */
-#define REPLAY_MAX_QPS 6u
-#define REPLAY_RECV_AREA (REPLAY_MAX_QPS * REPLAY_RECVS * REPLAY_RECV_SLOT)
-#define REPLAY_ATOMIC_OFF 0x8000u	/* two 8-byte atomic targets */
+#define REPLAY_VA	  0x3e0000000000ull
+#define REPLAY_MEM	  (64u * 1024) /* remote-accessible: WRITE, READ, atomics */
+#define REPLAY_RECV_SLOT  4096u	       /* one receive buffer per posted receive */
+#define REPLAY_RECVS	  4u	       /* per QP */
+#define REPLAY_MAX_QPS	  6u
+#define REPLAY_RECV_AREA  (REPLAY_MAX_QPS * REPLAY_RECVS * REPLAY_RECV_SLOT)
+#define REPLAY_ATOMIC_OFF 0x8000u /* two 8-byte atomic targets */
 
 struct opts {
 	bool params;
 	uint8_t peer_gid[16];
 	uint8_t peer_mac[6];
-	uint32_t peer_qpn;	/* QP i talks to peer_qpn + i */
+	uint32_t peer_qpn; /* QP i talks to peer_qpn + i */
 	unsigned int qps;
-	int no_recv;		/* the QP given no receive (an RNR NAK target), -1: none */
+	int no_recv; /* the QP given no receive (an RNR NAK target), -1: none */
 	bool have_peer;
 	uint32_t rq_psn;
 	const char *dump;
@@ -53,7 +53,8 @@ struct opts {
 static int
 usage(const char *why)
 {
-	fprintf(stderr, "replay-resp: %s\nusage: replay-resp [--params] --peer-ip A --peer-mac M "
+	fprintf(stderr,
+		"replay-resp: %s\nusage: replay-resp [--params] --peer-ip A --peer-mac M "
 		"--peer-qpn Q --rq-psn P --dump FILE [--qps N] [--no-recv J] [--idle-ms N]\n",
 		why);
 	return 2;
@@ -82,7 +83,7 @@ parse(int argc, char **argv, struct opts *o)
 		if (strcmp(k, "--peer-ip") == 0) {
 			memset(o->peer_gid, 0, 16);
 			if (inet_pton(AF_INET, v, &a4) == 1) {
-				o->peer_gid[10] = o->peer_gid[11] = 0xff;	/* ::ffff:a.b.c.d */
+				o->peer_gid[10] = o->peer_gid[11] = 0xff; /* ::ffff:a.b.c.d */
 				memcpy(o->peer_gid + 12, &a4, 4);
 			} else if (inet_pton(AF_INET6, v, o->peer_gid) != 1) {
 				return usage("--peer-ip: not an IPv4 or IPv6 address");
@@ -152,8 +153,10 @@ connect_qp(struct droce_qp *qp, const struct opts *o, uint32_t peer_qpn)
 	struct droce_qp_conn c;
 	int rc;
 
-	rc = droce_qp_init(qp, DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
-			   DROCE_ACCESS_REMOTE_ATOMIC, 0);
+	rc = droce_qp_init(qp,
+			   DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
+				   DROCE_ACCESS_REMOTE_ATOMIC,
+			   0);
 	if (rc != 0)
 		return rc;
 	/* RTS as an application would (the responder works from RTR on; this QP sends no
@@ -172,7 +175,7 @@ connect_qp(struct droce_qp *qp, const struct opts *o, uint32_t peer_qpn)
 	memcpy(c.av.dgid, o->peer_gid, 16);
 	/* A static neighbour: nothing answers ARP inside a capture file. */
 	memcpy(c.av.dmac, o->peer_mac, 6);
-	c.av.sgid_index = 0;	/* the runtime's first address: configure one */
+	c.av.sgid_index = 0; /* the runtime's first address: configure one */
 	c.av.hop_limit = 64;
 	return droce_qp_connect(qp, &c);
 }
@@ -207,8 +210,8 @@ print_counters(struct droce_rt *rt)
 	int n = droce_rt_counters(rt, cs, 1024), i;
 
 	for (i = 0; i < n && i < 1024; i++)
-		if (cs[i].value != 0 && (strncmp(cs[i].name, "dev.", 4) == 0 ||
-					 strncmp(cs[i].name, "rt.", 3) == 0))
+		if (cs[i].value != 0 &&
+		    (strncmp(cs[i].name, "dev.", 4) == 0 || strncmp(cs[i].name, "rt.", 3) == 0))
 			printf("replay counter: %s=%llu\n", cs[i].name,
 			       (unsigned long long)cs[i].value);
 }
@@ -218,7 +221,9 @@ main(int argc, char **argv)
 {
 	struct droce_qp_init_attr ia = {
 		.qp_type = DROCE_QPT_RC,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1,
+		.cap = { .max_send_wr = 16,
+			 .max_recv_wr = 16,
+			 .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
 	struct droce_mr *mr, *rmr;
@@ -238,9 +243,8 @@ main(int argc, char **argv)
 	if (rc != 0)
 		return rc;
 	/* Before EAL, so that nothing else takes the address. */
-	mem = mmap((void *)REPLAY_VA, REPLAY_MEM + REPLAY_RECV_AREA,
-		   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-		   -1, 0);
+	mem = mmap((void *)REPLAY_VA, REPLAY_MEM + REPLAY_RECV_AREA, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (mem == MAP_FAILED || mem != (void *)REPLAY_VA) {
 		fprintf(stderr, "replay-resp: cannot map 0x%llx: %s\n", REPLAY_VA, strerror(errno));
 		return 1;
@@ -254,11 +258,12 @@ main(int argc, char **argv)
 	}
 	dev = droce_rt_dev(rt);
 	pd = droce_pd_alloc(dev, &e);
-	mr = pd ? droce_mr_reg(pd, mem, REPLAY_MEM, DROCE_ACCESS_LOCAL_WRITE |
-			       DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
-			       DROCE_ACCESS_REMOTE_ATOMIC, &e) : NULL;
-	rmr = mr ? droce_mr_reg(pd, recv, REPLAY_RECV_AREA,
-				DROCE_ACCESS_LOCAL_WRITE, &e) : NULL;
+	mr = pd ? droce_mr_reg(pd, mem, REPLAY_MEM,
+			       DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+				       DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC,
+			       &e) :
+		  NULL;
+	rmr = mr ? droce_mr_reg(pd, recv, REPLAY_RECV_AREA, DROCE_ACCESS_LOCAL_WRITE, &e) : NULL;
 	cq = rmr ? droce_cq_create(dev, 64, NULL, &e) : NULL;
 	ia.send_cq = ia.recv_cq = cq;
 	for (j = 0; cq != NULL && j < o.qps && (j == 0 || qp[j - 1] != NULL); j++)
@@ -276,7 +281,8 @@ main(int argc, char **argv)
 			uint8_t *b = recv + (j * REPLAY_RECVS + i) * REPLAY_RECV_SLOT;
 			struct droce_sge sge = { (uintptr_t)b, REPLAY_RECV_SLOT,
 						 droce_mr_lkey(rmr) };
-			struct droce_recv_wr wr = { .wr_id = 100 * (j + 1) + i, .sg_list = &sge,
+			struct droce_recv_wr wr = { .wr_id = 100 * (j + 1) + i,
+						    .sg_list = &sge,
 						    .num_sge = 1 };
 			struct droce_recv_wr *bad;
 
@@ -294,8 +300,8 @@ main(int argc, char **argv)
 		printf("%s0x%06x", j ? "," : "", droce_qp_num(qp[j]));
 	printf(" rkey=0x%08x va=0x%llx len=%u recv_va=0x%llx "
 	       "recv_slot=%u recvs=%u atomic_off=0x%x mac=%02x:%02x:%02x:%02x:%02x:%02x "
-	       "rq_psn=0x%06x\n", droce_mr_rkey(mr),
-	       (unsigned long long)(uintptr_t)mem, REPLAY_MEM,
+	       "rq_psn=0x%06x\n",
+	       droce_mr_rkey(mr), (unsigned long long)(uintptr_t)mem, REPLAY_MEM,
 	       (unsigned long long)(uintptr_t)recv, REPLAY_RECV_SLOT, REPLAY_RECVS,
 	       REPLAY_ATOMIC_OFF, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], o.rq_psn);
 	fflush(stdout);
@@ -304,13 +310,14 @@ main(int argc, char **argv)
 		while ((n = droce_cq_poll(cq, 16, wc)) > 0)
 			for (i = 0; i < (unsigned int)n; i++)
 				printf("replay wc: qpn=0x%06x wr_id=%llu status=%d opcode=%d "
-				       "byte_len=%u flags=%u imm=0x%08x\n", wc[i].qp_num,
-				       (unsigned long long)wc[i].wr_id, wc[i].status, wc[i].opcode,
-				       wc[i].byte_len, wc[i].wc_flags, ntohl(wc[i].imm_data));
+				       "byte_len=%u flags=%u imm=0x%08x\n",
+				       wc[i].qp_num, (unsigned long long)wc[i].wr_id, wc[i].status,
+				       wc[i].opcode, wc[i].byte_len, wc[i].wc_flags,
+				       ntohl(wc[i].imm_data));
 		print_counters(rt);
 	}
 	rc = dump(o.dump, mem, REPLAY_MEM + REPLAY_RECV_AREA);
-	droce_rt_close(rt);	/* stops the port: net_pcap closes the tx_pcap */
+	droce_rt_close(rt); /* stops the port: net_pcap closes the tx_pcap */
 	printf("replay done\n");
 	return rc == 0 ? 0 : 1;
 }

@@ -20,7 +20,7 @@ static int fails;
 
 /* A call that must fail with errno want. */
 #define EXPECT_ERR(call, want) expect_err(#call, (call), want)
-#define EXPECT_OK(call) expect_ok(#call, (call))
+#define EXPECT_OK(call)	       expect_ok(#call, (call))
 
 static void
 expect_err(const char *what, int rc, int want)
@@ -75,8 +75,7 @@ static struct rdma_cm_id *
 routed_id(struct rdma_event_channel *ch, struct sockaddr *dst)
 {
 	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-			 .max_recv_sge = 1 },
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
 	struct rdma_cm_id *id;
@@ -89,9 +88,9 @@ routed_id(struct rdma_event_channel *ch, struct sockaddr *dst)
 	expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL);
 	EXPECT_OK(rdma_resolve_route(id, 2000));
 	expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL);
-	EXPECT_ERR(rdma_resolve_route(id, 2000), EINVAL);	/* resolved already */
+	EXPECT_ERR(rdma_resolve_route(id, 2000), EINVAL); /* resolved already */
 	EXPECT_OK(rdma_create_qp(id, NULL, &qa));
-	EXPECT_ERR(rdma_create_qp(id, NULL, &qa), EINVAL);	/* one QP an id */
+	EXPECT_ERR(rdma_create_qp(id, NULL, &qa), EINVAL); /* one QP an id */
 	return id;
 }
 
@@ -117,17 +116,17 @@ main(int argc, char **argv)
 
 	/* Connect twice, use after the REJ, ack twice. */
 	id = routed_id(ch, (struct sockaddr *)&dst);
-	EXPECT_ERR(rdma_disconnect(id), EINVAL);		/* not connected */
-	EXPECT_ERR(rdma_accept(id, &cp), EINVAL);		/* no request on an active id */
+	EXPECT_ERR(rdma_disconnect(id), EINVAL);  /* not connected */
+	EXPECT_ERR(rdma_accept(id, &cp), EINVAL); /* no request on an active id */
 	EXPECT_OK(rdma_connect(id, &cp));
-	EXPECT_ERR(rdma_connect(id, &cp), EINVAL);		/* its REQ is out */
-	expect_event(ch, RDMA_CM_EVENT_REJECTED, 8, &rej);	/* nobody listens */
+	EXPECT_ERR(rdma_connect(id, &cp), EINVAL);	   /* its REQ is out */
+	expect_event(ch, RDMA_CM_EVENT_REJECTED, 8, &rej); /* nobody listens */
 	EXPECT_ERR(rdma_connect(id, &cp), EINVAL);
 	EXPECT_ERR(rdma_resolve_route(id, 2000), EINVAL);
 	EXPECT_ERR(rdma_accept(id, &cp), EINVAL);
 	EXPECT_ERR(rdma_reject(id, NULL, 0), EINVAL);
 	EXPECT_OK(rdma_ack_cm_event(rej));
-	EXPECT_ERR(rdma_ack_cm_event(rej), EINVAL);		/* acked already */
+	EXPECT_ERR(rdma_ack_cm_event(rej), EINVAL); /* acked already */
 
 	/* Use after destroy: the pointer is stale. */
 	rdma_destroy_qp(id);

@@ -86,13 +86,16 @@ print_qp(struct rdma_cm_id *id)
 	struct ibv_qp_init_attr init;
 	struct ibv_qp_attr a;
 
-	if (ibv_query_qp(id->qp, &a, IBV_QP_SQ_PSN | IBV_QP_RQ_PSN | IBV_QP_RETRY_CNT |
-					 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC |
-					 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_TIMEOUT, &init) != 0)
+	if (ibv_query_qp(id->qp, &a,
+			 IBV_QP_SQ_PSN | IBV_QP_RQ_PSN | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC |
+				 IBV_QP_TIMEOUT,
+			 &init) != 0)
 		die("ibv_query_qp");
 	printf("qp sq_psn %u rq_psn %u retry %u rnr_retry %u max_rd_atomic %u "
-	       "max_dest_rd_atomic %u timeout %u\n", a.sq_psn, a.rq_psn, a.retry_cnt, a.rnr_retry,
-	       a.max_rd_atomic, a.max_dest_rd_atomic, a.timeout);
+	       "max_dest_rd_atomic %u timeout %u\n",
+	       a.sq_psn, a.rq_psn, a.retry_cnt, a.rnr_retry, a.max_rd_atomic, a.max_dest_rd_atomic,
+	       a.timeout);
 	fflush(stdout);
 }
 
@@ -114,8 +117,7 @@ static void
 make_qp(struct rdma_cm_id *id)
 {
 	struct ibv_qp_init_attr a = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-			 .max_recv_sge = 1 },
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
 
@@ -127,7 +129,8 @@ static int
 server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const char *extra,
        long accept_ms)
 {
-	struct rdma_conn_param p = { .responder_resources = 1, .initiator_depth = 1,
+	struct rdma_conn_param p = { .responder_resources = 1,
+				     .initiator_depth = 1,
 				     .rnr_retry_count = 3 };
 	struct rdma_cm_id *child;
 	int status, i;
@@ -136,11 +139,11 @@ server(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, const
 		die("rdma_bind_addr");
 	printf("bound\n");
 	fflush(stdout);
-	for (i = 0; i < 3000 && access(marker, F_OK) != 0; i++)	/* 30 s at most */
+	for (i = 0; i < 3000 && access(marker, F_OK) != 0; i++) /* 30 s at most */
 		sleep_ms(10);
 	if (strcmp(extra, "never") == 0) {
 		for (;;)
-			pause();	/* the harness kills us */
+			pause(); /* the harness kills us */
 	}
 	sleep_ms(atol(extra));
 	if (rdma_listen(id, 1) != 0)
@@ -164,8 +167,10 @@ static int
 client(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, bool null_param)
 {
 	struct rdma_cm_id *ev_id;
-	struct rdma_conn_param p = { .responder_resources = 3, .initiator_depth = 2,
-				     .retry_count = 5, .rnr_retry_count = 6 };
+	struct rdma_conn_param p = { .responder_resources = 3,
+				     .initiator_depth = 2,
+				     .retry_count = 5,
+				     .rnr_retry_count = 6 };
 	int status, fd;
 
 	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)sin, 2000) != 0)
@@ -178,7 +183,7 @@ client(struct rdma_cm_id *id, struct sockaddr_in *sin, const char *marker, bool 
 	ack_timeout(id);
 	if (rdma_connect(id, null_param ? NULL : &p) != 0)
 		die("rdma_connect");
-	fd = open(marker, O_CREAT | O_WRONLY, 0600);	/* the REQ is out */
+	fd = open(marker, O_CREAT | O_WRONLY, 0600); /* the REQ is out */
 	if (fd < 0)
 		die(marker);
 	close(fd);
@@ -208,8 +213,9 @@ main(int argc, char **argv)
 
 	if (argc < 5 || (strcmp(argv[1], "server") == 0 && argc < 6) ||
 	    inet_pton(AF_INET, argv[2], &sin.sin_addr) != 1) {
-		fprintf(stderr, "usage: cm_late server ADDR PORT MARKER EXTRA_MS|never [ACCEPT_MS]\n"
-				"       cm_late client ADDR PORT MARKER [null]\n");
+		fprintf(stderr,
+			"usage: cm_late server ADDR PORT MARKER EXTRA_MS|never [ACCEPT_MS]\n"
+			"       cm_late client ADDR PORT MARKER [null]\n");
 		return 2;
 	}
 	sin.sin_port = htons((uint16_t)atoi(argv[3]));

@@ -17,7 +17,7 @@
 int
 rdma_listen(struct rdma_cm_id *id, int backlog)
 {
-	static int calls;	/* a test program's own state; one thread listens */
+	static int calls; /* a test program's own state; one thread listens */
 	int (*real)(struct rdma_cm_id *, int) =
 		(int (*)(struct rdma_cm_id *, int))dlsym(RTLD_NEXT, "rdma_listen");
 	const char *spec = getenv("CM_SLOW_LISTEN");

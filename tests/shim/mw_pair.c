@@ -26,12 +26,12 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#define BUF 65536
-#define W1_OFF 4096	/* type 1 window: [4096, 8192) */
-#define W2_OFF 16384	/* type 2 window: [16384, 20480) */
-#define WLEN 4096
+#define BUF    65536
+#define W1_OFF 4096  /* type 1 window: [4096, 8192) */
+#define W2_OFF 16384 /* type 2 window: [16384, 20480) */
+#define WLEN   4096
 
-struct keys {		/* server -> client, in a SEND */
+struct keys { /* server -> client, in a SEND */
 	uint64_t va1, va2;
 	uint32_t rkey1, rkey2;
 };
@@ -102,10 +102,12 @@ server(struct rdma_cm_id *listen)
 		die("listen", errno);
 	check(ibv_query_device(id->verbs, &da) == 0, "ibv_query_device");
 	check(da.max_mw > 0 && (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
-	      (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B), "device reports windows");
+		      (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B),
+	      "device reports windows");
 	memset(buf, 0x5C, sizeof(buf));
-	mr = ibv_reg_mr(id->pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_MW_BIND);
+	mr = ibv_reg_mr(id->pd, buf, BUF,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				IBV_ACCESS_MW_BIND);
 	mmr = rdma_reg_msgs(id, msg, sizeof(msg));
 	mw1 = ibv_alloc_mw(id->pd, IBV_MW_TYPE_1);
 	mw2 = ibv_alloc_mw(id->pd, IBV_MW_TYPE_2);
@@ -144,7 +146,7 @@ server(struct rdma_cm_id *listen)
 
 	k.va1 = (uintptr_t)buf + W1_OFF;
 	k.va2 = (uintptr_t)buf + W2_OFF;
-	k.rkey1 = mw1->rkey;		/* ibv_bind_mw moved it to the new key */
+	k.rkey1 = mw1->rkey; /* ibv_bind_mw moved it to the new key */
 	k.rkey2 = wr.bind_mw.rkey;
 	printf("server: keys 0x%08x 0x%08x\n", k.rkey1, k.rkey2);
 	fflush(stdout);
@@ -229,7 +231,7 @@ atomic_write(struct rdma_cm_id *id, struct ibv_mr *mr, uint64_t va, uint32_t rke
 		die("READ", errno);
 	wait_wc(id->send_cq, IBV_WC_SUCCESS, "READ after the ATOMIC WRITE");
 	check(memcmp(back, buf, AW_OFF) == 0 && memcmp(back + AW_OFF, aw_val, 8) == 0 &&
-	      memcmp(back + AW_OFF + 8, buf + AW_OFF + 8, AW_OFF) == 0,
+		      memcmp(back + AW_OFF + 8, buf + AW_OFF + 8, AW_OFF) == 0,
 	      "READ shows the ATOMIC WRITE's 8 bytes, and only those changed");
 }
 

@@ -56,7 +56,7 @@ test_device_list(void)
 	CU_ASSERT(l[0]->node_type == IBV_NODE_CA);
 	CU_ASSERT(l[0]->transport_type == IBV_TRANSPORT_IB);
 	guid = be64toh(ibv_get_device_guid(l[0]));
-	CU_ASSERT((guid >> 24 & 0xffff) == 0xfffe);	/* EUI-64 from a MAC */
+	CU_ASSERT((guid >> 24 & 0xffff) == 0xfffe); /* EUI-64 from a MAC */
 	CU_ASSERT(ibv_get_device_index(l[0]) == 0);
 	ibv_free_device_list(l);
 }
@@ -94,7 +94,7 @@ test_query_port(void)
 
 	open_ctx();
 	memset(&a, 0x5a, sizeof(a));
-	CU_ASSERT_FATAL(ibv_query_port(ctx, 1, &a) == 0);	/* inline: verbs_context op */
+	CU_ASSERT_FATAL(ibv_query_port(ctx, 1, &a) == 0); /* inline: verbs_context op */
 	CU_ASSERT(a.state == IBV_PORT_ACTIVE);
 	CU_ASSERT(a.active_mtu == IBV_MTU_1024);
 	CU_ASSERT(a.max_mtu == IBV_MTU_4096);
@@ -120,10 +120,10 @@ test_query_device(void)
 
 	open_ctx();
 	CU_ASSERT_FATAL(ibv_query_device(ctx, &a) == 0);
-	CU_ASSERT(a.vendor_id == 0 && a.vendor_part_id == 0);	/* neutral, not mlx5 */
+	CU_ASSERT(a.vendor_id == 0 && a.vendor_part_id == 0); /* neutral, not mlx5 */
 	CU_ASSERT(a.phys_port_cnt == 1);
 	CU_ASSERT(strncmp(a.fw_ver, "droce ", 6) == 0);
-	CU_ASSERT(a.max_qp == 256 && a.max_pd == 64);	/* runtime defaults */
+	CU_ASSERT(a.max_qp == 256 && a.max_pd == 64); /* runtime defaults */
 	CU_ASSERT(a.node_guid == ibv_get_device_guid(list[0]));
 	memset(&x, 0x5a, sizeof(x));
 	CU_ASSERT_FATAL(ibv_query_device_ex(ctx, NULL, &x) == 0);
@@ -156,7 +156,7 @@ test_gids(void)
 	CU_ASSERT(ibv_query_gid_ex(ctx, 1, 2, &e, 0) == ENODATA);
 	CU_ASSERT(ibv_query_gid_table(ctx, tbl, 4, 0) == 2);
 	CU_ASSERT(memcmp(tbl[0].gid.raw, v4, 16) == 0 && tbl[1].gid_index == 1);
-	CU_ASSERT(ibv_query_gid_type(ctx, 1, 0, &type) == 0 && type == 1);	/* RoCE v2 */
+	CU_ASSERT(ibv_query_gid_type(ctx, 1, 0, &type) == 0 && type == 1); /* RoCE v2 */
 	CU_ASSERT(ibv_query_gid_type(ctx, 1, 5, &type) == -1);
 	CU_ASSERT(ibv_query_pkey(ctx, 1, 0, &pkey) == 0 && pkey == htobe16(0xffff));
 	CU_ASSERT(ibv_query_pkey(ctx, 1, 1, &pkey) == -1);
@@ -200,11 +200,13 @@ static void
 test_unsupported(void)
 {
 	/* completions carry no flow tag */
-	struct ibv_cq_init_attr_ex cqa = { .cqe = 16,
-		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | IBV_WC_EX_WITH_FLOW_TAG };
+	struct ibv_cq_init_attr_ex cqa = {
+		.cqe = 16, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | IBV_WC_EX_WITH_FLOW_TAG
+	};
 	/* RSS QPs are not offered */
-	struct ibv_qp_init_attr_ex qpa = { .qp_type = IBV_QPT_RC,
-		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE };
+	struct ibv_qp_init_attr_ex qpa = {
+		.qp_type = IBV_QPT_RC, .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE
+	};
 	struct ibv_srq_init_attr_ex srqa = { .attr = { .max_wr = 4, .max_sge = 1 } };
 	struct ibv_xrcd_init_attr xa = { 0 };
 	struct ibv_alloc_dm_attr dma = { .length = 64 };
@@ -228,14 +230,13 @@ test_unsupported(void)
 	CU_ASSERT(ibv_create_srq_ex(ctx, &srqa) == NULL && errno == EOPNOTSUPP);
 	errno = 0;
 	CU_ASSERT(ibv_alloc_dm(ctx, &dma) == NULL && errno == EOPNOTSUPP);
-	CU_ASSERT(ibv_query_ece(NULL, NULL) == EOPNOTSUPP);	/* a generated stub */
+	CU_ASSERT(ibv_query_ece(NULL, NULL) == EOPNOTSUPP); /* a generated stub */
 	check_ours((void *)ibv_query_ece);
 
 	/* versioned lookups: the default, a compat version, the private node */
 	CU_ASSERT_FATAL(h != NULL);
-	CU_ASSERT(dlvsym(h, "ibv_get_device_list", "IBVERBS_1.1") ==
-		  (void *)ibv_get_device_list);
-	list10 = (struct ibv_device **(*)(int *))dlvsym(h, "ibv_get_device_list", "IBVERBS_1.0");
+	CU_ASSERT(dlvsym(h, "ibv_get_device_list", "IBVERBS_1.1") == (void *)ibv_get_device_list);
+	list10 = (struct ibv_device * *(*)(int *)) dlvsym(h, "ibv_get_device_list", "IBVERBS_1.0");
 	check_ours((void *)list10);
 	CU_ASSERT(list10 != (void *)ibv_get_device_list);
 	errno = 0;
@@ -298,13 +299,7 @@ test_fork_and_strings(void)
 	CU_ASSERT(mult_to_ibv_rate(-1) == IBV_RATE_MAX);
 }
 
-DROCE_TEST_MAIN("shim_api",
-	DROCE_TEST(test_device_list),
-	DROCE_TEST(test_context_layout),
-	DROCE_TEST(test_query_port),
-	DROCE_TEST(test_query_device),
-	DROCE_TEST(test_gids),
-	DROCE_TEST(test_sysfs),
-	DROCE_TEST(test_unsupported),
-	DROCE_TEST(test_comp_channel),
-	DROCE_TEST(test_fork_and_strings))
+DROCE_TEST_MAIN("shim_api", DROCE_TEST(test_device_list), DROCE_TEST(test_context_layout),
+		DROCE_TEST(test_query_port), DROCE_TEST(test_query_device), DROCE_TEST(test_gids),
+		DROCE_TEST(test_sysfs), DROCE_TEST(test_unsupported), DROCE_TEST(test_comp_channel),
+		DROCE_TEST(test_fork_and_strings))

@@ -28,7 +28,7 @@ setup(void)
 	CU_ASSERT_FATAL(list != NULL && n == 1);
 	ctx = ibv_open_device(list[0]);
 	CU_ASSERT_FATAL(ctx != NULL);
-	pd = ibv_alloc_pd(ctx);	/* starts the runtime */
+	pd = ibv_alloc_pd(ctx); /* starts the runtime */
 	CU_ASSERT_FATAL(pd != NULL);
 	CU_ASSERT(pd->context == ctx);
 }
@@ -66,19 +66,19 @@ test_mr(void)
 	/* rereg: new range and access, new keys, the old region gone */
 	lkey = mr2->lkey;
 	CU_ASSERT(ibv_rereg_mr(mr2, IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_ACCESS,
-			       NULL, buf + 128, 256, IBV_ACCESS_LOCAL_WRITE |
-			       IBV_ACCESS_REMOTE_READ) == 0);
+			       NULL, buf + 128, 256,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ) == 0);
 	CU_ASSERT(mr2->addr == buf + 128 && mr2->length == 256 && mr2->pd == pd);
 	CU_ASSERT(mr2->lkey != lkey);
 	errno = 0;
 	CU_ASSERT(ibv_rereg_mr(mr2, 0, NULL, NULL, 0, 0) == IBV_REREG_MR_ERR_INPUT &&
 		  errno == EINVAL);
-	errno = 0;	/* refused access: the old region stays valid */
+	errno = 0; /* refused access: the old region stays valid */
 	CU_ASSERT(ibv_rereg_mr(mr2, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			       IBV_ACCESS_REMOTE_WRITE) == IBV_REREG_MR_ERR_INPUT &&
 		  errno == EINVAL);
 	CU_ASSERT(mr2->addr == buf + 128);
-	CU_ASSERT(ibv_dealloc_pd(pd) == EBUSY);	/* MRs still registered */
+	CU_ASSERT(ibv_dealloc_pd(pd) == EBUSY); /* MRs still registered */
 	CU_ASSERT(ibv_dereg_mr(mr2) == 0);
 	CU_ASSERT(ibv_dereg_mr(mr) == 0);
 	teardown();
@@ -104,7 +104,7 @@ test_cq(void)
 	cqc = ibv_create_cq(ctx, 8, NULL, ch, 0);
 	CU_ASSERT_FATAL(cqc != NULL);
 	CU_ASSERT(ch->refcnt == 1);
-	CU_ASSERT(ibv_req_notify_cq(cqc, 0) == 0);	/* the event watcher runs in every model */
+	CU_ASSERT(ibv_req_notify_cq(cqc, 0) == 0); /* the event watcher runs in every model */
 	CU_ASSERT(ibv_req_notify_cq(cqc, 1) == 0);
 	CU_ASSERT(ibv_destroy_comp_channel(ch) == EBUSY);
 	CU_ASSERT(ibv_destroy_cq(cqc) == 0);
@@ -118,9 +118,15 @@ static struct ibv_qp *
 make_qp(struct ibv_cq *cq, enum ibv_qp_type type)
 {
 	struct ibv_qp_init_attr a = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = type, .qp_context = &a,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
-			 .max_recv_sge = 1, .max_inline_data = 64 },
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = type,
+		.qp_context = &a,
+		.cap = { .max_send_wr = 8,
+			 .max_recv_wr = 8,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1,
+			 .max_inline_data = 64 },
 	};
 	struct ibv_qp *qp = ibv_create_qp(pd, &a);
 
@@ -139,8 +145,11 @@ test_qp(void)
 	struct ibv_qp_init_attr init;
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
 	struct ibv_recv_wr rwr = { .wr_id = 42, .sg_list = &sge, .num_sge = 1 }, *rbad = NULL;
-	struct ibv_send_wr swr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
-				   .opcode = IBV_WR_SEND }, *sbad = NULL;
+	struct ibv_send_wr swr = { .wr_id = 7,
+				   .sg_list = &sge,
+				   .num_sge = 1,
+				   .opcode = IBV_WR_SEND },
+			   *sbad = NULL;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp, *ud;
 	struct ibv_mr *mr;
@@ -154,7 +163,7 @@ test_qp(void)
 	qp = make_qp(cq, IBV_QPT_RC);
 	CU_ASSERT_FATAL(qp != NULL);
 	CU_ASSERT(qp->qp_num != 0 && qp->state == IBV_QPS_RESET);
-	CU_ASSERT(ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 0) == 0);	/* no promise */
+	CU_ASSERT(ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 0) == 0); /* no promise */
 	CU_ASSERT(ibv_qp_to_qp_ex(qp) != NULL);
 	ud = make_qp(cq, IBV_QPT_UD);
 	CU_ASSERT_FATAL(ud != NULL);
@@ -166,8 +175,9 @@ test_qp(void)
 	attr.qp_state = IBV_QPS_INIT;
 	attr.port_num = 1;
 	attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	CU_ASSERT_FATAL(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
+	CU_ASSERT_FATAL(ibv_modify_qp(qp, &attr,
+				      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					      IBV_QP_ACCESS_FLAGS) == 0);
 	CU_ASSERT(qp->state == IBV_QPS_INIT);
 	CU_ASSERT(ibv_query_qp(qp, &attr, IBV_QP_STATE | IBV_QP_CAP, &init) == 0);
 	CU_ASSERT(attr.qp_state == IBV_QPS_INIT && attr.port_num == 1);
@@ -175,7 +185,7 @@ test_qp(void)
 	CU_ASSERT(attr.cap.max_recv_wr >= 8 && init.send_cq == cq && init.qp_type == IBV_QPT_RC);
 
 	CU_ASSERT(ibv_post_recv(qp, &rwr, &rbad) == 0);
-	CU_ASSERT(ibv_post_send(qp, &swr, &sbad) != 0 && sbad == &swr);	/* INIT: no send */
+	CU_ASSERT(ibv_post_send(qp, &swr, &sbad) != 0 && sbad == &swr); /* INIT: no send */
 	CU_ASSERT(ibv_poll_cq(cq, 4, wc) == 0);
 
 	/* RoCE needs the GRH; an unreachable peer fails RTR after the neighbour tries */
@@ -184,9 +194,10 @@ test_qp(void)
 	attr.path_mtu = IBV_MTU_1024;
 	attr.dest_qp_num = 0x11;
 	attr.ah_attr.port_num = 1;
-	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				IBV_QP_MIN_RNR_TIMER) == EINVAL);
+	CU_ASSERT(ibv_modify_qp(qp, &attr,
+				IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+					IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+					IBV_QP_MIN_RNR_TIMER) == EINVAL);
 	attr.ah_attr.is_global = 1;
 	attr.ah_attr.grh.dgid.raw[10] = 0xff;
 	attr.ah_attr.grh.dgid.raw[11] = 0xff;
@@ -194,9 +205,10 @@ test_qp(void)
 	attr.ah_attr.grh.dgid.raw[13] = 18;
 	attr.ah_attr.grh.dgid.raw[15] = 99;
 	attr.ah_attr.grh.hop_limit = 64;
-	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				IBV_QP_MIN_RNR_TIMER) == EHOSTUNREACH);
+	CU_ASSERT(ibv_modify_qp(qp, &attr,
+				IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+					IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+					IBV_QP_MIN_RNR_TIMER) == EHOSTUNREACH);
 	CU_ASSERT(qp->state == IBV_QPS_INIT);
 	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_RATE_LIMIT) == EOPNOTSUPP);
 
@@ -208,7 +220,7 @@ test_qp(void)
 	CU_ASSERT(wc[0].qp_num == qp->qp_num);
 	CU_ASSERT(ibv_poll_cq(cq, 4, wc) == 0);
 
-	CU_ASSERT(ibv_destroy_cq(cq) == EBUSY);	/* QPs still attached */
+	CU_ASSERT(ibv_destroy_cq(cq) == EBUSY); /* QPs still attached */
 	CU_ASSERT(ibv_dealloc_pd(pd) == EBUSY);
 	CU_ASSERT(ibv_destroy_qp(ud) == 0);
 	CU_ASSERT(ibv_destroy_qp(qp) == 0);
@@ -247,7 +259,7 @@ test_srq_ah(void)
 	memset(&sa, 0, sizeof(sa));
 	CU_ASSERT(ibv_query_srq(srq, &sa) == 0);
 	CU_ASSERT(sa.max_wr == 16 && sa.srq_limit == 4);
-	sa.srq_limit = 99;	/* above max_wr */
+	sa.srq_limit = 99; /* above max_wr */
 	CU_ASSERT(ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) != 0);
 	memset(&qa, 0, sizeof(qa));
 	qa.send_cq = cq;
@@ -259,7 +271,7 @@ test_srq_ah(void)
 	qp = ibv_create_qp(pd, &qa);
 	CU_ASSERT_FATAL(qp != NULL);
 	CU_ASSERT(qp->srq == srq);
-	CU_ASSERT(ibv_destroy_srq(srq) == EBUSY);	/* the QP uses it */
+	CU_ASSERT(ibv_destroy_srq(srq) == EBUSY); /* the QP uses it */
 	CU_ASSERT(ibv_destroy_qp(qp) == 0);
 	CU_ASSERT(ibv_destroy_srq(srq) == 0);
 
@@ -291,14 +303,19 @@ qp_with_recvs(struct ibv_cq *cq, struct ibv_mr *mr, int n, uint64_t id0)
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey };
 	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
-		.cap = { .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 }
+	};
 	struct ibv_qp *qp = ibv_create_qp(pd, &qa);
 	int i;
 
 	CU_ASSERT_FATAL(qp != NULL);
-	CU_ASSERT(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				IBV_QP_ACCESS_FLAGS) == 0);
+	CU_ASSERT(ibv_modify_qp(qp, &attr,
+				IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					IBV_QP_ACCESS_FLAGS) == 0);
 	for (i = 0; i < n; i++) {
 		rwr.wr_id = id0 + (uint64_t)i;
 		CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == 0);
@@ -318,8 +335,10 @@ qp_to_err(struct ibv_qp *qp)
 static void
 test_cq_ex(void)
 {
-	struct ibv_cq_init_attr_ex ca = { .cqe = 8, .cq_context = &ca,
-		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM };
+	struct ibv_cq_init_attr_ex ca = { .cqe = 8,
+					  .cq_context = &ca,
+					  .wc_flags =
+						  IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM };
 	struct ibv_poll_cq_attr pa = { 0 };
 	struct ibv_cq_ex *cqx;
 	struct ibv_mr *mr;
@@ -365,7 +384,7 @@ test_cq_resize(void)
 	CU_ASSERT_FATAL(cq != NULL);
 	qp = qp_with_recvs(cq, mr, 3, 10);
 	qp_to_err(qp);
-	CU_ASSERT(ibv_resize_cq(cq, 2) == EINVAL);	/* three wait */
+	CU_ASSERT(ibv_resize_cq(cq, 2) == EINVAL); /* three wait */
 	CU_ASSERT(ibv_resize_cq(cq, 0) == EINVAL);
 	CU_ASSERT(cq->cqe == 4);
 	CU_ASSERT(ibv_resize_cq(cq, 3) == 0);
@@ -395,8 +414,9 @@ static void
 test_cq_ex_timestamps(void)
 {
 	struct ibv_cq_init_attr_ex ca = { .cqe = 8,
-		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
-			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK };
+					  .wc_flags =
+						  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+						  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK };
 	struct ibv_poll_cq_attr pa = { 0 };
 	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 	struct ibv_device_attr_ex dx;
@@ -409,7 +429,7 @@ test_cq_ex_timestamps(void)
 	setup();
 	CU_ASSERT_FATAL(ibv_query_device_ex(ctx, NULL, &dx) == 0);
 	CU_ASSERT(dx.completion_timestamp_mask == UINT64_MAX);
-	CU_ASSERT(dx.hca_core_clock == 1000000);	/* kHz: ticks are ns */
+	CU_ASSERT(dx.hca_core_clock == 1000000); /* kHz: ticks are ns */
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	CU_ASSERT_FATAL(mr != NULL);
 	cqx = ibv_create_cq_ex(ctx, &ca);
@@ -448,11 +468,16 @@ test_cq_ex_timestamps(void)
 static void
 test_wr_api(void)
 {
-	struct ibv_qp_init_attr_ex qa = { .qp_type = IBV_QPT_RC,
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_RC,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE,
-		.cap = { .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1,
-			 .max_recv_sge = 1, .max_inline_data = 16 } };
+		.cap = { .max_send_wr = 2,
+			 .max_recv_wr = 2,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1,
+			 .max_inline_data = 16 }
+	};
 	char big[64] = { 0 };
 	struct ibv_qp_ex *x;
 	struct ibv_cq *cq;
@@ -470,29 +495,29 @@ test_wr_api(void)
 	CU_ASSERT_FATAL(x != NULL);
 
 	ibv_wr_start(x);
-	CU_ASSERT(ibv_wr_complete(x) == 0);	/* empty batch */
+	CU_ASSERT(ibv_wr_complete(x) == 0); /* empty batch */
 	ibv_wr_start(x);
 	ibv_wr_send(x);
-	ibv_wr_set_inline_data(x, big, sizeof(big));	/* above max_inline_data */
+	ibv_wr_set_inline_data(x, big, sizeof(big)); /* above max_inline_data */
 	CU_ASSERT(ibv_wr_complete(x) == EINVAL);
 	ibv_wr_start(x);
 	ibv_wr_send(x);
 	ibv_wr_send(x);
-	ibv_wr_send(x);	/* a third WR in a 2-deep send queue */
+	ibv_wr_send(x); /* a third WR in a 2-deep send queue */
 	CU_ASSERT(ibv_wr_complete(x) == ENOMEM);
 	ibv_wr_start(x);
 	x->wr_id = 5;
 	ibv_wr_rdma_write(x, 1, 0x1000);
 	ibv_wr_set_inline_data(x, big, 8);
-	CU_ASSERT(ibv_wr_complete(x) != 0);	/* RESET QP: the engine refuses */
+	CU_ASSERT(ibv_wr_complete(x) != 0); /* RESET QP: the engine refuses */
 	ibv_wr_start(x);
 	ibv_wr_send(x);
 	ibv_wr_abort(x);
 	ibv_wr_start(x);
-	CU_ASSERT(ibv_wr_complete(x) == 0);	/* abort dropped the WR */
+	CU_ASSERT(ibv_wr_complete(x) == 0); /* abort dropped the WR */
 	CU_ASSERT(ibv_destroy_qp(qp) == 0);
 
-	qa.send_ops_flags = IBV_QP_EX_WITH_TSO;	/* UD LSO: not offered */
+	qa.send_ops_flags = IBV_QP_EX_WITH_TSO; /* UD LSO: not offered */
 	errno = 0;
 	CU_ASSERT(ibv_create_qp_ex(ctx, &qa) == NULL && errno == EOPNOTSUPP);
 	CU_ASSERT(ibv_destroy_cq(cq) == 0);
@@ -505,8 +530,7 @@ test_wr_api(void)
  * tests/unit/test_gsi.c sends to and from it.) */
 /* The runtime, one CQ for both directions of qa, an MR over buf and sge's key in it. */
 static void
-qp_fixture(struct ibv_cq **cq, struct ibv_mr **mr, struct ibv_sge *sge,
-	   struct ibv_qp_init_attr *qa)
+qp_fixture(struct ibv_cq **cq, struct ibv_mr **mr, struct ibv_sge *sge, struct ibv_qp_init_attr *qa)
 {
 	setup();
 	*cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
@@ -519,9 +543,11 @@ qp_fixture(struct ibv_cq **cq, struct ibv_mr **mr, struct ibv_sge *sge,
 static void
 test_gsi(void)
 {
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_UD, .qp_context = &qa,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-			 .max_recv_sge = 1 } };
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_UD,
+		.qp_context = &qa,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 }
+	};
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 256 };
 	struct ibv_recv_wr rwr = { .wr_id = 77, .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
 	struct ibv_qp_init_attr init;
@@ -548,16 +574,17 @@ test_gsi(void)
 	qa.qp_type = IBV_QPT_UD;
 	errno = 0;
 	CU_ASSERT(droce_shim_create_gsi_qp(NULL, &qa) == NULL && errno == EINVAL);
-	qp = ibv_create_qp(pd, &qa);	/* ordinary UD QPs go on, never numbered 0 or 1 */
+	qp = ibv_create_qp(pd, &qa); /* ordinary UD QPs go on, never numbered 0 or 1 */
 	CU_ASSERT_FATAL(qp != NULL);
 	CU_ASSERT(qp->qp_num > 1);
 
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IBV_QPS_INIT;
 	attr.port_num = 1;
-	attr.qkey = 0x80010000;	/* the well-known GSI Q_Key */
-	CU_ASSERT_FATAL(ibv_modify_qp(gsi, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				      IBV_QP_QKEY) == 0);
+	attr.qkey = 0x80010000; /* the well-known GSI Q_Key */
+	CU_ASSERT_FATAL(
+		ibv_modify_qp(gsi, &attr,
+			      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY) == 0);
 	memset(&attr, 0, sizeof(attr));
 	CU_ASSERT(ibv_query_qp(gsi, &attr, IBV_QP_STATE | IBV_QP_QKEY, &init) == 0);
 	CU_ASSERT(attr.qp_state == IBV_QPS_INIT && attr.qkey == 0x80010000);
@@ -576,7 +603,7 @@ test_gsi(void)
 	CU_ASSERT(wc[0].wr_id == 77 && wc[0].status == IBV_WC_WR_FLUSH_ERR && wc[0].qp_num == 1);
 
 	CU_ASSERT(ibv_destroy_qp(gsi) == 0);
-	gsi = droce_shim_create_gsi_qp(pd, &qa);	/* the slot is free again */
+	gsi = droce_shim_create_gsi_qp(pd, &qa); /* the slot is free again */
 	CU_ASSERT_FATAL(gsi != NULL);
 	CU_ASSERT(gsi->qp_num == 1);
 	CU_ASSERT(ibv_destroy_qp(gsi) == 0);
@@ -593,8 +620,10 @@ test_gsi(void)
 static void
 test_qp_caps(void)
 {
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 0, .max_send_sge = 1 } };
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 0, .max_send_sge = 1 }
+	};
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
 	struct ibv_recv_wr rwr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
 	struct ibv_device_attr dev;
@@ -605,20 +634,21 @@ test_qp_caps(void)
 	struct ibv_cq *cq;
 
 	qp_fixture(&cq, &mr, &sge, &qa);
-	qp = ibv_create_qp(pd, &qa);	/* no receive queue, no SRQ */
+	qp = ibv_create_qp(pd, &qa); /* no receive queue, no SRQ */
 	CU_ASSERT_FATAL(qp != NULL);
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IBV_QPS_INIT;
 	attr.port_num = 1;
-	CU_ASSERT_FATAL(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				      IBV_QP_ACCESS_FLAGS) == 0);
+	CU_ASSERT_FATAL(ibv_modify_qp(qp, &attr,
+				      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					      IBV_QP_ACCESS_FLAGS) == 0);
 	CU_ASSERT(ibv_post_recv(qp, &rwr, &bad) == ENOMEM && bad == &rwr);
 	/* qp->state follows a query (here set back by hand: the shim keeps it in step itself) */
 	qp->state = IBV_QPS_RESET;
 	CU_ASSERT(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init) == 0);
 	CU_ASSERT(attr.qp_state == IBV_QPS_INIT && qp->state == IBV_QPS_INIT);
 	CU_ASSERT(ibv_destroy_qp(qp) == 0);
-	qa.cap.max_send_wr = 0;		/* receive only */
+	qa.cap.max_send_wr = 0; /* receive only */
 	qa.cap.max_recv_wr = 4;
 	qp = ibv_create_qp(pd, &qa);
 	CU_ASSERT_FATAL(qp != NULL);
@@ -635,10 +665,15 @@ test_qp_caps(void)
 	qa.cap.max_recv_sge = 1;
 	{
 		/* the one creation flag taken: no multicast loopback to the QP itself */
-		struct ibv_qp_init_attr_ex x = { .qp_type = IBV_QPT_UD, .send_cq = cq,
-			.recv_cq = cq, .cap = qa.cap, .pd = pd,
+		struct ibv_qp_init_attr_ex x = {
+			.qp_type = IBV_QPT_UD,
+			.send_cq = cq,
+			.recv_cq = cq,
+			.cap = qa.cap,
+			.pd = pd,
 			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
-			.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB };
+			.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB
+		};
 
 		qp = ibv_create_qp_ex(ctx, &x);
 		CU_ASSERT_FATAL(qp != NULL);
@@ -652,14 +687,7 @@ test_qp_caps(void)
 	teardown();
 }
 
-DROCE_TEST_MAIN("shim_dp",
-	DROCE_TEST(test_qp_caps),
-	DROCE_TEST(test_gsi),
-	DROCE_TEST(test_wr_api),
-	DROCE_TEST(test_cq_ex),
-	DROCE_TEST(test_cq_ex_timestamps),
-	DROCE_TEST(test_cq_resize),
-	DROCE_TEST(test_srq_ah),
-	DROCE_TEST(test_mr),
-	DROCE_TEST(test_cq),
-	DROCE_TEST(test_qp))
+DROCE_TEST_MAIN("shim_dp", DROCE_TEST(test_qp_caps), DROCE_TEST(test_gsi), DROCE_TEST(test_wr_api),
+		DROCE_TEST(test_cq_ex), DROCE_TEST(test_cq_ex_timestamps),
+		DROCE_TEST(test_cq_resize), DROCE_TEST(test_srq_ah), DROCE_TEST(test_mr),
+		DROCE_TEST(test_cq), DROCE_TEST(test_qp))

@@ -70,9 +70,9 @@ test_qp_layout(void)
 	ibv_wr_set_xrc_srqn(x, 3);
 	ibv_wr_abort(x);
 	ibv_wr_start(x);
-	CU_ASSERT(ibv_wr_complete(x) == 0);	/* abort dropped the failed batch */
+	CU_ASSERT(ibv_wr_complete(x) == 0); /* abort dropped the failed batch */
 
-	memset(&plain, 0, sizeof(plain));	/* no VERBS_QP_EX: not an extended QP */
+	memset(&plain, 0, sizeof(plain)); /* no VERBS_QP_EX: not an extended QP */
 	errno = 0;
 	CU_ASSERT(ibv_qp_to_qp_ex(&plain.qp) == NULL && errno == EOPNOTSUPP);
 	close_ctx();
@@ -93,7 +93,7 @@ test_cq_layout(void)
 	CU_ASSERT(ibv_cq_ex_to_cq(x) == &cq.cq);
 	CU_ASSERT(cq.cq.channel == ch && cq.cq.cq_context == &pa && cq.cq.cqe == 32);
 	CU_ASSERT(ch->refcnt == 1);
-	CU_ASSERT(ibv_destroy_comp_channel(ch) == EBUSY);	/* a CQ still uses it */
+	CU_ASSERT(ibv_destroy_comp_channel(ch) == EBUSY); /* a CQ still uses it */
 	CU_ASSERT(x->start_poll && x->next_poll && x->end_poll && x->read_opcode);
 	CU_ASSERT(x->read_vendor_err && x->read_byte_len && x->read_imm_data);
 	CU_ASSERT(x->read_qp_num && x->read_src_qp && x->read_wc_flags && x->read_slid);
@@ -113,7 +113,7 @@ test_cq_layout(void)
 	CU_ASSERT(ibv_wc_read_imm_data(x) == htobe32(5));
 	CU_ASSERT(ibv_wc_read_wc_flags(x) == IBV_WC_WITH_IMM);
 	CU_ASSERT(ibv_start_poll(x, &bad) == EINVAL);
-	CU_ASSERT(ibv_start_poll(x, &pa) == ENODEV);	/* no runtime in this process */
+	CU_ASSERT(ibv_start_poll(x, &pa) == ENODEV); /* no runtime in this process */
 
 	ch->refcnt--;
 	CU_ASSERT(ibv_destroy_comp_channel(ch) == 0);
@@ -149,7 +149,7 @@ test_events(void)
 	CU_ASSERT(qp.qp.events_completed == 1);
 	/* an event still in the pipe when its QP goes is dropped, not returned */
 	CU_ASSERT(droce_shim_post_async(ctx, &ev) == 0);
-	droce_shim_track_qp(&qp, false);	/* returns: every event read was acked */
+	droce_shim_track_qp(&qp, false); /* returns: every event read was acked */
 	CU_ASSERT(fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK) == 0);
 	errno = 0;
 	CU_ASSERT(ibv_get_async_event(ctx, &got) == -1 && errno == EAGAIN);
@@ -175,7 +175,7 @@ test_events(void)
 	ibv_ack_cq_events(ecq, 1);
 	CU_ASSERT(cq.cq.comp_events_completed == 1);
 	droce_shim_track_cq(&cq, false);
-	CU_ASSERT(droce_shim_cq_notify(&cq.cq) == 0);	/* for a CQ no longer tracked */
+	CU_ASSERT(droce_shim_cq_notify(&cq.cq) == 0); /* for a CQ no longer tracked */
 	CU_ASSERT(fcntl(ch->fd, F_SETFL, O_NONBLOCK) == 0);
 	errno = 0;
 	CU_ASSERT(ibv_get_cq_event(ch, &ecq, &ectx) == -1 && errno == EAGAIN);
@@ -198,7 +198,7 @@ test_ah_from_wc(void)
 	open_ctx();
 	memset(grh, 0, sizeof(grh));
 	grh[20] = 0x45;
-	grh[21] = 0x68;	/* DSCP 26 */
+	grh[21] = 0x68; /* DSCP 26 */
 	memcpy(grh + 32, (const uint8_t[]){ 198, 18, 0, 2, 198, 18, 0, 1 }, 8);
 	CU_ASSERT_FATAL(ibv_init_ah_from_wc(ctx, 1, &wc, (struct ibv_grh *)grh, &a) == 0);
 	CU_ASSERT(a.is_global == 1 && a.port_num == 1 && a.sl == 3);
@@ -206,22 +206,22 @@ test_ah_from_wc(void)
 	CU_ASSERT(a.grh.sgid_index == 0 && a.grh.traffic_class == 0x68);
 
 	memset(grh, 0, sizeof(grh));
-	grh[0] = 0x60 | 0x2;	/* version 6, traffic class 0x2a, flow label 0x12345 */
+	grh[0] = 0x60 | 0x2; /* version 6, traffic class 0x2a, flow label 0x12345 */
 	grh[1] = 0xa1;
 	grh[2] = 0x23;
 	grh[3] = 0x45;
 	memcpy(grh + 8, v6peer, 16);
 	memcpy(grh + 24, v6peer, 15);
-	grh[39] = 1;		/* 2001:2::1, our GID 1 */
+	grh[39] = 1; /* 2001:2::1, our GID 1 */
 	CU_ASSERT_FATAL(ibv_init_ah_from_wc(ctx, 1, &wc, (struct ibv_grh *)grh, &a) == 0);
 	CU_ASSERT(memcmp(a.grh.dgid.raw, v6peer, 16) == 0 && a.grh.sgid_index == 1);
 	CU_ASSERT(a.grh.traffic_class == 0x2a && a.grh.flow_label == 0x12345);
 
-	grh[39] = 9;		/* not one of our addresses */
+	grh[39] = 9; /* not one of our addresses */
 	errno = 0;
 	CU_ASSERT(ibv_init_ah_from_wc(ctx, 1, &wc, (struct ibv_grh *)grh, &a) == -1 &&
 		  errno == ENOENT);
-	wc.wc_flags = 0;	/* RoCE: no address without the GRH */
+	wc.wc_flags = 0; /* RoCE: no address without the GRH */
 	errno = 0;
 	CU_ASSERT(ibv_init_ah_from_wc(ctx, 1, &wc, (struct ibv_grh *)grh, &a) == -1 &&
 		  errno == EINVAL);
@@ -254,9 +254,5 @@ test_av_hop_limit(void)
 	}
 }
 
-DROCE_TEST_MAIN("shim_obj",
-	DROCE_TEST(test_av_hop_limit),
-	DROCE_TEST(test_ah_from_wc),
-	DROCE_TEST(test_qp_layout),
-	DROCE_TEST(test_cq_layout),
-	DROCE_TEST(test_events))
+DROCE_TEST_MAIN("shim_obj", DROCE_TEST(test_av_hop_limit), DROCE_TEST(test_ah_from_wc),
+		DROCE_TEST(test_qp_layout), DROCE_TEST(test_cq_layout), DROCE_TEST(test_events))

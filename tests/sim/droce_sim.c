@@ -20,7 +20,8 @@ usage(FILE *out)
 		"  --seed S          first seed (default 1)\n"
 		"  --seeds N         run N seeds: S..S+N-1 (default 1)\n"
 		"  --qp-type T       rc | uc | ud (default rc)\n"
-		"  --ops LIST        write,write_imm,send,send_imm,imm,read,cas,fadd,awrite,atomic,all\n"
+		"  --ops LIST        "
+		"write,write_imm,send,send_imm,imm,read,cas,fadd,awrite,atomic,all\n"
 		"  --msgs N          work requests per run over all QPs (default 200)\n"
 		"  --size A-B        payload sizes in bytes (default 0-4096)\n"
 		"  --qps N           QPs per endpoint (default 2)\n"
@@ -34,7 +35,8 @@ usage(FILE *out)
 		"  --rd-atomic N     READs/atomics outstanding per QP (default 8)\n"
 		"probabilities are in percent ('5' or '5%%'):\n"
 		"  --loss P          independent loss\n"
-		"  --burst-loss P[:L] Gilbert-Elliott loss averaging P with bursts of L (default 4)\n"
+		"  --burst-loss P[:L] Gilbert-Elliott loss averaging P with bursts of L (default "
+		"4)\n"
 		"  --reorder P[:NS]  hold a frame back NS ns (default 10000) with probability P\n"
 		"  --dup P           duplicate a frame\n"
 		"  --corrupt P       flip 1-3 bits under the ICRC\n"
@@ -44,7 +46,8 @@ usage(FILE *out)
 		"  --ecn KMIN,KMAX,PMAX  RED CE marking on the egress backlog (bytes, bytes, %%)\n"
 		"  --qcap BYTES      egress queue limit (tail drop)\n"
 		"  --cc none|dcqcn|timely  congestion control of every QP (with its defaults)\n"
-		"  --recovery gbn|sr|sr0|sr1 loss recovery of RC QPs: go-back-N (default), selective\n"
+		"  --recovery gbn|sr|sr0|sr1 loss recovery of RC QPs: go-back-N (default), "
+		"selective\n"
 		"                   repeat on both nodes, on node 0 or node 1 alone\n"
 		"  --pcap FILE       write every frame sent to FILE (the last seed's run)\n"
 		"  --tx-busy P       tx_alloc reports no free buffer\n"
@@ -53,12 +56,14 @@ usage(FILE *out)
 		"  --cap-rtt NS      the round trip of the BDP cap (default 10us)\n"
 		"  --rto on|off      resend after an RTO from measured RTT (default on)\n"
 		"  --rto-min NS      the RTO's floor (default 20us)\n"
-		"  --lat             print the send WRs' completion-time median and 99th percentile,\n"
+		"  --lat             print the send WRs' completion-time median and 99th "
+		"percentile,\n"
 		"                    and when the last completed (done=, for goodput)\n"
 		"  --psn P           first PSN (default 0xfffff0: wraps early)\n"
 		"  --sq-depth N      send queue depth (default 32)\n"
 		"  --time-limit MS   virtual-time limit per run (default 60000)\n"
-		"  --digest          print a digest of every frame sent (byte-for-byte comparisons)\n"
+		"  --digest          print a digest of every frame sent (byte-for-byte "
+		"comparisons)\n"
 		"  -v                trace every frame\n");
 }
 
@@ -84,12 +89,45 @@ ns(const char *s)
 }
 
 enum {
-	OPT_SEED = 256, OPT_SEEDS, OPT_QPT, OPT_OPS, OPT_MSGS, OPT_SIZE, OPT_QPS, OPT_MTU,
-	OPT_ONEWAY, OPT_LOSS, OPT_BURST, OPT_REORDER, OPT_DUP, OPT_CORRUPT, OPT_DELAY,
-	OPT_JITTER, OPT_RATE, OPT_ECN, OPT_QCAP, OPT_TXBUSY, OPT_TIMEOUT, OPT_SQD, OPT_TLIM,
-	OPT_PSN, OPT_SRQ, OPT_SCQ, OPT_RQD, OPT_RECV_EVERY, OPT_RNR_TIMER, OPT_RD_ATOMIC, OPT_CC,
-	OPT_CAP, OPT_CAP_RTT, OPT_RTO, OPT_RTO_MIN, OPT_LAT,
-	OPT_RECOVERY, OPT_PCAP, OPT_DIGEST,
+	OPT_SEED = 256,
+	OPT_SEEDS,
+	OPT_QPT,
+	OPT_OPS,
+	OPT_MSGS,
+	OPT_SIZE,
+	OPT_QPS,
+	OPT_MTU,
+	OPT_ONEWAY,
+	OPT_LOSS,
+	OPT_BURST,
+	OPT_REORDER,
+	OPT_DUP,
+	OPT_CORRUPT,
+	OPT_DELAY,
+	OPT_JITTER,
+	OPT_RATE,
+	OPT_ECN,
+	OPT_QCAP,
+	OPT_TXBUSY,
+	OPT_TIMEOUT,
+	OPT_SQD,
+	OPT_TLIM,
+	OPT_PSN,
+	OPT_SRQ,
+	OPT_SCQ,
+	OPT_RQD,
+	OPT_RECV_EVERY,
+	OPT_RNR_TIMER,
+	OPT_RD_ATOMIC,
+	OPT_CC,
+	OPT_CAP,
+	OPT_CAP_RTT,
+	OPT_RTO,
+	OPT_RTO_MIN,
+	OPT_LAT,
+	OPT_RECOVERY,
+	OPT_PCAP,
+	OPT_DIGEST,
 };
 
 static const struct option longopts[] = {
@@ -187,8 +225,8 @@ main(int argc, char **argv)
 			break;
 		case OPT_MTU:
 			mtu = (unsigned int)strtoul(optarg, NULL, 0);
-			for (cfg.mtu = DROCE_MTU_256; cfg.mtu < DROCE_MTU_4096 &&
-						      (128u << cfg.mtu) != mtu; cfg.mtu++)
+			for (cfg.mtu = DROCE_MTU_256;
+			     cfg.mtu < DROCE_MTU_4096 && (128u << cfg.mtu) != mtu; cfg.mtu++)
 				;
 			if ((128u << cfg.mtu) != mtu)
 				goto bad;
@@ -336,7 +374,8 @@ main(int argc, char **argv)
 	}
 	if (count > 1) {
 		if (failed != 0)
-			printf("%" PRIu64 " runs, %" PRIu64 " mismatched (first: seed %" PRIu64 ")\n",
+			printf("%" PRIu64 " runs, %" PRIu64 " mismatched (first: seed %" PRIu64
+			       ")\n",
 			       count, failed, first_bad);
 		else
 			printf("%" PRIu64 " runs, all OK\n", count);

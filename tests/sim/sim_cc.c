@@ -22,7 +22,7 @@
 #include "sim_ep.h"
 #include "sim_net.h"
 
-#define MAX_FLOWS (SIM_MAX_NODES - 1)
+#define MAX_FLOWS   (SIM_MAX_NODES - 1)
 #define MAX_SAMPLES 100000
 
 struct flow {
@@ -30,9 +30,9 @@ struct flow {
 	struct droce_pd *pd;
 	struct droce_mr *mr;
 	struct droce_cq *cq;
-	struct droce_qp *qp, *rqp;	/* sender's, receiver's */
-	uint32_t rqpn;			/* the receiver QP's number: data frames carry it */
-	uint64_t bytes, bytes_prev;	/* data bytes into the bottleneck */
+	struct droce_qp *qp, *rqp;  /* sender's, receiver's */
+	uint32_t rqpn;		    /* the receiver QP's number: data frames carry it */
+	uint64_t bytes, bytes_prev; /* data bytes into the bottleneck */
 	unsigned int posted, errors;
 };
 
@@ -44,12 +44,12 @@ struct cfg {
 	double pmax;
 	const char *csv;
 	bool check;
-	uint64_t line_bps;		/* the senders' NICs (0: the bottleneck's rate) */
-	uint64_t cnp_ns;		/* the receiver's CNP interval (0: the one that goes with
+	uint64_t line_bps; /* the senders' NICs (0: the bottleneck's rate) */
+	uint64_t cnp_ns;   /* the receiver's CNP interval (0: the one that goes with
 				 * the parameters) */
-	bool mlx5;			/* DCQCN with ConnectX-5's values instead of droce's */
-	struct droce_inflight_cfg inflight;	/* the senders' cap and RTO (path: line_bps) */
-	char params[8][48];		/* --param name=value, applied over the defaults */
+	bool mlx5;	   /* DCQCN with ConnectX-5's values instead of droce's */
+	struct droce_inflight_cfg inflight; /* the senders' cap and RTO (path: line_bps) */
+	char params[8][48];		    /* --param name=value, applied over the defaults */
 	/* --floor: weaker bounds than --check's targets (regression floors), -1: none */
 	double min_util, max_ce, max_p99;
 	unsigned int n_params;
@@ -65,13 +65,13 @@ struct run {
 	uint8_t *rmem;
 	struct flow f[MAX_FLOWS];
 	/* per data frame into the bottleneck, after the warm-up */
-	uint32_t *backlog;	/* bytes it found */
+	uint32_t *backlog; /* bytes it found */
 	uint64_t n_backlog, cap_backlog;
 	uint64_t frames, ce, drops, bytes_after_warm;
-	uint64_t frames_s, ce_s;	/* in the current sample */
+	uint64_t frames_s, ce_s; /* in the current sample */
 	uint64_t next_sample;
-	double jain_min_after;		/* lowest Jain's index from settle on */
-	uint64_t settle_ns;		/* the first sample after which Jain stays >= 0.95 */
+	double jain_min_after; /* lowest Jain's index from settle on */
+	uint64_t settle_ns;    /* the first sample after which Jain stays >= 0.95 */
 	bool settled;
 	FILE *csv;
 };
@@ -91,8 +91,8 @@ post_write(struct run *r, struct flow *f)
 	wr.send_flags = DROCE_SEND_SIGNALED;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = (uintptr_t)r->rmem + ((uint64_t)(f - r->f) * r->c.outstanding) *
-				 r->c.msg + off;
+	wr.wr.rdma.remote_addr =
+		(uintptr_t)r->rmem + ((uint64_t)(f - r->f) * r->c.outstanding) * r->c.msg + off;
 	wr.wr.rdma.rkey = droce_mr_rkey(r->rmr);
 	if (droce_post_send(f->qp, &wr, &bad) != 0)
 		f->errors++;
@@ -118,7 +118,8 @@ sample(struct run *r, uint64_t now)
 {
 	const struct sim_port *p = &r->net.node[r->rx.idx].down;
 	double x[MAX_FLOWS], dt = (double)r->c.sample_ns / 1e9, j;
-	uint64_t q = p->busy_until > now ? (p->busy_until - now) * r->c.rate_bps / 8000000000ull : 0;
+	uint64_t q =
+		p->busy_until > now ? (p->busy_until - now) * r->c.rate_bps / 8000000000ull : 0;
 	unsigned int i;
 
 	for (i = 0; i < r->c.flows; i++) {
@@ -147,7 +148,7 @@ sample(struct run *r, uint64_t now)
 			int64_t lim = -1;
 
 			if (ops->stats != NULL && ops->stats(cs, st, 8) > 0)
-				lim = st[0].value;	/* rate_mbps for DCQCN and TIMELY */
+				lim = st[0].value; /* rate_mbps for DCQCN and TIMELY */
 			fprintf(r->csv, ",%.1f,%" PRId64, x[i] / 1e6, lim);
 		}
 		fputc('\n', r->csv);
@@ -168,7 +169,7 @@ hook(void *arg, unsigned int src, unsigned int dst, const uint8_t *fr, uint32_t 
 
 	(void)src;
 	if (dst != r->rx.idx || (off = sim_frame_bth_off(fr, len)) < 0 || fr[off] == 0x81)
-		return;	/* not toward the receiver, not RoCE, or a CNP */
+		return; /* not toward the receiver, not RoCE, or a CNP */
 	dqpn = (uint32_t)fr[off + 5] << 16 | (uint32_t)fr[off + 6] << 8 | fr[off + 7];
 	for (i = 0; i < r->c.flows && r->f[i].rqpn != dqpn; i++)
 		;
@@ -188,8 +189,9 @@ hook(void *arg, unsigned int src, unsigned int dst, const uint8_t *fr, uint32_t 
 	r->bytes_after_warm += len;
 	/* what the frame found ahead of it: its departure less the wire's delay and its own
 	 * serialisation */
-	q = arrive - now > r->c.delay_ns ? (arrive - now - r->c.delay_ns) * r->c.rate_bps /
-					   8000000000ull : 0;
+	q = arrive - now > r->c.delay_ns ?
+		    (arrive - now - r->c.delay_ns) * r->c.rate_bps / 8000000000ull :
+		    0;
 	q = q > len ? q - len : 0;
 	if (r->n_backlog < r->cap_backlog)
 		r->backlog[r->n_backlog++] = (uint32_t)q;
@@ -245,11 +247,11 @@ set_params(struct run *r, const struct droce_cc_ops *ops, union droce_cc_params 
 	for (i = 0; i < r->c.n_params; i++) {
 		if (sscanf(r->c.params[i], "%47[^=]=%lf", name, &v) != 2)
 			return -1;
-#define SET(alg, key, field, mult)						\
-		if (ops == &droce_cc_##alg && strcmp(name, key) == 0) {		\
-			p->alg.field = (__typeof__(p->alg.field))(v * (mult));	\
-			continue;						\
-		}
+#define SET(alg, key, field, mult) \
+	if (ops == &droce_cc_##alg && strcmp(name, key) == 0) { \
+		p->alg.field = (__typeof__(p->alg.field))(v * (mult)); \
+		continue; \
+	}
 		SET(dcqcn, "max_rate_mbps", max_rate_bps, 1e6)
 		SET(dcqcn, "min_rate_mbps", min_rate_bps, 1e6)
 		SET(dcqcn, "ai_rate_mbps", ai_rate_bps, 1e6)
@@ -278,9 +280,12 @@ set_params(struct run *r, const struct droce_cc_ops *ops, union droce_cc_params 
 static int
 setup(struct run *r)
 {
-	struct sim_link_cfg bottle = { .rate_bps = r->c.rate_bps, .delay_ns = r->c.delay_ns,
-				       .qcap_bytes = r->c.qcap, .red_kmin = r->c.kmin,
-				       .red_kmax = r->c.kmax, .red_pmax = r->c.pmax };
+	struct sim_link_cfg bottle = { .rate_bps = r->c.rate_bps,
+				       .delay_ns = r->c.delay_ns,
+				       .qcap_bytes = r->c.qcap,
+				       .red_kmin = r->c.kmin,
+				       .red_kmax = r->c.kmax,
+				       .red_pmax = r->c.pmax };
 	/* the senders' side: ACKs and CNPs, never the bottleneck */
 	struct sim_link_cfg edge = { .rate_bps = 4 * r->c.rate_bps, .delay_ns = r->c.delay_ns };
 	const struct droce_cc_ops *ops = droce_cc_find(NULL, r->c.cc);
@@ -309,7 +314,7 @@ setup(struct run *r)
 	qpp.timeout = r->c.qcap != 0 ? 10 : 16;
 	if (sim_ep_create(&r->rx, &r->net, r->c.seed, &bottle, 4096 + 200) != 0)
 		return -1;
-	if (r->c.cnp_ns == 0)	/* mlx5's min_time_between_cnps, or the paper's, stretched */
+	if (r->c.cnp_ns == 0) /* mlx5's min_time_between_cnps, or the paper's, stretched */
 		r->c.cnp_ns = r->c.mlx5 ? 4000 : droce_cc_dcqcn_cnp_interval(r->c.rate_bps);
 	droce_dev_set_cnp_interval(r->rx.dev, r->c.cnp_ns);
 	r->rmem = aligned_alloc(4096, mem);
@@ -349,8 +354,9 @@ setup(struct run *r)
 		f->cq = droce_cq_create(f->ep.dev, 1024, NULL, &err);
 		/* the sender registers the receiver's buffer's addresses as its own source:
 		 * a simulation shares one address space */
-		f->mr = f->pd != NULL ? droce_mr_reg(f->pd, r->rmem, mem, DROCE_ACCESS_LOCAL_WRITE,
-						     &err) : NULL;
+		f->mr = f->pd != NULL ?
+				droce_mr_reg(f->pd, r->rmem, mem, DROCE_ACCESS_LOCAL_WRITE, &err) :
+				NULL;
 		if (f->cq == NULL || f->mr == NULL)
 			return -1;
 		ia.send_cq = ia.recv_cq = f->cq;
@@ -407,10 +413,13 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-		"usage: droce-sim-cc [--cc none|dcqcn|timely] [--flows N] [--gbps R] [--delay-us D]\n"
-		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] [--outstanding K]\n"
+		"usage: droce-sim-cc [--cc none|dcqcn|timely] [--flows N] [--gbps R] [--delay-us "
+		"D]\n"
+		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] "
+		"[--outstanding K]\n"
 		"       [--sample-us S] [--seed S] [--csv FILE] [--check] [--line-gbps L]\n"
-		"       [--cnp-us I] [--param NAME=VALUE]... [--floor MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
+		"       [--cnp-us I] [--param NAME=VALUE]... [--floor "
+		"MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
 		"       [--mlx5] [--cap on|off|N] [--rto on|off]\n"
 		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), and the\n"
 		"engine's in-flight cap and RTO (--cap, --rto: stack/droce_inflight.h).\n");
@@ -420,14 +429,27 @@ static int
 parse(int argc, char **argv, struct cfg *c)
 {
 	static const struct option lo[] = {
-		{ "cc", 1, NULL, 'c' }, { "flows", 1, NULL, 'n' }, { "gbps", 1, NULL, 'g' },
-		{ "delay-us", 1, NULL, 'd' }, { "red", 1, NULL, 'r' }, { "qcap", 1, NULL, 'q' },
-		{ "ms", 1, NULL, 't' }, { "msg", 1, NULL, 'm' }, { "outstanding", 1, NULL, 'o' },
-		{ "sample-us", 1, NULL, 's' }, { "seed", 1, NULL, 'S' }, { "csv", 1, NULL, 'C' },
-		{ "check", 0, NULL, 'k' }, { "line-gbps", 1, NULL, 'l' },
-		{ "cnp-us", 1, NULL, 'I' }, { "param", 1, NULL, 'P' },
-		{ "floor", 1, NULL, 'F' }, { "mlx5", 0, NULL, 'M' }, { "cap", 1, NULL, 'X' },
-		{ "rto", 1, NULL, 'R' }, { NULL, 0, NULL, 0 },
+		{ "cc", 1, NULL, 'c' },
+		{ "flows", 1, NULL, 'n' },
+		{ "gbps", 1, NULL, 'g' },
+		{ "delay-us", 1, NULL, 'd' },
+		{ "red", 1, NULL, 'r' },
+		{ "qcap", 1, NULL, 'q' },
+		{ "ms", 1, NULL, 't' },
+		{ "msg", 1, NULL, 'm' },
+		{ "outstanding", 1, NULL, 'o' },
+		{ "sample-us", 1, NULL, 's' },
+		{ "seed", 1, NULL, 'S' },
+		{ "csv", 1, NULL, 'C' },
+		{ "check", 0, NULL, 'k' },
+		{ "line-gbps", 1, NULL, 'l' },
+		{ "cnp-us", 1, NULL, 'I' },
+		{ "param", 1, NULL, 'P' },
+		{ "floor", 1, NULL, 'F' },
+		{ "mlx5", 0, NULL, 'M' },
+		{ "cap", 1, NULL, 'X' },
+		{ "rto", 1, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
 	};
 	double pm;
 	int o;
@@ -451,28 +473,60 @@ parse(int argc, char **argv, struct cfg *c)
 	droce_inflight_defaults(&c->inflight);
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
-		case 'c': c->cc = optarg; break;
-		case 'n': c->flows = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'g': c->rate_bps = (uint64_t)(strtod(optarg, NULL) * 1e9); break;
-		case 'd': c->delay_ns = (uint64_t)(strtod(optarg, NULL) * 1e3); break;
+		case 'c':
+			c->cc = optarg;
+			break;
+		case 'n':
+			c->flows = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			c->rate_bps = (uint64_t)(strtod(optarg, NULL) * 1e9);
+			break;
+		case 'd':
+			c->delay_ns = (uint64_t)(strtod(optarg, NULL) * 1e3);
+			break;
 		case 'r':
 			if (sscanf(optarg, "%u,%u,%lf", &c->kmin, &c->kmax, &pm) != 3)
 				return -1;
 			c->pmax = pm / 100;
 			break;
-		case 'q': c->qcap = (uint32_t)strtoul(optarg, NULL, 0); c->kmax = 0; break;
-		case 't': c->time_ns = (uint64_t)(strtod(optarg, NULL) * 1e6); break;
-		case 'm': c->msg = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'o': c->outstanding = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 's': c->sample_ns = (uint64_t)(strtod(optarg, NULL) * 1e3); break;
-		case 'S': c->seed = strtoull(optarg, NULL, 0); break;
-		case 'C': c->csv = optarg; break;
-		case 'k': c->check = true; break;
-		case 'M': c->mlx5 = true; break;
-		case 'l': c->line_bps = (uint64_t)(strtod(optarg, NULL) * 1e9); break;
-		case 'I': c->cnp_ns = (uint64_t)(strtod(optarg, NULL) * 1e3); break;
+		case 'q':
+			c->qcap = (uint32_t)strtoul(optarg, NULL, 0);
+			c->kmax = 0;
+			break;
+		case 't':
+			c->time_ns = (uint64_t)(strtod(optarg, NULL) * 1e6);
+			break;
+		case 'm':
+			c->msg = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'o':
+			c->outstanding = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			c->sample_ns = (uint64_t)(strtod(optarg, NULL) * 1e3);
+			break;
+		case 'S':
+			c->seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'C':
+			c->csv = optarg;
+			break;
+		case 'k':
+			c->check = true;
+			break;
+		case 'M':
+			c->mlx5 = true;
+			break;
+		case 'l':
+			c->line_bps = (uint64_t)(strtod(optarg, NULL) * 1e9);
+			break;
+		case 'I':
+			c->cnp_ns = (uint64_t)(strtod(optarg, NULL) * 1e3);
+			break;
 		case 'F':
-			if (sscanf(optarg, "%lf,%lf,%lf", &c->min_util, &c->max_ce, &c->max_p99) != 3)
+			if (sscanf(optarg, "%lf,%lf,%lf", &c->min_util, &c->max_ce, &c->max_p99) !=
+			    3)
 				return -1;
 			break;
 		case 'X':
@@ -493,7 +547,8 @@ parse(int argc, char **argv, struct cfg *c)
 				return -1;
 			strcpy(c->params[c->n_params++], optarg);
 			break;
-		default: return -1;
+		default:
+			return -1;
 		}
 	}
 	if (c->flows == 0 || c->flows > MAX_FLOWS || c->outstanding == 0 || c->msg == 0 ||
@@ -501,9 +556,10 @@ parse(int argc, char **argv, struct cfg *c)
 		return -1;
 	/* 100 us at 25 Gbit/s and above; longer below, so that a sample holds as many frames */
 	if (c->sample_ns == 0)
-		c->sample_ns = c->rate_bps >= 25000000000ull ? 100000 :
-			       100000 * (25000000000ull / c->rate_bps);
-	c->warm_ns = c->time_ns / 5;	/* the first fifth is the start-up */
+		c->sample_ns = c->rate_bps >= 25000000000ull ?
+				       100000 :
+				       100000 * (25000000000ull / c->rate_bps);
+	c->warm_ns = c->time_ns / 5; /* the first fifth is the start-up */
 	return 0;
 }
 
@@ -529,8 +585,10 @@ main(int argc, char **argv)
 			perror(r.c.csv);
 			return 2;
 		}
-		fprintf(r.csv, "# droce-sim-cc --cc %s%s --flows %u --outstanding %u --msg %u "
-			"--gbps %.3f --delay-us %.1f --red %u,%u,%.1f --qcap %u --seed %" PRIu64 "\n",
+		fprintf(r.csv,
+			"# droce-sim-cc --cc %s%s --flows %u --outstanding %u --msg %u "
+			"--gbps %.3f --delay-us %.1f --red %u,%u,%.1f --qcap %u --seed %" PRIu64
+			"\n",
 			r.c.cc, r.c.mlx5 ? " --mlx5" : "", r.c.flows, r.c.outstanding, r.c.msg,
 			r.c.rate_bps / 1e9, r.c.delay_ns / 1e3, r.c.kmin, r.c.kmax, r.c.pmax * 100,
 			r.c.qcap, r.c.seed);
@@ -552,27 +610,29 @@ main(int argc, char **argv)
 		struct droce_qp_init_attr ia;
 
 		errors += r.f[i].errors;
-		if (droce_qp_query(r.f[i].qp, &a, &ia) != 0 || droce_qp_query(r.f[i].rqp, &b, &ia) != 0 ||
-		    a.qp_state == DROCE_QPS_ERR || b.qp_state == DROCE_QPS_ERR)
+		if (droce_qp_query(r.f[i].qp, &a, &ia) != 0 ||
+		    droce_qp_query(r.f[i].rqp, &b, &ia) != 0 || a.qp_state == DROCE_QPS_ERR ||
+		    b.qp_state == DROCE_QPS_ERR)
 			bad_qp++;
 	}
-	util = (double)r.bytes_after_warm * 8 / ((double)r.c.rate_bps *
-						 (r.c.time_ns - r.c.warm_ns) / 1e9);
+	util = (double)r.bytes_after_warm * 8 /
+	       ((double)r.c.rate_bps * (r.c.time_ns - r.c.warm_ns) / 1e9);
 	ce = r.frames ? (double)r.ce / r.frames : 0;
 	if (r.n_backlog > 0) {
 		qsort(r.backlog, r.n_backlog, sizeof(*r.backlog), cmp_u32);
 		qmed = r.backlog[r.n_backlog / 2];
 		q99 = r.backlog[r.n_backlog * 99 / 100];
 	}
-	printf("cc %s%s flows %u x %u x %u B at %.1f Gbit/s, %.1f us, %s %u/%u/%.1f%%, CNP %.0f us, "
+	printf("cc %s%s flows %u x %u x %u B at %.1f Gbit/s, %.1f us, %s %u/%u/%.1f%%, CNP %.0f "
+	       "us, "
 	       "seed %" PRIu64 ": "
 	       "link %.1f %%, queue median %.0f B p99 %.0f B, CE %.2f %%, drops %" PRIu64
 	       ", Jain >= 0.95 from %.2f ms (min after %.3f), errors %u, QPs in error %u\n",
 	       r.c.cc, r.c.mlx5 ? " (mlx5)" : "", r.c.flows, r.c.outstanding, r.c.msg,
 	       r.c.rate_bps / 1e9, r.c.delay_ns / 1e3, r.c.kmax ? "RED" : "tail-drop",
-	       r.c.kmax ? r.c.kmin : r.c.qcap, r.c.kmax, r.c.pmax * 100, r.c.cnp_ns / 1e3, r.c.seed, util * 100, qmed, q99, ce * 100, r.drops,
-	       r.settled ? r.settle_ns / 1e6 : -1.0, r.settled ? r.jain_min_after : 0.0,
-	       errors, bad_qp);
+	       r.c.kmax ? r.c.kmin : r.c.qcap, r.c.kmax, r.c.pmax * 100, r.c.cnp_ns / 1e3, r.c.seed,
+	       util * 100, qmed, q99, ce * 100, r.drops, r.settled ? r.settle_ns / 1e6 : -1.0,
+	       r.settled ? r.jain_min_after : 0.0, errors, bad_qp);
 	if (r.c.check) {
 		if (errors != 0 || bad_qp != 0)
 			fail = 1;
@@ -591,9 +651,10 @@ main(int argc, char **argv)
 	if (r.c.min_util >= 0) {
 		if (errors != 0 || bad_qp != 0 || util * 100 < r.c.min_util ||
 		    ce * 100 > r.c.max_ce || q99 > r.c.max_p99) {
-			printf("FAIL: below the floor: link >= %.0f %%, CE <= %.0f %%, queue p99 <= "
-			       "%.0f B (seed %" PRIu64 ")\n", r.c.min_util, r.c.max_ce, r.c.max_p99,
-			       r.c.seed);
+			printf("FAIL: below the floor: link >= %.0f %%, CE <= %.0f %%, queue p99 "
+			       "<= "
+			       "%.0f B (seed %" PRIu64 ")\n",
+			       r.c.min_util, r.c.max_ce, r.c.max_p99, r.c.seed);
 			fail = 1;
 		}
 	}

@@ -28,8 +28,8 @@ const char *
 sim_op_name(enum sim_op op)
 {
 	static const char *const names[SIM_OP_MAX] = {
-		"WRITE", "WRITE_IMM", "SEND", "SEND_IMM", "READ", "CMP_AND_SWP", "FETCH_AND_ADD",
-		"ATOMIC_WRITE",
+		"WRITE", "WRITE_IMM",	"SEND",		 "SEND_IMM",
+		"READ",	 "CMP_AND_SWP", "FETCH_AND_ADD", "ATOMIC_WRITE",
 	};
 
 	return (unsigned int)op < SIM_OP_MAX ? names[op] : "?";
@@ -39,12 +39,12 @@ const char *
 sim_wc_status_name(enum droce_wc_status s)
 {
 	static const char *const names[] = {
-		"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR",
-		"WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR",
-		"REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR",
-		"RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR",
-		"INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR",
-		"GENERAL_ERR",
+		"SUCCESS",	    "LOC_LEN_ERR",	 "LOC_QP_OP_ERR",     "LOC_EEC_OP_ERR",
+		"LOC_PROT_ERR",	    "WR_FLUSH_ERR",	 "MW_BIND_ERR",	      "BAD_RESP_ERR",
+		"LOC_ACCESS_ERR",   "REM_INV_REQ_ERR",	 "REM_ACCESS_ERR",    "REM_OP_ERR",
+		"RETRY_EXC_ERR",    "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR",  "REM_INV_RD_REQ_ERR",
+		"REM_ABORT_ERR",    "INV_EECN_ERR",	 "INV_EEC_STATE_ERR", "FATAL_ERR",
+		"RESP_TIMEOUT_ERR", "GENERAL_ERR",
 	};
 
 	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
@@ -84,8 +84,10 @@ describe(const struct sim_world *w, unsigned int n, uint32_t off, char *buf, siz
 			const char *name;
 			uint32_t at, len;
 		} r[] = {
-			{ "src", s->src, s->src_len }, { "write-target", s->wtgt, s->wtgt_len },
-			{ "read-source", s->rsrc, s->rsrc_len }, { "read-dest", s->rdst, s->rdst_len },
+			{ "src", s->src, s->src_len },
+			{ "write-target", s->wtgt, s->wtgt_len },
+			{ "read-source", s->rsrc, s->rsrc_len },
+			{ "read-dest", s->rdst, s->rdst_len },
 			{ "atomic-words", s->atom, SIM_ATOM_WORDS * 8 },
 			{ "atomic-results", s->ares, s->ares_len },
 			{ "recv-slots", s->rslot, s->slot_len * s->n_recv },
@@ -94,7 +96,8 @@ describe(const struct sim_world *w, unsigned int n, uint32_t off, char *buf, siz
 
 		for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
 			if (off >= r[i].at && off < r[i].at + r[i].len) {
-				snprintf(buf, len, "n%u qp%u %s+%u", n, q, r[i].name, off - r[i].at);
+				snprintf(buf, len, "n%u qp%u %s+%u", n, q, r[i].name,
+					 off - r[i].at);
 				return;
 			}
 	}
@@ -144,29 +147,34 @@ on_send_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 	while (k < s->next_post && !w->wr[s->wr[k]].signaled)
 		k++;
 	if (k >= s->next_post) {
-		sim_fail(w, "n%u qp%u: unexpected send completion wr_id=%" PRIu64 " status=%s "
-			 "(%u of %u WRs posted, all completed)", n, q, wc->wr_id,
-			 sim_wc_status_name(wc->status), s->next_post, s->n_wr);
+		sim_fail(w,
+			 "n%u qp%u: unexpected send completion wr_id=%" PRIu64 " status=%s "
+			 "(%u of %u WRs posted, all completed)",
+			 n, q, wc->wr_id, sim_wc_status_name(wc->status), s->next_post, s->n_wr);
 		return;
 	}
 	idx = s->wr[k];
 	wr = &w->wr[idx];
 	if (wc->wr_id != idx) {
-		sim_fail(w, "n%u qp%u: send completion wr_id=%" PRIu64 " status=%s, expected "
-			 "wr_id=%u (%s len %u): out of order, duplicate or lost", n, q, wc->wr_id,
-			 sim_wc_status_name(wc->status), idx, sim_op_name(wr->op), wr->len);
+		sim_fail(w,
+			 "n%u qp%u: send completion wr_id=%" PRIu64 " status=%s, expected "
+			 "wr_id=%u (%s len %u): out of order, duplicate or lost",
+			 n, q, wc->wr_id, sim_wc_status_name(wc->status), idx, sim_op_name(wr->op),
+			 wr->len);
 		return;
 	}
 	if (wc->status != DROCE_WC_SUCCESS) {
-		sim_fail(w, "n%u qp%u: wr_id=%u (%s len %u) completed with %s (vendor_err %u)", n, q,
-			 idx, sim_op_name(wr->op), wr->len, sim_wc_status_name(wc->status),
+		sim_fail(w, "n%u qp%u: wr_id=%u (%s len %u) completed with %s (vendor_err %u)", n,
+			 q, idx, sim_op_name(wr->op), wr->len, sim_wc_status_name(wc->status),
 			 wc->vendor_err);
 		return;
 	}
 	if (wc->opcode != wc_op_of(wr->op) || wc->qp_num != s->qpn) {
-		sim_fail(w, "n%u qp%u: wr_id=%u (%s): completion opcode %d qp 0x%x, expected %d "
-			 "qp 0x%x", n, q, idx, sim_op_name(wr->op), wc->opcode, wc->qp_num,
-			 wc_op_of(wr->op), s->qpn);
+		sim_fail(w,
+			 "n%u qp%u: wr_id=%u (%s): completion opcode %d qp 0x%x, expected %d "
+			 "qp 0x%x",
+			 n, q, idx, sim_op_name(wr->op), wc->opcode, wc->qp_num, wc_op_of(wr->op),
+			 s->qpn);
 		return;
 	}
 	if (wr->op == SIM_OP_READ || wr->op == SIM_OP_CAS || wr->op == SIM_OP_FADD ||
@@ -200,13 +208,13 @@ on_send_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 
 /* Does the receive completion wc (its data in receive WR r) carry message wr? */
 static const char *
-msg_matches(struct sim_world *w, unsigned int n, const struct sim_wr *wr,
-	    const struct sim_recv *r, const struct droce_wc *wc, uint8_t *a, uint8_t *b)
+msg_matches(struct sim_world *w, unsigned int n, const struct sim_wr *wr, const struct sim_recv *r,
+	    const struct droce_wc *wc, uint8_t *a, uint8_t *b)
 {
 	bool imm = wr->op != SIM_OP_SEND;
 	uint32_t skip = w->cfg->qpt == DROCE_QPT_UD ? SIM_UD_GRH : 0;
-	enum droce_wc_opcode op = wr->op == SIM_OP_WRITE_IMM ? DROCE_WC_RECV_RDMA_WITH_IMM :
-							       DROCE_WC_RECV;
+	enum droce_wc_opcode op =
+		wr->op == SIM_OP_WRITE_IMM ? DROCE_WC_RECV_RDMA_WITH_IMM : DROCE_WC_RECV;
 
 	if (wc->opcode != op)
 		return "opcode";
@@ -219,7 +227,8 @@ msg_matches(struct sim_world *w, unsigned int n, const struct sim_wr *wr,
 		/* The write arrived whole if its immediate did (IBTA 9.4.3: the last packet).
 		 * Unreliable writes have targets of their own; RC ones may already be overwritten
 		 * by later writes, and the final memory check covers them. */
-		if (w->cfg->qpt != DROCE_QPT_RC && memcmp(w->node[n].mem + wr->roff, a, wr->len) != 0)
+		if (w->cfg->qpt != DROCE_QPT_RC &&
+		    memcmp(w->node[n].mem + wr->roff, a, wr->len) != 0)
 			return "written data";
 		return NULL;
 	}
@@ -247,16 +256,19 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 		/* Shared receives are taken in posting order overall, but which QP takes which
 		 * is up to arrival order: any posted, unused one is acceptable. */
 		if (wc->wr_id >= m->srecv_posted || m->srecv_used[wc->wr_id]) {
-			sim_fail(w, "n%u qp%u: shared receive completion wr_id=%" PRIu64 " status=%s "
-				 "was not posted or completed before (%u posted)", n, q, wc->wr_id,
-				 sim_wc_status_name(wc->status), m->srecv_posted);
+			sim_fail(w,
+				 "n%u qp%u: shared receive completion wr_id=%" PRIu64 " status=%s "
+				 "was not posted or completed before (%u posted)",
+				 n, q, wc->wr_id, sim_wc_status_name(wc->status), m->srecv_posted);
 			return;
 		}
 		r = &m->srecv[wc->wr_id];
 	} else if (wc->wr_id != s->recv_done || s->recv_done >= s->recv_posted) {
-		sim_fail(w, "n%u qp%u: receive completion wr_id=%" PRIu64 " status=%s, expected "
-			 "wr_id=%u (%u posted)", n, q, wc->wr_id, sim_wc_status_name(wc->status),
-			 s->recv_done, s->recv_posted);
+		sim_fail(w,
+			 "n%u qp%u: receive completion wr_id=%" PRIu64 " status=%s, expected "
+			 "wr_id=%u (%u posted)",
+			 n, q, wc->wr_id, sim_wc_status_name(wc->status), s->recv_done,
+			 s->recv_posted);
 		return;
 	} else {
 		r = &s->recv[s->recv_done];
@@ -269,17 +281,18 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 	if (t == DROCE_QPT_UD) {
 		/* IBTA 11.4.2.1: UD completions report the source QP and that a GRH came. */
 		if (wc->src_qp != peer->qpn || !(wc->wc_flags & DROCE_WC_GRH)) {
-			sim_fail(w, "n%u qp%u: UD receive wr_id=%u src_qp 0x%x (expected 0x%x), "
-				 "wc_flags 0x%x", n, q, s->recv_done, wc->src_qp, peer->qpn,
-				 wc->wc_flags);
+			sim_fail(w,
+				 "n%u qp%u: UD receive wr_id=%u src_qp 0x%x (expected 0x%x), "
+				 "wc_flags 0x%x",
+				 n, q, s->recv_done, wc->src_qp, peer->qpn, wc->wc_flags);
 			return;
 		}
 	}
 	/* Unreliable service over a link that reorders or duplicates: a late or repeated packet
 	 * that starts a message is taken as a new message (UC accepts any first packet after a
 	 * PSN gap, IBTA 9.8.3; UD has no sequence at all), so any earlier message may show up. */
-	if (t != DROCE_QPT_RC && (w->cfg->link.reorder > 0 || w->cfg->link.jitter_ns > 0 ||
-				  w->cfg->link.dup > 0))
+	if (t != DROCE_QPT_RC &&
+	    (w->cfg->link.reorder > 0 || w->cfg->link.jitter_ns > 0 || w->cfg->link.dup > 0))
 		first = 0;
 	for (j = first, seen = UINT32_MAX; j < s->n_in; j++) {
 		const char *mm = msg_matches(w, n, &w->wr[s->in[j]], r, wc, a, b);
@@ -293,7 +306,7 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 		if (t == DROCE_QPT_RC || j == s->in_cursor)
 			why = mm != NULL ? mm : "already received";
 		if (t == DROCE_QPT_RC)
-			j = s->n_in;	/* RC: only the next message may match */
+			j = s->n_in; /* RC: only the next message may match */
 	}
 	if (j >= s->n_in && seen != UINT32_MAX) {
 		j = seen;
@@ -303,9 +316,10 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 	if (j >= s->n_in) {
 		uint32_t want = s->in_cursor < s->n_in ? s->in[s->in_cursor] : 0;
 
-		sim_fail(w, "n%u qp%u: receive wr_id=%u (opcode %d, byte_len %u) matches no sent "
-			 "message (next expected wr_id=%u %s len %u: %s differs)", n, q,
-			 s->recv_done, wc->opcode, wc->byte_len, want,
+		sim_fail(w,
+			 "n%u qp%u: receive wr_id=%u (opcode %d, byte_len %u) matches no sent "
+			 "message (next expected wr_id=%u %s len %u: %s differs)",
+			 n, q, s->recv_done, wc->opcode, wc->byte_len, want,
 			 sim_op_name(w->wr[want].op), w->wr[want].len, why);
 		return;
 	}
@@ -318,10 +332,13 @@ on_recv_wc(struct sim_world *w, unsigned int n, unsigned int q, const struct dro
 		sim_scatter(r, 0, grh, SIM_UD_GRH, m->mem, false);
 		if (grh[20] != 0x45 || grh[29] != 17 || memcmp(grh + 32, sip, 4) != 0 ||
 		    memcmp(grh + 36, dip, 4) != 0) {
-			sim_fail(w, "n%u qp%u: UD receive wr_id=%" PRIu64 ": no IPv4 header in the GRH "
-				 "area (version/IHL 0x%02x, protocol %u, %u.%u.%u.%u -> %u.%u.%u.%u)", n,
-				 q, wc->wr_id, grh[20], grh[29], grh[32], grh[33], grh[34], grh[35],
-				 grh[36], grh[37], grh[38], grh[39]);
+			sim_fail(w,
+				 "n%u qp%u: UD receive wr_id=%" PRIu64
+				 ": no IPv4 header in the GRH "
+				 "area (version/IHL 0x%02x, protocol %u, %u.%u.%u.%u -> "
+				 "%u.%u.%u.%u)",
+				 n, q, wc->wr_id, grh[20], grh[29], grh[32], grh[33], grh[34],
+				 grh[35], grh[36], grh[37], grh[38], grh[39]);
 			return;
 		}
 	}
@@ -370,7 +387,8 @@ post_one_recv(struct sim_world *w, unsigned int n, int q, const struct sim_recv 
 	rwr.wr_id = wr_id;
 	rwr.sg_list = sge;
 	rwr.num_sge = r->nsge;
-	return qp != NULL ? droce_post_recv(qp, &rwr, &bad) : droce_post_srq_recv(m->srq, &rwr, &bad);
+	return qp != NULL ? droce_post_recv(qp, &rwr, &bad) :
+			    droce_post_srq_recv(m->srq, &rwr, &bad);
 }
 
 static void
@@ -385,7 +403,8 @@ post_recvs(struct sim_world *w, unsigned int n)
 		       m->srecv_posted - m->srecv_done < w->cfg->rq_depth * w->cfg->qps) {
 			rc = post_one_recv(w, n, -1, &m->srecv[m->srecv_posted], m->srecv_posted);
 			if (rc != 0)
-				sim_fail(w, "n%u: post_srq_recv #%u failed: %d", n, m->srecv_posted, rc);
+				sim_fail(w, "n%u: post_srq_recv #%u failed: %d", n, m->srecv_posted,
+					 rc);
 			m->srecv_posted++;
 		}
 		return;
@@ -397,8 +416,8 @@ post_recvs(struct sim_world *w, unsigned int n)
 		       s->recv_posted - s->recv_done < w->cfg->rq_depth) {
 			rc = post_one_recv(w, n, (int)q, &s->recv[s->recv_posted], s->recv_posted);
 			if (rc != 0)
-				sim_fail(w, "n%u qp%u: post_recv #%u failed: %d", n, q, s->recv_posted,
-					 rc);
+				sim_fail(w, "n%u qp%u: post_recv #%u failed: %d", n, q,
+					 s->recv_posted, rc);
 			s->recv_posted++;
 		}
 	}
@@ -416,7 +435,8 @@ dispatch(struct sim_world *w, unsigned int n, int q, bool recv, const struct dro
 			if (w->node[n].side[q].qpn == wc->qp_num)
 				break;
 		if (q == (int)w->cfg->qps) {
-			sim_fail(w, "n%u: completion wr_id=%" PRIu64 " status=%s for unknown qp 0x%x",
+			sim_fail(w,
+				 "n%u: completion wr_id=%" PRIu64 " status=%s for unknown qp 0x%x",
 				 n, wc->wr_id, sim_wc_status_name(wc->status), wc->qp_num);
 			return;
 		}

@@ -45,7 +45,7 @@ ep_tx_send(void *ctx, void *cookie, uint32_t len)
 	for (i = 0; i < ep->n_out && ep->out[i].buf != cookie; i++)
 		;
 	if (i == ep->n_out) {
-		ep->tx_foreign++;	/* not a buffer we handed out, or sent twice */
+		ep->tx_foreign++; /* not a buffer we handed out, or sent twice */
 		return;
 	}
 	if (len > ep->out[i].cap) {
@@ -202,15 +202,15 @@ sim_qp_params_default(struct sim_qp_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mtu = DROCE_MTU_1024;
-	p->access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
-		    DROCE_ACCESS_REMOTE_ATOMIC;
+	p->access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+		    DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC;
 	p->sq_psn = 0x100;
 	p->rq_psn = 0x100;
 	p->qkey = 0x11111111;
-	p->timeout = 8;		/* ~1 ms */
+	p->timeout = 8; /* ~1 ms */
 	p->retry_cnt = 7;
 	p->rnr_retry = 7;
-	p->min_rnr_timer = 1;	/* 0.01 ms */
+	p->min_rnr_timer = 1; /* 0.01 ms */
 	p->max_rd_atomic = 8;
 	p->max_dest_rd_atomic = 8;
 }

@@ -13,23 +13,23 @@
 
 #include "sim_net.h"
 
-#define SIM_EP_OUT 256	/* transmit buffers the engine may hold at once */
+#define SIM_EP_OUT 256 /* transmit buffers the engine may hold at once */
 
 struct sim_ep {
 	struct sim_net *net;
-	unsigned int idx;	/* node index */
+	unsigned int idx; /* node index */
 	struct droce_dev *dev;
-	struct sim_rng rng;	/* the device's rand64 */
+	struct sim_rng rng; /* the device's rand64 */
 	uint8_t mac[6];
 	uint8_t gid[16];
-	unsigned int budget;	/* frames per droce_dev_process() */
-	double tx_busy;		/* probability tx_alloc reports no free buffer */
+	unsigned int budget; /* frames per droce_dev_process() */
+	double tx_busy;	     /* probability tx_alloc reports no free buffer */
 	/* Buffer accounting: every buffer handed out must come back through tx_send. */
 	uint64_t tx_allocs;
 	uint64_t tx_sends;
 	uint64_t tx_none;
-	uint64_t tx_overrun;	/* tx_send with more bytes than were allocated */
-	uint64_t tx_foreign;	/* tx_send of a buffer not from tx_alloc (or sent twice) */
+	uint64_t tx_overrun; /* tx_send with more bytes than were allocated */
+	uint64_t tx_foreign; /* tx_send of a buffer not from tx_alloc (or sent twice) */
 	uint64_t rx_frames;
 	/* Buffers handed out by tx_alloc and not sent yet. */
 	struct sim_ep_buf {
@@ -54,7 +54,7 @@ void sim_ep_av(const struct sim_ep *to, struct droce_av *av);
 
 struct sim_qp_params {
 	enum droce_mtu mtu;
-	uint32_t access;	/* qp_access_flags */
+	uint32_t access; /* qp_access_flags */
 	uint32_t sq_psn;
 	uint32_t rq_psn;
 	uint32_t qkey;
@@ -64,7 +64,7 @@ struct sim_qp_params {
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
-	bool sr;		/* selective repeat (droce_qp_set_recovery), RC only */
+	bool sr; /* selective repeat (droce_qp_set_recovery), RC only */
 };
 
 void sim_qp_params_default(struct sim_qp_params *p);

@@ -12,7 +12,7 @@
 
 #include "sim_model.h"
 
-#define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 static bool
 op_allowed(enum droce_qp_type t, enum sim_op op)
@@ -157,8 +157,9 @@ gen_one(struct sim_world *w, struct sim_wr *wr, const enum sim_op *ops, unsigned
 		wr->loff = me->rdst_len;
 		me->rdst_len += ALIGN_UP(wr->len, 8);
 		for (i = 0; i < wr->nsge; i++) {
-			wr->sge[i].off = wr->loff + (i == 0 ? 0 : wr->sge[i - 1].off - wr->loff +
-								wr->sge[i - 1].len);
+			wr->sge[i].off =
+				wr->loff +
+				(i == 0 ? 0 : wr->sge[i - 1].off - wr->loff + wr->sge[i - 1].len);
 			wr->sge[i].len = lens[i];
 		}
 		maybe_empty_sge(w, wr->sge, &wr->nsge);
@@ -251,7 +252,11 @@ layout(struct sim_world *w, unsigned int n)
 		uint32_t k;
 
 		s->blk = off;
-#define PLACE(field, len) do { s->field = off; off = ALIGN_UP(off + (len), 64); } while (0)
+#define PLACE(field, len) \
+	do { \
+		s->field = off; \
+		off = ALIGN_UP(off + (len), 64); \
+	} while (0)
 		PLACE(src, s->src_len);
 		PLACE(wtgt, s->wtgt_len);
 		PLACE(rsrc, s->rsrc_len);
@@ -378,7 +383,7 @@ predict(struct sim_world *w, uint8_t *tmp)
 			memcpy(me->exp + wr->loff, &wr->orig, 8);
 			break;
 		case SIM_OP_AWRITE:
-			break;	/* the atomic words are set below */
+			break; /* the atomic words are set below */
 		default:
 			/* RC: the n-th message that consumes a receive lands in the n-th receive
 			 * WR (IBTA 9.7.5.1.2); the bytes past the message stay untouched. */
@@ -386,7 +391,8 @@ predict(struct sim_world *w, uint8_t *tmp)
 				struct sim_side *ps = &pn->side[wr->qp];
 
 				sim_wr_payload(w, wr, tmp);
-				sim_scatter(&ps->recv[wr->recv_idx], 0, tmp, wr->len, pn->exp, true);
+				sim_scatter(&ps->recv[wr->recv_idx], 0, tmp, wr->len, pn->exp,
+					    true);
 			}
 			break;
 		}

@@ -12,10 +12,10 @@
 struct sim_event {
 	uint64_t t;
 	uint64_t seq;
-	uint8_t *buf;	/* the frame (owned by the event) */
+	uint8_t *buf; /* the frame (owned by the event) */
 	uint32_t len;
-	uint32_t node;	/* receiving node */
-	uint64_t pseq;	/* order the frame entered its port (a duplicate shares its original's) */
+	uint32_t node; /* receiving node */
+	uint64_t pseq; /* order the frame entered its port (a duplicate shares its original's) */
 };
 
 struct sim_heap {

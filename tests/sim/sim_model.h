@@ -15,45 +15,45 @@
 #include "sim_rng.h"
 #include "sim_work.h"
 
-#define SIM_MAX_SGE 3	/* pieces carrying data */
-#define SIM_SGE_CAP 4	/* plus, now and then, one of zero length */
-#define SIM_MAX_QPS 16
+#define SIM_MAX_SGE    3 /* pieces carrying data */
+#define SIM_SGE_CAP    4 /* plus, now and then, one of zero length */
+#define SIM_MAX_QPS    16
 #define SIM_ATOM_WORDS 4
 #define SIM_INLINE_MAX 64
-#define SIM_UD_GRH 40
+#define SIM_UD_GRH     40
 
 /* Memory byte expectations. */
 enum sim_care {
-	SIM_CARE_EXACT,		/* must equal exp */
-	SIM_CARE_EITHER,	/* exp or alt (an unreliable write that may be missing) */
-	SIM_CARE_ANY,		/* undefined by the verbs contract */
+	SIM_CARE_EXACT,	 /* must equal exp */
+	SIM_CARE_EITHER, /* exp or alt (an unreliable write that may be missing) */
+	SIM_CARE_ANY,	 /* undefined by the verbs contract */
 };
 
 struct sim_piece {
-	uint32_t off;		/* in the node's memory */
+	uint32_t off; /* in the node's memory */
 	uint32_t len;
 };
 
 /* One generated send work request. */
 struct sim_wr {
-	uint8_t op;		/* enum sim_op */
-	uint8_t side;		/* posting node */
+	uint8_t op;   /* enum sim_op */
+	uint8_t side; /* posting node */
 	uint8_t qp;
 	uint8_t nsge;
 	bool inl;
 	bool signaled;
-	bool fence;		/* wait for earlier READs/atomics (IBTA 10.8.3.3) */
+	bool fence; /* wait for earlier READs/atomics (IBTA 10.8.3.3) */
 	bool solicited;
 	uint32_t len;
-	struct sim_piece sge[SIM_SGE_CAP];	/* gather list (source) or scatter list (READ) */
+	struct sim_piece sge[SIM_SGE_CAP]; /* gather list (source) or scatter list (READ) */
 	uint32_t imm;
-	uint32_t roff;		/* remote offset in the peer's memory */
-	uint32_t loff;		/* atomic result in the poster's memory */
+	uint32_t roff; /* remote offset in the peer's memory */
+	uint32_t loff; /* atomic result in the poster's memory */
 	uint64_t cmp;
 	uint64_t swap_add;
-	uint64_t orig;		/* predicted atomic result */
-	int32_t recv_idx;	/* consumes this receive at the peer (RC), else -1 */
-	uint64_t t_post, t_done;	/* virtual times posted and completed (polled) */
+	uint64_t orig;		 /* predicted atomic result */
+	int32_t recv_idx;	 /* consumes this receive at the peer (RC), else -1 */
+	uint64_t t_post, t_done; /* virtual times posted and completed (polled) */
 };
 
 struct sim_recv {
@@ -81,20 +81,20 @@ struct sim_side {
 	uint32_t rslot, slot_len;
 	uint32_t scratch;
 	uint64_t atom_init[SIM_ATOM_WORDS];
-	uint64_t atom_val[SIM_ATOM_WORDS];	/* after every atomic */
+	uint64_t atom_val[SIM_ATOM_WORDS]; /* after every atomic */
 	/* Send queue. */
-	uint32_t *wr;		/* indices into the run's WR array, in posting order */
+	uint32_t *wr; /* indices into the run's WR array, in posting order */
 	uint32_t n_wr;
 	uint32_t next_post;
 	uint32_t next_done;
 	/* Receive queue. */
 	struct sim_recv *recv;
-	uint32_t n_recv;	/* receives to post */
+	uint32_t n_recv; /* receives to post */
 	uint32_t recv_posted;
 	uint32_t recv_done;
-	uint32_t *in;		/* WRs of the peer that consume receives here, in order */
+	uint32_t *in; /* WRs of the peer that consume receives here, in order */
 	uint32_t n_in;
-	uint32_t in_cursor;	/* UC/UD matching */
+	uint32_t in_cursor; /* UC/UD matching */
 	uint8_t *in_seen;
 };
 
@@ -105,10 +105,10 @@ struct sim_node_mem {
 	uint8_t *care;
 	uint32_t len;
 	struct droce_pd *pd;
-	struct droce_mr *mr;	/* over the shared receive slots (--srq) */
-	struct droce_ah *ah;	/* to the other node (UD) */
+	struct droce_mr *mr; /* over the shared receive slots (--srq) */
+	struct droce_ah *ah; /* to the other node (UD) */
 	struct droce_srq *srq;
-	struct droce_cq *cq;	/* shared CQ mode */
+	struct droce_cq *cq; /* shared CQ mode */
 	/* Shared receive queue mode: the receives of every QP of the node. */
 	struct sim_recv *srecv;
 	uint32_t n_srecv;
@@ -122,8 +122,8 @@ struct sim_node_mem {
 struct sim_world {
 	const struct sim_cfg *cfg;
 	struct sim_summary *sum;
-	struct sim_rng rng;	/* the workload's stream */
-	struct sim_rng flags_rng;	/* fence/solicited bits (a stream apart: older seeds keep
+	struct sim_rng rng;	  /* the workload's stream */
+	struct sim_rng flags_rng; /* fence/solicited bits (a stream apart: older seeds keep
 					 * their workload) */
 	struct sim_net net;
 	struct sim_trace trace;
@@ -135,7 +135,7 @@ struct sim_world {
 	bool failed;
 	bool draining;
 	struct sim_app *app;
-	uint64_t next_recv_post;	/* --recv-every: when receives may be posted again */
+	uint64_t next_recv_post; /* --recv-every: when receives may be posted again */
 };
 
 /* sim_gen.c: the workload, the memory layout and the predicted final memory. */

@@ -210,7 +210,8 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 	if (dn == NULL || dst == src) {
 		net->noroute++;
 		if (net->tx_hook != NULL)
-			net->tx_hook(net->tx_hook_arg, src, dst, buf, len, SIM_FATE_NOROUTE, now, 0);
+			net->tx_hook(net->tx_hook_arg, src, dst, buf, len, SIM_FATE_NOROUTE, now,
+				     0);
 		free(buf);
 		return;
 	}
@@ -233,8 +234,8 @@ sim_net_send(struct sim_net *net, unsigned int src, uint8_t *buf, uint32_t len)
 	p->st.backlog_sum += backlog;
 	if (c->red_kmax != 0 && backlog > c->red_kmin) {
 		double pm = backlog >= c->red_kmax ? 1.0 :
-			    c->red_pmax * (double)(backlog - c->red_kmin) /
-				    (double)(c->red_kmax - c->red_kmin);
+						     c->red_pmax * (double)(backlog - c->red_kmin) /
+							     (double)(c->red_kmax - c->red_kmin);
 
 		if (sim_rng_chance(&p->rng, pm) && sim_frame_mark_ce(buf, len)) {
 			p->st.ce_marked++;
@@ -403,7 +404,7 @@ sim_net_run(struct sim_net *net, struct sim_app *app)
 		if (t == UINT64_MAX)
 			return SIM_IDLE;
 		if (t < net->now)
-			t = net->now;	/* an overdue deadline runs now */
+			t = net->now; /* an overdue deadline runs now */
 		if (t > net->time_limit)
 			return SIM_TIME_LIMIT;
 		if (++net->events > net->event_limit)

@@ -17,49 +17,49 @@
 #include "sim_heap.h"
 #include "sim_rng.h"
 
-#define SIM_MAX_NODES 65	/* a receiver and 64 senders (sim_cc.c) */
-#define SIM_BURST 32
+#define SIM_MAX_NODES 65 /* a receiver and 64 senders (sim_cc.c) */
+#define SIM_BURST     32
 
 struct sim_link_cfg {
-	uint64_t rate_bps;	/* 0: infinitely fast */
-	uint64_t delay_ns;	/* propagation */
-	uint64_t jitter_ns;	/* uniform extra delay in [0, jitter] */
-	double loss;		/* independent loss probability */
+	uint64_t rate_bps;  /* 0: infinitely fast */
+	uint64_t delay_ns;  /* propagation */
+	uint64_t jitter_ns; /* uniform extra delay in [0, jitter] */
+	double loss;	    /* independent loss probability */
 	/* Gilbert-Elliott: transition probabilities per frame (and per MTU slot of idle time) and
 	 * the loss rate in the bad state. */
 	double ge_p_gb;
 	double ge_p_bg;
 	double ge_loss_bad;
-	double reorder;		/* probability a frame is held back by reorder_ns */
+	double reorder; /* probability a frame is held back by reorder_ns */
 	uint64_t reorder_ns;
-	double dup;		/* probability a frame is delivered twice */
-	double corrupt;		/* probability a frame gets 1-3 bits flipped under the ICRC */
-	uint32_t qcap_bytes;	/* egress queue limit, 0: unlimited */
-	uint32_t red_kmin;	/* RED ECN marking on the queue backlog in bytes (kmax 0: off) */
+	double dup;	     /* probability a frame is delivered twice */
+	double corrupt;	     /* probability a frame gets 1-3 bits flipped under the ICRC */
+	uint32_t qcap_bytes; /* egress queue limit, 0: unlimited */
+	uint32_t red_kmin;   /* RED ECN marking on the queue backlog in bytes (kmax 0: off) */
 	uint32_t red_kmax;
 	double red_pmax;
-	bool down;		/* drop everything: the peer vanished */
+	bool down; /* drop everything: the peer vanished */
 };
 
 /* Set the Gilbert-Elliott knobs for an average loss rate with bursts of mean length `burst`. */
 void sim_link_burst_loss(struct sim_link_cfg *c, double avg_loss, double burst);
 
 struct sim_port_stats {
-	uint64_t frames;	/* offered to the port */
+	uint64_t frames; /* offered to the port */
 	uint64_t bytes;
-	uint64_t delivered;	/* arrivals scheduled (duplicates included) */
-	uint64_t lost;		/* independent loss */
-	uint64_t burst_lost;	/* Gilbert-Elliott loss */
+	uint64_t delivered;  /* arrivals scheduled (duplicates included) */
+	uint64_t lost;	     /* independent loss */
+	uint64_t burst_lost; /* Gilbert-Elliott loss */
 	uint64_t down_lost;
-	uint64_t picked;	/* lost or duplicated by the test's pick */
+	uint64_t picked; /* lost or duplicated by the test's pick */
 	uint64_t tail_drop;
-	uint64_t reordered;	/* held back by the reorder knob */
-	uint64_t late;		/* delivered after a frame sent later did (reorder or jitter) */
+	uint64_t reordered; /* held back by the reorder knob */
+	uint64_t late;	    /* delivered after a frame sent later did (reorder or jitter) */
 	uint64_t duplicated;
-	uint64_t corrupted;	/* frames delivered with flipped bits */
+	uint64_t corrupted; /* frames delivered with flipped bits */
 	uint64_t ce_marked;
 	uint64_t max_backlog;
-	uint64_t backlog_sum;	/* the backlog each frame found: / frames is the mean */
+	uint64_t backlog_sum; /* the backlog each frame found: / frames is the mean */
 };
 
 struct sim_node_ops {
@@ -76,10 +76,10 @@ struct sim_port {
 	struct sim_link_cfg cfg;
 	struct sim_rng rng;
 	bool ge_bad;
-	uint64_t ge_last;	/* time of the last Gilbert-Elliott step */
-	uint64_t busy_until;	/* when the queue has serialised everything it holds */
-	uint64_t pseq;		/* frames entered so far */
-	uint64_t max_pseq;	/* latest-sent frame delivered so far */
+	uint64_t ge_last;    /* time of the last Gilbert-Elliott step */
+	uint64_t busy_until; /* when the queue has serialised everything it holds */
+	uint64_t pseq;	     /* frames entered so far */
+	uint64_t max_pseq;   /* latest-sent frame delivered so far */
 	struct sim_port_stats st;
 };
 
@@ -87,21 +87,21 @@ struct sim_node {
 	const struct sim_node_ops *ops;
 	void *ctx;
 	uint8_t mac[6];
-	struct sim_port down;	/* switch egress toward this node */
+	struct sim_port down; /* switch egress toward this node */
 };
 
 enum sim_result {
-	SIM_DONE,		/* the application's done() said so */
-	SIM_IDLE,		/* nothing left to happen, but not done */
+	SIM_DONE, /* the application's done() said so */
+	SIM_IDLE, /* nothing left to happen, but not done */
 	SIM_TIME_LIMIT,
 	SIM_EVENT_LIMIT,
 };
 
 struct sim_app {
-	void (*step)(void *arg, uint64_t now);	/* after every event: poll, post */
+	void (*step)(void *arg, uint64_t now); /* after every event: poll, post */
 	bool (*done)(void *arg);
 	void *arg;
-	uint64_t wake;				/* extra wake-up time, UINT64_MAX: none */
+	uint64_t wake; /* extra wake-up time, UINT64_MAX: none */
 };
 
 /* Called for every frame a node sends, with its fate, for tracing and accounting. */
@@ -123,7 +123,7 @@ struct sim_net {
 	struct sim_heap heap;
 	uint64_t now;
 	uint64_t events;
-	uint64_t time_limit;	/* absolute virtual time */
+	uint64_t time_limit; /* absolute virtual time */
 	uint64_t event_limit;
 	uint64_t noroute;
 	sim_tx_hook_fn tx_hook;

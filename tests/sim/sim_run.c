@@ -79,9 +79,14 @@ static enum droce_wr_opcode
 wr_opcode(enum sim_op op)
 {
 	static const enum droce_wr_opcode map[SIM_OP_MAX] = {
-		DROCE_WR_RDMA_WRITE, DROCE_WR_RDMA_WRITE_WITH_IMM, DROCE_WR_SEND,
-		DROCE_WR_SEND_WITH_IMM, DROCE_WR_RDMA_READ, DROCE_WR_ATOMIC_CMP_AND_SWP,
-		DROCE_WR_ATOMIC_FETCH_AND_ADD, DROCE_WR_ATOMIC_WRITE,
+		DROCE_WR_RDMA_WRITE,
+		DROCE_WR_RDMA_WRITE_WITH_IMM,
+		DROCE_WR_SEND,
+		DROCE_WR_SEND_WITH_IMM,
+		DROCE_WR_RDMA_READ,
+		DROCE_WR_ATOMIC_CMP_AND_SWP,
+		DROCE_WR_ATOMIC_FETCH_AND_ADD,
+		DROCE_WR_ATOMIC_WRITE,
 	};
 
 	return map[op];
@@ -102,10 +107,10 @@ post_one(struct sim_world *w, unsigned int n, unsigned int q, uint32_t idx)
 	memset(&swr, 0, sizeof(swr));
 	swr.wr_id = idx;
 	swr.opcode = wr_opcode((enum sim_op)wr->op);
-	swr.send_flags = (wr->signaled ? DROCE_SEND_SIGNALED : 0) |
-			 (wr->fence ? DROCE_SEND_FENCE : 0);
-	if (wr->solicited && (wr->op == SIM_OP_SEND || wr->op == SIM_OP_SEND_IMM ||
-			      wr->op == SIM_OP_WRITE_IMM))
+	swr.send_flags =
+		(wr->signaled ? DROCE_SEND_SIGNALED : 0) | (wr->fence ? DROCE_SEND_FENCE : 0);
+	if (wr->solicited &&
+	    (wr->op == SIM_OP_SEND || wr->op == SIM_OP_SEND_IMM || wr->op == SIM_OP_WRITE_IMM))
 		swr.send_flags |= DROCE_SEND_SOLICITED;
 	swr.imm_data = wr->imm;
 	swr.sg_list = sge;
@@ -141,7 +146,7 @@ post_one(struct sim_world *w, unsigned int n, unsigned int q, uint32_t idx)
 	case SIM_OP_AWRITE:
 		swr.wr.atomic.remote_addr = (uintptr_t)(pn->mem + wr->roff);
 		swr.wr.atomic.rkey = rkey;
-		swr.wr.atomic.swap = wr->swap_add;	/* its 8 bytes, in memory order */
+		swr.wr.atomic.swap = wr->swap_add; /* its 8 bytes, in memory order */
 		break;
 	default:
 		if (w->cfg->qpt == DROCE_QPT_UD) {
@@ -229,14 +234,14 @@ setup(struct sim_world *w)
 			return rc;
 		}
 		w->ep[n].tx_busy = c->tx_busy;
-		droce_dev_set_cc(w->ep[n].dev, c->cc, NULL);	/* its defaults */
+		droce_dev_set_cc(w->ep[n].dev, c->cc, NULL); /* its defaults */
 		inf = c->inflight;
 		if (inf.path_bps == 0)
 			inf.path_bps = c->link.rate_bps;
 		droce_dev_set_inflight(w->ep[n].dev, &inf);
-		droce_dev_set_recovery(w->ep[n].dev,
-				       c->sr || ((c->sr_nodes >> n) & 1) ? DROCE_RECOVERY_SR :
-									       DROCE_RECOVERY_GBN);
+		droce_dev_set_recovery(w->ep[n].dev, c->sr || ((c->sr_nodes >> n) & 1) ?
+							     DROCE_RECOVERY_SR :
+							     DROCE_RECOVERY_GBN);
 	}
 	for (n = 0; n < 2; n++) {
 		struct sim_node_mem *m = &w->node[n];
@@ -271,8 +276,8 @@ setup(struct sim_world *w)
 				goto fail;
 		}
 		if (c->shared_cq) {
-			m->cq = droce_cq_create(w->ep[n].dev, c->qps * 2 * (c->sq_depth + c->rq_depth),
-						NULL, &err);
+			m->cq = droce_cq_create(
+				w->ep[n].dev, c->qps * 2 * (c->sq_depth + c->rq_depth), NULL, &err);
 			if (m->cq == NULL)
 				goto fail;
 		}
@@ -309,7 +314,8 @@ setup(struct sim_world *w)
 			/* Near 2^24 by default: the 24-bit PSN wraps early in the run. */
 			qp.sq_psn = (c->psn + q * 0x1000 + n) & 0xFFFFFF;
 			qp.rq_psn = (c->psn + q * 0x1000 + !n) & 0xFFFFFF;
-			rc = sim_qp_bring_up(s->qp, c->qpt, &w->ep[!n], w->node[!n].side[q].qpn, &qp);
+			rc = sim_qp_bring_up(s->qp, c->qpt, &w->ep[!n], w->node[!n].side[q].qpn,
+					     &qp);
 			if (rc != 0) {
 				sim_fail(w, "n%u qp%u: bring-up: %d", n, q, rc);
 				return rc;
@@ -372,7 +378,8 @@ check_counters(struct sim_world *w)
 		uint64_t engine, wire;
 	} c[] = {
 		{ "packets sent", dev_sum(w, DROCE_CNT_SENT_PKTS), st->frames },
-		{ "packets retransmitted", dev_sum(w, DROCE_CNT_RETRANSMITTED_PKTS), st->retransmits },
+		{ "packets retransmitted", dev_sum(w, DROCE_CNT_RETRANSMITTED_PKTS),
+		  st->retransmits },
 		{ "NAKs sent (sequence, invalid, access, operational, RNR)",
 		  dev_sum(w, DROCE_CNT_NAKS_SENT), st->naks + st->rnr_naks },
 		{ "RNR NAKs sent", dev_sum(w, DROCE_CNT_SEND_RNR_ERR), st->rnr_naks },
@@ -381,8 +388,8 @@ check_counters(struct sim_world *w)
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
 		if (c[i].engine != c[i].wire) {
-			sim_fail(w, "engine counts %" PRIu64 " %s, the wire saw %" PRIu64, c[i].engine,
-				 c[i].what, c[i].wire);
+			sim_fail(w, "engine counts %" PRIu64 " %s, the wire saw %" PRIu64,
+				 c[i].engine, c[i].what, c[i].wire);
 			return;
 		}
 	/* (selective repeat sends a selective NAK per request kept past a gap, by design) */
@@ -402,11 +409,12 @@ describe_hang(struct sim_world *w, enum sim_result r)
 
 			if (s->next_done != s->n_wr ||
 			    (w->cfg->qpt == DROCE_QPT_RC && s->recv_done != s->n_in)) {
-				sim_fail(w, "%s at %.3f ms after %" PRIu64 " events: n%u qp%u has "
+				sim_fail(w,
+					 "%s at %.3f ms after %" PRIu64 " events: n%u qp%u has "
 					 "%u/%u WRs completed (%u posted), %u/%u receives",
-					 sim_result_name(r), (double)w->net.now / 1e6, w->net.events,
-					 n, q, s->next_done, s->n_wr, s->next_post, s->recv_done,
-					 s->n_in);
+					 sim_result_name(r), (double)w->net.now / 1e6,
+					 w->net.events, n, q, s->next_done, s->n_wr, s->next_post,
+					 s->recv_done, s->n_in);
 				return;
 			}
 		}
@@ -483,7 +491,7 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	app.arg = w;
 	app.wake = UINT64_MAX;
 	w->app = &app;
-	sim_poll_all(w);	/* posts the first receives */
+	sim_poll_all(w); /* posts the first receives */
 	post_sends(w);
 	r = sim_net_run(&w->net, &app);
 	if (!w->failed && r != SIM_DONE)
@@ -500,8 +508,8 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 	sum->vtime_ns = w->net.now;
 	for (n = 0; n < w->n_wr; n++)
 		if (w->wr[n].op == SIM_OP_READ)
-			sum->read_needed += w->wr[n].len ? (w->wr[n].len + w->mtu_bytes - 1) /
-								   w->mtu_bytes : 1;
+			sum->read_needed +=
+				w->wr[n].len ? (w->wr[n].len + w->mtu_bytes - 1) / w->mtu_bytes : 1;
 	sim_count_missing(w);
 	if (!w->failed && cfg->qpt == DROCE_QPT_RC && sum->msgs_missing != 0)
 		sim_fail(w, "%" PRIu64 " RC messages never reached a receive", sum->msgs_missing);
@@ -514,7 +522,8 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 		for (n = 0; n < w->net.n_nodes; n++) {
 			const struct sim_port_stats *p = &w->net.node[n].down.st;
 
-			bound += p->lost + p->burst_lost + p->tail_drop + p->down_lost + p->corrupted;
+			bound += p->lost + p->burst_lost + p->tail_drop + p->down_lost +
+				 p->corrupted;
 			if (cfg->qpt == DROCE_QPT_UC)
 				bound += p->late;
 			dups += p->duplicated;
@@ -522,12 +531,16 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 		for (n = 0; n < 2; n++)
 			bound += droce_dev_drops(w->ep[n].dev, DROCE_DROP_NO_RWQE);
 		if (sum->msgs_missing > bound)
-			sim_fail(w, "%" PRIu64 " messages missing, but the network lost or damaged only "
+			sim_fail(w,
+				 "%" PRIu64
+				 " messages missing, but the network lost or damaged only "
 				 "%" PRIu64 " frames and no receive was lacking otherwise",
 				 sum->msgs_missing, bound);
 		else if (sum->msgs_dup > dups)
-			sim_fail(w, "%" PRIu64 " datagrams received twice, the network duplicated %"
-				 PRIu64, sum->msgs_dup, dups);
+			sim_fail(w,
+				 "%" PRIu64
+				 " datagrams received twice, the network duplicated %" PRIu64,
+				 sum->msgs_dup, dups);
 	}
 	sim_check_memory(w);
 	sim_check_events(w);
@@ -544,14 +557,21 @@ sim_run(const struct sim_cfg *cfg, struct sim_summary *sum)
 		sum->icrc_drops += icrc;
 		sum->rto_resends += droce_dev_counter(ep->dev, DROCE_CNT_RTO_RESEND);
 		if (w->net.heap.n == 0 && icrc != w->net.node[ep->idx].down.st.corrupted)
-			sim_fail(w, "n%u: %" PRIu64 " frames corrupted on the wire, engine counted %"
-				 PRIu64 " ICRC drops", n, w->net.node[ep->idx].down.st.corrupted, icrc);
+			sim_fail(w,
+				 "n%u: %" PRIu64
+				 " frames corrupted on the wire, engine counted %" PRIu64
+				 " ICRC drops",
+				 n, w->net.node[ep->idx].down.st.corrupted, icrc);
 
 		if (ep->tx_foreign != 0)
-			sim_fail(w, "n%u: tx_send of a buffer not from tx_alloc, or twice (%" PRIu64
-				 " times)", n, ep->tx_foreign);
+			sim_fail(w,
+				 "n%u: tx_send of a buffer not from tx_alloc, or twice (%" PRIu64
+				 " times)",
+				 n, ep->tx_foreign);
 		else if (ep->tx_overrun != 0)
-			sim_fail(w, "n%u: engine sent more bytes than it allocated (%" PRIu64 " times)",
+			sim_fail(w,
+				 "n%u: engine sent more bytes than it allocated (%" PRIu64
+				 " times)",
 				 n, ep->tx_overrun);
 		else if (ep->n_out != 0)
 			sim_fail(w, "n%u: %u transmit buffers allocated and never sent", n,
@@ -582,12 +602,14 @@ out:
 void
 sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *out)
 {
-	static const char *const qpt[] = { [DROCE_QPT_RC] = "rc", [DROCE_QPT_UC] = "uc",
-					   [DROCE_QPT_UD] = "ud" };
+	static const char *const qpt[] = {
+		[DROCE_QPT_RC] = "rc", [DROCE_QPT_UC] = "uc", [DROCE_QPT_UD] = "ud"
+	};
 	unsigned int i;
 	int first;
 
-	fprintf(out, "seed=%" PRIu64 " %s msgs=%" PRIu64 " bytes=%" PRIu64 " recvs=%" PRIu64
+	fprintf(out,
+		"seed=%" PRIu64 " %s msgs=%" PRIu64 " bytes=%" PRIu64 " recvs=%" PRIu64
 		" pkts=%" PRIu64 " retx=%" PRIu64 " naks=%" PRIu64 " rnr=%" PRIu64,
 		s->seed, qpt[cfg->qpt], s->msgs, s->bytes, s->recvs, s->wire.req_pkts,
 		s->wire.retransmits, s->wire.naks, s->wire.rnr_naks);
@@ -600,9 +622,11 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 		}
 	if (first)
 		fprintf(out, "none");
-	fprintf(out, " lost=%" PRIu64 " dup=%" PRIu64 " corrupt=%" PRIu64 "/icrc=%" PRIu64
-		" ce=%" PRIu64, s->net.lost + s->net.burst_lost + s->net.tail_drop,
-		s->net.duplicated, s->net.corrupted, s->icrc_drops, s->net.ce_marked);
+	fprintf(out,
+		" lost=%" PRIu64 " dup=%" PRIu64 " corrupt=%" PRIu64 "/icrc=%" PRIu64
+		" ce=%" PRIu64,
+		s->net.lost + s->net.burst_lost + s->net.tail_drop, s->net.duplicated,
+		s->net.corrupted, s->icrc_drops, s->net.ce_marked);
 	if (cfg->qpt != DROCE_QPT_RC)
 		fprintf(out, " missing=%" PRIu64 " rxdup=%" PRIu64, s->msgs_missing, s->msgs_dup);
 	if (s->read_needed != 0)
@@ -611,8 +635,9 @@ sim_summary_print(const struct sim_cfg *cfg, const struct sim_summary *s, FILE *
 	if (s->rto_resends != 0)
 		fprintf(out, " rto=%" PRIu64, s->rto_resends);
 	if (cfg->lat)
-		fprintf(out, " lat_p50=%.1fus lat_p99=%.1fus done=%.3fms", (double)s->lat_p50_ns / 1e3,
-			(double)s->lat_p99_ns / 1e3, (double)s->last_done_ns / 1e6);
+		fprintf(out, " lat_p50=%.1fus lat_p99=%.1fus done=%.3fms",
+			(double)s->lat_p50_ns / 1e3, (double)s->lat_p99_ns / 1e3,
+			(double)s->last_done_ns / 1e6);
 	if (cfg->sr || cfg->sr_nodes)
 		fprintf(out, " kept=%" PRIu64, s->sr_kept);
 	if (cfg->digest)

@@ -11,8 +11,8 @@
 #include "sim_scen.h"
 
 int
-scen_init(struct scen *s, uint64_t seed, const struct sim_link_cfg *link,
-	  enum droce_qp_type type, const struct sim_qp_params *qp, uint32_t cq_depth)
+scen_init(struct scen *s, uint64_t seed, const struct sim_link_cfg *link, enum droce_qp_type type,
+	  const struct sim_qp_params *qp, uint32_t cq_depth)
 {
 	struct sim_qp_params def;
 	struct droce_qp_init_attr ia;
@@ -42,10 +42,11 @@ scen_init(struct scen *s, uint64_t seed, const struct sim_link_cfg *link,
 		s->pd[n] = droce_pd_alloc(s->ep[n].dev, &err);
 		if (s->pd[n] == NULL)
 			return -err;
-		s->mr[n] = droce_mr_reg(s->pd[n], s->mem[n], SCEN_MEM,
-					DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
-						DROCE_ACCESS_REMOTE_READ |
-						DROCE_ACCESS_REMOTE_ATOMIC, &err);
+		s->mr[n] =
+			droce_mr_reg(s->pd[n], s->mem[n], SCEN_MEM,
+				     DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+					     DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC,
+				     &err);
 		if (s->mr[n] == NULL)
 			return -err;
 		s->cq[n] = droce_cq_create(s->ep[n].dev, cq_depth != 0 ? cq_depth : 64, NULL, &err);
@@ -111,15 +112,15 @@ scen_post(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_i
 	wr.wr_id = wr_id;
 	wr.opcode = op;
 	/* Signaled unless the caller asks for SCEN_UNSIGNALED. */
-	wr.send_flags = (flags & SCEN_UNSIGNALED) ? flags & ~SCEN_UNSIGNALED :
-						    flags | DROCE_SEND_SIGNALED;
+	wr.send_flags =
+		(flags & SCEN_UNSIGNALED) ? flags & ~SCEN_UNSIGNALED : flags | DROCE_SEND_SIGNALED;
 	wr.sg_list = &sge;
 	wr.num_sge = len != 0 ? 1 : 0;
 	wr.imm_data = 0x01020304;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	if (op == DROCE_WR_SEND_WITH_INV)
-		wr.invalidate_rkey = rkey;	/* the key its IETH names */
+		wr.invalidate_rkey = rkey; /* the key its IETH names */
 	return droce_post_send(s->qp[n], &wr, &bad);
 }
 
@@ -220,7 +221,8 @@ scen_expect_wc(const struct scen *s, unsigned int n, unsigned int i, uint64_t wr
 {
 	CU_ASSERT_FATAL(s->nwc[n] > i);
 	if (s->wc[n][i].wr_id != wr_id || s->wc[n][i].status != st)
-		printf("\n    node %u completion %u: wr_id %llu status %s, expected wr_id %llu %s\n",
+		printf("\n    node %u completion %u: wr_id %llu status %s, expected wr_id %llu "
+		       "%s\n",
 		       n, i, (unsigned long long)s->wc[n][i].wr_id,
 		       sim_wc_status_name(s->wc[n][i].status), (unsigned long long)wr_id,
 		       sim_wc_status_name(st));

@@ -17,8 +17,8 @@
 #include "sim_net.h"
 #include "sim_trace.h"
 
-#define SCEN_MEM (1u << 20)	/* 4096 packets at a 256 B path MTU: past the send window */
-#define SCEN_WC 256
+#define SCEN_MEM (1u << 20) /* 4096 packets at a 256 B path MTU: past the send window */
+#define SCEN_WC	 256
 
 struct scen {
 	struct sim_net net;
@@ -48,12 +48,12 @@ void scen_fini(struct scen *s);
 extern const struct sim_link_cfg scen_clean_link;
 void scen_setup_rc(struct scen *s, const struct sim_qp_params *p);
 
-#define SCEN_UNSIGNALED (1u << 31)	/* scen_post flag: post without DROCE_SEND_SIGNALED */
+#define SCEN_UNSIGNALED (1u << 31) /* scen_post flag: post without DROCE_SEND_SIGNALED */
 
 /* A WR from node n: local bytes [off, off+len) of its buffer, remote (addr, rkey); for
  * SEND_WITH_INV, rkey is the key to invalidate. */
-int scen_post(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_id,
-	      uint32_t off, uint32_t len, uint64_t raddr, uint32_t rkey, unsigned int flags);
+int scen_post(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_id, uint32_t off,
+	      uint32_t len, uint64_t raddr, uint32_t rkey, unsigned int flags);
 int scen_post_atomic(struct scen *s, unsigned int n, enum droce_wr_opcode op, uint64_t wr_id,
 		     uint32_t off, uint64_t raddr, uint32_t rkey, uint64_t cmp_add, uint64_t swap);
 int scen_post_recv(struct scen *s, unsigned int n, uint64_t wr_id, uint32_t off, uint32_t len);

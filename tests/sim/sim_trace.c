@@ -111,8 +111,8 @@ count(struct sim_trace *tr, unsigned int src, const struct droce_pkt *p, unsigne
 	if (p->opcode == DROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
 		st->atomic_acks++;
 	if (oi->hdrs & H_AETH) {
-		struct sim_trace_flow *f = flow_get(tr, 1u << 31 | (uint32_t)src << 24 | p->dqpn,
-						    p->psn);
+		struct sim_trace_flow *f =
+			flow_get(tr, 1u << 31 | (uint32_t)src << 24 | p->dqpn, p->psn);
 
 		/* IBTA 9.7.5.2.1 table 43: the top three syndrome bits give the kind. */
 		switch (p->aeth_syn >> 5) {

@@ -26,10 +26,12 @@ faulty_then_flush(struct scen *s, enum droce_wc_status st, uint32_t toff, uint32
 	unsigned int i, sends = 0, recvs = 0;
 
 	CU_ASSERT_EQUAL(scen_post_recv(s, 0, 100, 40000, 512), 0);
-	CU_ASSERT_EQUAL(scen_post(s, 0, DROCE_WR_RDMA_WRITE, 11, 0, 64, scen_addr(s, 1, 20000),
-				  rkey, 0), 0);
-	CU_ASSERT_EQUAL(scen_post(s, 0, DROCE_WR_RDMA_READ, 12, 4096, 64, scen_addr(s, 1, 20000),
-				  rkey, 0), 0);
+	CU_ASSERT_EQUAL(
+		scen_post(s, 0, DROCE_WR_RDMA_WRITE, 11, 0, 64, scen_addr(s, 1, 20000), rkey, 0),
+		0);
+	CU_ASSERT_EQUAL(
+		scen_post(s, 0, DROCE_WR_RDMA_READ, 12, 4096, 64, scen_addr(s, 1, 20000), rkey, 0),
+		0);
 	CU_ASSERT_EQUAL(scen_post(s, 0, DROCE_WR_SEND, 13, 0, 64, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL(scen_run_until(s, 0, 5, 500 * MS), SIM_DONE);
 	CU_ASSERT_EQUAL_FATAL(s->nwc[0], 5);
@@ -51,20 +53,25 @@ faulty_then_flush(struct scen *s, enum droce_wc_status st, uint32_t toff, uint32
 	if (tlen != 0)
 		CU_ASSERT(scen_untouched(s, 1, toff, tlen));
 	CU_ASSERT(scen_untouched(s, 1, 20000, 64));
-	CU_ASSERT(scen_untouched(s, 0, 4096, 64));	/* the flushed READ wrote nothing */
+	CU_ASSERT(scen_untouched(s, 0, 4096, 64)); /* the flushed READ wrote nothing */
 	CU_ASSERT_EQUAL(s->trace.st.naks, 1);
 	/* Counters on both sides (names as rxe / mlx5 hw_counters). */
-	CU_ASSERT_EQUAL(scen_cnt(s, 0, acc ? DROCE_CNT_REQ_REMOTE_ACCESS_ERRORS :
-					DROCE_CNT_REQ_REMOTE_INVALID_REQUEST), 1);
+	CU_ASSERT_EQUAL(scen_cnt(s, 0,
+				 acc ? DROCE_CNT_REQ_REMOTE_ACCESS_ERRORS :
+				       DROCE_CNT_REQ_REMOTE_INVALID_REQUEST),
+			1);
 	CU_ASSERT_EQUAL(scen_cnt(s, 0, DROCE_CNT_REQ_CQE_ERROR), 1);
 	CU_ASSERT_EQUAL(scen_cnt(s, 0, DROCE_CNT_REQ_CQE_FLUSH_ERROR), 3);
 	CU_ASSERT_EQUAL(scen_cnt(s, 0, DROCE_CNT_RESP_CQE_FLUSH_ERROR), 1);
-	CU_ASSERT_EQUAL(scen_cnt(s, 1, acc ? DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS :
-					DROCE_CNT_RESP_REMOTE_INVALID_REQUEST), 1);
+	CU_ASSERT_EQUAL(scen_cnt(s, 1,
+				 acc ? DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS :
+				       DROCE_CNT_RESP_REMOTE_INVALID_REQUEST),
+			1);
 	CU_ASSERT_EQUAL(scen_cnt(s, 1, DROCE_CNT_NAKS_SENT), 1);
 	/* The responder's QP is in error: IBTA 11.6.3 affiliated events, access violation
 	 * (IBV_EVENT_QP_ACCESS_ERR) or invalid request (IBV_EVENT_QP_REQ_ERR). */
-	CU_ASSERT_EQUAL(scen_events(s, 1, acc ? DROCE_EVENT_QP_ACCESS_ERR : DROCE_EVENT_QP_REQ_ERR), 1);
+	CU_ASSERT_EQUAL(scen_events(s, 1, acc ? DROCE_EVENT_QP_ACCESS_ERR : DROCE_EVENT_QP_REQ_ERR),
+			1);
 	if (acc)
 		CU_ASSERT_EQUAL(droce_dev_drops(s->ep[1].dev, DROCE_DROP_RKEY), 1);
 }
@@ -76,9 +83,10 @@ test_bad_rkey(void)
 
 	scen_setup_rc(&s, NULL);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]) ^ 0x100, 0), 0);
+				  droce_mr_rkey(s.mr[1]) ^ 0x100, 0),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 100);
-	CU_ASSERT_EQUAL(s.trace.st.nak_code[2], 1);	/* remote access error NAK */
+	CU_ASSERT_EQUAL(s.trace.st.nak_code[2], 1); /* remote access error NAK */
 	scen_fini(&s);
 }
 
@@ -97,8 +105,9 @@ test_wrong_pd(void)
 	mr2 = droce_mr_reg(pd2, s.mem[1] + 32768, 4096,
 			   DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE, &err);
 	CU_ASSERT_FATAL(mr2 != NULL);
-	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100,
-				  scen_addr(&s, 1, 32768), droce_mr_rkey(mr2), 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, scen_addr(&s, 1, 32768),
+				  droce_mr_rkey(mr2), 0),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 32768, 100);
 	droce_mr_dereg(mr2);
 	droce_pd_dealloc(pd2);
@@ -124,8 +133,9 @@ test_write_without_remote_write(void)
 
 	scen_setup_rc(&s, NULL);
 	mr = limited_mr(&s, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_READ);
-	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100,
-				  scen_addr(&s, 1, 32768), droce_mr_rkey(mr), 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, scen_addr(&s, 1, 32768),
+				  droce_mr_rkey(mr), 0),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 32768, 100);
 	droce_mr_dereg(mr);
 	scen_fini(&s);
@@ -139,8 +149,9 @@ test_read_without_remote_read(void)
 
 	scen_setup_rc(&s, NULL);
 	mr = limited_mr(&s, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE);
-	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100,
-				  scen_addr(&s, 1, 32768), droce_mr_rkey(mr), 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100, scen_addr(&s, 1, 32768),
+				  droce_mr_rkey(mr), 0),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
 	CU_ASSERT(scen_untouched(&s, 0, 8192, 100));
 	droce_mr_dereg(mr);
@@ -157,7 +168,8 @@ test_atomic_without_remote_atomic(void)
 	mr = limited_mr(&s, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
 				    DROCE_ACCESS_REMOTE_READ);
 	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_FETCH_AND_ADD, 10, 8192,
-					 scen_addr(&s, 1, 32768), droce_mr_rkey(mr), 5, 0), 0);
+					 scen_addr(&s, 1, 32768), droce_mr_rkey(mr), 5, 0),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 32768, 8);
 	CU_ASSERT(scen_untouched(&s, 0, 8192, 8));
 	droce_mr_dereg(mr);
@@ -176,7 +188,8 @@ test_qp_without_remote_read(void)
 	p.access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE;
 	scen_setup_rc(&s, &p);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_INV_REQ_ERR, 0, 0);
 	CU_ASSERT(scen_untouched(&s, 0, 8192, 100));
 	scen_fini(&s);
@@ -190,7 +203,8 @@ test_write_out_of_bounds(void)
 	scen_setup_rc(&s, NULL);
 	/* IBTA 9.7.4.1.6 / C9-...: VA + length must lie inside the region. */
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100,
-				  scen_addr(&s, 1, SCEN_MEM - 50), droce_mr_rkey(s.mr[1]), 0), 0);
+				  scen_addr(&s, 1, SCEN_MEM - 50), droce_mr_rkey(s.mr[1]), 0),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, SCEN_MEM - 50, 50);
 	scen_fini(&s);
 }
@@ -201,8 +215,9 @@ test_read_below_start(void)
 	struct scen s;
 
 	scen_setup_rc(&s, NULL);
-	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100,
-				  scen_addr(&s, 1, 0) - 8, droce_mr_rkey(s.mr[1]), 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 10, 8192, 100, scen_addr(&s, 1, 0) - 8,
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
 	CU_ASSERT(scen_untouched(&s, 0, 8192, 100));
 	scen_fini(&s);
@@ -216,7 +231,8 @@ test_write_va_wraps(void)
 	scen_setup_rc(&s, NULL);
 	/* VA + length overflows 64 bits: a naive "va + len <= end" check passes it. */
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, UINT64_MAX - 15,
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_ACCESS_ERR, 0, 0);
 	CU_ASSERT(scen_untouched(&s, 1, 0, SCEN_MEM));
 	scen_fini(&s);
@@ -231,7 +247,8 @@ test_misaligned_atomic(void)
 	/* IBTA 9.4.5: atomic VAs are 8-byte aligned; otherwise a NAK Invalid Request (class C,
 	 * 9.9.3.1.2), seen by the requester as REM_INV_REQ_ERR. */
 	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_CMP_AND_SWP, 10, 8192,
-					 scen_addr(&s, 1, 1028), droce_mr_rkey(s.mr[1]), 0, 1), 0);
+					 scen_addr(&s, 1, 1028), droce_mr_rkey(s.mr[1]), 0, 1),
+			0);
 	faulty_then_flush(&s, DROCE_WC_REM_INV_REQ_ERR, 1024, 16);
 	CU_ASSERT_EQUAL(s.trace.st.nak_code[1], 1);
 	scen_fini(&s);
@@ -253,14 +270,16 @@ test_edges_accepted(void)
 	/* A second MR over [32768, 36864) so that its end is inside the buffer. */
 	mr = droce_mr_reg(s.pd[1], s.mem[1] + 32768, 4096,
 			  DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
-				  DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC, &err);
+				  DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC,
+			  &err);
 	CU_ASSERT_FATAL(mr != NULL);
 	rkey = droce_mr_rkey(mr);
 	end = scen_addr(&s, 1, 36864);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 1500, end - 1500, rkey, 0), 0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 2, 8192, 1, end - 1, rkey, 0), 0);
 	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_FETCH_AND_ADD, 3, 12288, end - 8,
-					 rkey, 1, 0), 0);
+					 rkey, 1, 0),
+			0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 4, 0, 0, end, rkey, 0), 0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 5, 0, 0, end, rkey, 0), 0);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 5, 100 * MS), SIM_DONE);
@@ -278,15 +297,10 @@ test_edges_accepted(void)
 	scen_fini(&s);
 }
 
-DROCE_TEST_MAIN("sim_access",
-	DROCE_TEST(test_edges_accepted),
-	DROCE_TEST(test_bad_rkey),
-	DROCE_TEST(test_wrong_pd),
-	DROCE_TEST(test_write_without_remote_write),
-	DROCE_TEST(test_read_without_remote_read),
-	DROCE_TEST(test_atomic_without_remote_atomic),
-	DROCE_TEST(test_qp_without_remote_read),
-	DROCE_TEST(test_write_out_of_bounds),
-	DROCE_TEST(test_read_below_start),
-	DROCE_TEST(test_write_va_wraps),
-	DROCE_TEST(test_misaligned_atomic))
+DROCE_TEST_MAIN("sim_access", DROCE_TEST(test_edges_accepted), DROCE_TEST(test_bad_rkey),
+		DROCE_TEST(test_wrong_pd), DROCE_TEST(test_write_without_remote_write),
+		DROCE_TEST(test_read_without_remote_read),
+		DROCE_TEST(test_atomic_without_remote_atomic),
+		DROCE_TEST(test_qp_without_remote_read), DROCE_TEST(test_write_out_of_bounds),
+		DROCE_TEST(test_read_below_start), DROCE_TEST(test_write_va_wraps),
+		DROCE_TEST(test_misaligned_atomic))

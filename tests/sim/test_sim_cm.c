@@ -21,26 +21,26 @@
 #include "sim_heap.h"
 #include "sim_rng.h"
 
-#define MS 1000000ull
-#define NODES 5
-#define SILENT_NODE 3		/* never answers */
-#define FALLS_SILENT_NODE 4	/* silent once its connection is established */
-#define CONNS 6			/* connection attempts per seed */
-#define SLOTS 64
-#define TICK_NS (1 * MS)
-#define END_NS (90000 * MS)
-#define RESP_TIMEOUT 16		/* 268 ms */
-#define MAX_RETRIES 15
-#define SERVICE_BASE 0x1060000ull
+#define MS		  1000000ull
+#define NODES		  5
+#define SILENT_NODE	  3 /* never answers */
+#define FALLS_SILENT_NODE 4 /* silent once its connection is established */
+#define CONNS		  6 /* connection attempts per seed */
+#define SLOTS		  64
+#define TICK_NS		  (1 * MS)
+#define END_NS		  (90000 * MS)
+#define RESP_TIMEOUT	  16 /* 268 ms */
+#define MAX_RETRIES	  15
+#define SERVICE_BASE	  0x1060000ull
 
 enum plan_kind {
-	PLAN_ACCEPT,		/* accept, then disconnect */
-	PLAN_LATE_LISTEN,	/* listener after a while: REJ 8 and retries, then as ACCEPT */
-	PLAN_NO_LISTEN,		/* never a listener: REJECTED 8 after the retries */
-	PLAN_REJECT,		/* passive consumer refuses (28) */
-	PLAN_REJECT_REP,	/* active consumer refuses the REP */
-	PLAN_SILENT,		/* to SILENT_NODE: TIMEOUT */
-	PLAN_SILENT_LATER,	/* to FALLS_SILENT_NODE: connected, then the DREQ times out */
+	PLAN_ACCEPT,	   /* accept, then disconnect */
+	PLAN_LATE_LISTEN,  /* listener after a while: REJ 8 and retries, then as ACCEPT */
+	PLAN_NO_LISTEN,	   /* never a listener: REJECTED 8 after the retries */
+	PLAN_REJECT,	   /* passive consumer refuses (28) */
+	PLAN_REJECT_REP,   /* active consumer refuses the REP */
+	PLAN_SILENT,	   /* to SILENT_NODE: TIMEOUT */
+	PLAN_SILENT_LATER, /* to FALLS_SILENT_NODE: connected, then the DREQ times out */
 	PLAN_MAX,
 };
 
@@ -52,13 +52,13 @@ struct side {
 	unsigned int count[DROCE_CM_EV_MAX];
 	uint64_t when[DROCE_CM_EV_MAX];
 	uint16_t rej_reason;
-	bool connected;		/* active: RTU sent; passive: REP sent */
+	bool connected; /* active: RTU sent; passive: REP sent */
 	bool released;
 };
 
 struct attempt {
 	enum plan_kind kind;
-	int a, p;		/* nodes */
+	int a, p; /* nodes */
 	uint64_t service_id;
 	uint64_t start_ns, listen_ns, answer_delay_ns, disc_delay_ns;
 	int disc;
@@ -82,7 +82,7 @@ struct node {
 	uint8_t gid[16];
 	struct droce_cm cm;
 	struct droce_cm_conn conns[SLOTS];
-	uint64_t silent_from;	/* UINT64_MAX: never */
+	uint64_t silent_from; /* UINT64_MAX: never */
 };
 
 struct world {
@@ -96,12 +96,11 @@ struct world {
 	struct attempt at[CONNS];
 	struct sidr sidr;
 	uint64_t delivered, lost, duplicated;
-	bool trace;		/* CM_SIM_TRACE: a line per MAD delivered */
+	bool trace; /* CM_SIM_TRACE: a line per MAD delivered */
 	char fail[256];
 };
 
-static void
-fail(struct world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void
 fail(struct world *w, const char *fmt, ...)
@@ -149,7 +148,7 @@ net_send(void *ctx, struct droce_cm_conn *conn, const uint8_t gid[16],
 			.t = w->now + w->lat_ns + sim_rng_below(&w->rng, w->jitter_ns + 1),
 			.len = DROCE_MAD_SIZE,
 			.node = gid[15],
-			.pseq = (uint64_t)src->id,	/* the sender */
+			.pseq = (uint64_t)src->id, /* the sender */
 		};
 
 		ev.buf = malloc(DROCE_MAD_SIZE);
@@ -216,8 +215,8 @@ cm_event(void *ctx, struct droce_cm_conn *c, enum droce_cm_event ev, const struc
 	if (ev == DROCE_CM_EV_REQ) {
 		t = attempt_of(w, m->service_id);
 		if (t == NULL || t->p != n->id) {
-			fail(w, "REQ for service %llx at node %d", (unsigned long long)m->service_id,
-			     n->id);
+			fail(w, "REQ for service %llx at node %d",
+			     (unsigned long long)m->service_id, n->id);
 			return -1;
 		}
 		/* a listener that is not there (yet): reason 8, as rdma_cm answers */
@@ -247,7 +246,8 @@ cm_event(void *ctx, struct droce_cm_conn *c, enum droce_cm_event ev, const struc
 	case DROCE_CM_EV_REP:
 		if (t->kind == PLAN_REJECT_REP) {
 			CU_ASSERT_EQUAL(droce_cm_reject(&n->cm, c, DROCE_CM_REJ_CONSUMER_DEFINED,
-							NULL, 0, NULL, 0, w->now), 0);
+							NULL, 0, NULL, 0, w->now),
+					0);
 			droce_cm_release(&n->cm, c, w->now);
 			s->released = true;
 			break;
@@ -287,8 +287,8 @@ start_attempt(struct world *w, struct attempt *t)
 	req.max_cm_retries = MAX_RETRIES;
 	req.path_mtu = 3;
 	req.pkey = 0xFFFF;
-	CU_ASSERT_EQUAL(droce_cm_connect(&a->cm, w->nodes[t->p].gid, &req, t, w->now,
-					 &t->as.conn), 0);
+	CU_ASSERT_EQUAL(droce_cm_connect(&a->cm, w->nodes[t->p].gid, &req, t, w->now, &t->as.conn),
+			0);
 }
 
 static void
@@ -315,7 +315,7 @@ actions(struct world *w)
 
 			t->accept_at = 0;
 			if (t->ps.released)
-				continue;	/* the active side gave up first */
+				continue; /* the active side gave up first */
 			memset(&rep, 0, sizeof(rep));
 			rep.local_qpn = 0x200 + i;
 			rep.starting_psn = 2;
@@ -348,9 +348,9 @@ actions(struct world *w)
 		memset(&r, 0, sizeof(r));
 		r.service_id = 0x1110000ull | 7;
 		r.pkey = 0xFFFF;
-		CU_ASSERT_EQUAL(droce_cm_sidr_req(&w->nodes[w->sidr.a].cm,
-						  w->nodes[w->sidr.p].gid, &r, &w->sidr, w->now,
-						  &w->sidr.conn), 0);
+		CU_ASSERT_EQUAL(droce_cm_sidr_req(&w->nodes[w->sidr.a].cm, w->nodes[w->sidr.p].gid,
+						  &r, &w->sidr, w->now, &w->sidr.conn),
+				0);
 	}
 }
 
@@ -398,7 +398,8 @@ plan(struct world *w)
 		if (t->kind == PLAN_SILENT_LATER) {
 			/* one connection per seed to the node that falls silent */
 			t->kind = w->nodes[FALLS_SILENT_NODE].silent_from == UINT64_MAX - 1 ?
-					  PLAN_ACCEPT : PLAN_SILENT_LATER;
+					  PLAN_ACCEPT :
+					  PLAN_SILENT_LATER;
 			if (t->kind == PLAN_SILENT_LATER) {
 				t->p = FALLS_SILENT_NODE;
 				w->nodes[FALLS_SILENT_NODE].silent_from = UINT64_MAX - 1;
@@ -406,8 +407,9 @@ plan(struct world *w)
 		}
 		t->service_id = SERVICE_BASE + i;
 		t->start_ns = sim_rng_below(&w->rng, 200) * MS;
-		t->listen_ns = t->kind == PLAN_LATE_LISTEN ? t->start_ns +
-				       (100 + sim_rng_below(&w->rng, 1500)) * MS : 0;
+		t->listen_ns = t->kind == PLAN_LATE_LISTEN ?
+				       t->start_ns + (100 + sim_rng_below(&w->rng, 1500)) * MS :
+				       0;
 		/* past the REQ's response timeout now and then: the passive side MRAs */
 		t->answer_delay_ns = sim_rng_chance(&w->rng, 0.3) ?
 					     (300 + sim_rng_below(&w->rng, 2000)) * MS :
@@ -513,8 +515,10 @@ check_attempt(struct world *w, struct attempt *t)
 		}
 		if (p->count[DROCE_CM_EV_REQ] != 1 || !p->connected ||
 		    p->count[DROCE_CM_EV_DISCONNECTED] != 1 || p_end != 1)
-			fail(w, "attempt %ld (plan %d): passive REQ %u connected %d disconnected %u "
-			     "ends %u", i, t->kind, p->count[DROCE_CM_EV_REQ], p->connected,
+			fail(w,
+			     "attempt %ld (plan %d): passive REQ %u connected %d disconnected %u "
+			     "ends %u",
+			     i, t->kind, p->count[DROCE_CM_EV_REQ], p->connected,
 			     p->count[DROCE_CM_EV_DISCONNECTED], p_end);
 		/* answered (a DREP, or the peer's DREQ) long before the DREQ's retries run out:
 		 * 16 tries lost at 20 % loss each way would take one in 10^7 */
@@ -545,16 +549,20 @@ check_attempt(struct world *w, struct attempt *t)
 	case PLAN_REJECT:
 		if (a->count[DROCE_CM_EV_REJECTED] != 1 || a->rej_reason != 28 ||
 		    p->count[DROCE_CM_EV_REQ] != 1 || p_end != 0 || a->connected)
-			fail(w, "attempt %ld (passive rejects): active rejected %u reason %u, "
-			     "passive REQ %u ends %u", i, a->count[DROCE_CM_EV_REJECTED],
-			     a->rej_reason, p->count[DROCE_CM_EV_REQ], p_end);
+			fail(w,
+			     "attempt %ld (passive rejects): active rejected %u reason %u, "
+			     "passive REQ %u ends %u",
+			     i, a->count[DROCE_CM_EV_REJECTED], a->rej_reason,
+			     p->count[DROCE_CM_EV_REQ], p_end);
 		break;
 	case PLAN_REJECT_REP:
 		if (a->count[DROCE_CM_EV_REP] != 1 || a_end != 0 || a->connected ||
 		    p->count[DROCE_CM_EV_REJECTED] != 1 || p->rej_reason != 28 || p_end != 1)
-			fail(w, "attempt %ld (active rejects REP): REP %u ends %u, passive rejected "
-			     "%u reason %u ends %u", i, a->count[DROCE_CM_EV_REP], a_end,
-			     p->count[DROCE_CM_EV_REJECTED], p->rej_reason, p_end);
+			fail(w,
+			     "attempt %ld (active rejects REP): REP %u ends %u, passive rejected "
+			     "%u reason %u ends %u",
+			     i, a->count[DROCE_CM_EV_REP], a_end, p->count[DROCE_CM_EV_REJECTED],
+			     p->rej_reason, p_end);
 		break;
 	case PLAN_SILENT: {
 		uint64_t due = t->start_ns + give_up;
@@ -579,9 +587,9 @@ check_end(struct world *w)
 
 	for (i = 0; i < CONNS; i++)
 		check_attempt(w, &w->at[i]);
-	if (w->sidr.p == SILENT_NODE ? w->sidr.timeouts != 1 || w->sidr.reps != 0 :
-				       w->sidr.reps != 1 || w->sidr.timeouts != 0 ||
-					       w->sidr.qpn != 0x1234)
+	if (w->sidr.p == SILENT_NODE ?
+		    w->sidr.timeouts != 1 || w->sidr.reps != 0 :
+		    w->sidr.reps != 1 || w->sidr.timeouts != 0 || w->sidr.qpn != 0x1234)
 		fail(w, "SIDR to node %d: %u replies (QPN %x), %u timeouts", w->sidr.p,
 		     w->sidr.reps, w->sidr.qpn, w->sidr.timeouts);
 	/* every slot back: released, TimeWait over */
@@ -596,7 +604,7 @@ check_end(struct world *w)
 static bool
 run_seed(uint64_t seed, bool verbose)
 {
-	static struct world w;	/* large: not on the stack */
+	static struct world w; /* large: not on the stack */
 	struct droce_cm_params prm;
 	struct sim_event ev;
 	unsigned int i;
@@ -607,10 +615,10 @@ run_seed(uint64_t seed, bool verbose)
 	w.trace = verbose && getenv("CM_SIM_TRACE") != NULL;
 	sim_rng_seed(&w.rng, seed, 17);
 	sim_heap_init(&w.heap);
-	w.loss = (double)sim_rng_below(&w.rng, 21) / 100.0;	/* 0..20 % */
+	w.loss = (double)sim_rng_below(&w.rng, 21) / 100.0; /* 0..20 % */
 	w.dup = (double)sim_rng_below(&w.rng, 6) / 100.0;
 	w.lat_ns = (10 + sim_rng_below(&w.rng, 1000)) * 1000;
-	w.jitter_ns = sim_rng_below(&w.rng, 3) * MS;		/* reorders */
+	w.jitter_ns = sim_rng_below(&w.rng, 3) * MS; /* reorders */
 	droce_cm_params_default(&prm);
 	/* MRAs ask 4.3 s (not rdma_cm's 69 s): a REQ resent after that wait still finds the
 	 * passive side's REJ in its TimeWait (5 s), so the model need not allow a second REQ */
@@ -624,8 +632,9 @@ run_seed(uint64_t seed, bool verbose)
 		n->gid[11] = 0xFF;
 		n->gid[15] = (uint8_t)i;
 		n->silent_from = i == SILENT_NODE ? 0 : UINT64_MAX;
-		CU_ASSERT_EQUAL_FATAL(droce_cm_init(&n->cm, n->conns, SLOTS, &sim_ops, n, &prm,
-						    seed * 1000 + i), 0);
+		CU_ASSERT_EQUAL_FATAL(
+			droce_cm_init(&n->cm, n->conns, SLOTS, &sim_ops, n, &prm, seed * 1000 + i),
+			0);
 	}
 	plan(&w);
 	for (i = 0; i < CONNS; i++)
@@ -660,7 +669,7 @@ run_seed(uint64_t seed, bool verbose)
 		if (sim_heap_min_time(&w.heap) < next)
 			next = sim_heap_min_time(&w.heap);
 		if (next == UINT64_MAX)
-			break;	/* nothing left to happen */
+			break; /* nothing left to happen */
 		next = next <= w.now ? w.now + TICK_NS : (next + TICK_NS - 1) / TICK_NS * TICK_NS;
 		w.now = next;
 	}
@@ -671,8 +680,9 @@ run_seed(uint64_t seed, bool verbose)
 		check_end(&w);
 	if (verbose || w.fail[0] != '\0')
 		printf("cm seed %llu: loss %.2f dup %.2f lat %llu us jitter %llu ms: MADs %llu "
-		       "delivered, %llu lost, %llu duplicated: %s\n", (unsigned long long)seed,
-		       w.loss, w.dup, (unsigned long long)(w.lat_ns / 1000),
+		       "delivered, %llu lost, %llu duplicated: %s\n",
+		       (unsigned long long)seed, w.loss, w.dup,
+		       (unsigned long long)(w.lat_ns / 1000),
 		       (unsigned long long)(w.jitter_ns / MS), (unsigned long long)w.delivered,
 		       (unsigned long long)w.lost, (unsigned long long)w.duplicated,
 		       w.fail[0] != '\0' ? w.fail : "OK");
@@ -695,8 +705,8 @@ test_cm_seeds(void)
 			bad++;
 	printf("cm: 300 seeds, %u mismatched; plans accept %llu late-listener %llu no-listener "
 	       "%llu passive-REJ %llu active-REJ %llu silent %llu silent-later %llu; MRAs %llu, "
-	       "REJ 8 %llu, crossed DREQs %llu, duplicate REQs %llu, lossy seeds %llu\n", bad,
-	       (unsigned long long)paths.plans[PLAN_ACCEPT],
+	       "REJ 8 %llu, crossed DREQs %llu, duplicate REQs %llu, lossy seeds %llu\n",
+	       bad, (unsigned long long)paths.plans[PLAN_ACCEPT],
 	       (unsigned long long)paths.plans[PLAN_LATE_LISTEN],
 	       (unsigned long long)paths.plans[PLAN_NO_LISTEN],
 	       (unsigned long long)paths.plans[PLAN_REJECT],

@@ -25,7 +25,8 @@ test_write_baseline(void)
 
 	scen_setup_rc(&s, NULL);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 3000, scen_addr(&s, 1, 8192),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 100 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 1, DROCE_WC_SUCCESS);
 	CU_ASSERT(memcmp(s.mem[0], s.mem[1] + 8192, 3000) == 0);
@@ -91,7 +92,7 @@ test_rnr_retry_two(void)
 {
 	struct sim_qp_params p;
 	struct scen s;
-	const uint64_t t_rnr = 1280000;	/* code 14: 1.28 ms (IBTA 9.7.5.2.8 table 45) */
+	const uint64_t t_rnr = 1280000; /* code 14: 1.28 ms (IBTA 9.7.5.2.8 table 45) */
 
 	sim_qp_params_default(&p);
 	p.rnr_retry = 2;
@@ -124,7 +125,7 @@ test_rnr_retry_infinite(void)
 
 	sim_qp_params_default(&p);
 	p.rnr_retry = 7;
-	p.min_rnr_timer = 14;	/* 1.28 ms per IBTA 9.7.5.2.8 table */
+	p.min_rnr_timer = 14; /* 1.28 ms per IBTA 9.7.5.2.8 table */
 	scen_setup_rc(&s, &p);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 300, 0, 0, 0), 0);
 	s.wake = 10 * MS;
@@ -132,7 +133,7 @@ test_rnr_retry_infinite(void)
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 500 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_SUCCESS);
 	CU_ASSERT(s.wc_t[0][0] > 10 * MS);
-	CU_ASSERT(s.trace.st.rnr_naks >= 2);	/* about 10 ms / 1.28 ms of waiting */
+	CU_ASSERT(s.trace.st.rnr_naks >= 2); /* about 10 ms / 1.28 ms of waiting */
 	CU_ASSERT(s.trace.st.rnr_naks <= 9);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RCVD_RNR_ERR), s.trace.st.rnr_naks);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SEND_RNR_ERR), s.trace.st.rnr_naks);
@@ -153,12 +154,14 @@ rnr_then_recv(enum droce_wr_opcode op, uint32_t len)
 	struct scen s;
 
 	sim_qp_params_default(&p);
-	p.min_rnr_timer = 14;	/* 1.28 ms */
+	p.min_rnr_timer = 14; /* 1.28 ms */
 	scen_setup_rc(&s, &p);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, op, 10, 0, len, scen_addr(&s, 1, 32768),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 11, 0, 3000, scen_addr(&s, 1, 40000),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	s.wake = 2 * MS;
 	s.at_wake = post_late_recv;
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 2, 500 * MS), SIM_DONE);
@@ -200,14 +203,15 @@ test_retry_exhausted_peer_gone(void)
 	uint64_t t_out, t0;
 
 	sim_qp_params_default(&p);
-	p.timeout = 10;		/* 4.096 us * 2^10 = 4.194 ms */
+	p.timeout = 10; /* 4.096 us * 2^10 = 4.194 ms */
 	p.retry_cnt = 3;
 	scen_setup_rc(&s, &p);
 	t_out = 4096ull << 10;
-	s.net.node[1].down.cfg.down = true;	/* node 1 vanishes */
+	s.net.node[1].down.cfg.down = true; /* node 1 vanishes */
 	t0 = s.net.now;
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 2000, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 11, 0, 10, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 2, 1000 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_RETRY_EXC_ERR);
@@ -240,13 +244,14 @@ test_retry_count_restored_by_progress(void)
 	unsigned int k;
 
 	sim_qp_params_default(&p);
-	p.timeout = 10;		/* 4.19 ms */
+	p.timeout = 10; /* 4.19 ms */
 	p.retry_cnt = 1;
 	scen_setup_rc(&s, &p);
 	for (k = 0; k < 2; k++) {
 		s.net.node[1].down.cfg.down = true;
 		CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10 + k, 0, 2000,
-					  scen_addr(&s, 1, 8192 * (k + 1)), droce_mr_rkey(s.mr[1]), 0),
+					  scen_addr(&s, 1, 8192 * (k + 1)), droce_mr_rkey(s.mr[1]),
+					  0),
 				0);
 		CU_ASSERT_EQUAL(scen_run_until(&s, 0, k + 1, 1 * MS), SIM_TIME_LIMIT);
 		s.net.node[1].down.cfg.down = false;
@@ -270,11 +275,13 @@ test_flush_unsignaled(void)
 
 	scen_setup_rc(&s, NULL);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 100, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]) + 1, 0), 0);
+				  droce_mr_rkey(s.mr[1]) + 1, 0),
+			0);
 	for (k = 0; k < 3; k++)
 		CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 11 + k, 0, 100,
 					  scen_addr(&s, 1, 1000), droce_mr_rkey(s.mr[1]),
-					  SCEN_UNSIGNALED), 0);
+					  SCEN_UNSIGNALED),
+				0);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 4, 100 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_REM_ACCESS_ERR);
 	for (k = 0; k < 3; k++)
@@ -297,7 +304,8 @@ test_qp_reuse_after_error(void)
 	/* Node 1 has a receive posted and node 0 a WRITE in flight when it all goes wrong. */
 	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 5, 16384, 4096), 0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 10, 0, 3000, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]) ^ 1, 0), 0);
+				  droce_mr_rkey(s.mr[1]) ^ 1, 0),
+			0);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 100 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 10, DROCE_WC_REM_ACCESS_ERR);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 1, 1, 10 * MS), SIM_DONE);
@@ -312,10 +320,12 @@ test_qp_reuse_after_error(void)
 		CU_ASSERT_EQUAL_FATAL(droce_qp_modify(s.qp[n], &a, DROCE_QP_STATE), 0);
 	for (n = 0; n < 2; n++)
 		CU_ASSERT_EQUAL_FATAL(sim_qp_bring_up(s.qp[n], DROCE_QPT_RC, &s.ep[!n],
-						      droce_qp_num(s.qp[!n]), &p), 0);
+						      droce_qp_num(s.qp[!n]), &p),
+				      0);
 	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 6, 20480, 4096), 0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 11, 0, 3000, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 12, 4096, 2500, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 3, 100 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 1, 11, DROCE_WC_SUCCESS);
@@ -332,16 +342,10 @@ test_qp_reuse_after_error(void)
 	scen_fini(&s);
 }
 
-DROCE_TEST_MAIN("sim_errors",
-	DROCE_TEST(test_write_baseline),
-	DROCE_TEST(test_recv_too_small),
-	DROCE_TEST(test_rnr_retry_zero),
-	DROCE_TEST(test_rnr_retry_two),
-	DROCE_TEST(test_rnr_retry_infinite),
-	DROCE_TEST(test_rnr_write_imm_only),
-	DROCE_TEST(test_rnr_write_imm_multi),
-	DROCE_TEST(test_rnr_send_multi),
-	DROCE_TEST(test_retry_exhausted_peer_gone),
-	DROCE_TEST(test_retry_count_restored_by_progress),
-	DROCE_TEST(test_flush_unsignaled),
-	DROCE_TEST(test_qp_reuse_after_error))
+DROCE_TEST_MAIN("sim_errors", DROCE_TEST(test_write_baseline), DROCE_TEST(test_recv_too_small),
+		DROCE_TEST(test_rnr_retry_zero), DROCE_TEST(test_rnr_retry_two),
+		DROCE_TEST(test_rnr_retry_infinite), DROCE_TEST(test_rnr_write_imm_only),
+		DROCE_TEST(test_rnr_write_imm_multi), DROCE_TEST(test_rnr_send_multi),
+		DROCE_TEST(test_retry_exhausted_peer_gone),
+		DROCE_TEST(test_retry_count_restored_by_progress),
+		DROCE_TEST(test_flush_unsignaled), DROCE_TEST(test_qp_reuse_after_error))

@@ -20,8 +20,8 @@
 #include "sim_model.h"
 #include "sim_scen.h"
 
-#define US 1000ull
-#define MS 1000000ull
+#define US    1000ull
+#define MS    1000000ull
 #define MAXEV (1u << 17)
 
 /* What the wire carried on the one flow node 0 -> node 1: each request's PSN and when it left,
@@ -187,7 +187,8 @@ run_writes(uint32_t cap, double loss, uint64_t *vtime)
 	CU_ASSERT(memcmp(s.mem[0], s.mem[1], 16 * 65536) == 0);
 	most = max_inflight(first);
 	*vtime = s.net.now;
-	printf("\n    cap %u loss %.1f%%: at most %u PSNs out, %u request packets for 1024, %.3f ms",
+	printf("\n    cap %u loss %.1f%%: at most %u PSNs out, %u request packets for 1024, %.3f "
+	       "ms",
 	       cap, loss * 100, most, wl->n_req, (double)s.net.now / 1e6);
 	teardown(&s);
 	return most;
@@ -224,9 +225,9 @@ test_cap_info(void)
 	CU_ASSERT_EQUAL(info.cap, 31);
 	CU_ASSERT_EQUAL(info.ackreq_every, 7);
 	CU_ASSERT_EQUAL(info.srtt_ns, 0);
-	CU_ASSERT_EQUAL(info.rto_ns, 0);	/* no sample: the local ACK timeout alone */
+	CU_ASSERT_EQUAL(info.rto_ns, 0); /* no sample: the local ACK timeout alone */
 	CU_ASSERT_EQUAL(info.ibta_ns, 4096ull << 8);
-	inf.rtt_ns = 40000;	/* 4 x the round trip, 4 x the cap */
+	inf.rtt_ns = 40000; /* 4 x the round trip, 4 x the cap */
 	CU_ASSERT_EQUAL(droce_qp_set_inflight(s.qp[0], &inf), 0);
 	CU_ASSERT_EQUAL(droce_qp_inflight(s.qp[0], &info), 0);
 	CU_ASSERT_EQUAL(info.cap, 123);
@@ -262,7 +263,7 @@ lost_tail(bool rto, uint64_t *early, uint64_t *timeouts)
 	struct scen s;
 	uint64_t t0, dt;
 
-	sim_qp_params_default(&p);	/* timeout 8: 1.05 ms */
+	sim_qp_params_default(&p); /* timeout 8: 1.05 ms */
 	inf_cfg(&inf, DROCE_INFLIGHT_CAP_BDP, rto);
 	setup(&s, &scen_clean_link, &p, &inf);
 	warm_up(&s);
@@ -284,7 +285,8 @@ lost_tail(bool rto, uint64_t *early, uint64_t *timeouts)
 	*early = scen_cnt(&s, 0, DROCE_CNT_RTO_RESEND);
 	*timeouts = scen_cnt(&s, 0, DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR);
 	printf("\n    RTO %s: lost tail recovered in %.1f us (%llu early resends, %llu local ACK "
-	       "timeouts)", rto ? "on" : "off", (double)dt / 1e3, (unsigned long long)*early,
+	       "timeouts)",
+	       rto ? "on" : "off", (double)dt / 1e3, (unsigned long long)*early,
 	       (unsigned long long)*timeouts);
 	teardown(&s);
 	return dt;
@@ -372,7 +374,7 @@ test_retry_cnt_unchanged(void)
 	uint64_t t_out = 4096ull << 10, t0;
 
 	sim_qp_params_default(&p);
-	p.timeout = 10;		/* 4.19 ms */
+	p.timeout = 10; /* 4.19 ms */
 	p.retry_cnt = 3;
 	inf_cfg(&inf, DROCE_INFLIGHT_CAP_BDP, true);
 	setup(&s, &scen_clean_link, &p, &inf);
@@ -395,9 +397,6 @@ test_retry_cnt_unchanged(void)
 	teardown(&s);
 }
 
-DROCE_TEST_MAIN("sim_inflight",
-	DROCE_TEST(test_cap_holds),
-	DROCE_TEST(test_cap_info),
-	DROCE_TEST(test_lost_tail),
-	DROCE_TEST(test_rto_bound),
-	DROCE_TEST(test_retry_cnt_unchanged))
+DROCE_TEST_MAIN("sim_inflight", DROCE_TEST(test_cap_holds), DROCE_TEST(test_cap_info),
+		DROCE_TEST(test_lost_tail), DROCE_TEST(test_rto_bound),
+		DROCE_TEST(test_retry_cnt_unchanged))

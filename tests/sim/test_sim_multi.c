@@ -25,7 +25,7 @@ struct incast {
 	struct droce_pd *pd[SENDERS + 1];
 	struct droce_mr *mr[SENDERS + 1];
 	struct droce_cq *cq[SENDERS + 1];
-	struct droce_qp *qp[SENDERS + 1][SENDERS + 1];	/* [node][peer] */
+	struct droce_qp *qp[SENDERS + 1][SENDERS + 1]; /* [node][peer] */
 	uint8_t *mem[SENDERS + 1];
 	unsigned int done[SENDERS + 1];
 	unsigned int posted[SENDERS + 1];
@@ -90,7 +90,7 @@ all_done(void *arg)
 /* What a run showed at the bottleneck and at the senders. */
 struct incast_result {
 	uint64_t frames, max_backlog, mean_backlog, ce_marked, engine_marked, lost, vtime_ns;
-	uint64_t cnp_handled, deferred;	/* summed over the senders' QPs */
+	uint64_t cnp_handled, deferred; /* summed over the senders' QPs */
 };
 
 /*
@@ -102,8 +102,11 @@ incast(const struct droce_cc_ops *cc, const union droce_cc_params *cc_params,
        uint64_t cnp_interval_ns, unsigned int msgs, uint32_t size, struct incast_result *r)
 {
 	struct sim_link_cfg edge = { .rate_bps = 25000000000ull, .delay_ns = 1000 };
-	struct sim_link_cfg bottleneck = { .rate_bps = 10000000000ull, .delay_ns = 1000,
-					   .red_kmin = 5000, .red_kmax = 50000, .red_pmax = 0.2 };
+	struct sim_link_cfg bottleneck = { .rate_bps = 10000000000ull,
+					   .delay_ns = 1000,
+					   .red_kmin = 5000,
+					   .red_kmax = 50000,
+					   .red_pmax = 0.2 };
 	size_t mem = (size_t)SENDERS * msgs * size;
 	struct droce_inflight_cfg inf;
 	struct sim_qp_params qpp;
@@ -188,11 +191,11 @@ incast(const struct droce_cc_ops *cc, const union droce_cc_params *cc_params,
 	r->vtime_ns = t->net.now;
 	printf("\n    %s: %llu frames in %.3f ms, backlog max %llu B, mean %llu B, %llu CE-marked "
 	       "(engine counted %llu), %llu CNPs handled, %llu packets held by the senders' "
-	       "limiters", cc != NULL ? cc->name : "none", (unsigned long long)r->frames,
-	       r->vtime_ns / 1e6, (unsigned long long)r->max_backlog,
-	       (unsigned long long)r->mean_backlog, (unsigned long long)r->ce_marked,
-	       (unsigned long long)r->engine_marked, (unsigned long long)r->cnp_handled,
-	       (unsigned long long)r->deferred);
+	       "limiters",
+	       cc != NULL ? cc->name : "none", (unsigned long long)r->frames, r->vtime_ns / 1e6,
+	       (unsigned long long)r->max_backlog, (unsigned long long)r->mean_backlog,
+	       (unsigned long long)r->ce_marked, (unsigned long long)r->engine_marked,
+	       (unsigned long long)r->cnp_handled, (unsigned long long)r->deferred);
 	for (n = 0; n <= SENDERS; n++) {
 		unsigned int p;
 
@@ -220,7 +223,7 @@ test_incast_ecn(void)
 	CU_ASSERT(r.ce_marked > 0);
 	CU_ASSERT_EQUAL(r.engine_marked, r.ce_marked);
 	CU_ASSERT_EQUAL(r.lost, 0);
-	CU_ASSERT_EQUAL(r.deferred, 0);	/* "none" never holds a packet */
+	CU_ASSERT_EQUAL(r.deferred, 0); /* "none" never holds a packet */
 }
 
 /*
@@ -235,11 +238,11 @@ test_incast_dcqcn(void)
 	union droce_cc_params p;
 	struct incast_result none, dq;
 
-	droce_cc_dcqcn_defaults(&p.dcqcn, 25000000000ull);	/* the senders' links */
+	droce_cc_dcqcn_defaults(&p.dcqcn, 25000000000ull); /* the senders' links */
 	/* the rest: the paper's */
 	p.dcqcn.time_reset_ns = 55000;
 	p.dcqcn.alpha_period_ns = 55000;
-	p.dcqcn.g = 1020;				/* 1/256 */
+	p.dcqcn.g = 1020; /* 1/256 */
 	p.dcqcn.threshold = 5;
 	p.dcqcn.ai_rate_bps = 40000000ull;
 	p.dcqcn.hai_rate_bps = 200000000ull;
@@ -283,7 +286,5 @@ test_incast_timely(void)
 	CU_ASSERT(tm.vtime_ns < none.vtime_ns * 2);
 }
 
-DROCE_TEST_MAIN("sim_multi",
-	DROCE_TEST(test_incast_ecn),
-	DROCE_TEST(test_incast_dcqcn),
-	DROCE_TEST(test_incast_timely))
+DROCE_TEST_MAIN("sim_multi", DROCE_TEST(test_incast_ecn), DROCE_TEST(test_incast_dcqcn),
+		DROCE_TEST(test_incast_timely))

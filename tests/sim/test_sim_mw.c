@@ -18,14 +18,18 @@
 #include "sim_model.h"
 #include "sim_scen.h"
 
-#define MS 1000000ull
-#define SEEDS 40
+#define MS	1000000ull
+#define SEEDS	40
 #define WIN_OFF 65536u
 #define WIN_LEN 16384u
 
 static const struct sim_link_cfg lossy = {
-	.rate_bps = 25000000000ull, .delay_ns = 2000, .loss = 0.05, .dup = 0.05,
-	.reorder = 0.05, .reorder_ns = 5000,
+	.rate_bps = 25000000000ull,
+	.delay_ns = 2000,
+	.loss = 0.05,
+	.dup = 0.05,
+	.reorder = 0.05,
+	.reorder_ns = 5000,
 };
 
 static uint64_t dups_seen, resent_seen, nak_heard;
@@ -46,8 +50,9 @@ one_seed(uint64_t seed)
 		printf("\n    seed %llu: scen_init failed\n", (unsigned long long)seed);
 		return false;
 	}
-	mr = droce_mr_reg(s.pd[1], s.mem[1], SCEN_MEM, DROCE_ACCESS_LOCAL_WRITE |
-			  DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_MW_BIND, &err);
+	mr = droce_mr_reg(
+		s.pd[1], s.mem[1], SCEN_MEM,
+		DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_MW_BIND, &err);
 	mw = droce_mw_alloc(s.pd[1], DROCE_MW_TYPE_2, &err);
 	if (mr == NULL || mw == NULL)
 		goto out;
@@ -84,7 +89,8 @@ one_seed(uint64_t seed)
 	    s.wc[1][0].status != DROCE_WC_SUCCESS || s.wc[1][1].status != DROCE_WC_SUCCESS ||
 	    !(s.wc[1][1].wc_flags & DROCE_WC_WITH_INV) || s.wc[1][1].imm_data != key ||
 	    droce_qp_counter(s.qp[1], DROCE_CNT_MW_INVALIDATE) != 1) {
-		printf("\n    seed %llu: the bind and the receive: %u completions, invalidations %llu\n",
+		printf("\n    seed %llu: the bind and the receive: %u completions, invalidations "
+		       "%llu\n",
 		       (unsigned long long)seed, s.nwc[1],
 		       (unsigned long long)droce_qp_counter(s.qp[1], DROCE_CNT_MW_INVALIDATE));
 		goto out;
@@ -133,10 +139,10 @@ test_invalidate_once_under_loss(void)
 	/* the network did its part: requests were resent and duplicates arrived */
 	CU_ASSERT(resent_seen > 0);
 	CU_ASSERT(dups_seen > 0);
-	CU_ASSERT(nak_heard >= SEEDS / 2);	/* most runs hear the NAK itself */
+	CU_ASSERT(nak_heard >= SEEDS / 2); /* most runs hear the NAK itself */
 	printf("\n    %u seeds: %llu packets resent, %llu duplicate requests, each window "
-	       "invalidated once; the refused WRITE's NAK heard in %llu\n", SEEDS,
-	       (unsigned long long)resent_seen, (unsigned long long)dups_seen,
+	       "invalidated once; the refused WRITE's NAK heard in %llu\n",
+	       SEEDS, (unsigned long long)resent_seen, (unsigned long long)dups_seen,
 	       (unsigned long long)nak_heard);
 }
 

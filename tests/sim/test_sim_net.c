@@ -113,8 +113,8 @@ make_frame(uint32_t psn, uint32_t pay, uint32_t *len)
 
 /* Send `count` frames from node 0 to node 1 spaced `gap` ns apart over cfg; run to idle. */
 static void
-blast(const struct sim_link_cfg *cfg, unsigned int count, uint32_t pay, uint64_t gap,
-      uint64_t seed, struct rec_node *r1, struct sim_port_stats *st)
+blast(const struct sim_link_cfg *cfg, unsigned int count, uint32_t pay, uint64_t gap, uint64_t seed,
+      struct rec_node *r1, struct sim_port_stats *st)
 {
 	struct sim_net net;
 	struct rec_node r0;
@@ -170,7 +170,7 @@ test_heap_order(void)
 	sim_rng_seed(&r, 7, 0);
 	for (i = 0; i < 5000; i++) {
 		memset(&ev, 0, sizeof(ev));
-		ev.t = sim_rng_below(&r, 100);	/* many ties */
+		ev.t = sim_rng_below(&r, 100); /* many ties */
 		CU_ASSERT_EQUAL(sim_heap_push(&h, &ev), 0);
 	}
 	for (i = 0; sim_heap_pop(&h, &ev); i++) {
@@ -230,8 +230,9 @@ test_burst_loss(void)
 static void
 test_reorder_dup(void)
 {
-	struct sim_link_cfg c = { .delay_ns = 1000, .reorder = 0.05, .reorder_ns = 5000,
-				  .dup = 0.05 };
+	struct sim_link_cfg c = {
+		.delay_ns = 1000, .reorder = 0.05, .reorder_ns = 5000, .dup = 0.05
+	};
 	struct sim_port_stats st;
 	struct rec_node r;
 
@@ -258,16 +259,19 @@ test_corruption_caught_by_icrc(void)
 static void
 test_red_marks_ce(void)
 {
-	struct sim_link_cfg c = { .rate_bps = 1000000000ull, .delay_ns = 1000,
-				  .red_kmin = 2000, .red_kmax = 20000, .red_pmax = 0.5 };
+	struct sim_link_cfg c = { .rate_bps = 1000000000ull,
+				  .delay_ns = 1000,
+				  .red_kmin = 2000,
+				  .red_kmax = 20000,
+				  .red_pmax = 0.5 };
 	struct sim_port_stats st;
 	struct rec_node r;
 
 	/* Offered at twice the rate: the queue grows past Kmax. */
 	blast(&c, 1000, 1000, 4000, 8, &r, &st);
 	CU_ASSERT(st.ce_marked > 100);
-	CU_ASSERT_EQUAL(r.ce, st.ce_marked);	/* marked frames still pass the IP checksum */
-	CU_ASSERT_EQUAL(r.icrc_bad, 0);		/* ECN bits are masked from the ICRC */
+	CU_ASSERT_EQUAL(r.ce, st.ce_marked); /* marked frames still pass the IP checksum */
+	CU_ASSERT_EQUAL(r.icrc_bad, 0);	     /* ECN bits are masked from the ICRC */
 	/* Below Kmin nothing is marked. */
 	blast(&c, 1000, 1000, 20000, 8, &r, &st);
 	CU_ASSERT_EQUAL(st.ce_marked, 0);
@@ -276,8 +280,12 @@ test_red_marks_ce(void)
 static void
 test_replay_same_seed(void)
 {
-	struct sim_link_cfg c = { .delay_ns = 1000, .jitter_ns = 3000, .loss = 0.05, .dup = 0.02,
-				  .corrupt = 0.02, .reorder = 0.02 };
+	struct sim_link_cfg c = { .delay_ns = 1000,
+				  .jitter_ns = 3000,
+				  .loss = 0.05,
+				  .dup = 0.02,
+				  .corrupt = 0.02,
+				  .reorder = 0.02 };
 	struct sim_port_stats a, b, d;
 	struct rec_node ra, rb, rd;
 
@@ -339,14 +347,8 @@ test_run_limits(void)
 	sim_net_fini(&net);
 }
 
-DROCE_TEST_MAIN("sim_net",
-	DROCE_TEST(test_run_limits),
-	DROCE_TEST(test_rng_deterministic),
-	DROCE_TEST(test_heap_order),
-	DROCE_TEST(test_clean_link_rate_and_delay),
-	DROCE_TEST(test_loss_rate),
-	DROCE_TEST(test_burst_loss),
-	DROCE_TEST(test_reorder_dup),
-	DROCE_TEST(test_corruption_caught_by_icrc),
-	DROCE_TEST(test_red_marks_ce),
-	DROCE_TEST(test_replay_same_seed))
+DROCE_TEST_MAIN("sim_net", DROCE_TEST(test_run_limits), DROCE_TEST(test_rng_deterministic),
+		DROCE_TEST(test_heap_order), DROCE_TEST(test_clean_link_rate_and_delay),
+		DROCE_TEST(test_loss_rate), DROCE_TEST(test_burst_loss),
+		DROCE_TEST(test_reorder_dup), DROCE_TEST(test_corruption_caught_by_icrc),
+		DROCE_TEST(test_red_marks_ce), DROCE_TEST(test_replay_same_seed))

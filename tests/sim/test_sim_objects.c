@@ -30,7 +30,8 @@ test_cq_overflow(void)
 	s.no_poll[0] = true;
 	for (i = 0; i < 8; i++)
 		CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, i, 256 * i, 256,
-					  scen_addr(&s, 1, 256 * i), droce_mr_rkey(s.mr[1]), 0), 0);
+					  scen_addr(&s, 1, 256 * i), droce_mr_rkey(s.mr[1]), 0),
+				0);
 	scen_run_until(&s, 0, 1, 50 * MS);
 	/* IBTA 11.4.2.1 / C11-...: an overrun CQ reports an affiliated CQ error event. */
 	while (droce_dev_get_async_event(s.ep[0].dev, &ev) == 0)
@@ -73,25 +74,25 @@ test_modify_qp_invalid(void)
 	/* The transition table of IBTA 11.2.4.2 (table 93) and its required attributes. */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = DROCE_QPS_RTR;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);	/* RESET->RTR */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL); /* RESET->RTR */
 	a.qp_state = DROCE_QPS_RTS;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);	/* RESET->RTS */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL); /* RESET->RTS */
 	a.qp_state = (enum droce_qp_state)42;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);
 	a.qp_state = DROCE_QPS_INIT;
 	a.qp_access_flags = p.access;
 	a.port_num = 1;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base), -EINVAL);	/* no ACCESS_FLAGS */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base), -EINVAL); /* no ACCESS_FLAGS */
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base | DROCE_QP_ACCESS_FLAGS | DROCE_QP_SQ_PSN),
-			-EINVAL);	/* SQ_PSN is not an INIT attribute */
+			-EINVAL); /* SQ_PSN is not an INIT attribute */
 	a.cur_qp_state = DROCE_QPS_RTS;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base | DROCE_QP_ACCESS_FLAGS | DROCE_QP_CUR_STATE),
-			-EINVAL);	/* the QP is in RESET, not RTS */
+			-EINVAL); /* the QP is in RESET, not RTS */
 	a.port_num = 9;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base | DROCE_QP_ACCESS_FLAGS), -EINVAL);
 	a.port_num = 1;
 	CU_ASSERT_EQUAL(droce_qp_query(qp, &q, NULL), 0);
-	CU_ASSERT_EQUAL(q.qp_state, DROCE_QPS_RESET);	/* failed calls changed nothing */
+	CU_ASSERT_EQUAL(q.qp_state, DROCE_QPS_RESET); /* failed calls changed nothing */
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, base | DROCE_QP_ACCESS_FLAGS), 0);
 
 	memset(&a, 0, sizeof(a));
@@ -102,23 +103,30 @@ test_modify_qp_invalid(void)
 	a.rq_psn = 1;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 1;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
-					     DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
-					     DROCE_QP_MIN_RNR_TIMER), -EINVAL);	/* no DEST_QPN */
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_DEST_QPN |
-					     DROCE_QP_PATH_MTU | DROCE_QP_RQ_PSN |
-					     DROCE_QP_MAX_DEST_RD_ATOMIC |
-					     DROCE_QP_MIN_RNR_TIMER), -EINVAL);	/* no AV */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a,
+					DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+						DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
+						DROCE_QP_MIN_RNR_TIMER),
+			-EINVAL); /* no DEST_QPN */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a,
+					DROCE_QP_STATE | DROCE_QP_DEST_QPN | DROCE_QP_PATH_MTU |
+						DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
+						DROCE_QP_MIN_RNR_TIMER),
+			-EINVAL); /* no AV */
 	a.path_mtu = (enum droce_mtu)9;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
-					     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
-					     DROCE_QP_MAX_DEST_RD_ATOMIC |
-					     DROCE_QP_MIN_RNR_TIMER), -EINVAL);	/* bad MTU */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a,
+					DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+						DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
+						DROCE_QP_MAX_DEST_RD_ATOMIC |
+						DROCE_QP_MIN_RNR_TIMER),
+			-EINVAL); /* bad MTU */
 	a.path_mtu = DROCE_MTU_1024;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
-					     DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
-					     DROCE_QP_MAX_DEST_RD_ATOMIC |
-					     DROCE_QP_MIN_RNR_TIMER), 0);
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a,
+					DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+						DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
+						DROCE_QP_MAX_DEST_RD_ATOMIC |
+						DROCE_QP_MIN_RNR_TIMER),
+			0);
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = DROCE_QPS_RTS;
@@ -126,25 +134,29 @@ test_modify_qp_invalid(void)
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT |
-					     DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
-					     DROCE_QP_MAX_QP_RD_ATOMIC), -EINVAL);	/* no SQ_PSN */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a,
+					DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
+						DROCE_QP_RNR_RETRY | DROCE_QP_MAX_QP_RD_ATOMIC),
+			-EINVAL); /* no SQ_PSN */
 	a.retry_cnt = 8;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT |
-					     DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
-					     DROCE_QP_MAX_QP_RD_ATOMIC | DROCE_QP_SQ_PSN),
-			-EINVAL);	/* retry_cnt is 3 bits */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a,
+					DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
+						DROCE_QP_RNR_RETRY | DROCE_QP_MAX_QP_RD_ATOMIC |
+						DROCE_QP_SQ_PSN),
+			-EINVAL); /* retry_cnt is 3 bits */
 	a.retry_cnt = 7;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE | DROCE_QP_TIMEOUT |
-					     DROCE_QP_RETRY_CNT | DROCE_QP_RNR_RETRY |
-					     DROCE_QP_MAX_QP_RD_ATOMIC | DROCE_QP_SQ_PSN), 0);
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a,
+					DROCE_QP_STATE | DROCE_QP_TIMEOUT | DROCE_QP_RETRY_CNT |
+						DROCE_QP_RNR_RETRY | DROCE_QP_MAX_QP_RD_ATOMIC |
+						DROCE_QP_SQ_PSN),
+			0);
 	a.qp_state = DROCE_QPS_INIT;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);	/* RTS->INIT */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL); /* RTS->INIT */
 	/* Any state may go to ERR and to RESET. */
 	a.qp_state = DROCE_QPS_ERR;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), 0);
 	a.qp_state = DROCE_QPS_RTS;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL);	/* ERR->RTS */
+	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), -EINVAL); /* ERR->RTS */
 	a.qp_state = DROCE_QPS_RESET;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, DROCE_QP_STATE), 0);
 	CU_ASSERT_EQUAL(droce_qp_query(qp, &q, NULL), 0);
@@ -212,7 +224,5 @@ test_ud_qkey_mismatch(void)
 	scen_fini(&s);
 }
 
-DROCE_TEST_MAIN("sim_objects",
-	DROCE_TEST(test_cq_overflow),
-	DROCE_TEST(test_modify_qp_invalid),
-	DROCE_TEST(test_ud_qkey_mismatch))
+DROCE_TEST_MAIN("sim_objects", DROCE_TEST(test_cq_overflow), DROCE_TEST(test_modify_qp_invalid),
+		DROCE_TEST(test_ud_qkey_mismatch))

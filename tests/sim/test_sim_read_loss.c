@@ -57,24 +57,27 @@ check(double loss, double max_ratio, uint8_t rd_atomic)
 		CU_ASSERT_FATAL(run(&cw, &w));
 		CU_ASSERT_FATAL(r.read_needed == 100 * 64);
 		ratio = (double)r.wire.read_resp_rx / (double)r.read_needed;
-		printf("\n  seed %" PRIu64 " loss %.0f%% rd_atomic %u: READ responses %.3fx needed, "
+		printf("\n  seed %" PRIu64
+		       " loss %.0f%% rd_atomic %u: READ responses %.3fx needed, "
 		       "%" PRIu64 " re-requests, READ %.3f ms (%.2f Gbit/s), WRITE %.3f ms "
-		       "(%.2f Gbit/s)", seed, loss * 100, rd_atomic, ratio, r.wire.read_rereq,
-		       r.vtime_ns / 1e6, r.bytes * 8.0 / r.vtime_ns, w.vtime_ns / 1e6,
-		       w.bytes * 8.0 / w.vtime_ns);
+		       "(%.2f Gbit/s)",
+		       seed, loss * 100, rd_atomic, ratio, r.wire.read_rereq, r.vtime_ns / 1e6,
+		       r.bytes * 8.0 / r.vtime_ns, w.vtime_ns / 1e6, w.bytes * 8.0 / w.vtime_ns);
 		if (ratio > max_ratio || r.vtime_ns > 2 * w.vtime_ns) {
-			fprintf(stderr, "\nseed %" PRIu64 " loss %.0f%% rd_atomic %u: READ responses "
-				"%.2fx needed (bound %.2f), READ %.3f ms, WRITE %.3f ms\n", seed,
-				loss * 100, rd_atomic, ratio, max_ratio, r.vtime_ns / 1e6,
+			fprintf(stderr,
+				"\nseed %" PRIu64 " loss %.0f%% rd_atomic %u: READ responses "
+				"%.2fx needed (bound %.2f), READ %.3f ms, WRITE %.3f ms\n",
+				seed, loss * 100, rd_atomic, ratio, max_ratio, r.vtime_ns / 1e6,
 				w.vtime_ns / 1e6);
 			CU_FAIL("READ recovery");
 		}
 		/* A lost response run is asked for again a few times at most, never once per
 		 * READ or response in flight behind it. */
 		if (r.wire.read_rereq > 3 * (r.net.lost + 1)) {
-			fprintf(stderr, "\nseed %" PRIu64 " loss %.0f%%: %" PRIu64 " re-requests for "
-				"%" PRIu64 " frames lost\n", seed, loss * 100, r.wire.read_rereq,
-				r.net.lost);
+			fprintf(stderr,
+				"\nseed %" PRIu64 " loss %.0f%%: %" PRIu64 " re-requests for "
+				"%" PRIu64 " frames lost\n",
+				seed, loss * 100, r.wire.read_rereq, r.net.lost);
 			CU_FAIL("re-requests");
 		}
 	}
@@ -105,8 +108,5 @@ test_read_loss5_rd128(void)
 	check(0.05, 1.3, 128);
 }
 
-DROCE_TEST_MAIN("sim_read_loss",
-	DROCE_TEST(test_read_no_loss),
-	DROCE_TEST(test_read_loss1),
-	DROCE_TEST(test_read_loss5),
-	DROCE_TEST(test_read_loss5_rd128))
+DROCE_TEST_MAIN("sim_read_loss", DROCE_TEST(test_read_no_loss), DROCE_TEST(test_read_loss1),
+		DROCE_TEST(test_read_loss5), DROCE_TEST(test_read_loss5_rd128))

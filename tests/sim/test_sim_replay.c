@@ -75,6 +75,4 @@ test_qp_types_replay(void)
 	}
 }
 
-DROCE_TEST_MAIN("sim_replay",
-	DROCE_TEST(test_same_seed_same_run),
-	DROCE_TEST(test_qp_types_replay))
+DROCE_TEST_MAIN("sim_replay", DROCE_TEST(test_same_seed_same_run), DROCE_TEST(test_qp_types_replay))

@@ -29,8 +29,8 @@ setup(struct scen *s, uint8_t retry_cnt, uint8_t rnr_retry)
 	sim_qp_params_default(&p);
 	p.retry_cnt = retry_cnt;
 	p.rnr_retry = rnr_retry;
-	p.min_rnr_timer = 14;	/* 1.28 ms (IBTA 9.7.5.2.8 table 45) */
-	p.timeout = 8;		/* 4.096 us * 2^8 = 1.049 ms (IBTA 9.7.6.1.3) */
+	p.min_rnr_timer = 14; /* 1.28 ms (IBTA 9.7.5.2.8 table 45) */
+	p.timeout = 8;	      /* 4.096 us * 2^8 = 1.049 ms (IBTA 9.7.6.1.3) */
 	scen_setup_rc(s, &p);
 }
 
@@ -85,7 +85,7 @@ test_rnr_wait_survives_losses(void)
 	setup(&s, 1, 7);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 10, 0, 300, 0, 0, 0), 0);
 	for (k = 0; k < 3; k++)
-		outage_after_rnr(&s, 1 + 2 * k);	/* the lost resend's retry is NAKed too */
+		outage_after_rnr(&s, 1 + 2 * k); /* the lost resend's retry is NAKed too */
 	if (s.nwc[0] != 0)
 		printf("\n    completed early: %s after %llu RNR NAKs, %llu timeouts\n",
 		       sim_wc_status_name(s.wc[0][0].status),
@@ -189,8 +189,6 @@ test_rnr_duplicate_nak(void)
 	scen_fini(&s);
 }
 
-DROCE_TEST_MAIN("sim_rnr_retry",
-	DROCE_TEST(test_rnr_wait_survives_losses),
-	DROCE_TEST(test_rnr_wait_retry_cnt_zero),
-	DROCE_TEST(test_rnr_budget_apart_from_timeouts),
-	DROCE_TEST(test_rnr_duplicate_nak))
+DROCE_TEST_MAIN("sim_rnr_retry", DROCE_TEST(test_rnr_wait_survives_losses),
+		DROCE_TEST(test_rnr_wait_retry_cnt_zero),
+		DROCE_TEST(test_rnr_budget_apart_from_timeouts), DROCE_TEST(test_rnr_duplicate_nak))

@@ -16,9 +16,9 @@
 #include "sim_scen.h"
 #include "sim_work.h"
 
-#define MS 1000000ull
-#define PSN0 0x100u		/* sim_qp_params_default's first PSN */
-#define SEG (1024u - 16)	/* data per SEND/WRITE packet: the path MTU less the header */
+#define MS   1000000ull
+#define PSN0 0x100u	  /* sim_qp_params_default's first PSN */
+#define SEG  (1024u - 16) /* data per SEND/WRITE packet: the path MTU less the header */
 
 /* The frames a test loses or duplicates: from node src, at PSN psn, the first `times` of them. */
 struct pick {
@@ -30,7 +30,7 @@ struct pick {
 
 static struct pick picks[4];
 static unsigned int n_picks;
-static uint32_t psn0;		/* the first PSN of a test's own work (after the handshake) */
+static uint32_t psn0; /* the first PSN of a test's own work (after the handshake) */
 
 static unsigned int
 pick_fn(void *arg, unsigned int src, const uint8_t *f, uint32_t len)
@@ -103,7 +103,8 @@ test_sr_lost_write_first(void)
 	setup(&s, true);
 	add_pick(0, psn0, SIM_FATE_LOST);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 16 * SEG, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	check_write(&s, 16 * SEG);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SR_KEPT), 15);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RETRANSMITTED_PKTS), 1);
@@ -119,8 +120,9 @@ test_gbn_lost_write_first(void)
 
 	setup(&s, false);
 	add_pick(0, psn0, SIM_FATE_LOST);
-	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 16 * 1024,
-				  scen_addr(&s, 1, 0), droce_mr_rkey(s.mr[1]), 0), 0);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 16 * 1024, scen_addr(&s, 1, 0),
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	check_write(&s, 16 * 1024);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SR_KEPT), 0);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RETRANSMITTED_PKTS), 16);
@@ -137,7 +139,8 @@ test_sr_dup_after_placement(void)
 	add_pick(0, psn0 + 1, SIM_FATE_LOST);
 	add_pick(0, psn0 + 8, SIM_FATE_DUP);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 16 * SEG, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	check_write(&s, 16 * SEG);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SR_KEPT), 14);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_DUPLICATE_REQUEST), 1);
@@ -176,7 +179,8 @@ test_sr_lost_read_response(void)
 	setup(&s, true);
 	add_pick(1, psn0 + 5, SIM_FATE_LOST);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 1, 0, 16 * 1024, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL_FATAL(scen_run_until(&s, 0, 1, 50 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 1, DROCE_WC_SUCCESS);
 	CU_ASSERT(memcmp(s.mem[0], s.mem[1], 16 * 1024) == 0);
@@ -190,7 +194,7 @@ test_sr_lost_read_response(void)
 static void
 test_sr_lost_atomic(void)
 {
-	const uint32_t t = 65536;	/* the atomic's target and result, 8-aligned */
+	const uint32_t t = 65536; /* the atomic's target and result, 8-aligned */
 	uint64_t orig, now, res;
 	struct scen s;
 
@@ -198,11 +202,14 @@ test_sr_lost_atomic(void)
 	memcpy(&orig, s.mem[1] + t, 8);
 	add_pick(0, psn0 + 4, SIM_FATE_LOST);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 4 * SEG, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_FETCH_AND_ADD, 2, t,
-					 scen_addr(&s, 1, t), droce_mr_rkey(s.mr[1]), 5, 0), 0);
+					 scen_addr(&s, 1, t), droce_mr_rkey(s.mr[1]), 5, 0),
+			0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 3, 8192, 4 * SEG,
-				  scen_addr(&s, 1, 8192), droce_mr_rkey(s.mr[1]), 0), 0);
+				  scen_addr(&s, 1, 8192), droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL_FATAL(scen_run_until(&s, 0, 3, 50 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 1, DROCE_WC_SUCCESS);
 	scen_expect_wc(&s, 0, 1, 2, DROCE_WC_SUCCESS);
@@ -229,9 +236,11 @@ test_sr_overlapping_writes(void)
 	setup(&s, true);
 	add_pick(0, psn0 + 10, SIM_FATE_LOST);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 16 * SEG, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 2, b_src, 16 * SEG,
-				  scen_addr(&s, 1, b_dst), droce_mr_rkey(s.mr[1]), 0), 0);
+				  scen_addr(&s, 1, b_dst), droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL_FATAL(scen_run_until(&s, 0, 2, 50 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 1, 2, DROCE_WC_SUCCESS);
 	CU_ASSERT(memcmp(s.mem[0], s.mem[1], b_dst) == 0);
@@ -283,20 +292,22 @@ handshake_run(bool lose_ack)
 	s.net.pick = watch_fn;
 	if (lose_ack)
 		add_pick(1, PSN0, SIM_FATE_LOST);
-	add_pick(0, PSN0 + 20, SIM_FATE_LOST);	/* a MIDDLE of the second message: kept after */
+	add_pick(0, PSN0 + 20, SIM_FATE_LOST); /* a MIDDLE of the second message: kept after */
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 16 * 1024, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 2, 65536, 16 * SEG,
-				  scen_addr(&s, 1, 65536), droce_mr_rkey(s.mr[1]), 0), 0);
+				  scen_addr(&s, 1, 65536), droce_mr_rkey(s.mr[1]), 0),
+			0);
 	CU_ASSERT_EQUAL_FATAL(scen_run_until(&s, 0, 2, 50 * MS), SIM_DONE);
 	scen_expect_wc(&s, 0, 0, 1, DROCE_WC_SUCCESS);
 	scen_expect_wc(&s, 0, 1, 2, DROCE_WC_SUCCESS);
 	CU_ASSERT(memcmp(s.mem[0], s.mem[1], 16 * 1024) == 0);
 	CU_ASSERT(memcmp(s.mem[0] + 65536, s.mem[1] + 65536, 16 * SEG) == 0);
-	CU_ASSERT_EQUAL(before_any[0], 1);	/* the probe goes alone */
+	CU_ASSERT_EQUAL(before_any[0], 1); /* the probe goes alone */
 	CU_ASSERT_EQUAL(marked_before[0], 0);
-	CU_ASSERT_EQUAL(marked[0], 17);		/* the second message and its one resend */
-	CU_ASSERT_EQUAL(marked[1], seen[1]);	/* every response */
+	CU_ASSERT_EQUAL(marked[0], 17);	     /* the second message and its one resend */
+	CU_ASSERT_EQUAL(marked[1], seen[1]); /* every response */
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_SR_PEER), 1);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SR_KEPT), 15 - 4);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), lose_ack ? 1 : 0);
@@ -333,8 +344,9 @@ test_sr_one_side(void)
 			sim_run(&c, &sum);
 			if (!sum.ok || sum.sr_kept != 0 || sum.sr_peer != 0)
 				printf("\n    sr on node %u, seed %" PRIu64 ": %s kept %" PRIu64
-				       " peer %" PRIu64 "\n", n, seed, sum.ok ? "" : sum.mismatch,
-				       sum.sr_kept, sum.sr_peer);
+				       " peer %" PRIu64 "\n",
+				       n, seed, sum.ok ? "" : sum.mismatch, sum.sr_kept,
+				       sum.sr_peer);
 			CU_ASSERT_FATAL(sum.ok);
 			CU_ASSERT_EQUAL_FATAL(sum.sr_kept, 0);
 			CU_ASSERT_EQUAL_FATAL(sum.sr_peer, 0);
@@ -377,13 +389,13 @@ test_sr_goodput_targets(void)
 	uint64_t seed;
 
 	goodput_run(1, 0, true, &base, &pk);
-	CU_ASSERT(pk < 1.04);	/* the placement header's share: 64 KiB in 66 packets */
+	CU_ASSERT(pk < 1.04); /* the placement header's share: 64 KiB in 66 packets */
 	for (seed = 1; seed <= 3; seed++) {
 		goodput_run(seed, 0.01, true, &g, &pk);
 		goodput_run(seed, 0.05, true, &g5, &pk5);
 		printf("\n    seed %" PRIu64 ": lossless %.2f Gbit/s; 1 %%: %.2f Gbit/s (%.0f %%), "
-		       "%.3fx packets; 5 %%: %.2f Gbit/s (%.0f %%), %.3fx packets", seed, base, g,
-		       100 * g / base, pk, g5, 100 * g5 / base, pk5);
+		       "%.3fx packets; 5 %%: %.2f Gbit/s (%.0f %%), %.3fx packets",
+		       seed, base, g, 100 * g / base, pk, g5, 100 * g5 / base, pk5);
 		CU_ASSERT(g >= 0.85 * base);
 		CU_ASSERT(pk <= 1.1);
 		CU_ASSERT(g5 >= 0.60 * base);
@@ -391,14 +403,8 @@ test_sr_goodput_targets(void)
 	printf("\n");
 }
 
-DROCE_TEST_MAIN("sim_sr",
-	DROCE_TEST(test_sr_goodput_targets),
-	DROCE_TEST(test_sr_lost_write_first),
-	DROCE_TEST(test_gbn_lost_write_first),
-	DROCE_TEST(test_sr_dup_after_placement),
-	DROCE_TEST(test_sr_send_lost_first),
-	DROCE_TEST(test_sr_lost_read_response),
-	DROCE_TEST(test_sr_lost_atomic),
-	DROCE_TEST(test_sr_overlapping_writes),
-	DROCE_TEST(test_sr_handshake),
-	DROCE_TEST(test_sr_one_side))
+DROCE_TEST_MAIN("sim_sr", DROCE_TEST(test_sr_goodput_targets), DROCE_TEST(test_sr_lost_write_first),
+		DROCE_TEST(test_gbn_lost_write_first), DROCE_TEST(test_sr_dup_after_placement),
+		DROCE_TEST(test_sr_send_lost_first), DROCE_TEST(test_sr_lost_read_response),
+		DROCE_TEST(test_sr_lost_atomic), DROCE_TEST(test_sr_overlapping_writes),
+		DROCE_TEST(test_sr_handshake), DROCE_TEST(test_sr_one_side))

@@ -15,8 +15,8 @@
 #include "sim_model.h"
 #include "sim_scen.h"
 
-#define MS 1000000ull
-#define MSG (512u * 1024)	/* 2048 packets of 256 B: twice the window */
+#define MS  1000000ull
+#define MSG (512u * 1024) /* 2048 packets of 256 B: twice the window */
 
 static void
 setup(struct scen *s)
@@ -25,7 +25,7 @@ setup(struct scen *s)
 
 	sim_qp_params_default(&p);
 	p.mtu = DROCE_MTU_256;
-	p.timeout = 8;		/* 4.096 us * 2^8 = 1.05 ms */
+	p.timeout = 8; /* 4.096 us * 2^8 = 1.05 ms */
 	p.retry_cnt = 7;
 	scen_setup_rc(s, &p);
 }
@@ -37,9 +37,10 @@ test_window_full_acks_lost(void)
 	struct scen s;
 
 	setup(&s);
-	s.net.node[0].down.cfg.down = true;	/* toward the requester */
+	s.net.node[0].down.cfg.down = true; /* toward the requester */
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 5, 0, MSG, scen_addr(&s, 1, 0),
-				  droce_mr_rkey(s.mr[1]), 0), 0);
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
 	s.wake = 2500000;
 	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 1, 2500000), SIM_TIME_LIMIT);
 	/* The window filled, nothing came back, and the timer resent from the oldest packet
@@ -85,6 +86,5 @@ test_window_after_rnr_acks_lost(void)
 	scen_fini(&s);
 }
 
-DROCE_TEST_MAIN("sim_window",
-	DROCE_TEST(test_window_full_acks_lost),
-	DROCE_TEST(test_window_after_rnr_acks_lost))
+DROCE_TEST_MAIN("sim_window", DROCE_TEST(test_window_full_acks_lost),
+		DROCE_TEST(test_window_after_rnr_acks_lost))

@@ -43,7 +43,7 @@ udp53(uint8_t f[64], const uint8_t dst[6], const uint8_t src[6], uint8_t me, uin
 	memcpy(f + 6, src, 6);
 	f[12] = 0x08;
 	f[14] = 0x45;
-	f[14 + 3] = 20 + 8 + 4;		/* total length */
+	f[14 + 3] = 20 + 8 + 4; /* total length */
 	f[14 + 8] = 64;
 	f[14 + 9] = 17;
 	f[14 + 12] = 198;
@@ -54,7 +54,7 @@ udp53(uint8_t f[64], const uint8_t dst[6], const uint8_t src[6], uint8_t me, uin
 	f[14 + 17] = 19;
 	f[14 + 18] = 7;
 	f[14 + 19] = peer;
-	for (i = 0; i < 20; i += 2)	/* RFC 791 header checksum */
+	for (i = 0; i < 20; i += 2) /* RFC 791 header checksum */
 		sum += (uint32_t)f[14 + i] << 8 | f[14 + i + 1];
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = ~((sum & 0xffff) + (sum >> 16)) & 0xffff;

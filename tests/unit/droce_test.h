@@ -17,7 +17,10 @@ struct droce_test_case {
 	void (*fn)(void);
 };
 
-#define DROCE_TEST(fn) { #fn, fn }
+#define DROCE_TEST(fn) \
+	{ \
+#fn, fn \
+	}
 
 static inline int
 droce_test_run(const char *suite_name, const struct droce_test_case *cases, size_t n)

@@ -19,7 +19,7 @@
 #include "droce_verbs.h"
 #include "wire/droce_ipv4.h"
 
-#define EH_FRAMES 4096
+#define EH_FRAMES    4096
 #define EH_FRAME_MAX 9200
 
 struct eh_frame {
@@ -34,7 +34,7 @@ typedef bool (*eh_filter)(struct eh_node *from, uint8_t *frame, uint32_t len, vo
 struct eh_node {
 	struct droce_dev *dev;
 	uint64_t rng;
-	struct eh_frame *q;	/* frames sent by this node, not yet delivered */
+	struct eh_frame *q; /* frames sent by this node, not yet delivered */
 	unsigned int head, tail;
 	uint8_t mac[6];
 	uint8_t gid[16];
@@ -52,7 +52,7 @@ struct eh_node {
 struct eh_world {
 	struct eh_node n[2];
 	uint64_t now;
-	bool ipv6;	/* GIDs are IPv6 addresses (eh_init_v) */
+	bool ipv6; /* GIDs are IPv6 addresses (eh_init_v) */
 };
 
 static uint8_t *
@@ -215,7 +215,7 @@ eh_opts_default(struct eh_qp_opts *o)
 	o->max_rd_atomic = 4;
 	o->access = DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
 		    DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC;
-	o->psn[0] = 0xFFFFF0;	/* wraps within the first messages */
+	o->psn[0] = 0xFFFFF0; /* wraps within the first messages */
 	o->psn[1] = 0x100;
 }
 
@@ -292,8 +292,8 @@ eh_cc_start(const struct droce_cc_ops *ops, struct droce_cc_state *s,
  */
 static inline int
 eh_cc_pair(struct eh_world *w, const struct droce_cc_ops *ops, const union droce_cc_params *p,
-	   struct eh_qp_opts *o, struct droce_qp **qp, struct droce_mr **mr, uint8_t *a,
-	   uint8_t *b, size_t len)
+	   struct eh_qp_opts *o, struct droce_qp **qp, struct droce_mr **mr, uint8_t *a, uint8_t *b,
+	   size_t len)
 {
 	int err = 0;
 
@@ -380,7 +380,7 @@ eh_run(struct eh_world *w, uint64_t max_ns)
 				return;
 			w->now = d > w->now ? d : w->now + 1;
 		} else {
-			w->now += 1000;	/* 1 us per round: timers see time pass */
+			w->now += 1000; /* 1 us per round: timers see time pass */
 		}
 	}
 }
@@ -394,8 +394,8 @@ eh_poll(struct eh_node *n, struct droce_wc *wc, unsigned int max)
 /* A signaled request of one SGE to raddr/rkey (the atomic fields for an atomic, adding or
  * comparing cmp_add; the IETH names rkey for SEND_WITH_INV). droce_post_send's result. */
 static inline int
-eh_post1(struct droce_qp *qp, enum droce_wr_opcode op, struct droce_sge *sge,
-	 uint64_t raddr, uint32_t rkey, uint64_t cmp_add, uint64_t id)
+eh_post1(struct droce_qp *qp, enum droce_wr_opcode op, struct droce_sge *sge, uint64_t raddr,
+	 uint32_t rkey, uint64_t cmp_add, uint64_t id)
 {
 	struct droce_send_wr wr, *bad;
 

@@ -17,7 +17,7 @@ struct num_dev {
 	struct droce_dev *dev;
 	struct droce_pd *pd;
 	struct droce_cq *cq;
-	uint64_t gen0;		/* what droce_dev_create() draws first: the QPN generation */
+	uint64_t gen0; /* what droce_dev_create() draws first: the QPN generation */
 	uint64_t rng;
 	bool drawn;
 };

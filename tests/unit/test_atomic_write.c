@@ -9,8 +9,9 @@
 #include "droce_pkt.h"
 #include "engine_harness.h"
 
-#define ALL_ACCESS (DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | \
-		    DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC)
+#define ALL_ACCESS \
+	(DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ | \
+	 DROCE_ACCESS_REMOTE_ATOMIC)
 
 static uint8_t ra[4096] __attribute__((aligned(64)));
 static const uint8_t val[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
@@ -115,7 +116,7 @@ test_frame_and_placement(void)
 	CU_ASSERT_EQUAL(memcmp(ra + 64, val, 8), 0);
 	CU_ASSERT_EQUAL(ra[63], 0xEE);
 	CU_ASSERT_EQUAL(ra[72], 0xEE);
-	CU_ASSERT_EQUAL(eh_poll(&f.w.n[1], wc, 4), 0);	/* no receive consumed */
+	CU_ASSERT_EQUAL(eh_poll(&f.w.n[1], wc, 4), 0); /* no receive consumed */
 	/* the wire: opcode 0x1D, RETH (VA, R_Key, length 8), 8 bytes of payload, AckReq */
 	CU_ASSERT_EQUAL_FATAL(f.reqs, 1);
 	CU_ASSERT_EQUAL(f.req.opcode, 0x1D);
@@ -182,9 +183,9 @@ test_refusals(void)
 	/* 8-aligned only */
 	refused(65, ALL_ACCESS, DROCE_WC_REM_INV_REQ_ERR, DROCE_CNT_RESP_REMOTE_INVALID_REQUEST);
 	/* a remote write: the MR must allow it */
-	refused(64, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_READ |
-		    DROCE_ACCESS_REMOTE_ATOMIC, DROCE_WC_REM_ACCESS_ERR,
-		DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS);
+	refused(64,
+		DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC,
+		DROCE_WC_REM_ACCESS_ERR, DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS);
 	/* inside the MR */
 	refused(sizeof(ra) - 4, ALL_ACCESS, DROCE_WC_REM_ACCESS_ERR,
 		DROCE_CNT_RESP_REMOTE_ACCESS_ERRORS);
@@ -202,9 +203,9 @@ bad_len(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 	if (!is_aw(frame, len, &p))
 		return true;
 	reth = frame + p.bth_off + 12;
-	reth[15] = 0;	/* DMA length 0 */
+	reth[15] = 0; /* DMA length 0 */
 	p.reth_len = 0;
-	droce_build_finish(frame, &p);	/* the ICRC again */
+	droce_build_finish(frame, &p); /* the ICRC again */
 	return true;
 }
 
@@ -235,9 +236,6 @@ test_rc_only(void)
 	eh_fini(&f.w);
 }
 
-DROCE_TEST_MAIN("atomic_write",
-	DROCE_TEST(test_frame_and_placement),
-	DROCE_TEST(test_duplicate_not_placed),
-	DROCE_TEST(test_refusals),
-	DROCE_TEST(test_length_not_8),
-	DROCE_TEST(test_rc_only))
+DROCE_TEST_MAIN("atomic_write", DROCE_TEST(test_frame_and_placement),
+		DROCE_TEST(test_duplicate_not_placed), DROCE_TEST(test_refusals),
+		DROCE_TEST(test_length_not_8), DROCE_TEST(test_rc_only))

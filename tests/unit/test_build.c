@@ -15,7 +15,7 @@
 
 static uint8_t buf[BUF_CAP];
 static uint8_t payload[BUF_CAP];
-static char ctx[128];		/* what is being tested, printed beside a failure */
+static char ctx[128]; /* what is being tested, printed beside a failure */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
@@ -89,7 +89,7 @@ fill_pkt(struct droce_pkt *p, uint8_t opcode, int ip_ver, int vlan)
 	p->pkey = (uint16_t)rnd();
 	p->fecn = rnd() & 1;
 	p->becn = rnd() & 1;
-	p->srcap = p->fecn ^ p->becn;	/* both values, the random sequence unchanged */
+	p->srcap = p->fecn ^ p->becn; /* both values, the random sequence unchanged */
 	p->dqpn = (uint32_t)rnd() & 0xFFFFFF;
 	p->ackreq = rnd() & 1;
 	p->psn = (uint32_t)rnd() & 0xFFFFFF;
@@ -124,15 +124,15 @@ check_wire(const uint8_t *f, const struct droce_pkt *p, uint32_t n, uint32_t wan
 	if (p->ip_ver == 4) {
 		EQ(ip[0], 0x45);
 		EQ(ip[2] << 8 | ip[3], want_len - l3);
-		EQ(ip[6] << 8 | ip[7], 0x4000);		/* DF, no fragment (A17.4.1) */
+		EQ(ip[6] << 8 | ip[7], 0x4000); /* DF, no fragment (A17.4.1) */
 		EQ(ip[9], 17);
 		/* a correct header sums to 0xFFFF (RFC 1071) */
 		EQ(fold(sum16(ip, 20)), 0xFFFF);
-		EQ(udp[6] << 8 | udp[7], 0);			/* rxe and ConnectX send 0 */
+		EQ(udp[6] << 8 | udp[7], 0); /* rxe and ConnectX send 0 */
 	} else {
 		uint32_t ulen = want_len - l4;
-		uint32_t s = sum16(ip + 8, 32) + (ulen >> 16) + (ulen & 0xFFFF) + 17 +
-			     sum16(udp, ulen);
+		uint32_t s =
+			sum16(ip + 8, 32) + (ulen >> 16) + (ulen & 0xFFFF) + 17 + sum16(udp, ulen);
 
 		EQ(ip[0] >> 4, 6);
 		EQ(ip[4] << 8 | ip[5], want_len - l4);
@@ -141,8 +141,8 @@ check_wire(const uint8_t *f, const struct droce_pkt *p, uint32_t n, uint32_t wan
 		EQ(fold(s), 0xFFFF);
 		CU_ASSERT_NOT_EQUAL(udp[6] << 8 | udp[7], 0);
 	}
-	EQ((bth[1] >> 4) & 3, (4 - (n & 3)) & 3);	/* PadCnt */
-	EQ(bth[1] & 0x0F, 0);				/* TVer */
+	EQ((bth[1] >> 4) & 3, (4 - (n & 3)) & 3); /* PadCnt */
+	EQ(bth[1] & 0x0F, 0);			  /* TVer */
 	EQ(droce_icrc_get(f + end), droce_icrc_ref(ip, end - l3));
 }
 
@@ -221,8 +221,8 @@ round_trip_one(uint8_t opcode, int ip_ver, int vlan, uint32_t n)
 	enum droce_drop r;
 	int len;
 
-	snprintf(ctx, sizeof(ctx), "%s IPv%d%s payload %u", op->name, ip_ver,
-		 vlan ? " VLAN" : "", n);
+	snprintf(ctx, sizeof(ctx), "%s IPv%d%s payload %u", op->name, ip_ver, vlan ? " VLAN" : "",
+		 n);
 	fill_pkt(&p, opcode, ip_ver, vlan);
 	for (i = 0; i < n; i++)
 		payload[i] = (uint8_t)rnd();
@@ -303,14 +303,14 @@ test_field_masks(void)
 	EQ(got.psn, 0x654321);
 	EQ(got.deth_sqpn, 0x000011);
 	EQ(got.flow_label, 0x12345);
-	EQ(got.tclass, p.tclass);	/* the flow label did not spill into the class */
+	EQ(got.tclass, p.tclass); /* the flow label did not spill into the class */
 }
 
 static void
 test_errors(void)
 {
-	static const uint8_t unknown[] = { 0x15, 0x18, 0x1F, 0x2C, 0x40, 0x60, 0x63, 0x66, 0x80,
-					   0xA0, 0xFF };
+	static const uint8_t unknown[] = { 0x15, 0x18, 0x1F, 0x2C, 0x40, 0x60,
+					   0x63, 0x66, 0x80, 0xA0, 0xFF };
 	static const uint8_t no_pay[] = { 0x0C, 0x11, 0x12, 0x13, 0x14, 0x81 };
 	static uint8_t before[BUF_CAP];
 	struct droce_pkt p;
@@ -411,7 +411,7 @@ test_cnp(void)
 	p.pkey = 0xFFFF;
 	p.becn = true;
 	p.fecn = false;
-	p.srcap = false;	/* fill_pkt's random one */
+	p.srcap = false; /* fill_pkt's random one */
 	p.ackreq = false;
 	p.se = false;
 	p.mig = false;
@@ -422,10 +422,10 @@ test_cnp(void)
 	EQ(len, 14 + 20 + 8 + 12 + 16 + 4);
 	bth = buf + 14 + 20 + 8;
 	EQ(bth[0], 0x81);
-	EQ(bth[1], 0x00);				/* no pad, TVer 0 */
+	EQ(bth[1], 0x00); /* no pad, TVer 0 */
 	EQ(bth[2], 0xFF);
 	EQ(bth[3], 0xFF);
-	EQ(bth[4], 0x40);				/* BECN, FECN clear, reserved 0 */
+	EQ(bth[4], 0x40); /* BECN, FECN clear, reserved 0 */
 	EQ(bth[5] << 16 | bth[6] << 8 | bth[7], 0x000123);
 	EQ(bth[8], 0);
 	EQ(bth[9] << 16 | bth[10] << 8 | bth[11], 0);
@@ -455,7 +455,7 @@ test_ipv4_csum_known(void)
 	p.tclass = 0;
 	p.hop_limit = 0x40;
 	p.ip_id = 0x1234;
-	droce_gid_from_v4(p.sgid, 0xC6120001);	/* 198.18.0.1 */
+	droce_gid_from_v4(p.sgid, 0xC6120001); /* 198.18.0.1 */
 	droce_gid_from_v4(p.dgid, 0xC6120002);
 	/* total length 0x40 = 20 (IP) + 8 (UDP) + 12 (BTH) + 20 (payload) + 4 (ICRC) */
 	len = droce_build(buf, sizeof(buf), &p, payload, 20);
@@ -463,10 +463,6 @@ test_ipv4_csum_known(void)
 	EQ(buf[14 + 10] << 8 | buf[14 + 11], 0x9C51);
 }
 
-DROCE_TEST_MAIN("build",
-	DROCE_TEST(test_round_trip_all_opcodes),
-	DROCE_TEST(test_field_masks),
-	DROCE_TEST(test_errors),
-	DROCE_TEST(test_split_and_refinish),
-	DROCE_TEST(test_cnp),
-	DROCE_TEST(test_ipv4_csum_known))
+DROCE_TEST_MAIN("build", DROCE_TEST(test_round_trip_all_opcodes), DROCE_TEST(test_field_masks),
+		DROCE_TEST(test_errors), DROCE_TEST(test_split_and_refinish), DROCE_TEST(test_cnp),
+		DROCE_TEST(test_ipv4_csum_known))

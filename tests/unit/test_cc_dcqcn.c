@@ -35,16 +35,16 @@ params(void)
 	struct droce_dcqcn_params p;
 
 	droce_cc_dcqcn_defaults(&p, 0);
-	p.line_rate_bps = p.max_rate_bps = 10000000000ull;	/* 10G: round numbers */
-	p.min_rate_bps = 100000000ull;		/* 100M */
-	p.ai_rate_bps = 40000000ull;		/* paper values */
+	p.line_rate_bps = p.max_rate_bps = 10000000000ull; /* 10G: round numbers */
+	p.min_rate_bps = 100000000ull;			   /* 100M */
+	p.ai_rate_bps = 40000000ull;			   /* paper values */
 	p.hai_rate_bps = 200000000ull;
 	p.time_reset_ns = 55000;
 	p.byte_reset = 10000;
 	p.threshold = 5;
 	p.reduce_period_ns = 4000;
 	p.alpha_period_ns = 55000;
-	p.g = 1019;				/* mlx5's dce_tcp_g */
+	p.g = 1019; /* mlx5's dce_tcp_g */
 	return p;
 }
 
@@ -98,7 +98,7 @@ test_cut_and_monitor_period(void)
 	CU_ASSERT_EQUAL(st.alpha, a >> 10);
 	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps);
 	CU_ASSERT_EQUAL(st.rate_bps, r);
-	CU_ASSERT(r < p.max_rate_bps * 51 / 100 && r > p.max_rate_bps / 2);	/* alpha ~ 1 */
+	CU_ASSERT(r < p.max_rate_bps * 51 / 100 && r > p.max_rate_bps / 2); /* alpha ~ 1 */
 	CU_ASSERT_EQUAL(st.cuts, 1);
 	/* within rate_reduce_monitor_period: alpha still rises, no cut */
 	droce_cc_dcqcn.on_cnp(&s, 5000);
@@ -232,7 +232,7 @@ test_pacing(void)
 	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), t0);
 	droce_cc_dcqcn.on_cnp(&s, t0);
 	r = stats(&s).rate_bps;
-	gap = 1000ull * 8 * 1000000000ull / r;	/* 1000 B at about 5 Gbit/s: ~1600 ns */
+	gap = 1000ull * 8 * 1000000000ull / r; /* 1000 B at about 5 Gbit/s: ~1600 ns */
 	CU_ASSERT(gap > 1590 && gap < 1610);
 	droce_cc_dcqcn.on_send(&s, 1000, t0);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s), t0 + gap);
@@ -252,7 +252,7 @@ test_pacing(void)
 	r = stats(&s).rate_bps;
 	CU_ASSERT_EQUAL(droce_cc_dcqcn.next_send_time(&s),
 			t0 + 1000000 - (uint64_t)DROCE_CC_PACE_BURST * 8 * 1000000000ull / r +
-			1000ull * 8 * 1000000000ull / r);
+				1000ull * 8 * 1000000000ull / r);
 }
 
 /*
@@ -271,7 +271,7 @@ test_pacing_across_stages(void)
 	p.min_rate_bps = 1000000;
 	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
 	start(&s, 0);
-	for (i = 0; i < 8; i++)		/* alpha near 1: each cut halves, 10G to ~40M */
+	for (i = 0; i < 8; i++) /* alpha near 1: each cut halves, 10G to ~40M */
 		droce_cc_dcqcn.on_cnp(&s, (uint64_t)i * p.reduce_period_ns);
 	rc = stats(&s).rate_bps;
 	CU_ASSERT_FATAL(rc < 60000000 && rc > 30000000);
@@ -279,9 +279,10 @@ test_pacing_across_stages(void)
 	next = droce_cc_dcqcn.next_send_time(&s);
 	slow = 40000 + 4096ull * 8 * 1000000000 / rc;
 	printf("\n  4 KiB at %" PRIu64 " Mbit/s: next packet after %" PRIu64 " us, not %" PRIu64
-	       " ", rc / 1000000, (next - 40000) / 1000, (slow - 40000) / 1000);
+	       " ",
+	       rc / 1000000, (next - 40000) / 1000, (slow - 40000) / 1000);
 	CU_ASSERT(next < 40000 + (slow - 40000) * 3 / 4);
-	CU_ASSERT(next > 40000 + (slow - 40000) / 3);	/* at most RT's, twice the rate */
+	CU_ASSERT(next > 40000 + (slow - 40000) / 3); /* at most RT's, twice the rate */
 	/* when that time comes the stages have happened: the rate is above the cut's */
 	droce_cc_dcqcn.on_send(&s, 4096, next);
 	CU_ASSERT(stats(&s).rate_bps > rc * 3 / 2);
@@ -303,10 +304,10 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(NULL), -EINVAL);
 	droce_cc_dcqcn_defaults(&d, 0);
 	CU_ASSERT_EQUAL(configure(&d), 0);
-	CU_ASSERT_EQUAL(tp.dcqcn.max_rate_bps, 100000000000ull);	/* link unknown: 100G */
+	CU_ASSERT_EQUAL(tp.dcqcn.max_rate_bps, 100000000000ull); /* link unknown: 100G */
 	CU_ASSERT_EQUAL(tp.dcqcn.time_reset_ns, 55000);
 	CU_ASSERT_EQUAL(tp.dcqcn.alpha_period_ns, 20000);
-	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_bps, 100000000ull);	/* link / 1000 */
+	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_bps, 100000000ull); /* link / 1000 */
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
 	droce_cc_dcqcn_defaults(&d, 25000000000ull);
 	CU_ASSERT_EQUAL(d.ai_rate_bps, 25000000ull);
@@ -356,20 +357,24 @@ test_end_to_end_ce(void)
 	int n;
 
 	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
-	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, &droce_cc_dcqcn, &tp, &o, qp, mr, bufa, bufb,
-					 sizeof(bufa)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		eh_cc_pair(&w, &droce_cc_dcqcn, &tp, &o, qp, mr, bufa, bufb, sizeof(bufa)), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(qp[0]);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[0], &cs), &droce_cc_dcqcn);
-	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[1], NULL), &droce_cc_none);	/* node 1 kept "none" */
+	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[1], NULL), &droce_cc_none); /* node 1 kept "none" */
 	for (i = 0; i < sizeof(bufa); i++)
 		bufa[i] = (uint8_t)(i * 7 + 3);
 	w.n[0].filter = eh_mark_ce;
 	w.n[0].filter_arg = &marked;
 	for (i = 0; i < 8; i++) {
-		struct droce_sge sge = { (uintptr_t)bufa + i * 131072, 131072, droce_mr_lkey(mr[0]) };
-		struct droce_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+		struct droce_sge sge = { (uintptr_t)bufa + i * 131072, 131072,
+					 droce_mr_lkey(mr[0]) };
+		struct droce_send_wr wr = { .wr_id = i,
+					    .sg_list = &sge,
+					    .num_sge = 1,
 					    .opcode = DROCE_WR_RDMA_WRITE,
-					    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+					    .send_flags = DROCE_SEND_SIGNALED },
+				     *bad;
 
 		wr.wr.rdma.remote_addr = (uintptr_t)bufb + i * 131072;
 		wr.wr.rdma.rkey = droce_mr_rkey(mr[1]);
@@ -396,11 +401,7 @@ test_end_to_end_ce(void)
 	configure(&p);
 }
 
-DROCE_TEST_MAIN("cc_dcqcn",
-	DROCE_TEST(test_cut_and_monitor_period),
-	DROCE_TEST(test_alpha_decays_without_cnp),
-	DROCE_TEST(test_increase_stages),
-	DROCE_TEST(test_pacing),
-	DROCE_TEST(test_pacing_across_stages),
-	DROCE_TEST(test_configure_checks),
-	DROCE_TEST(test_end_to_end_ce))
+DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period),
+		DROCE_TEST(test_alpha_decays_without_cnp), DROCE_TEST(test_increase_stages),
+		DROCE_TEST(test_pacing), DROCE_TEST(test_pacing_across_stages),
+		DROCE_TEST(test_configure_checks), DROCE_TEST(test_end_to_end_ce))

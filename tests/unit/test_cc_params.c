@@ -33,9 +33,12 @@ post_write(struct droce_qp *qp, struct droce_mr *lmr, struct droce_mr *rmr, uint
 	   uint8_t *dst, uint64_t id)
 {
 	struct droce_sge sge = { (uintptr_t)src, MSG, droce_mr_lkey(lmr) };
-	struct droce_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1,
+	struct droce_send_wr wr = { .wr_id = id,
+				    .sg_list = &sge,
+				    .num_sge = 1,
 				    .opcode = DROCE_WR_RDMA_WRITE,
-				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+				    .send_flags = DROCE_SEND_SIGNALED },
+			     *bad;
 
 	wr.wr.rdma.remote_addr = (uintptr_t)dst;
 	wr.wr.rdma.rkey = droce_mr_rkey(rmr);
@@ -57,7 +60,7 @@ run_until_done(struct eh_world *w, unsigned int na, unsigned int nb, uint64_t t[
 
 		eh_run(w, 2000);
 		if (w->now < was + 2000)
-			w->now = was + 2000;	/* eh_run stops early when nothing is due */
+			w->now = was + 2000; /* eh_run stops early when nothing is due */
 		for (k = 0; k < 2; k++) {
 			n = eh_poll(&w->n[k == 0 ? na : nb], wc, 8);
 			while (n-- > 0) {
@@ -95,7 +98,7 @@ test_two_qps_one_device(void)
 	CU_ASSERT_FATAL(a[0] != NULL && b[0] != NULL);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(a[0], &cs[0]), &droce_cc_dcqcn);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(b[0], &cs[1]), &droce_cc_dcqcn);
-	CU_ASSERT_PTR_EQUAL(droce_qp_cc(a[1], NULL), &droce_cc_none);	/* node 1's device */
+	CU_ASSERT_PTR_EQUAL(droce_qp_cc(a[1], NULL), &droce_cc_none); /* node 1's device */
 	droce_cc_dcqcn_stats(cs[0], &st);
 	CU_ASSERT_EQUAL(st.rate_bps, 10000000000ull);
 	droce_cc_dcqcn_stats(cs[1], &st);
@@ -171,11 +174,11 @@ test_two_algorithms_one_device(void)
 	droce_cc_dcqcn_stats(cs[0], &ds);
 	droce_cc_timely_stats(cs[1], &ts);
 	printf("\n  64 KiB, all CE: DCQCN %" PRIu64 " ns (%" PRIu64 " cuts, %" PRIu64
-	       " Mbit/s), TIMELY %" PRIu64 " ns (%" PRIu64 " Mbit/s) ", t[0], ds.cuts,
-	       ds.rate_bps / 1000000, t[1], ts.rate_bps / 1000000);
+	       " Mbit/s), TIMELY %" PRIu64 " ns (%" PRIu64 " Mbit/s) ",
+	       t[0], ds.cuts, ds.rate_bps / 1000000, t[1], ts.rate_bps / 1000000);
 	CU_ASSERT(marked > 32);
 	CU_ASSERT(droce_qp_counter(a[0], DROCE_CNT_RP_CNP_HANDLED) > 0);
-	CU_ASSERT(droce_qp_counter(b[0], DROCE_CNT_RP_CNP_HANDLED) > 0);	/* heard, ignored */
+	CU_ASSERT(droce_qp_counter(b[0], DROCE_CNT_RP_CNP_HANDLED) > 0); /* heard, ignored */
 	CU_ASSERT(ds.cuts > 0);
 	CU_ASSERT(ds.rate_bps < 5000000000ull);
 	CU_ASSERT_EQUAL(ts.decreases, 0);
@@ -223,8 +226,8 @@ test_two_devices(void)
 	post_write(qp[0], mr[0][0], mr[1][1], buf[0][0], buf[1][1], 0);
 	post_write(qp[1], mr[1][0], mr[0][1], buf[1][0], buf[0][1], 1);
 	run_until_done(&w, 0, 1, t);
-	CU_ASSERT(t[0] > 450000 && t[0] < 900000);	/* 1 Gbit/s */
-	CU_ASSERT(t[1] > 0 && t[1] < 150000);		/* 10 Gbit/s */
+	CU_ASSERT(t[0] > 450000 && t[0] < 900000); /* 1 Gbit/s */
+	CU_ASSERT(t[1] > 0 && t[1] < 150000);	   /* 10 Gbit/s */
 	CU_ASSERT_EQUAL(memcmp(buf[0][0], buf[1][1], MSG), 0);
 	CU_ASSERT_EQUAL(memcmp(buf[1][0], buf[0][1], MSG), 0);
 	eh_fini(&w);
@@ -250,12 +253,12 @@ test_refused(void)
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
 	ia.cc = "cubic";
 	CU_ASSERT_PTR_NULL(droce_qp_create(w.n[0].pd, &ia, &err));
-	CU_ASSERT_EQUAL(err, EINVAL);	/* as droce_qp_create reports it */
+	CU_ASSERT_EQUAL(err, EINVAL); /* as droce_qp_create reports it */
 	bad.dcqcn.min_rate_bps = bad.dcqcn.max_rate_bps + 1;
 	ia.cc = "dcqcn";
 	ia.cc_params = &bad;
 	CU_ASSERT_PTR_NULL(droce_qp_create(w.n[0].pd, &ia, &err));
-	CU_ASSERT_EQUAL(err, EINVAL);	/* as droce_qp_create reports it */
+	CU_ASSERT_EQUAL(err, EINVAL); /* as droce_qp_create reports it */
 	CU_ASSERT_EQUAL(droce_dev_set_cc(w.n[0].dev, &droce_cc_dcqcn, &bad), -EINVAL);
 	/* a name only one device's registry has */
 	ok.name = "mine";
@@ -270,14 +273,12 @@ test_refused(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp, NULL), &ok);
 	CU_ASSERT_EQUAL(droce_qp_set_cc(qp, &droce_cc_dcqcn, &bad, 0), -EINVAL);
-	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp, NULL), &ok);	/* unchanged */
+	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp, NULL), &ok); /* unchanged */
 	CU_ASSERT_EQUAL(droce_qp_set_cc(qp, &droce_cc_dcqcn, NULL, 0), 0);
 	droce_qp_destroy(qp);
 	eh_fini(&w);
 }
 
-DROCE_TEST_MAIN("cc_params",
-	DROCE_TEST(test_two_qps_one_device),
-	DROCE_TEST(test_two_algorithms_one_device),
-	DROCE_TEST(test_two_devices),
-	DROCE_TEST(test_refused))
+DROCE_TEST_MAIN("cc_params", DROCE_TEST(test_two_qps_one_device),
+		DROCE_TEST(test_two_algorithms_one_device), DROCE_TEST(test_two_devices),
+		DROCE_TEST(test_refused))

@@ -63,12 +63,13 @@ test_register(void)
 	CU_ASSERT_PTR_NULL(droce_cc_find(&reg, "counting"));
 	CU_ASSERT_EQUAL(droce_cc_register(&reg, &counting), 0);
 	CU_ASSERT_PTR_EQUAL(droce_cc_find(&reg, "counting"), &counting);
-	CU_ASSERT_EQUAL(droce_cc_register(&reg, &counting), 0);	/* a plugin loaded twice */
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, &counting), 0); /* a plugin loaded twice */
 	CU_ASSERT_EQUAL(droce_cc_register(&reg, &other), -EEXIST);
 	other.name = "dcqcn";
-	CU_ASSERT_EQUAL(droce_cc_register(&reg, &other), -EEXIST);	/* built-in names too */
+	CU_ASSERT_EQUAL(droce_cc_register(&reg, &other), -EEXIST); /* built-in names too */
 	CU_ASSERT_PTR_EQUAL(droce_cc_find(&reg, "dcqcn"), &droce_cc_dcqcn);
-	CU_ASSERT_STRING_EQUAL(droce_cc_names(&reg, list, sizeof(list)), "none, dcqcn, timely, counting");
+	CU_ASSERT_STRING_EQUAL(droce_cc_names(&reg, list, sizeof(list)),
+			       "none, dcqcn, timely, counting");
 	/* what the engine calls unconditionally must be there; on_rtt may be NULL */
 	bad.name = "bad";
 	bad.on_ack = NULL;
@@ -118,16 +119,20 @@ test_engine_drives_it(void)
 	int n;
 
 	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, droce_cc_find(&reg, "counting"), NULL, &o, qp, mr,
-					 bufa, bufb, sizeof(bufa)), 0);
+					 bufa, bufb, sizeof(bufa)),
+			      0);
 	CU_ASSERT_PTR_EQUAL(droce_qp_cc(qp[0], &cs), &counting);
 	CU_ASSERT(n_init >= 1);
 	for (i = 0; i < sizeof(bufa); i++)
 		bufa[i] = (uint8_t)(i * 7 + 3);
 	for (i = 0; i < 16; i++) {
 		struct droce_sge sge = { (uintptr_t)bufa + i * 4096, 4096, droce_mr_lkey(mr[0]) };
-		struct droce_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+		struct droce_send_wr wr = { .wr_id = i,
+					    .sg_list = &sge,
+					    .num_sge = 1,
 					    .opcode = DROCE_WR_RDMA_WRITE,
-					    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+					    .send_flags = DROCE_SEND_SIGNALED },
+				     *bad;
 
 		wr.wr.rdma.remote_addr = (uintptr_t)bufb + i * 4096;
 		wr.wr.rdma.rkey = droce_mr_rkey(mr[1]);
@@ -163,7 +168,8 @@ test_qp_walk_and_stats(void)
 	eh_opts_default(&o);
 	CU_ASSERT_PTR_NULL(droce_dev_qp_next(w.n[0].dev, NULL));
 	eh_pair(&w, DROCE_QPT_RC, &o, qp, 64);
-	for (q = droce_dev_qp_next(w.n[0].dev, NULL); q != NULL; q = droce_dev_qp_next(w.n[0].dev, q)) {
+	for (q = droce_dev_qp_next(w.n[0].dev, NULL); q != NULL;
+	     q = droce_dev_qp_next(w.n[0].dev, q)) {
 		CU_ASSERT_PTR_EQUAL(q, qp[0]);
 		n++;
 	}
@@ -178,7 +184,7 @@ test_qp_walk_and_stats(void)
 	CU_ASSERT_STRING_EQUAL(st[0].name, "rate_mbps");
 	CU_ASSERT_EQUAL(st[0].value, (int64_t)(p.dcqcn.max_rate_bps / 1000000));
 	CU_ASSERT_STRING_EQUAL(st[2].name, "alpha_1024");
-	CU_ASSERT_EQUAL(droce_cc_dcqcn.stats(&cs, st, 2), 5);	/* fills 2, says 5 */
+	CU_ASSERT_EQUAL(droce_cc_dcqcn.stats(&cs, st, 2), 5); /* fills 2, says 5 */
 	droce_cc_defaults(&droce_cc_timely, &p, 0);
 	eh_cc_start(&droce_cc_timely, &cs, &p, 0);
 	CU_ASSERT_EQUAL(droce_cc_timely.stats(&cs, st, 8), 5);
@@ -186,7 +192,5 @@ test_qp_walk_and_stats(void)
 	CU_ASSERT_PTR_NULL(droce_cc_none.stats);
 }
 
-DROCE_TEST_MAIN("cc_register",
-	DROCE_TEST(test_register),
-	DROCE_TEST(test_engine_drives_it),
-	DROCE_TEST(test_qp_walk_and_stats))
+DROCE_TEST_MAIN("cc_register", DROCE_TEST(test_register), DROCE_TEST(test_engine_drives_it),
+		DROCE_TEST(test_qp_walk_and_stats))

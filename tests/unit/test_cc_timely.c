@@ -30,7 +30,7 @@ start(struct droce_cc_state *s, uint64_t now)
 }
 
 /* sample times 20 ms apart: every timed packet left after the previous sample arrived */
-#define T(k) ((uint64_t)(k) * 20000000ull)
+#define T(k) ((uint64_t)(k)*20000000ull)
 /* samples T() apart are many round trips apart: an increase takes the most steps */
 #define STEPS 64
 
@@ -87,7 +87,7 @@ test_rules(void)
 	/* between: a rising RTT (30 -> 100 us): the EWMA of the change, 0.875 x 70 us + 0.125 x
 	 * (the earlier change, -970 us x 0.875 + 0), normalised by 20 us, times beta */
 	{
-		double d1 = 0.875 * (1000000 - 1000000);		/* second sample: no change */
+		double d1 = 0.875 * (1000000 - 1000000); /* second sample: no change */
 		double d2 = 0.125 * d1 + 0.875 * (30000 - 1000000.0);
 		double d3 = 0.125 * d2 + 0.875 * (100000 - 30000.0);
 		double g = d3 / 20000;
@@ -100,7 +100,7 @@ test_rules(void)
 		near(stats(&s).rate_bps, r);
 	}
 	/* flat RTT in between: + delta each, hai_n delta from the fifth in a row */
-	droce_cc_timely.on_rtt(&s, 100000, T(5));	/* gradient decays but may stay > 0 once */
+	droce_cc_timely.on_rtt(&s, 100000, T(5)); /* gradient decays but may stay > 0 once */
 	r = (double)stats(&s).rate_bps;
 	/* (one round trip apart: one step each) */
 	for (i = 0; i < 12; i++) {
@@ -108,7 +108,7 @@ test_rules(void)
 
 		droce_cc_timely.on_rtt(&s, 100000, T(5) + (uint64_t)(i + 1) * 100000);
 		if (stats(&s).rate_bps <= before)
-			continue;	/* the EWMA still positive: a (shrinking) cut */
+			continue; /* the EWMA still positive: a (shrinking) cut */
 		CU_ASSERT(stats(&s).rate_bps - before == 10000000ull ||
 			  stats(&s).rate_bps - before == 50000000ull);
 	}
@@ -140,8 +140,8 @@ test_steps_and_steep_gradient(void)
 	p.max_rate_bps = p.line_rate_bps = 100000000000ull;
 	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
 	start(&s, 0);
-	droce_cc_timely.on_rtt(&s, 1000000, 1000000);	/* reference */
-	droce_cc_timely.on_rtt(&s, 1000000, 2000000);	/* T_high: cut to 0.6 */
+	droce_cc_timely.on_rtt(&s, 1000000, 1000000); /* reference */
+	droce_cc_timely.on_rtt(&s, 1000000, 2000000); /* T_high: cut to 0.6 */
 	r = stats(&s).rate_bps;
 	/* below T_low, 30 us: one round trip later (20 us min_rtt counts as one) one delta,
 	 * three later three */
@@ -184,7 +184,7 @@ test_once_per_rtt(void)
 	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
 	start(&s, 0);
 	droce_cc_timely.on_rtt(&s, 2000000, T(1));
-	droce_cc_timely.on_rtt(&s, 2000000, T(2));	/* cut at T(2) */
+	droce_cc_timely.on_rtt(&s, 2000000, T(2)); /* cut at T(2) */
 	st = stats(&s);
 	r = st.rate_bps;
 	CU_ASSERT_EQUAL(st.decreases, 1);
@@ -207,9 +207,9 @@ test_pacing_and_config(void)
 	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
 	start(&s, 100);
 	droce_cc_timely.on_send(&s, 1000, 100);
-	CU_ASSERT_EQUAL(droce_cc_timely.next_send_time(&s), 100);	/* line rate */
+	CU_ASSERT_EQUAL(droce_cc_timely.next_send_time(&s), 100); /* line rate */
 	droce_cc_timely.on_rtt(&s, 1000000, T(1));
-	droce_cc_timely.on_rtt(&s, 1000000, T(2));	/* 6 Gbit/s or so */
+	droce_cc_timely.on_rtt(&s, 1000000, T(2)); /* 6 Gbit/s or so */
 	droce_cc_timely.on_send(&s, 1000, 200);
 	CU_ASSERT_EQUAL(droce_cc_timely.next_send_time(&s),
 			200 + 1000ull * 8 * 1000000000ull / stats(&s).rate_bps);
@@ -240,8 +240,8 @@ engine_samples(enum droce_wr_opcode opc, unsigned int loss, uint64_t *samples, u
 	unsigned int i, done = 0;
 	int n;
 
-	CU_ASSERT_EQUAL_FATAL(eh_cc_pair(&w, &droce_cc_timely, &tp, &o, qp, mr, bufa, bufb,
-					 sizeof(bufa)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		eh_cc_pair(&w, &droce_cc_timely, &tp, &o, qp, mr, bufa, bufb, sizeof(bufa)), 0);
 	CU_ASSERT_PTR_EQUAL_FATAL(droce_qp_cc(qp[0], &cs), &droce_cc_timely);
 	memset(bufa, 0, sizeof(bufa));
 	memset(bufb, 0, sizeof(bufb));
@@ -253,8 +253,11 @@ engine_samples(enum droce_wr_opcode opc, unsigned int loss, uint64_t *samples, u
 		bool atomic = opc == DROCE_WR_ATOMIC_FETCH_AND_ADD;
 		struct droce_sge sge = { (uintptr_t)bufa + i * 8192, atomic ? 8 : 8192,
 					 droce_mr_lkey(mr[0]) };
-		struct droce_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
-					    .opcode = opc, .send_flags = DROCE_SEND_SIGNALED },
+		struct droce_send_wr wr = { .wr_id = i,
+					    .sg_list = &sge,
+					    .num_sge = 1,
+					    .opcode = opc,
+					    .send_flags = DROCE_SEND_SIGNALED },
 				     *bad;
 
 		if (atomic) {
@@ -302,7 +305,7 @@ engine_rtt_samples(enum droce_wr_opcode opc, const char *what)
 	CU_ASSERT_EQUAL(samples, 32);
 	CU_ASSERT(rtt > 0 && rtt < 1000000);
 	CU_ASSERT_EQUAL(retrans, 0);
-	engine_samples(opc, 20, &samples, &rtt, &retrans);	/* 2 % loss each way */
+	engine_samples(opc, 20, &samples, &rtt, &retrans); /* 2 % loss each way */
 	printf("; 2 %% loss: %llu samples, %llu resent ", (unsigned long long)samples,
 	       (unsigned long long)retrans);
 	/* go-back-N resent some messages' last packets: those are not timed */
@@ -318,9 +321,6 @@ test_engine_rtt_samples(void)
 	engine_rtt_samples(DROCE_WR_ATOMIC_FETCH_AND_ADD, "fetch-and-add");
 }
 
-DROCE_TEST_MAIN("cc_timely",
-	DROCE_TEST(test_rules),
-	DROCE_TEST(test_once_per_rtt),
-	DROCE_TEST(test_steps_and_steep_gradient),
-	DROCE_TEST(test_pacing_and_config),
-	DROCE_TEST(test_engine_rtt_samples))
+DROCE_TEST_MAIN("cc_timely", DROCE_TEST(test_rules), DROCE_TEST(test_once_per_rtt),
+		DROCE_TEST(test_steps_and_steep_gradient), DROCE_TEST(test_pacing_and_config),
+		DROCE_TEST(test_engine_rtt_samples))

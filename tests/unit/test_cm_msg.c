@@ -15,14 +15,18 @@
 #include "wire/droce_mad.h"
 #include "droce_test.h"
 
-static const uint16_t all_attrs[] = {DROCE_CM_ATTR_REQ, DROCE_CM_ATTR_MRA, DROCE_CM_ATTR_REJ, DROCE_CM_ATTR_REP, DROCE_CM_ATTR_RTU, DROCE_CM_ATTR_DREQ, DROCE_CM_ATTR_DREP,
-				     DROCE_CM_ATTR_SIDR_REQ, DROCE_CM_ATTR_SIDR_REP};
+static const uint16_t all_attrs[] = { DROCE_CM_ATTR_REQ,     DROCE_CM_ATTR_MRA,
+				      DROCE_CM_ATTR_REJ,     DROCE_CM_ATTR_REP,
+				      DROCE_CM_ATTR_RTU,     DROCE_CM_ATTR_DREQ,
+				      DROCE_CM_ATTR_DREP,    DROCE_CM_ATTR_SIDR_REQ,
+				      DROCE_CM_ATTR_SIDR_REP };
 
 /* REQ and the SIDR messages carry no remote comm ID. */
 static bool
 has_remote_id(uint16_t attr)
 {
-	return attr != DROCE_CM_ATTR_REQ && attr != DROCE_CM_ATTR_SIDR_REQ && attr != DROCE_CM_ATTR_SIDR_REP;
+	return attr != DROCE_CM_ATTR_REQ && attr != DROCE_CM_ATTR_SIDR_REQ &&
+	       attr != DROCE_CM_ATTR_SIDR_REP;
 }
 
 /* Private data of every attribute's full size, a byte pattern that shows misplacement. */
@@ -125,8 +129,12 @@ msg_max(struct droce_cm_msg *m, uint16_t attr)
 static void
 msg_pattern(struct droce_cm_msg *m, uint16_t attr)
 {
-	static const uint8_t lgid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 192, 168, 1, 2};
-	static const uint8_t rgid[16] = {0xFE, 0x80, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+	static const uint8_t lgid[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 192, 168, 1, 2
+	};
+	static const uint8_t rgid[16] = {
+		0xFE, 0x80, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
+	};
 
 	memset(m, 0, sizeof(*m));
 	m->attr = attr;
@@ -193,7 +201,7 @@ msg_pattern(struct droce_cm_msg *m, uint16_t attr)
 		break;
 	case DROCE_CM_ATTR_SIDR_REQ:
 		m->pkey = 0x8A5B;
-		m->service_id = 0x0000000001111D2Full;	/* RDMA_PS_UDP, port 7471 */
+		m->service_id = 0x0000000001111D2Full; /* RDMA_PS_UDP, port 7471 */
 		break;
 	case DROCE_CM_ATTR_SIDR_REP:
 		m->sidr_status = DROCE_CM_SIDR_REDIRECT;
@@ -302,15 +310,15 @@ test_cm_round_trip_single_fields(void)
 	struct droce_cm_msg back;
 
 	msg_max(&max, DROCE_CM_ATTR_REQ);
-#define ONE(field)                                                    \
-	do {                                                          \
-		memset(&m, 0, sizeof(m));                             \
-		m.attr = max.attr;                                    \
-		m.field = max.field;                                  \
-		CU_ASSERT_EQUAL(droce_cm_msg_build(&m, mad), 0);            \
+#define ONE(field) \
+	do { \
+		memset(&m, 0, sizeof(m)); \
+		m.attr = max.attr; \
+		m.field = max.field; \
+		CU_ASSERT_EQUAL(droce_cm_msg_build(&m, mad), 0); \
 		CU_ASSERT_EQUAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0); \
-		m.private_data_len = back.private_data_len;           \
-		assert_msg_eq(&m, &back);                             \
+		m.private_data_len = back.private_data_len; \
+		assert_msg_eq(&m, &back); \
 	} while (0)
 	ONE(local_qpn);
 	ONE(responder_resources);
@@ -366,35 +374,35 @@ test_cm_reserved_stay_zero(void)
 		CU_ASSERT_EQUAL(mad[i], 0);
 	for (i = 18; i < 24; i++)
 		CU_ASSERT_EQUAL(mad[i], 0);
-	for (i = 24 + 4; i < 24 + 8; i++)	/* reserved after the local comm ID */
+	for (i = 24 + 4; i < 24 + 8; i++) /* reserved after the local comm ID */
 		CU_ASSERT_EQUAL(mad[i], 0);
-	for (i = 24 + 24; i < 24 + 28; i++)	/* reserved before the Q_Key */
+	for (i = 24 + 24; i < 24 + 28; i++) /* reserved before the Q_Key */
 		CU_ASSERT_EQUAL(mad[i], 0);
-	for (i = 24 + 36; i < 24 + 39; i++)	/* local EECN */
+	for (i = 24 + 36; i < 24 + 39; i++) /* local EECN */
 		CU_ASSERT_EQUAL(mad[i], 0);
-	for (i = 24 + 40; i < 24 + 43; i++)	/* remote EECN */
+	for (i = 24 + 40; i < 24 + 43; i++) /* remote EECN */
 		CU_ASSERT_EQUAL(mad[i], 0);
-	CU_ASSERT_EQUAL(mad[24 + 43], 0xFF);	/* timeout 5 + transport 2 + e2e 1 */
-	CU_ASSERT_EQUAL(mad[24 + 47], 0xFF);	/* timeout 5 + retry 3 */
-	CU_ASSERT_EQUAL(mad[24 + 50], 0xF7);	/* RDC Exists (bit 3) clear */
-	CU_ASSERT_EQUAL(mad[24 + 51], 0xF8);	/* Extended Transport Type clear */
-	CU_ASSERT_EQUAL(mad[24 + 88], 0xFF);	/* flow label 20, reserved 6, rate 6 */
+	CU_ASSERT_EQUAL(mad[24 + 43], 0xFF); /* timeout 5 + transport 2 + e2e 1 */
+	CU_ASSERT_EQUAL(mad[24 + 47], 0xFF); /* timeout 5 + retry 3 */
+	CU_ASSERT_EQUAL(mad[24 + 50], 0xF7); /* RDC Exists (bit 3) clear */
+	CU_ASSERT_EQUAL(mad[24 + 51], 0xF8); /* Extended Transport Type clear */
+	CU_ASSERT_EQUAL(mad[24 + 88], 0xFF); /* flow label 20, reserved 6, rate 6 */
 	CU_ASSERT_EQUAL(mad[24 + 89], 0xFF);
 	CU_ASSERT_EQUAL(mad[24 + 90], 0xF0);
 	CU_ASSERT_EQUAL(mad[24 + 91], 0x3F);
-	CU_ASSERT_EQUAL(mad[24 + 94], 0xF8);	/* SL 4, subnet local 1, reserved 3 */
-	CU_ASSERT_EQUAL(mad[24 + 95], 0xF8);	/* ACK timeout 5, reserved 3 */
-	for (i = 24 + 96; i < 24 + 140; i++)	/* no alternate path */
+	CU_ASSERT_EQUAL(mad[24 + 94], 0xF8); /* SL 4, subnet local 1, reserved 3 */
+	CU_ASSERT_EQUAL(mad[24 + 95], 0xF8); /* ACK timeout 5, reserved 3 */
+	for (i = 24 + 96; i < 24 + 140; i++) /* no alternate path */
 		CU_ASSERT_EQUAL(mad[i], 0);
 
 	msg_max(&m, DROCE_CM_ATTR_REP);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
-	CU_ASSERT_EQUAL(mad[24 + 15], 0);	/* after the QPN */
-	for (i = 24 + 16; i < 24 + 20; i++)	/* local EE context */
+	CU_ASSERT_EQUAL(mad[24 + 15], 0);   /* after the QPN */
+	for (i = 24 + 16; i < 24 + 20; i++) /* local EE context */
 		CU_ASSERT_EQUAL(mad[i], 0);
-	CU_ASSERT_EQUAL(mad[24 + 23], 0);	/* after the PSN */
+	CU_ASSERT_EQUAL(mad[24 + 23], 0); /* after the PSN */
 	CU_ASSERT_EQUAL(mad[24 + 26], 0xFF);
-	CU_ASSERT_EQUAL(mad[24 + 27], 0xF0);	/* RNR 3, SRQ 1, reserved 4 */
+	CU_ASSERT_EQUAL(mad[24 + 27], 0xF0); /* RNR 3, SRQ 1, reserved 4 */
 
 	msg_max(&m, DROCE_CM_ATTR_MRA);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
@@ -412,16 +420,16 @@ test_cm_reserved_stay_zero(void)
 
 	msg_max(&m, DROCE_CM_ATTR_SIDR_REQ);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
-	CU_ASSERT_EQUAL(mad[24 + 6], 0);	/* reserved after the P_Key */
+	CU_ASSERT_EQUAL(mad[24 + 6], 0); /* reserved after the P_Key */
 	CU_ASSERT_EQUAL(mad[24 + 7], 0);
 
 	msg_max(&m, DROCE_CM_ATTR_SIDR_REP);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
-	CU_ASSERT_EQUAL(mad[24 + 4], 0xFF);	/* status, all 8 bits */
-	CU_ASSERT_EQUAL(mad[24 + 5], 72);	/* info length, all 8 bits: no shift as REJ's */
-	CU_ASSERT_EQUAL(mad[24 + 6], 0);	/* VendorID 23..8 */
+	CU_ASSERT_EQUAL(mad[24 + 4], 0xFF); /* status, all 8 bits */
+	CU_ASSERT_EQUAL(mad[24 + 5], 72);   /* info length, all 8 bits: no shift as REJ's */
+	CU_ASSERT_EQUAL(mad[24 + 6], 0);    /* VendorID 23..8 */
 	CU_ASSERT_EQUAL(mad[24 + 7], 0);
-	CU_ASSERT_EQUAL(mad[24 + 11], 0);	/* VendorID 7..0, below the QPN */
+	CU_ASSERT_EQUAL(mad[24 + 11], 0); /* VendorID 7..0, below the QPN */
 }
 
 static int
@@ -430,10 +438,10 @@ bytes_at(const uint8_t *mad, size_t off, const uint8_t *want, size_t n)
 	return memcmp(mad + off, want, n) == 0;
 }
 
-#define AT_OFF(off, ...)                                                          \
-	do {                                                                      \
-		static const uint8_t w_[] = {__VA_ARGS__};                        \
-		CU_ASSERT_TRUE(bytes_at(mad, (off), w_, sizeof(w_)));             \
+#define AT_OFF(off, ...) \
+	do { \
+		static const uint8_t w_[] = { __VA_ARGS__ }; \
+		CU_ASSERT_TRUE(bytes_at(mad, (off), w_, sizeof(w_))); \
 	} while (0)
 
 /* MAD header (IBTA 13.4.2) and REQ offsets (table 106), data offset + 24. */
@@ -445,25 +453,25 @@ test_cm_req_offsets(void)
 
 	msg_pattern(&m, DROCE_CM_ATTR_REQ);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
-	AT_OFF(0, 0x01, 0x07, 0x02, 0x03);	/* base version, class CM, class version 2, Send */
-	AT_OFF(8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08);	/* TransactionID */
-	AT_OFF(16, 0x00, 0x10);			/* AttributeID REQ */
-	AT_OFF(24, 0x11, 0x22, 0x33, 0x44);	/* 0: Local Communication ID */
-	AT_OFF(32, 0x00, 0x00, 0x00, 0x00, 0x01, 0x06, 0x1D, 0x2F);	/* 8: ServiceID */
-	AT_OFF(40, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8);	/* 16: Local CA GUID */
-	AT_OFF(52, 0xB1, 0xB2, 0xB3, 0xB4);	/* 28: Local Q_Key */
-	AT_OFF(56, 0xAB, 0xCD, 0xEF, 0x12);	/* 32: Local QPN (24), 35: Responder Resources */
-	AT_OFF(63, 0x34);			/* 39: Initiator Depth */
-	AT_OFF(67, 0xFB);			/* 43: timeout 0x1F, transport 1 (UC), e2e 1 */
-	AT_OFF(68, 0x12, 0x34, 0x56, 0xAD);	/* 44: Starting PSN, 47: timeout 0x15, retry 5 */
-	AT_OFF(72, 0xFF, 0xFF);			/* 48: P_Key */
-	AT_OFF(74, 0x56, 0xF8);			/* 50: MTU 5, RNR 6; 51: max CM retries 15, SRQ */
-	AT_OFF(76, 0xFF, 0xFF, 0xFF, 0xFE);	/* 52: primary local LID, 54: remote LID */
-	AT_OFF(80 + 10, 0xFF, 0xFF, 192, 168, 1, 2);	/* 56: primary local GID */
-	AT_OFF(96, 0xFE, 0x80, 1, 2);		/* 72: primary remote GID */
-	AT_OFF(112, 0xAB, 0xCD, 0xE0, 0x2A);	/* 88: flow label 0xABCDE, 91: rate 0x2A */
-	AT_OFF(116, 0x68, 64, 0xA8, 0x98);	/* 92: TC, 93: hop, 94: SL/subnet, 95: ACK t/o */
-	AT_OFF(164, 0x10, 0x17, 0x1E);		/* 140: private data (seed 0x10, step 7) */
+	AT_OFF(0, 0x01, 0x07, 0x02, 0x03); /* base version, class CM, class version 2, Send */
+	AT_OFF(8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08);  /* TransactionID */
+	AT_OFF(16, 0x00, 0x10);					    /* AttributeID REQ */
+	AT_OFF(24, 0x11, 0x22, 0x33, 0x44);			    /* 0: Local Communication ID */
+	AT_OFF(32, 0x00, 0x00, 0x00, 0x00, 0x01, 0x06, 0x1D, 0x2F); /* 8: ServiceID */
+	AT_OFF(40, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8); /* 16: Local CA GUID */
+	AT_OFF(52, 0xB1, 0xB2, 0xB3, 0xB4);			    /* 28: Local Q_Key */
+	AT_OFF(56, 0xAB, 0xCD, 0xEF, 0x12); /* 32: Local QPN (24), 35: Responder Resources */
+	AT_OFF(63, 0x34);		    /* 39: Initiator Depth */
+	AT_OFF(67, 0xFB);		    /* 43: timeout 0x1F, transport 1 (UC), e2e 1 */
+	AT_OFF(68, 0x12, 0x34, 0x56, 0xAD); /* 44: Starting PSN, 47: timeout 0x15, retry 5 */
+	AT_OFF(72, 0xFF, 0xFF);		    /* 48: P_Key */
+	AT_OFF(74, 0x56, 0xF8);		    /* 50: MTU 5, RNR 6; 51: max CM retries 15, SRQ */
+	AT_OFF(76, 0xFF, 0xFF, 0xFF, 0xFE); /* 52: primary local LID, 54: remote LID */
+	AT_OFF(80 + 10, 0xFF, 0xFF, 192, 168, 1, 2); /* 56: primary local GID */
+	AT_OFF(96, 0xFE, 0x80, 1, 2);		     /* 72: primary remote GID */
+	AT_OFF(112, 0xAB, 0xCD, 0xE0, 0x2A);	     /* 88: flow label 0xABCDE, 91: rate 0x2A */
+	AT_OFF(116, 0x68, 64, 0xA8, 0x98); /* 92: TC, 93: hop, 94: SL/subnet, 95: ACK t/o */
+	AT_OFF(164, 0x10, 0x17, 0x1E);	   /* 140: private data (seed 0x10, step 7) */
 	CU_ASSERT_EQUAL(mad[255], (uint8_t)(0x10 + 91 * 7));
 }
 
@@ -477,50 +485,50 @@ test_cm_other_offsets(void)
 	msg_pattern(&m, DROCE_CM_ATTR_REP);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x13);
-	AT_OFF(24, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88);	/* 0, 4: comm IDs */
-	AT_OFF(32, 0xB1, 0xB2, 0xB3, 0xB4);	/* 8: Local Q_Key */
-	AT_OFF(36, 0xAB, 0xCD, 0xEF, 0x00);	/* 12: Local QPN */
-	AT_OFF(44, 0x12, 0x34, 0x56, 0x00);	/* 20: Starting PSN */
+	AT_OFF(24, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88); /* 0, 4: comm IDs */
+	AT_OFF(32, 0xB1, 0xB2, 0xB3, 0xB4);			    /* 8: Local Q_Key */
+	AT_OFF(36, 0xAB, 0xCD, 0xEF, 0x00);			    /* 12: Local QPN */
+	AT_OFF(44, 0x12, 0x34, 0x56, 0x00);			    /* 20: Starting PSN */
 	/* 24: RR, 25: ID, 26: ACK delay 0x11 failover 2 e2e, 27: RNR 5 SRQ */
 	AT_OFF(48, 0x12, 0x34, 0x8D, 0xB0);
-	AT_OFF(52, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8);	/* 28: Local CA GUID */
-	AT_OFF(60, 0x13, 0x1A);			/* 36: private data */
+	AT_OFF(52, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8); /* 28: Local CA GUID */
+	AT_OFF(60, 0x13, 0x1A);					    /* 36: private data */
 
 	/* MRA, table 107 */
 	msg_pattern(&m, DROCE_CM_ATTR_MRA);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x11);
-	AT_OFF(32, 0x40, 0xF8);			/* 8: MRAed REP (1), 9: service timeout 0x1F */
-	AT_OFF(34, 0x11, 0x18);			/* 10: private data */
+	AT_OFF(32, 0x40, 0xF8); /* 8: MRAed REP (1), 9: service timeout 0x1F */
+	AT_OFF(34, 0x11, 0x18); /* 10: private data */
 
 	/* REJ, table 108 */
 	msg_pattern(&m, DROCE_CM_ATTR_REJ);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x12);
-	AT_OFF(32, 0x80, 0x90, 0x00, 0x1C);	/* 8: other (2), 9: ARI length 72, 10: reason 28 */
-	AT_OFF(36, 0xC1);			/* 12: ARI */
+	AT_OFF(32, 0x80, 0x90, 0x00, 0x1C); /* 8: other (2), 9: ARI length 72, 10: reason 28 */
+	AT_OFF(36, 0xC1);		    /* 12: ARI */
 	AT_OFF(36 + 71, 0xC2);
-	AT_OFF(108, 0x12, 0x19);		/* 84: private data */
+	AT_OFF(108, 0x12, 0x19); /* 84: private data */
 
 	/* RTU, table 111 */
 	msg_pattern(&m, DROCE_CM_ATTR_RTU);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x14);
 	AT_OFF(24, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88);
-	AT_OFF(32, 0x14, 0x1B);			/* 8: private data */
+	AT_OFF(32, 0x14, 0x1B); /* 8: private data */
 
 	/* DREQ, table 112 */
 	msg_pattern(&m, DROCE_CM_ATTR_DREQ);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x15);
-	AT_OFF(32, 0x12, 0x34, 0x56, 0x00);	/* 8: Remote QPN/EECN */
-	AT_OFF(36, 0x15, 0x1C);			/* 12: private data */
+	AT_OFF(32, 0x12, 0x34, 0x56, 0x00); /* 8: Remote QPN/EECN */
+	AT_OFF(36, 0x15, 0x1C);		    /* 12: private data */
 
 	/* DREP, table 113 */
 	msg_pattern(&m, DROCE_CM_ATTR_DREP);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(16, 0x00, 0x16);
-	AT_OFF(32, 0x16, 0x1D);			/* 8: private data */
+	AT_OFF(32, 0x16, 0x1D); /* 8: private data */
 }
 
 /* SIDR_REQ (table 119) and SIDR_REP (table 120). */
@@ -534,29 +542,29 @@ test_cm_sidr_offsets(void)
 	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REQ);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(0, 0x01, 0x07, 0x02, 0x03);
-	AT_OFF(8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08);	/* TransactionID */
-	AT_OFF(16, 0x00, 0x17);			/* AttributeID SIDR_REQ */
-	AT_OFF(24, 0x11, 0x22, 0x33, 0x44);	/* 0: RequestID */
-	AT_OFF(28, 0x8A, 0x5B, 0x00, 0x00);	/* 4: P_Key, 6: reserved */
-	AT_OFF(32, 0x00, 0x00, 0x00, 0x00, 0x01, 0x11, 0x1D, 0x2F);	/* 8: ServiceID */
-	AT_OFF(40, 0x17, 0x1E, 0x25);		/* 16: private data (seed 0x17, step 7) */
+	AT_OFF(8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08);  /* TransactionID */
+	AT_OFF(16, 0x00, 0x17);					    /* AttributeID SIDR_REQ */
+	AT_OFF(24, 0x11, 0x22, 0x33, 0x44);			    /* 0: RequestID */
+	AT_OFF(28, 0x8A, 0x5B, 0x00, 0x00);			    /* 4: P_Key, 6: reserved */
+	AT_OFF(32, 0x00, 0x00, 0x00, 0x00, 0x01, 0x11, 0x1D, 0x2F); /* 8: ServiceID */
+	AT_OFF(40, 0x17, 0x1E, 0x25); /* 16: private data (seed 0x17, step 7) */
 	CU_ASSERT_EQUAL(mad[255], (uint8_t)(0x17 + 215 * 7));
 
 	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REP);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	AT_OFF(0, 0x01, 0x07, 0x02, 0x03);
-	AT_OFF(16, 0x00, 0x18);			/* AttributeID SIDR_REP */
-	AT_OFF(24, 0x11, 0x22, 0x33, 0x44);	/* 0: RequestID */
+	AT_OFF(16, 0x00, 0x18);		    /* AttributeID SIDR_REP */
+	AT_OFF(24, 0x11, 0x22, 0x33, 0x44); /* 0: RequestID */
 	/* 4: Status 4 (redirect), 5: AdditionalInformationLength 72, 6: VendorID 23..8 zero */
 	AT_OFF(28, 0x04, 0x48, 0x00, 0x00);
-	AT_OFF(32, 0xAB, 0xCD, 0xEF, 0x00);	/* 8: QPN (24), 11: VendorID 7..0 zero */
-	AT_OFF(36, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8);	/* 12: ServiceID */
-	AT_OFF(44, 0xB1, 0xB2, 0xB3, 0xB4);	/* 20: Q_Key */
-	AT_OFF(48, 0xC1, 0x00);			/* 24: AdditionalInformation */
+	AT_OFF(32, 0xAB, 0xCD, 0xEF, 0x00); /* 8: QPN (24), 11: VendorID 7..0 zero */
+	AT_OFF(36, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8); /* 12: ServiceID */
+	AT_OFF(44, 0xB1, 0xB2, 0xB3, 0xB4);			    /* 20: Q_Key */
+	AT_OFF(48, 0xC1, 0x00);					    /* 24: AdditionalInformation */
 	AT_OFF(48 + 71, 0xC2);
 	for (i = 49; i < 48 + 71; i++)
 		CU_ASSERT_EQUAL(mad[i], 0);
-	AT_OFF(120, 0x18, 0x1F, 0x26);		/* 96: private data (seed 0x18, step 7) */
+	AT_OFF(120, 0x18, 0x1F, 0x26); /* 96: private data (seed 0x18, step 7) */
 	CU_ASSERT_EQUAL(mad[255], (uint8_t)(0x18 + 135 * 7));
 }
 
@@ -647,7 +655,7 @@ test_cm_private_short(void)
 	CU_ASSERT_EQUAL(mad[24 + 5], 3);
 	AT_OFF(48, 0xC1, 0xD1, 0xD2);
 	for (i = 51; i < 120; i++)
-		CU_ASSERT_EQUAL(mad[i], 0);	/* ari[71] (0xC2) is past ari_len: not copied */
+		CU_ASSERT_EQUAL(mad[i], 0); /* ari[71] (0xC2) is past ari_len: not copied */
 	AT_OFF(120, 0x18, 0x1F);
 	for (i = 122; i < DROCE_MAD_SIZE; i++)
 		CU_ASSERT_EQUAL(mad[i], 0);
@@ -665,14 +673,14 @@ test_cm_build_refuses(void)
 	uint8_t mad[DROCE_MAD_SIZE], before[DROCE_MAD_SIZE];
 	size_t i;
 
-#define REFUSE(attr_, field, val)                                         \
-	do {                                                              \
-		msg_pattern(&m, (attr_));                                 \
-		m.field = (val);                                          \
-		memset(mad, 0x5A, sizeof(mad));                           \
-		memcpy(before, mad, sizeof(mad));                         \
-		CU_ASSERT_EQUAL(droce_cm_msg_build(&m, mad), -EINVAL);          \
-		CU_ASSERT_EQUAL(memcmp(mad, before, sizeof(mad)), 0);     \
+#define REFUSE(attr_, field, val) \
+	do { \
+		msg_pattern(&m, (attr_)); \
+		m.field = (val); \
+		memset(mad, 0x5A, sizeof(mad)); \
+		memcpy(before, mad, sizeof(mad)); \
+		CU_ASSERT_EQUAL(droce_cm_msg_build(&m, mad), -EINVAL); \
+		CU_ASSERT_EQUAL(memcmp(mad, before, sizeof(mad)), 0); \
 	} while (0)
 	REFUSE(DROCE_CM_ATTR_REQ, local_qpn, 0x1000000);
 	REFUSE(DROCE_CM_ATTR_REQ, starting_psn, 0x1000000);
@@ -701,14 +709,14 @@ test_cm_build_refuses(void)
 	REFUSE(DROCE_CM_ATTR_SIDR_REP, local_qpn, 0x1000000);
 	REFUSE(DROCE_CM_ATTR_SIDR_REP, ari_len, 73);
 	REFUSE(DROCE_CM_ATTR_SIDR_REP, ari_len, 0xFF);
-	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x0019);		/* LAP */
-	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x001A);		/* APR */
-	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x0001);		/* ClassPortInfo */
+	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x0019); /* LAP */
+	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x001A); /* APR */
+	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x0001); /* ClassPortInfo */
 	REFUSE(DROCE_CM_ATTR_REQ, attr, 0x001B);
 	REFUSE(DROCE_CM_ATTR_REQ, attr, 0);
 	for (i = 0; i < sizeof(all_attrs) / sizeof(all_attrs[0]); i++)
 		REFUSE(all_attrs[i], private_data_len,
-			(uint8_t)(droce_cm_msg_priv_max(all_attrs[i]) + 1));
+		       (uint8_t)(droce_cm_msg_priv_max(all_attrs[i]) + 1));
 #undef REFUSE
 
 	/* Fields another message carries are not checked: a REQ-only value in an RTU. */
@@ -738,27 +746,27 @@ test_cm_parse_refuses(void)
 	memcpy(bad, mad, sizeof(mad));
 	CU_ASSERT_EQUAL(droce_cm_msg_parse(bad, sizeof(bad), &back), 0);
 
-#define BAD(off, val, want)                                               \
-	do {                                                              \
-		memcpy(bad, mad, sizeof(mad));                            \
-		bad[off] = (val);                                         \
+#define BAD(off, val, want) \
+	do { \
+		memcpy(bad, mad, sizeof(mad)); \
+		bad[off] = (val); \
 		CU_ASSERT_EQUAL(droce_cm_msg_parse(bad, DROCE_MAD_SIZE, &back), (want)); \
 	} while (0)
-	BAD(0, 0x02, -EINVAL);			/* base version */
-	BAD(0, 0x80, -EINVAL);			/* OPA's base version */
-	BAD(1, 0x03, -EINVAL);			/* class: SA */
-	BAD(1, 0x01, -EINVAL);			/* class: LID-routed SMP */
-	BAD(2, 0x01, -EINVAL);			/* class version 1 */
+	BAD(0, 0x02, -EINVAL); /* base version */
+	BAD(0, 0x80, -EINVAL); /* OPA's base version */
+	BAD(1, 0x03, -EINVAL); /* class: SA */
+	BAD(1, 0x01, -EINVAL); /* class: LID-routed SMP */
+	BAD(2, 0x01, -EINVAL); /* class version 1 */
 	BAD(2, 0x03, -EINVAL);
-	BAD(3, 0x01, -EINVAL);			/* method Get */
-	BAD(3, 0x83, -EINVAL);			/* R bit on a Send */
-	BAD(3, 0x81, -EINVAL);			/* GetResp */
-	BAD(17, 0x17, 0);			/* SIDR_REQ: parsed (the REP's bytes as one) */
-	BAD(17, 0x18, 0);			/* SIDR_REP */
-	BAD(17, 0x19, -EPROTONOSUPPORT);	/* LAP */
-	BAD(17, 0x1A, -EPROTONOSUPPORT);	/* APR */
-	BAD(17, 0x01, -EPROTONOSUPPORT);	/* ClassPortInfo */
-	BAD(16, 0x01, -EPROTONOSUPPORT);	/* 0x0113 */
+	BAD(3, 0x01, -EINVAL);		 /* method Get */
+	BAD(3, 0x83, -EINVAL);		 /* R bit on a Send */
+	BAD(3, 0x81, -EINVAL);		 /* GetResp */
+	BAD(17, 0x17, 0);		 /* SIDR_REQ: parsed (the REP's bytes as one) */
+	BAD(17, 0x18, 0);		 /* SIDR_REP */
+	BAD(17, 0x19, -EPROTONOSUPPORT); /* LAP */
+	BAD(17, 0x1A, -EPROTONOSUPPORT); /* APR */
+	BAD(17, 0x01, -EPROTONOSUPPORT); /* ClassPortInfo */
+	BAD(16, 0x01, -EPROTONOSUPPORT); /* 0x0113 */
 	BAD(17, 0x1B, -EPROTONOSUPPORT);
 	BAD(17, 0x00, -EPROTONOSUPPORT);
 	/* Status, class specific and attribute modifier are not CM's business. */
@@ -776,7 +784,7 @@ test_cm_parse_rej_long_ari(void)
 
 	msg_pattern(&m, DROCE_CM_ATTR_REJ);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
-	mad[24 + 9] = 127 << 1 | 1;	/* also the reserved bit */
+	mad[24 + 9] = 127 << 1 | 1; /* also the reserved bit */
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0);
 	CU_ASSERT_EQUAL(back.ari_len, 127);
 	CU_ASSERT_EQUAL(back.ari[71], 0xC2);
@@ -793,7 +801,7 @@ test_cm_parse_sidr_rep_long_info(void)
 	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REP);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
 	mad[24 + 5] = 0xFF;
-	mad[24 + 6] = 0x12;	/* a peer's VendorID */
+	mad[24 + 6] = 0x12; /* a peer's VendorID */
 	mad[24 + 7] = 0x34;
 	mad[24 + 11] = 0x56;
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0);
@@ -806,7 +814,7 @@ test_cm_parse_sidr_rep_long_info(void)
 
 	msg_pattern(&m, DROCE_CM_ATTR_SIDR_REQ);
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_build(&m, mad), 0);
-	mad[24 + 6] = 0xFF;	/* reserved */
+	mad[24 + 6] = 0xFF; /* reserved */
 	mad[24 + 7] = 0xFF;
 	CU_ASSERT_EQUAL_FATAL(droce_cm_msg_parse(mad, sizeof(mad), &back), 0);
 	CU_ASSERT_EQUAL(back.pkey, 0x8A5B);
@@ -816,7 +824,7 @@ test_cm_parse_sidr_rep_long_info(void)
 static void
 test_cma_hdr_ipv4(void)
 {
-	struct sockaddr_in s = {0}, d = {0};
+	struct sockaddr_in s = { 0 }, d = { 0 };
 	struct sockaddr_storage ss, ds;
 	const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
 	const struct sockaddr_in *d4 = (const struct sockaddr_in *)&ds;
@@ -831,16 +839,16 @@ test_cma_hdr_ipv4(void)
 	inet_pton(AF_INET, "10.0.0.1", &d.sin_addr);
 	memset(h, 0xEE, sizeof(h));
 	CU_ASSERT_EQUAL_FATAL(cma_hdr_build(h, (struct sockaddr *)&s, (struct sockaddr *)&d), 0);
-	CU_ASSERT_EQUAL(h[0], 0x00);		/* CMA_VERSION */
-	CU_ASSERT_EQUAL(h[1], 0x40);		/* IP version 4, top nibble */
-	CU_ASSERT_EQUAL(h[2], 40001 >> 8);	/* the source port, big-endian */
+	CU_ASSERT_EQUAL(h[0], 0x00);	   /* CMA_VERSION */
+	CU_ASSERT_EQUAL(h[1], 0x40);	   /* IP version 4, top nibble */
+	CU_ASSERT_EQUAL(h[2], 40001 >> 8); /* the source port, big-endian */
 	CU_ASSERT_EQUAL(h[3], 40001 & 0xFF);
 	for (i = 4; i < 16; i++)
 		CU_ASSERT_EQUAL(h[i], 0);
-	CU_ASSERT_TRUE(bytes_at(h, 16, (const uint8_t[]){192, 168, 1, 2}, 4));
+	CU_ASSERT_TRUE(bytes_at(h, 16, (const uint8_t[]){ 192, 168, 1, 2 }, 4));
 	for (i = 20; i < 32; i++)
 		CU_ASSERT_EQUAL(h[i], 0);
-	CU_ASSERT_TRUE(bytes_at(h, 32, (const uint8_t[]){10, 0, 0, 1}, 4));
+	CU_ASSERT_TRUE(bytes_at(h, 32, (const uint8_t[]){ 10, 0, 0, 1 }, 4));
 
 	memset(&ss, 0xEE, sizeof(ss));
 	memset(&ds, 0xEE, sizeof(ds));
@@ -856,7 +864,7 @@ test_cma_hdr_ipv4(void)
 static void
 test_cma_hdr_ipv6(void)
 {
-	struct sockaddr_in6 s = {0}, d = {0};
+	struct sockaddr_in6 s = { 0 }, d = { 0 };
 	struct sockaddr_storage ss, ds;
 	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
 	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)&ds;
@@ -888,8 +896,8 @@ test_cma_hdr_ipv6(void)
 static void
 test_cma_hdr_refuses(void)
 {
-	struct sockaddr_in s4 = {0};
-	struct sockaddr_in6 s6 = {0};
+	struct sockaddr_in s4 = { 0 };
+	struct sockaddr_in6 s6 = { 0 };
 	struct sockaddr_storage un, ss, ds;
 	uint8_t h[CMA_HDR_SIZE];
 
@@ -900,9 +908,9 @@ test_cma_hdr_refuses(void)
 	CU_ASSERT_EQUAL(cma_hdr_build(h, (struct sockaddr *)&s4, (struct sockaddr *)&s6), -EINVAL);
 	CU_ASSERT_EQUAL(cma_hdr_build(h, (struct sockaddr *)&s6, (struct sockaddr *)&s4), -EINVAL);
 	CU_ASSERT_EQUAL(cma_hdr_build(h, (struct sockaddr *)&un, (struct sockaddr *)&un),
-		-EAFNOSUPPORT);
+			-EAFNOSUPPORT);
 	CU_ASSERT_EQUAL(cma_hdr_build(h, (struct sockaddr *)&s4, (struct sockaddr *)&un),
-		-EAFNOSUPPORT);
+			-EAFNOSUPPORT);
 
 	CU_ASSERT_EQUAL_FATAL(cma_hdr_build(h, (struct sockaddr *)&s4, (struct sockaddr *)&s4), 0);
 	h[0] = 0x01;
@@ -914,7 +922,7 @@ test_cma_hdr_refuses(void)
 	CU_ASSERT_EQUAL(cma_hdr_parse(h, &ss, &ds), -EAFNOSUPPORT);
 	h[1] = 0x00;
 	CU_ASSERT_EQUAL(cma_hdr_parse(h, &ss, &ds), -EAFNOSUPPORT);
-	h[1] = 0x4F;				/* the low nibble is reserved: ignored */
+	h[1] = 0x4F; /* the low nibble is reserved: ignored */
 	CU_ASSERT_EQUAL(cma_hdr_parse(h, &ss, &ds), 0);
 }
 
@@ -923,30 +931,23 @@ test_cma_service_id(void)
 {
 	CU_ASSERT_EQUAL(cma_service_id(0x0106, 0), 0x0000000001060000ull);
 	CU_ASSERT_EQUAL(cma_service_id(0x0106, 7471), 0x0000000001061D2Full);
-	CU_ASSERT_EQUAL(cma_service_id(0x0111, 0xFFFF), 0x000000000111FFFFull);	/* UDP */
+	CU_ASSERT_EQUAL(cma_service_id(0x0111, 0xFFFF), 0x000000000111FFFFull); /* UDP */
 	CU_ASSERT_EQUAL(cma_service_id(0xFFFF, 0xFFFF), 0x00000000FFFFFFFFull);
 	CU_ASSERT_EQUAL(cma_service_id_port(0x0000000001061D2Full), 7471);
 	CU_ASSERT_EQUAL(cma_service_id_ps(0x0000000001061D2Full), 0x0106);
 	/* In the IP CM range that Wireshark (and Annex A11) recognise. */
 	CU_ASSERT_EQUAL(cma_service_id(0x0106, 1) & DROCE_CM_IP_SID_PREFIX_MASK,
-		DROCE_CM_IP_SID_PREFIX);
+			DROCE_CM_IP_SID_PREFIX);
 }
 
-DROCE_TEST_MAIN("cm_msg",
-	DROCE_TEST(test_cm_round_trip_max),
-	DROCE_TEST(test_cm_round_trip_pattern),
-	DROCE_TEST(test_cm_round_trip_single_fields),
-	DROCE_TEST(test_cm_reserved_stay_zero),
-	DROCE_TEST(test_cm_req_offsets),
-	DROCE_TEST(test_cm_other_offsets),
-	DROCE_TEST(test_cm_sidr_offsets),
-	DROCE_TEST(test_cm_wire_structs),
-	DROCE_TEST(test_cm_private_short),
-	DROCE_TEST(test_cm_build_refuses),
-	DROCE_TEST(test_cm_parse_refuses),
-	DROCE_TEST(test_cm_parse_rej_long_ari),
-	DROCE_TEST(test_cm_parse_sidr_rep_long_info),
-	DROCE_TEST(test_cma_hdr_ipv4),
-	DROCE_TEST(test_cma_hdr_ipv6),
-	DROCE_TEST(test_cma_hdr_refuses),
-	DROCE_TEST(test_cma_service_id))
+DROCE_TEST_MAIN("cm_msg", DROCE_TEST(test_cm_round_trip_max),
+		DROCE_TEST(test_cm_round_trip_pattern),
+		DROCE_TEST(test_cm_round_trip_single_fields),
+		DROCE_TEST(test_cm_reserved_stay_zero), DROCE_TEST(test_cm_req_offsets),
+		DROCE_TEST(test_cm_other_offsets), DROCE_TEST(test_cm_sidr_offsets),
+		DROCE_TEST(test_cm_wire_structs), DROCE_TEST(test_cm_private_short),
+		DROCE_TEST(test_cm_build_refuses), DROCE_TEST(test_cm_parse_refuses),
+		DROCE_TEST(test_cm_parse_rej_long_ari),
+		DROCE_TEST(test_cm_parse_sidr_rep_long_info), DROCE_TEST(test_cma_hdr_ipv4),
+		DROCE_TEST(test_cma_hdr_ipv6), DROCE_TEST(test_cma_hdr_refuses),
+		DROCE_TEST(test_cma_service_id))

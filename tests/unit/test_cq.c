@@ -66,12 +66,12 @@ test_overflow(void)
 	for (i = 0; i < 4; i++)
 		push(cq, i, DROCE_WC_SUCCESS, false);
 	CU_ASSERT_EQUAL(droce_dev_get_async_event(w.n[0].dev, &ev), -EAGAIN);
-	push(cq, 99, DROCE_WC_SUCCESS, false);	/* one too many */
+	push(cq, 99, DROCE_WC_SUCCESS, false); /* one too many */
 	CU_ASSERT_EQUAL(droce_dev_get_async_event(w.n[0].dev, &ev), 0);
 	CU_ASSERT_EQUAL(ev.type, DROCE_EVENT_CQ_ERR);
 	CU_ASSERT_PTR_EQUAL(ev.element.cq, cq);
 	CU_ASSERT_EQUAL(droce_cq_poll(cq, 8, wc), -EOVERFLOW);
-	push(cq, 100, DROCE_WC_SUCCESS, false);	/* no second event, no write */
+	push(cq, 100, DROCE_WC_SUCCESS, false); /* no second event, no write */
 	CU_ASSERT_EQUAL(droce_dev_get_async_event(w.n[0].dev, &ev), -EAGAIN);
 	CU_ASSERT_EQUAL(cq->count, 4);
 	CU_ASSERT_EQUAL(cq->ring[0].wr_id, 0);
@@ -89,19 +89,19 @@ test_notify(void)
 	eh_init(&w, 1500);
 	cq = droce_cq_create(w.n[0].dev, 64, NULL, &err);
 	push(cq, 1, DROCE_WC_SUCCESS, false);
-	CU_ASSERT_EQUAL(droce_cq_events(cq), 0);	/* not armed */
+	CU_ASSERT_EQUAL(droce_cq_events(cq), 0); /* not armed */
 	droce_cq_req_notify(cq, false);
 	push(cq, 2, DROCE_WC_SUCCESS, false);
 	CU_ASSERT_EQUAL(droce_cq_events(cq), 1);
 	push(cq, 3, DROCE_WC_SUCCESS, false);
-	CU_ASSERT_EQUAL(droce_cq_events(cq), 1);	/* one event per arming */
+	CU_ASSERT_EQUAL(droce_cq_events(cq), 1); /* one event per arming */
 	droce_cq_req_notify(cq, true);
 	push(cq, 4, DROCE_WC_SUCCESS, false);
-	CU_ASSERT_EQUAL(droce_cq_events(cq), 1);	/* not solicited */
+	CU_ASSERT_EQUAL(droce_cq_events(cq), 1); /* not solicited */
 	push(cq, 5, DROCE_WC_SUCCESS, true);
 	CU_ASSERT_EQUAL(droce_cq_events(cq), 2);
 	droce_cq_req_notify(cq, true);
-	push(cq, 6, DROCE_WC_REM_ACCESS_ERR, false);	/* errors always notify */
+	push(cq, 6, DROCE_WC_REM_ACCESS_ERR, false); /* errors always notify */
 	CU_ASSERT_EQUAL(droce_cq_events(cq), 3);
 	eh_fini(&w);
 }
@@ -141,11 +141,12 @@ test_resize(void)
 	for (i = 0; i < 3; i++)
 		push(cq, (uint64_t)i, DROCE_WC_SUCCESS, false);
 	CU_ASSERT_EQUAL(droce_cq_poll(cq, 2, wc), 2);
-	for (i = 3; i < 6; i++)		/* 2..5 wait, wrapped round the 4 slots */
+	for (i = 3; i < 6; i++) /* 2..5 wait, wrapped round the 4 slots */
 		push(cq, (uint64_t)i, DROCE_WC_SUCCESS, false);
 	CU_ASSERT_EQUAL(droce_cq_resize(cq, 3), -EINVAL);
 	CU_ASSERT_EQUAL(droce_cq_resize(cq, 0), -EINVAL);
-	CU_ASSERT_EQUAL(droce_cq_resize(cq, (1u << 22) + 1), -EINVAL);	/* droce_cq.c: DROCE_MAX_CQE */
+	CU_ASSERT_EQUAL(droce_cq_resize(cq, (1u << 22) + 1),
+			-EINVAL); /* droce_cq.c: DROCE_MAX_CQE */
 	CU_ASSERT_EQUAL(droce_cq_resize(cq, 10), 0);
 	for (i = 6; i < 12; i++)
 		push(cq, (uint64_t)i, DROCE_WC_SUCCESS, false);
@@ -164,9 +165,5 @@ test_resize(void)
 	eh_fini(&w);
 }
 
-DROCE_TEST_MAIN("cq",
-	DROCE_TEST(test_order_and_wrap),
-	DROCE_TEST(test_resize),
-	DROCE_TEST(test_overflow),
-	DROCE_TEST(test_notify),
-	DROCE_TEST(test_destroy_busy))
+DROCE_TEST_MAIN("cq", DROCE_TEST(test_order_and_wrap), DROCE_TEST(test_resize),
+		DROCE_TEST(test_overflow), DROCE_TEST(test_notify), DROCE_TEST(test_destroy_busy))

@@ -139,7 +139,7 @@ test_l2(void)
 	put16(f + 16, 0x88CC);
 	expect(DROCE_DROP_NOT_IP, 0, "LLDP inside 802.1Q");
 	base(DROCE_OP_RC_SEND_ONLY, 4, 0, 8);
-	put16(f + 12, 0x88A8);	/* QinQ outer tag: not supported */
+	put16(f + 12, 0x88A8); /* QinQ outer tag: not supported */
 	expect(DROCE_DROP_NOT_IP, 0, "802.1ad");
 }
 
@@ -164,7 +164,7 @@ test_ip(void)
 	f[l3] = 0x44;
 	fix_ipv4_csum();
 	expect(DROCE_DROP_IP_IHL, 0, "IHL 4");
-	base(DROCE_OP_RC_SEND_ONLY, 4, 0, 0);	/* 58 bytes: shorter than a 60-byte IP header */
+	base(DROCE_OP_RC_SEND_ONLY, 4, 0, 0); /* 58 bytes: shorter than a 60-byte IP header */
 	f[l3] = 0x4F;
 	expect(DROCE_DROP_IP_IHL, 0, "IHL past the frame");
 
@@ -199,7 +199,7 @@ test_ip(void)
 	fix_ipv4_csum();
 	expect(DROCE_DROP_NOT_UDP, 0, "IPv4 protocol TCP");
 	base(DROCE_OP_RC_SEND_ONLY, 6, 0, 8);
-	f[l3 + 6] = 0;		/* hop-by-hop options header: RoCEv2 uses none (A17.4.2) */
+	f[l3 + 6] = 0; /* hop-by-hop options header: RoCEv2 uses none (A17.4.2) */
 	expect(DROCE_DROP_NOT_UDP, 0, "IPv6 extension header");
 }
 
@@ -219,7 +219,7 @@ test_udp(void)
 	put16(f + l4 + 2, 4792);
 	expect(DROCE_DROP_NOT_ROCE_PORT, 0, "port 4792");
 	base(DROCE_OP_RC_SEND_ONLY, 6, 1, 8);
-	put16(f + l4 + 2, 0xB712);	/* 4791 byte-swapped */
+	put16(f + l4 + 2, 0xB712); /* 4791 byte-swapped */
 	expect(DROCE_DROP_NOT_ROCE_PORT, 0, "port 4791 in host order");
 
 	base(DROCE_OP_RC_SEND_ONLY, 4, 0, 8);
@@ -269,15 +269,15 @@ test_transport(void)
 
 	/* C9-4: too short for the opcode's headers */
 	base(DROCE_OP_RC_SEND_ONLY, 4, 0, 0);
-	f[bth] = DROCE_OP_RC_RDMA_READ_REQUEST;		/* needs a RETH */
+	f[bth] = DROCE_OP_RC_RDMA_READ_REQUEST; /* needs a RETH */
 	fix_icrc();
 	expect(DROCE_DROP_HDR_SHORT, 0, "READ request without RETH");
 	base(DROCE_OP_RC_ACKNOWLEDGE, 6, 0, 0);
-	f[bth] = DROCE_OP_RC_COMPARE_SWAP;		/* AtomicETH 28 > AETH 4 */
+	f[bth] = DROCE_OP_RC_COMPARE_SWAP; /* AtomicETH 28 > AETH 4 */
 	fix_icrc();
 	expect(DROCE_DROP_HDR_SHORT, 0, "CmpSwap with 4 bytes of header");
 	base(DROCE_OP_RC_SEND_ONLY, 4, 1, 12);
-	f[bth] = DROCE_OP_CNP;				/* 16 reserved bytes, 12 present */
+	f[bth] = DROCE_OP_CNP; /* 16 reserved bytes, 12 present */
 	fix_icrc();
 	expect(DROCE_DROP_HDR_SHORT, 0, "CNP short of its 16 bytes");
 
@@ -294,7 +294,7 @@ test_transport(void)
 	f[bth + 1] |= 0x30;
 	fix_icrc();
 	expect(DROCE_DROP_PADCNT, 0, "pad on a MIDDLE packet");
-	base(DROCE_OP_RC_SEND_ONLY, 4, 0, 8);		/* payload + pad not a multiple of 4 */
+	base(DROCE_OP_RC_SEND_ONLY, 4, 0, 8); /* payload + pad not a multiple of 4 */
 	flen += 2;
 	put16(f + l3 + 2, get16(f + l3 + 2) + 2);
 	put16(f + l4 + 4, get16(f + l4 + 4) + 2);
@@ -304,15 +304,15 @@ test_transport(void)
 
 	/* no payload allowed (table 38: ACK, READ request, atomics, CNP) */
 	base(DROCE_OP_RC_SEND_ONLY, 4, 0, 8);
-	f[bth] = DROCE_OP_RC_ACKNOWLEDGE;		/* 4 bytes past the AETH */
+	f[bth] = DROCE_OP_RC_ACKNOWLEDGE; /* 4 bytes past the AETH */
 	fix_icrc();
 	expect(DROCE_DROP_PAYLOAD_LEN, 0, "ACK with payload");
 	base(DROCE_OP_RC_SEND_ONLY, 6, 1, 20);
-	f[bth] = DROCE_OP_CNP;				/* 4 bytes past the CNP body */
+	f[bth] = DROCE_OP_CNP; /* 4 bytes past the CNP body */
 	fix_icrc();
 	expect(DROCE_DROP_PAYLOAD_LEN, 0, "CNP with payload");
 	base(DROCE_OP_RC_SEND_ONLY, 4, 0, 20);
-	f[bth] = DROCE_OP_RC_RDMA_READ_REQUEST;		/* 4 bytes past the RETH */
+	f[bth] = DROCE_OP_RC_RDMA_READ_REQUEST; /* 4 bytes past the RETH */
 	fix_icrc();
 	expect(DROCE_DROP_PAYLOAD_LEN, 0, "READ request with payload");
 
@@ -325,7 +325,7 @@ test_transport(void)
 	f[flen - 4] ^= 0x80;
 	expect(DROCE_DROP_ICRC, 0, "ICRC bit flipped");
 	base(DROCE_OP_RC_RDMA_WRITE_FIRST, 4, 0, 16);
-	f[bth + 2] = 0x7F;		/* P_Key is covered */
+	f[bth + 2] = 0x7F; /* P_Key is covered */
 	expect(DROCE_DROP_ICRC, 0, "P_Key changed");
 }
 
@@ -357,8 +357,8 @@ test_names(void)
 		CU_ASSERT_STRING_NOT_EQUAL(n, "?");
 		/* names are identifiers as tools print them: upper case, digits, underscores */
 		for (j = 0; n[j] != '\0'; j++)
-			CU_ASSERT_TRUE((n[j] >= 'A' && n[j] <= 'Z') || (n[j] >= '0' && n[j] <= '9') ||
-				       n[j] == '_');
+			CU_ASSERT_TRUE((n[j] >= 'A' && n[j] <= 'Z') ||
+				       (n[j] >= '0' && n[j] <= '9') || n[j] == '_');
 		for (j = i + 1; j < DROCE_DROP_MAX; j++) {
 			CU_ASSERT_STRING_NOT_EQUAL(n, droce_drop_name(j));
 			CU_ASSERT_STRING_NOT_EQUAL(d, droce_drop_desc(j));
@@ -368,7 +368,7 @@ test_names(void)
 	CU_ASSERT_STRING_EQUAL(droce_drop_name(DROCE_DROP_ICRC), "ICRC");
 	CU_ASSERT_STRING_EQUAL(droce_drop_name(DROCE_DROP_MAX), "?");
 	CU_ASSERT_STRING_EQUAL(droce_drop_desc(DROCE_DROP_MAX), "?");
-	CU_ASSERT_STRING_EQUAL(droce_drop_name((enum droce_drop)-1), "?");
+	CU_ASSERT_STRING_EQUAL(droce_drop_name((enum droce_drop) - 1), "?");
 }
 
 /* Frames that are simply not RoCEv2 are told apart from broken RoCEv2 frames. */
@@ -394,11 +394,6 @@ test_classes(void)
 	CU_ASSERT_EQUAL(droce_drop_class(DROCE_DROP_MAX), DROCE_DROP_CLASS_MALFORMED);
 }
 
-DROCE_TEST_MAIN("drop",
-	DROCE_TEST(test_l2),
-	DROCE_TEST(test_ip),
-	DROCE_TEST(test_udp),
-	DROCE_TEST(test_transport),
-	DROCE_TEST(test_every_reason_reached),
-	DROCE_TEST(test_names),
-	DROCE_TEST(test_classes))
+DROCE_TEST_MAIN("drop", DROCE_TEST(test_l2), DROCE_TEST(test_ip), DROCE_TEST(test_udp),
+		DROCE_TEST(test_transport), DROCE_TEST(test_every_reason_reached),
+		DROCE_TEST(test_names), DROCE_TEST(test_classes))

@@ -95,7 +95,7 @@ test_wc_timestamp(void)
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[1], &rc, 1), 1);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 4), 1);
 	CU_ASSERT_EQUAL(rc.wr_id, 1);
-	CU_ASSERT_TRUE(rc.timestamp > t0);	/* frames move a round (1 us) after they leave */
+	CU_ASSERT_TRUE(rc.timestamp > t0); /* frames move a round (1 us) after they leave */
 	CU_ASSERT_TRUE(wc[0].timestamp > rc.timestamp);
 	CU_ASSERT_TRUE(wc[0].timestamp <= s.w.now);
 	CU_ASSERT_TRUE(wc[0].timestamp - t0 < 100000);
@@ -202,13 +202,20 @@ static void
 test_fast_path_equals_builder(void)
 {
 	static const uint8_t ops[] = {
-		DROCE_OP_RC_SEND_FIRST, DROCE_OP_RC_SEND_MIDDLE,
+		DROCE_OP_RC_SEND_FIRST,
+		DROCE_OP_RC_SEND_MIDDLE,
 		DROCE_OP_RC_SEND_LAST_WITH_IMMEDIATE,
-		DROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE, DROCE_OP_RC_RDMA_WRITE_FIRST,
-		DROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, DROCE_OP_RC_RDMA_READ_REQUEST,
-		DROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, DROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
-		DROCE_OP_RC_RDMA_READ_RESPONSE_LAST, DROCE_OP_RC_ACKNOWLEDGE,
-		DROCE_OP_RC_ATOMIC_ACKNOWLEDGE, DROCE_OP_RC_COMPARE_SWAP, DROCE_OP_RC_FETCH_ADD,
+		DROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE,
+		DROCE_OP_RC_RDMA_WRITE_FIRST,
+		DROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+		DROCE_OP_RC_RDMA_READ_REQUEST,
+		DROCE_OP_RC_RDMA_READ_RESPONSE_FIRST,
+		DROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
+		DROCE_OP_RC_RDMA_READ_RESPONSE_LAST,
+		DROCE_OP_RC_ACKNOWLEDGE,
+		DROCE_OP_RC_ATOMIC_ACKNOWLEDGE,
+		DROCE_OP_RC_COMPARE_SWAP,
+		DROCE_OP_RC_FETCH_ADD,
 	};
 	static const uint32_t lens[] = { 0, 1, 3, 1024 };
 	struct eh_qp_opts o;
@@ -292,7 +299,7 @@ test_rd_atomic_limit_and_fence(void)
 	wr.wr.rdma.remote_addr = (uintptr_t)bufb + 9000;
 	wr.wr.rdma.rkey = droce_mr_rkey(s.mr[1]);
 	CU_ASSERT_EQUAL(droce_post_send(s.qp[0], &wr, &bad), 0);
-	CU_ASSERT_EQUAL(droce_dev_process(s.w.n[0].dev, 0, 64), 2);	/* two READs, then wait */
+	CU_ASSERT_EQUAL(droce_dev_process(s.w.n[0].dev, 0, 64), 2); /* two READs, then wait */
 	eh_run(&s.w, 10000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 8), 5);
 	for (i = 0; i < 5; i++)
@@ -369,7 +376,7 @@ test_srq_limit(void)
 		CU_ASSERT_PTR_EQUAL(ev.element.srq, srq);
 		events++;
 	}
-	CU_ASSERT_EQUAL(events, 1);	/* 5 -> 2 left: below 3 once, then disarmed */
+	CU_ASSERT_EQUAL(events, 1); /* 5 -> 2 left: below 3 once, then disarmed */
 	CU_ASSERT_EQUAL(droce_srq_destroy(srq), -EBUSY);
 	eh_fini(&s.w);
 }
@@ -455,7 +462,7 @@ test_sge_lists(void)
 static void
 pace_init(struct droce_cc_state *st, uint64_t now)
 {
-	(void)st;	/* the engine zeroed it */
+	(void)st; /* the engine zeroed it */
 	(void)now;
 }
 
@@ -481,8 +488,12 @@ pace_next(const struct droce_cc_state *st)
 }
 
 static const struct droce_cc_ops pace = {
-	.name = "pace10us", .init = pace_init, .on_send = pace_on_send, .on_cnp = pace_on_event,
-	.on_ack = pace_on_event, .next_send_time = pace_next,
+	.name = "pace10us",
+	.init = pace_init,
+	.on_send = pace_on_send,
+	.on_cnp = pace_on_event,
+	.on_ack = pace_on_event,
+	.next_send_time = pace_next,
 };
 
 static void
@@ -505,14 +516,14 @@ test_cc_pacing(void)
 	CU_ASSERT_EQUAL(droce_dev_next_deadline(d), 20000);
 	CU_ASSERT_EQUAL(droce_dev_process(d, 20000, 64), 1);
 	CU_ASSERT_EQUAL(droce_dev_process(d, 30000, 64), 1);
-	CU_ASSERT_EQUAL(droce_dev_process(d, 40000, 64), 0);	/* all four sent */
+	CU_ASSERT_EQUAL(droce_dev_process(d, 40000, 64), 0); /* all four sent */
 	CU_ASSERT_TRUE(droce_qp_counter(s.qp[0], DROCE_CNT_CC_DEFERRED) >= 3);
 	s.w.now = 40000;
 	eh_run(&s.w, 10000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&s.w.n[0], wc, 4), 1);
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
 	CU_ASSERT_EQUAL(s.qp[0]->cc.w[0], 4);
-	CU_ASSERT_TRUE(s.qp[0]->cc.w[1] >= 1);	/* on_ack heard */
+	CU_ASSERT_TRUE(s.qp[0]->cc.w[1] >= 1); /* on_ack heard */
 	eh_fini(&s.w);
 }
 
@@ -545,18 +556,21 @@ test_counters_and_comm_est(void)
 		b.qp_state = DROCE_QPS_INIT;
 		b.port_num = 1;
 		b.qp_access_flags = o.access;
-		droce_qp_modify(s.qp[1], &b, DROCE_QP_STATE | DROCE_QP_PORT | DROCE_QP_PKEY_INDEX |
-						    DROCE_QP_ACCESS_FLAGS);
+		droce_qp_modify(s.qp[1], &b,
+				DROCE_QP_STATE | DROCE_QP_PORT | DROCE_QP_PKEY_INDEX |
+					DROCE_QP_ACCESS_FLAGS);
 		b.qp_state = DROCE_QPS_RTR;
 		eh_av(&s.w.n[0], &b.ah_attr);
 		b.path_mtu = o.mtu;
 		b.dest_qp_num = droce_qp_num(s.qp[0]);
 		b.rq_psn = o.psn[0];
 		b.max_dest_rd_atomic = 4;
-		CU_ASSERT_EQUAL(droce_qp_modify(s.qp[1], &b, DROCE_QP_STATE | DROCE_QP_AV |
-						 DROCE_QP_PATH_MTU | DROCE_QP_DEST_QPN |
-						 DROCE_QP_RQ_PSN | DROCE_QP_MAX_DEST_RD_ATOMIC |
-						 DROCE_QP_MIN_RNR_TIMER), 0);
+		CU_ASSERT_EQUAL(droce_qp_modify(s.qp[1], &b,
+						DROCE_QP_STATE | DROCE_QP_AV | DROCE_QP_PATH_MTU |
+							DROCE_QP_DEST_QPN | DROCE_QP_RQ_PSN |
+							DROCE_QP_MAX_DEST_RD_ATOMIC |
+							DROCE_QP_MIN_RNR_TIMER),
+				0);
 	}
 	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 100, 0, 1), 0);
 	eh_run(&s.w, 10000000);
@@ -624,7 +638,7 @@ test_ud_ipv6_grh(void)
 	rw.num_sge = 1;
 	CU_ASSERT_EQUAL(droce_post_recv(qp[1], &rw, &rbad), 0);
 	sa.addr = (uintptr_t)bufa;
-	sa.length = 1024;	/* the path MTU for a 1500-byte Ethernet MTU */
+	sa.length = 1024; /* the path MTU for a 1500-byte Ethernet MTU */
 	sa.lkey = droce_mr_lkey(ma);
 	memset(&wr, 0, sizeof(wr));
 	wr.sg_list = &sa;
@@ -640,9 +654,9 @@ test_ud_ipv6_grh(void)
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
 	CU_ASSERT_EQUAL(wc[0].byte_len, 1064);
 	CU_ASSERT_EQUAL(wc[0].imm_data, 0x01020304);
-	CU_ASSERT_EQUAL(bufb[0] >> 4, 6);		/* IPv6 version */
-	CU_ASSERT_EQUAL(bufb[6], 17);			/* next header UDP */
-	CU_ASSERT_EQUAL(memcmp(bufb + 8, w.n[0].gid, 16), 0);	/* source GID */
+	CU_ASSERT_EQUAL(bufb[0] >> 4, 6);		      /* IPv6 version */
+	CU_ASSERT_EQUAL(bufb[6], 17);			      /* next header UDP */
+	CU_ASSERT_EQUAL(memcmp(bufb + 8, w.n[0].gid, 16), 0); /* source GID */
 	CU_ASSERT_EQUAL(memcmp(bufb + 24, w.n[1].gid, 16), 0);
 	CU_ASSERT_EQUAL(memcmp(bufb + 40, bufa, 1024), 0);
 	eh_fini(&w);
@@ -777,7 +791,7 @@ test_rx_offload(void)
 static bool
 mark_ce(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 {
-	uint8_t *ip = frame + (frame[12] == 0x81 && frame[13] == 0x00 ? 18 : 14);	/* 802.1Q */
+	uint8_t *ip = frame + (frame[12] == 0x81 && frame[13] == 0x00 ? 18 : 14); /* 802.1Q */
 
 	(void)from;
 	(void)arg;
@@ -851,12 +865,12 @@ test_cnp_notification_point(void)
 	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[0], DROCE_CNT_RP_CNP_HANDLED), 2);
 	/* with no interval every marked frame processed apart earns one */
 	droce_dev_set_cnp_interval(s.w.n[1].dev, 0);
-	CU_ASSERT_EQUAL(droce_qp_set_cc(s.qp[0], &pace, NULL, s.w.now), 0);	/* 10 us apart */
+	CU_ASSERT_EQUAL(droce_qp_set_cc(s.qp[0], &pace, NULL, s.w.now), 0); /* 10 us apart */
 	CU_ASSERT_EQUAL(post_send(&s, DROCE_WR_RDMA_WRITE, 0, 4 * 1024, 0, 3), 0);
 	eh_run(&s.w, 1000000);
 	CU_ASSERT_EQUAL(eh_poll(&s.w.n[0], wc, 4), 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(s.qp[1], DROCE_CNT_NP_CNP_SENT), 6);
-	CU_ASSERT_EQUAL(s.qp[0]->cc.w[1] >= 4, 1);	/* on_cnp reached the algorithm */
+	CU_ASSERT_EQUAL(s.qp[0]->cc.w[1] >= 4, 1); /* on_cnp reached the algorithm */
 	eh_fini(&s.w);
 }
 
@@ -877,19 +891,11 @@ test_cnp_vlan_priority(void)
 	eh_fini(&s.w);
 }
 
-DROCE_TEST_MAIN("engine_basic",
-	DROCE_TEST(test_cnp_notification_point),
-	DROCE_TEST(test_cnp_vlan_priority),
-	DROCE_TEST(test_rx_offload),
-	DROCE_TEST(test_large_messages),
-	DROCE_TEST(test_ud_ipv6_grh),
-	DROCE_TEST(test_cc_pacing),
-	DROCE_TEST(test_counters_and_comm_est),
-	DROCE_TEST(test_rd_atomic_limit_and_fence),
-	DROCE_TEST(test_srq_limit),
-	DROCE_TEST(test_solicited),
-	DROCE_TEST(test_sge_lists),
-	DROCE_TEST(test_fast_path_equals_builder),
-	DROCE_TEST(test_wc_timestamp),
-	DROCE_TEST(test_send_sizes),
-	DROCE_TEST(test_write_read_atomic))
+DROCE_TEST_MAIN("engine_basic", DROCE_TEST(test_cnp_notification_point),
+		DROCE_TEST(test_cnp_vlan_priority), DROCE_TEST(test_rx_offload),
+		DROCE_TEST(test_large_messages), DROCE_TEST(test_ud_ipv6_grh),
+		DROCE_TEST(test_cc_pacing), DROCE_TEST(test_counters_and_comm_est),
+		DROCE_TEST(test_rd_atomic_limit_and_fence), DROCE_TEST(test_srq_limit),
+		DROCE_TEST(test_solicited), DROCE_TEST(test_sge_lists),
+		DROCE_TEST(test_fast_path_equals_builder), DROCE_TEST(test_wc_timestamp),
+		DROCE_TEST(test_send_sizes), DROCE_TEST(test_write_read_atomic))

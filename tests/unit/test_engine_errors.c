@@ -8,8 +8,9 @@
 #include "droce_test.h"
 #include "engine_harness.h"
 
-#define ALL_ACCESS (DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | \
-		    DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC)
+#define ALL_ACCESS \
+	(DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ | \
+	 DROCE_ACCESS_REMOTE_ATOMIC)
 
 static uint8_t la[65536], ra[65536];
 
@@ -88,8 +89,11 @@ violation(enum droce_wr_opcode op, uint32_t len, uint64_t raddr, bool bad_key,
 	}
 	rkey = droce_mr_rkey(f.rmr) ^ (bad_key ? 0x01000000u : 0);
 	/* a good zero-length request first, of a kind the QP is enabled for */
-	CU_ASSERT_EQUAL(fx_send(&f, (qp_access & DROCE_ACCESS_REMOTE_WRITE) ? DROCE_WR_RDMA_WRITE :
-				    DROCE_WR_RDMA_READ, 0, (uintptr_t)ra, 0, 1), 0);
+	CU_ASSERT_EQUAL(fx_send(&f,
+				(qp_access & DROCE_ACCESS_REMOTE_WRITE) ? DROCE_WR_RDMA_WRITE :
+									  DROCE_WR_RDMA_READ,
+				0, (uintptr_t)ra, 0, 1),
+			0);
 	CU_ASSERT_EQUAL(fx_send(&f, op, len, raddr, rkey, 2), 0);
 	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_SEND, 4, 0, 0, 3), 0);
 	eh_run(&f.w, 100000000);
@@ -141,8 +145,8 @@ test_bounds(void)
 		  DROCE_WC_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR);
 	violation(DROCE_WR_RDMA_READ, 4096, UINT64_MAX - 100, false, ALL_ACCESS, ALL_ACCESS,
 		  DROCE_WC_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR);
-	violation(DROCE_WR_ATOMIC_CMP_AND_SWP, 8, (uintptr_t)ra + sizeof(ra) - 4, false,
-		  ALL_ACCESS, ALL_ACCESS, DROCE_WC_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR);
+	violation(DROCE_WR_ATOMIC_CMP_AND_SWP, 8, (uintptr_t)ra + sizeof(ra) - 4, false, ALL_ACCESS,
+		  ALL_ACCESS, DROCE_WC_REM_ACCESS_ERR, DROCE_EVENT_QP_ACCESS_ERR);
 }
 
 static void
@@ -224,7 +228,8 @@ test_rnr_retry_0(void)
 	droce_qp_modify(f.qp[0], &a, DROCE_QP_STATE);
 	f.o.rnr_retry = 0;
 	CU_ASSERT_EQUAL(eh_bring_up(f.qp[0], DROCE_QPT_RC, &f.w.n[1], droce_qp_num(f.qp[1]), &f.o,
-				    f.o.psn[1], f.o.psn[0]), 0);
+				    f.o.psn[1], f.o.psn[0]),
+			0);
 	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_SEND, 10, 0, 0, 7), 0);
 	eh_run(&f.w, 1000000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
@@ -251,7 +256,7 @@ test_rnr_retry_7(void)
 	fx_init(&f, DROCE_QPT_RC, ALL_ACCESS);
 	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_SEND, 10, 0, 0, 7), 0);
 	t0 = f.w.now;
-	eh_run(&f.w, 1000000);	/* 1 ms: about 100 RNR rounds */
+	eh_run(&f.w, 1000000); /* 1 ms: about 100 RNR rounds */
 	CU_ASSERT_EQUAL(eh_poll(&f.w.n[0], wc, 4), 0);
 	CU_ASSERT_TRUE(droce_qp_counter(f.qp[0], DROCE_CNT_RCVD_RNR_ERR) >= 50);
 	CU_ASSERT_TRUE(droce_qp_counter(f.qp[0], DROCE_CNT_RCVD_RNR_ERR) <= 101);
@@ -287,10 +292,10 @@ test_retry_exhausted(void)
 
 	fx_init(&f, DROCE_QPT_RC, ALL_ACCESS);
 	f.w.n[0].filter = drop_all;
-	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_RDMA_WRITE, 3000, (uintptr_t)ra, droce_mr_rkey(f.rmr),
-				1), 0);
-	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_RDMA_READ, 100, (uintptr_t)ra, droce_mr_rkey(f.rmr),
-				2), 0);
+	CU_ASSERT_EQUAL(
+		fx_send(&f, DROCE_WR_RDMA_WRITE, 3000, (uintptr_t)ra, droce_mr_rkey(f.rmr), 1), 0);
+	CU_ASSERT_EQUAL(
+		fx_send(&f, DROCE_WR_RDMA_READ, 100, (uintptr_t)ra, droce_mr_rkey(f.rmr), 2), 0);
 	t0 = f.w.now;
 	eh_run(&f.w, 100 * to);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 2);
@@ -312,7 +317,7 @@ test_retry_exhausted(void)
 static bool
 drop_psn(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 {
-	const uint8_t *bth = frame + 14 + 20 + 8;	/* Ethernet, IPv4, UDP */
+	const uint8_t *bth = frame + 14 + 20 + 8; /* Ethernet, IPv4, UDP */
 	uint32_t psn = (uint32_t)bth[9] << 16 | (uint32_t)bth[10] << 8 | bth[11];
 
 	(void)from;
@@ -336,8 +341,8 @@ test_retry_seq_naks(void)
 	lost = f.o.psn[0];
 	f.w.n[0].filter = drop_psn;
 	f.w.n[0].filter_arg = &lost;
-	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_RDMA_WRITE, 3000, (uintptr_t)ra, droce_mr_rkey(f.rmr),
-				1), 0);
+	CU_ASSERT_EQUAL(
+		fx_send(&f, DROCE_WR_RDMA_WRITE, 3000, (uintptr_t)ra, droce_mr_rkey(f.rmr), 1), 0);
 	eh_run(&f.w, 100ull * (4096ull << 14));
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_RETRY_EXC_ERR);
@@ -366,7 +371,7 @@ test_retry_zero(void)
 	f.o.retry_cnt = 0;
 	eh_bring_up(f.qp[0], DROCE_QPT_RC, &f.w.n[1], droce_qp_num(f.qp[1]), &f.o, f.o.psn[1],
 		    f.o.psn[0]);
-	droce_qp_destroy(f.qp[1]);	/* the peer is gone: frames to its QPN are dropped */
+	droce_qp_destroy(f.qp[1]); /* the peer is gone: frames to its QPN are dropped */
 	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_SEND, 10, 0, 0, 1), 0);
 	eh_run(&f.w, 1000000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
@@ -415,7 +420,7 @@ test_local_protection(void)
 	wr.opcode = DROCE_WR_SEND;
 	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);
 	eh_run(&f.w, 100000000);
-	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);	/* unsignaled, but in error */
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1); /* unsignaled, but in error */
 	CU_ASSERT_EQUAL(wc[0].wr_id, 5);
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_LOC_PROT_ERR);
 	CU_ASSERT_EQUAL(f.w.n[0].sent, 0);
@@ -460,8 +465,9 @@ test_cq_overflow_traffic(void)
 			    f.o.psn[0]);
 	}
 	for (i = 0; i < 3; i++)
-		CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_RDMA_WRITE, 8, (uintptr_t)ra,
-					droce_mr_rkey(f.rmr), i), 0);
+		CU_ASSERT_EQUAL(
+			fx_send(&f, DROCE_WR_RDMA_WRITE, 8, (uintptr_t)ra, droce_mr_rkey(f.rmr), i),
+			0);
 	eh_run(&f.w, 100000000);
 	CU_ASSERT_EQUAL(droce_cq_poll(small, 4, wc), -EOVERFLOW);
 	CU_ASSERT_EQUAL(droce_dev_get_async_event(f.w.n[0].dev, &ev), 0);
@@ -497,7 +503,7 @@ test_ud_qkey_and_grh(void)
 	wr.opcode = DROCE_WR_SEND;
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = droce_qp_num(f.qp[1]);
-	wr.wr.ud.remote_qkey = 0x22222222;	/* the receiver's is 0x11111111 */
+	wr.wr.ud.remote_qkey = 0x22222222; /* the receiver's is 0x11111111 */
 	CU_ASSERT_EQUAL(droce_post_send(f.qp[0], &wr, &bad), 0);
 	eh_run(&f.w, 10000000);
 	CU_ASSERT_EQUAL(eh_poll(&f.w.n[1], wc, 4), 0);
@@ -554,7 +560,7 @@ test_uc_sqe(void)
 	struct droce_qp_attr a;
 
 	fx_init(&f, DROCE_QPT_UC, ALL_ACCESS);
-	sge.lkey = droce_mr_lkey(f.lmr) ^ 0x40;	/* wrong key */
+	sge.lkey = droce_mr_lkey(f.lmr) ^ 0x40; /* wrong key */
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = 1;
 	wr.sg_list = &sge;
@@ -623,7 +629,7 @@ test_uc_too_long(void)
 	CU_ASSERT_EQUAL(fx_send(&f, DROCE_WR_SEND, 3000, 0, 0, 1), 0);
 	eh_run(&f.w, 1000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
-	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);	/* UC: complete once sent */
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS); /* UC: complete once sent */
 	CU_ASSERT_EQUAL(eh_poll(&f.w.n[1], wc, 4), 0);
 	CU_ASSERT_EQUAL(eh_qp_state(f.qp[1]), DROCE_QPS_RTS);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RESP_LOCAL_LENGTH_ERROR), 1);
@@ -669,22 +675,12 @@ test_send_with_inv(void)
 	eh_fini(&f.w);
 }
 
-DROCE_TEST_MAIN("engine_errors",
-	DROCE_TEST(test_send_with_inv),
-	DROCE_TEST(test_uc_too_long),
-	DROCE_TEST(test_uc_sqe),
-	DROCE_TEST(test_rkey_wrong),
-	DROCE_TEST(test_bounds),
-	DROCE_TEST(test_access_flags),
-	DROCE_TEST(test_misaligned_atomic),
-	DROCE_TEST(test_other_pd),
-	DROCE_TEST(test_zero_length_write),
-	DROCE_TEST(test_rnr_retry_0),
-	DROCE_TEST(test_rnr_retry_7),
-	DROCE_TEST(test_retry_exhausted),
-	DROCE_TEST(test_retry_seq_naks),
-	DROCE_TEST(test_retry_zero),
-	DROCE_TEST(test_recv_too_small),
-	DROCE_TEST(test_local_protection),
-	DROCE_TEST(test_cq_overflow_traffic),
-	DROCE_TEST(test_ud_qkey_and_grh))
+DROCE_TEST_MAIN("engine_errors", DROCE_TEST(test_send_with_inv), DROCE_TEST(test_uc_too_long),
+		DROCE_TEST(test_uc_sqe), DROCE_TEST(test_rkey_wrong), DROCE_TEST(test_bounds),
+		DROCE_TEST(test_access_flags), DROCE_TEST(test_misaligned_atomic),
+		DROCE_TEST(test_other_pd), DROCE_TEST(test_zero_length_write),
+		DROCE_TEST(test_rnr_retry_0), DROCE_TEST(test_rnr_retry_7),
+		DROCE_TEST(test_retry_exhausted), DROCE_TEST(test_retry_seq_naks),
+		DROCE_TEST(test_retry_zero), DROCE_TEST(test_recv_too_small),
+		DROCE_TEST(test_local_protection), DROCE_TEST(test_cq_overflow_traffic),
+		DROCE_TEST(test_ud_qkey_and_grh))

@@ -68,8 +68,11 @@ inject(struct eh_world *w, struct droce_qp *dst, uint32_t rkey_good)
 	len = 0;
 	if (op->flags & DROCE_OPF_PAYLOAD) {
 		n = (uint32_t)(frnd() % 5);
-		len = n == 0 ? 0 : n == 1 ? dst->mtu : n == 2 ? (uint32_t)(frnd() % 4100) :
-		      n == 3 ? dst->mtu * 2 : 4;
+		len = n == 0 ? 0 :
+		      n == 1 ? dst->mtu :
+		      n == 2 ? (uint32_t)(frnd() % 4100) :
+		      n == 3 ? dst->mtu * 2 :
+			       4;
 		if (!(op->flags & DROCE_OPF_LAST))
 			len &= ~3u;
 	}
@@ -137,8 +140,8 @@ fuzz_type(enum droce_qp_type t, uint64_t seed)
 			memset(&w1, 0, sizeof(w1));
 			w1.sg_list = &s1;
 			w1.num_sge = 1;
-			w1.opcode = (frnd() & 1) ? DROCE_WR_RDMA_READ :
-						   DROCE_WR_ATOMIC_FETCH_AND_ADD;
+			w1.opcode =
+				(frnd() & 1) ? DROCE_WR_RDMA_READ : DROCE_WR_ATOMIC_FETCH_AND_ADD;
 			if (w1.opcode == DROCE_WR_RDMA_READ) {
 				w1.wr.rdma.remote_addr = (uintptr_t)mem_a;
 				w1.wr.rdma.rkey = droce_mr_rkey(ma);
@@ -204,7 +207,5 @@ test_fuzz_ud(void)
 	fuzz_type(DROCE_QPT_UD, 0x13579BD);
 }
 
-DROCE_TEST_MAIN("engine_fuzz",
-	DROCE_TEST(test_fuzz_rc),
-	DROCE_TEST(test_fuzz_uc),
-	DROCE_TEST(test_fuzz_ud))
+DROCE_TEST_MAIN("engine_fuzz", DROCE_TEST(test_fuzz_rc), DROCE_TEST(test_fuzz_uc),
+		DROCE_TEST(test_fuzz_ud))

@@ -9,8 +9,8 @@
 #include "droce_test.h"
 #include "engine_harness.h"
 
-#define BUF (4u << 20)
-#define NOPS 48
+#define BUF	(4u << 20)
+#define NOPS	48
 #define UC_RBUF (2u << 20)
 #define UC_RLEN 20000u
 
@@ -20,7 +20,7 @@ struct op {
 	enum droce_wr_opcode code;
 	uint32_t len;
 	uint64_t loff, roff;
-	uint64_t init;	/* atomics: remote value before */
+	uint64_t init; /* atomics: remote value before */
 };
 
 static uint64_t rs;
@@ -71,7 +71,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 	rs = seed * 0x9E3779B97F4A7C15ull + 1;
 	eh_opts_default(&o);
 	o.mtu = mtu;
-	o.timeout = 10;	/* 4 ms */
+	o.timeout = 10; /* 4 ms */
 	o.psn[0] = (uint32_t)rnd(1 << 24);
 	o.psn[1] = (uint32_t)rnd(1 << 24);
 	eh_init_v(&w, 4200, use_ipv6);
@@ -98,10 +98,13 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 			k = 6;
 
 		memset(&wr, 0, sizeof(wr));
-		p->code = k == 0 ? DROCE_WR_SEND : k == 1 ? DROCE_WR_RDMA_WRITE :
-			  k == 2 ? DROCE_WR_SEND_WITH_IMM : k == 3 ? DROCE_WR_RDMA_READ :
+		p->code = k == 0 ? DROCE_WR_SEND :
+			  k == 1 ? DROCE_WR_RDMA_WRITE :
+			  k == 2 ? DROCE_WR_SEND_WITH_IMM :
+			  k == 3 ? DROCE_WR_RDMA_READ :
 			  k == 4 ? DROCE_WR_ATOMIC_FETCH_AND_ADD :
-			  k == 5 ? DROCE_WR_ATOMIC_CMP_AND_SWP : DROCE_WR_RDMA_WRITE_WITH_IMM;
+			  k == 5 ? DROCE_WR_ATOMIC_CMP_AND_SWP :
+				   DROCE_WR_RDMA_WRITE_WITH_IMM;
 		p->len = (k == 4 || k == 5) ? 8 : rnd_len();
 		if (t == DROCE_QPT_UC && p->len > UC_RLEN)
 			p->len = UC_RLEN;
@@ -156,8 +159,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 	n = eh_poll(&w.n[0], wc, NOPS * 2);
 	if (t == DROCE_QPT_RC) {
 		if (n != NOPS) {
-			fprintf(stderr, "\nseed %lu: %d send completions of %d\n", sd, n,
-				NOPS);
+			fprintf(stderr, "\nseed %lu: %d send completions of %d\n", sd, n, NOPS);
 			bad++;
 		}
 		for (i = 0; i < (unsigned int)n && i < NOPS; i++) {
@@ -165,17 +167,15 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 			uint64_t v;
 
 			if (wc[i].wr_id != i || wc[i].status != DROCE_WC_SUCCESS) {
-				fprintf(stderr, "\nseed %lu: wc %u wr_id %lu status %d\n",
-					sd, i, (unsigned long)wc[i].wr_id,
-					wc[i].status);
+				fprintf(stderr, "\nseed %lu: wc %u wr_id %lu status %d\n", sd, i,
+					(unsigned long)wc[i].wr_id, wc[i].status);
 				bad++;
 				break;
 			}
 			switch (p->code) {
 			case DROCE_WR_RDMA_READ:
 				if (memcmp(bufa + p->loff, bufb + p->roff, p->len)) {
-					fprintf(stderr, "\nseed %lu: op %u read data\n",
-						sd, i);
+					fprintf(stderr, "\nseed %lu: op %u read data\n", sd, i);
 					bad++;
 				}
 				break;
@@ -201,8 +201,7 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 		}
 		m = eh_poll(&w.n[1], wc, NOPS * 2);
 		if (m != (int)nrecv) {
-			fprintf(stderr, "\nseed %lu: %d recv completions of %u\n", sd, m,
-				nrecv);
+			fprintf(stderr, "\nseed %lu: %d recv completions of %u\n", sd, m, nrecv);
 			bad++;
 		}
 		for (i = 0; i < (unsigned int)m; i++)
@@ -240,8 +239,8 @@ run_seed(uint64_t seed, enum droce_qp_type t, unsigned int loss, unsigned int du
 			}
 			(void)r;
 			if (wc[i].byte_len != p->len ||
-			    memcmp(bufa + p->loff,
-				   bufb + UC_RBUF + (wc[i].wr_id - 1000) * UC_RLEN, p->len)) {
+			    memcmp(bufa + p->loff, bufb + UC_RBUF + (wc[i].wr_id - 1000) * UC_RLEN,
+				   p->len)) {
 				fprintf(stderr, "\nseed %lu: uc msg %u len %u\n", sd, k,
 					wc[i].byte_len);
 				bad++;
@@ -275,7 +274,7 @@ test_rc_impaired(void)
 	unsigned int fails = 0;
 
 	for (s = getenv("EH_SEED") ? strtoul(getenv("EH_SEED"), NULL, 0) : 1; s <= 200; s++) {
-		unsigned int loss = (unsigned int)(s % 11) * 10;	/* 0..10 % */
+		unsigned int loss = (unsigned int)(s % 11) * 10; /* 0..10 % */
 		enum droce_mtu mtu = (enum droce_mtu)(1 + s % 5);
 
 		if (run_seed(s, DROCE_QPT_RC, loss, 20, 30, 5, mtu) != 0) {
@@ -294,7 +293,8 @@ test_uc_impaired(void)
 
 	for (s = 1; s <= 50; s++)
 		CU_ASSERT_EQUAL(run_seed(s, DROCE_QPT_UC, (unsigned int)(s % 6) * 10, 10, 10, 0,
-					 DROCE_MTU_1024), 0);
+					 DROCE_MTU_1024),
+				0);
 }
 
 /* The same over IPv6 GIDs: the generic builder path with its UDP checksum. */
@@ -306,7 +306,8 @@ test_rc_ipv6(void)
 	use_ipv6 = true;
 	for (s = 1; s <= 30; s++)
 		CU_ASSERT_EQUAL(run_seed(s, DROCE_QPT_RC, (unsigned int)(s % 6) * 10, 10, 10, 5,
-					 (enum droce_mtu)(1 + s % 5)), 0);
+					 (enum droce_mtu)(1 + s % 5)),
+				0);
 	use_ipv6 = false;
 }
 
@@ -325,9 +326,6 @@ test_setup(void)
 	CU_ASSERT_PTR_NOT_NULL(bufb);
 }
 
-DROCE_TEST_MAIN("engine_loss",
-	DROCE_TEST(test_setup),
-	DROCE_TEST(test_rc_clean),
-	DROCE_TEST(test_rc_impaired),
-	DROCE_TEST(test_uc_impaired),
-	DROCE_TEST(test_rc_ipv6))
+DROCE_TEST_MAIN("engine_loss", DROCE_TEST(test_setup), DROCE_TEST(test_rc_clean),
+		DROCE_TEST(test_rc_impaired), DROCE_TEST(test_uc_impaired),
+		DROCE_TEST(test_rc_ipv6))

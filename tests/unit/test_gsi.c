@@ -10,7 +10,7 @@
 #include "engine_harness.h"
 #include "num_dev.h"
 
-#define UD_GRH 40	/* a UD receive buffer starts with the GRH area */
+#define UD_GRH 40 /* a UD receive buffer starts with the GRH area */
 
 /* Fill the device, check every QPN, empty it; rounds times. Returns how many QPNs had a zero
  * generation field (qpn >> slot_bits == 0: the generation wrapped through 0), or -1. */
@@ -32,7 +32,7 @@ cycle_qpns(struct num_dev *n, uint32_t max_qp, unsigned int slot_bits, unsigned 
 			/* IBTA 11.2.5: 0 and 1 are the special QPs; 0xFFFFFF is multicast */
 			CU_ASSERT(qpn != 0 && qpn != DROCE_QPN_GSI && qpn != 0xFFFFFF);
 			CU_ASSERT(qpn <= 0xFFFFFF);
-			CU_ASSERT((qpn & mask) >= 2);	/* slots 0 and 1 are never handed out */
+			CU_ASSERT((qpn & mask) >= 2); /* slots 0 and 1 are never handed out */
 			if (qpn >> slot_bits == 0)
 				gen_zero++;
 		}
@@ -56,7 +56,7 @@ test_qpn_wrap_small(void)
 
 	CU_ASSERT_EQUAL_FATAL(num_dev_init(&n, 2, 0, 0, 0xFFFFFFF0u), 0);
 	zero = cycle_qpns(&n, 2, 2, 64);
-	CU_ASSERT(zero > 0);	/* the wrap was exercised */
+	CU_ASSERT(zero > 0); /* the wrap was exercised */
 	droce_dev_destroy(n.dev);
 }
 
@@ -124,7 +124,7 @@ test_gsi_create(void)
 	CU_ASSERT_PTR_NULL(num_qp(&n, DROCE_QPT_UD, true, &err));
 	CU_ASSERT_EQUAL(err, EINVAL);
 	q[0] = num_qp(&n, DROCE_QPT_UD, false, &err);
-	CU_ASSERT_PTR_NOT_NULL(q[0]);	/* ordinary QPs are fine there */
+	CU_ASSERT_PTR_NOT_NULL(q[0]); /* ordinary QPs are fine there */
 	if (q[0] != NULL)
 		CU_ASSERT_EQUAL(droce_qp_num(q[0]) >> 22, 3);
 	droce_dev_destroy(n.dev);
@@ -136,7 +136,7 @@ static uint8_t abuf[4096], bbuf[4096];
 
 struct gx {
 	struct eh_world w;
-	struct droce_qp *ud;	/* ordinary UD QP on node 0 */
+	struct droce_qp *ud; /* ordinary UD QP on node 0 */
 	struct droce_mr *amr, *bmr;
 	struct droce_ah *to_b, *to_a;
 };
@@ -205,8 +205,8 @@ gx_recv(struct droce_qp *qp, struct droce_mr *mr, uint8_t *buf, uint64_t id)
 
 /* A 100-byte SEND of buf[0..99] from qp through ah to (dqpn, qkey). */
 static int
-gx_send(struct droce_qp *qp, struct droce_mr *mr, uint8_t *buf, struct droce_ah *ah,
-	uint32_t dqpn, uint32_t qkey)
+gx_send(struct droce_qp *qp, struct droce_mr *mr, uint8_t *buf, struct droce_ah *ah, uint32_t dqpn,
+	uint32_t qkey)
 {
 	struct droce_sge sge = { (uintptr_t)buf, 100, droce_mr_lkey(mr) };
 	struct droce_send_wr wr, *bad;
@@ -269,8 +269,8 @@ test_gsi_traffic(void)
 	for (i = 0; i < 100; i++)
 		bbuf[2048 + i] = (uint8_t)(0xA5 ^ i);
 	CU_ASSERT_EQUAL(gx_recv(g.ud, g.amr, abuf + 1024, 21), 0);
-	CU_ASSERT_EQUAL(gx_send(gsi, g.bmr, bbuf + 2048, g.to_a, droce_qp_num(g.ud),
-				DROCE_QKEY_GSI), 0);
+	CU_ASSERT_EQUAL(
+		gx_send(gsi, g.bmr, bbuf + 2048, g.to_a, droce_qp_num(g.ud), DROCE_QKEY_GSI), 0);
 	eh_run(&g.w, 10000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&g.w.n[0], wc, 4), 1);
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
@@ -317,9 +317,6 @@ test_gsi_absent_drop(void)
 	eh_fini(&g.w);
 }
 
-DROCE_TEST_MAIN("gsi",
-	DROCE_TEST(test_qpn_wrap_small),
-	DROCE_TEST(test_qpn_wrap_sharded),
-	DROCE_TEST(test_gsi_create),
-	DROCE_TEST(test_gsi_absent_drop),
-	DROCE_TEST(test_gsi_traffic))
+DROCE_TEST_MAIN("gsi", DROCE_TEST(test_qpn_wrap_small), DROCE_TEST(test_qpn_wrap_sharded),
+		DROCE_TEST(test_gsi_create), DROCE_TEST(test_gsi_absent_drop),
+		DROCE_TEST(test_gsi_traffic))

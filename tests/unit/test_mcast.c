@@ -68,8 +68,10 @@ mc_init(struct mc *m, bool ipv6)
 	memset(&av, 0, sizeof(av));
 	memcpy(av.dgid, m->group, 16);
 	/* what the runtime maps the group to (RFC 1112 / RFC 2464): no ARP for a group */
-	memcpy(av.dmac, ipv6 ? (const uint8_t[6]){ 0x33, 0x33, 0, 0, 0x12, 0x34 } :
-			       (const uint8_t[6]){ 0x01, 0x00, 0x5e, 1, 2, 3 }, 6);
+	memcpy(av.dmac,
+	       ipv6 ? (const uint8_t[6]){ 0x33, 0x33, 0, 0, 0x12, 0x34 } :
+		      (const uint8_t[6]){ 0x01, 0x00, 0x5e, 1, 2, 3 },
+	       6);
 	av.hop_limit = 1;
 	m->ah = droce_ah_create(m->w.n[0].pd, &av, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m->ah);
@@ -117,7 +119,7 @@ send_to(struct mc *m, uint32_t dqpn, uint32_t len, uint8_t tag)
 	wr.wr.ud.remote_qkey = 0x11111111;
 	CU_ASSERT_EQUAL(droce_post_send(m->tx, &wr, &bad), 0);
 	eh_run(&m->w, 1000000);
-	CU_ASSERT_EQUAL(eh_poll(&m->w.n[0], wc, 4), 1);	/* UD: complete once sent */
+	CU_ASSERT_EQUAL(eh_poll(&m->w.n[0], wc, 4), 1); /* UD: complete once sent */
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_SUCCESS);
 }
 
@@ -231,7 +233,6 @@ attach_shards(void)
 	}
 }
 
-
 static void
 deliver_case(bool ipv6)
 {
@@ -258,7 +259,7 @@ deliver_case(bool ipv6)
 	CU_ASSERT_EQUAL(droce_qp_counter(m.rx[2], DROCE_CNT_MCAST_RCVD), 1);
 
 	/* a member without a receive WQE drops its copy; the others still get theirs */
-	post_recvs(&m);	/* rx[0] and rx[1] again; rx[2] still holds its first */
+	post_recvs(&m); /* rx[0] and rx[1] again; rx[2] still holds its first */
 	CU_ASSERT_EQUAL(droce_mcast_detach(m.rx[2], m.group), 0);
 	send_to(&m, DROCE_MCAST_QPN, 10, 3);
 	CU_ASSERT_EQUAL(delivered(&m, 10, 3), 3u);
@@ -357,9 +358,9 @@ loopback_case(bool block_self)
 
 			CU_ASSERT_EQUAL_FATAL(droce_qp_connect(tx, &c), 0);
 		}
-		m.tx = tx;	/* the sender node 1's member must name */
+		m.tx = tx; /* the sender node 1's member must name */
 	}
-	peer = ud_qp(&m.w, 0, 0x11111111);	/* another member on the sender's device */
+	peer = ud_qp(&m.w, 0, 0x11111111); /* another member on the sender's device */
 	lmr = droce_mr_reg(m.w.n[0].pd, lbuf, sizeof(lbuf), DROCE_ACCESS_LOCAL_WRITE, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(lmr);
 	post_recvs(&m);
@@ -423,11 +424,6 @@ loopback_block_self(void)
 	loopback_case(true);
 }
 
-DROCE_TEST_MAIN("mcast",
-	DROCE_TEST(attach_rules),
-	DROCE_TEST(attach_shards),
-	DROCE_TEST(deliver_ipv4),
-	DROCE_TEST(deliver_ipv6),
-	DROCE_TEST(wrong_addressing),
-	DROCE_TEST(loopback),
-	DROCE_TEST(loopback_block_self))
+DROCE_TEST_MAIN("mcast", DROCE_TEST(attach_rules), DROCE_TEST(attach_shards),
+		DROCE_TEST(deliver_ipv4), DROCE_TEST(deliver_ipv6), DROCE_TEST(wrong_addressing),
+		DROCE_TEST(loopback), DROCE_TEST(loopback_block_self))

@@ -14,16 +14,16 @@ test_reg_rules(void)
 
 	eh_init(&w, 1500);
 	/* IBTA 10.6.3.1: remote write / atomic need local write */
-	CU_ASSERT_PTR_NULL(droce_mr_reg(w.n[0].pd, buf, sizeof(buf), DROCE_ACCESS_REMOTE_WRITE,
-					&err));
+	CU_ASSERT_PTR_NULL(
+		droce_mr_reg(w.n[0].pd, buf, sizeof(buf), DROCE_ACCESS_REMOTE_WRITE, &err));
 	CU_ASSERT_EQUAL(err, EINVAL);
-	CU_ASSERT_PTR_NULL(droce_mr_reg(w.n[0].pd, buf, sizeof(buf), DROCE_ACCESS_REMOTE_ATOMIC,
-					&err));
+	CU_ASSERT_PTR_NULL(
+		droce_mr_reg(w.n[0].pd, buf, sizeof(buf), DROCE_ACCESS_REMOTE_ATOMIC, &err));
 	CU_ASSERT_PTR_NULL(droce_mr_reg(w.n[0].pd, buf, sizeof(buf), 1u << 7, &err));
 	CU_ASSERT_PTR_NULL(droce_mr_reg(w.n[0].pd, (void *)(uintptr_t)(UINTPTR_MAX - 10), 100,
 					DROCE_ACCESS_LOCAL_WRITE, &err));
-	CU_ASSERT_PTR_NOT_NULL(droce_mr_reg(w.n[0].pd, buf, sizeof(buf), DROCE_ACCESS_REMOTE_READ,
-					    &err));
+	CU_ASSERT_PTR_NOT_NULL(
+		droce_mr_reg(w.n[0].pd, buf, sizeof(buf), DROCE_ACCESS_REMOTE_READ, &err));
 	/* a PD with an MR cannot go */
 	CU_ASSERT_EQUAL(droce_pd_dealloc(w.n[0].pd), -EBUSY);
 	eh_fini(&w);
@@ -79,46 +79,46 @@ test_remote_checks(void)
 
 	eh_init(&w, 1500);
 	eh_opts_default(&o);
-	o.access = DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ;	/* no atomics */
+	o.access = DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ; /* no atomics */
 	eh_pair(&w, DROCE_QPT_RC, &o, qp, 4);
 	mr = droce_mr_reg(w.n[0].pd, buf + 16, 4096,
 			  DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
-				  DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC, &err);
+				  DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC,
+			  &err);
 	ro = droce_mr_reg(w.n[0].pd, buf, 64, DROCE_ACCESS_REMOTE_READ, &err);
 	pd2 = droce_pd_alloc(w.n[0].dev, &err);
 	other = droce_mr_reg(pd2, buf, 64, DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE,
 			     &err);
 	k = droce_mr_rkey(mr);
-	CU_ASSERT_PTR_NOT_NULL(droce_mr_check_remote(qp[0], k, b + 16, 4096,
-						     DROCE_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NOT_NULL(droce_mr_check_remote(qp[0], k, b + 16 + 4095, 1,
-						     DROCE_ACCESS_REMOTE_READ));
-	CU_ASSERT_PTR_NOT_NULL(droce_mr_check_remote(qp[0], k, b + 16 + 4096, 0,
-						     DROCE_ACCESS_REMOTE_READ));
+	CU_ASSERT_PTR_NOT_NULL(
+		droce_mr_check_remote(qp[0], k, b + 16, 4096, DROCE_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NOT_NULL(
+		droce_mr_check_remote(qp[0], k, b + 16 + 4095, 1, DROCE_ACCESS_REMOTE_READ));
+	CU_ASSERT_PTR_NOT_NULL(
+		droce_mr_check_remote(qp[0], k, b + 16 + 4096, 0, DROCE_ACCESS_REMOTE_READ));
 	/* bounds */
 	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], k, b + 15, 4, DROCE_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], k, b + 16, 4097,
-						 DROCE_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], k, b + 17, 4096,
-						 DROCE_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(
+		droce_mr_check_remote(qp[0], k, b + 16, 4097, DROCE_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(
+		droce_mr_check_remote(qp[0], k, b + 17, 4096, DROCE_ACCESS_REMOTE_WRITE));
 	/* va + len wraps the 64-bit space */
 	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], k, b + 100, UINT64_MAX - 50,
 						 DROCE_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], k, UINT64_MAX - 2, 8,
-						 DROCE_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(
+		droce_mr_check_remote(qp[0], k, UINT64_MAX - 2, 8, DROCE_ACCESS_REMOTE_WRITE));
 	/* key: the lkey is not an rkey, a flipped bit is nothing */
 	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], droce_mr_lkey(mr), b + 16, 4,
 						 DROCE_ACCESS_REMOTE_WRITE));
 	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], k ^ 0x80000000u, b + 16, 4,
 						 DROCE_ACCESS_REMOTE_WRITE));
 	/* access on the MR */
-	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], droce_mr_rkey(ro), b, 8,
-						 DROCE_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NOT_NULL(droce_mr_check_remote(qp[0], droce_mr_rkey(ro), b, 8,
-						     DROCE_ACCESS_REMOTE_READ));
+	CU_ASSERT_PTR_NULL(
+		droce_mr_check_remote(qp[0], droce_mr_rkey(ro), b, 8, DROCE_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NOT_NULL(
+		droce_mr_check_remote(qp[0], droce_mr_rkey(ro), b, 8, DROCE_ACCESS_REMOTE_READ));
 	/* access on the QP: this QP does not allow atomics although the MR does */
-	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], k, b + 16, 8,
-						 DROCE_ACCESS_REMOTE_ATOMIC));
+	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], k, b + 16, 8, DROCE_ACCESS_REMOTE_ATOMIC));
 	/* PD: an MR of another PD */
 	CU_ASSERT_PTR_NULL(droce_mr_check_remote(qp[0], droce_mr_rkey(other), b, 8,
 						 DROCE_ACCESS_REMOTE_WRITE));
@@ -157,8 +157,5 @@ test_local_checks(void)
 	eh_fini(&w);
 }
 
-DROCE_TEST_MAIN("mr",
-	DROCE_TEST(test_reg_rules),
-	DROCE_TEST(test_keys_distinct),
-	DROCE_TEST(test_remote_checks),
-	DROCE_TEST(test_local_checks))
+DROCE_TEST_MAIN("mr", DROCE_TEST(test_reg_rules), DROCE_TEST(test_keys_distinct),
+		DROCE_TEST(test_remote_checks), DROCE_TEST(test_local_checks))

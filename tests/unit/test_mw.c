@@ -8,8 +8,9 @@
 #include "droce_test.h"
 #include "engine_harness.h"
 
-#define ALL_ACCESS (DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | \
-		    DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC)
+#define ALL_ACCESS \
+	(DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ | \
+	 DROCE_ACCESS_REMOTE_ATOMIC)
 #define REMOTE (DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC)
 
 static uint8_t la[16384], ra[16384];
@@ -17,7 +18,7 @@ static uint8_t la[16384], ra[16384];
 struct fx {
 	struct eh_world w;
 	struct droce_qp *qp[2];
-	struct droce_mr *lmr, *rmr;	/* rmr: node 1's, windows may bind to it */
+	struct droce_mr *lmr, *rmr; /* rmr: node 1's, windows may bind to it */
 	struct eh_qp_opts o;
 };
 
@@ -61,8 +62,8 @@ post_bind_key(struct droce_qp *qp, struct droce_mw *mw, struct droce_mr *mr, uin
 
 /* The same, with the window's key and its low byte set to key (ibv_inc_rkey's way). */
 static int
-post_bind(struct droce_qp *qp, struct droce_mw *mw, struct droce_mr *mr, uint64_t off,
-	  uint64_t len, unsigned int access, uint8_t key, uint64_t id)
+post_bind(struct droce_qp *qp, struct droce_mw *mw, struct droce_mr *mr, uint64_t off, uint64_t len,
+	  unsigned int access, uint8_t key, uint64_t id)
 {
 	return post_bind_key(qp, mw, mr, off, len, access,
 			     mw != NULL ? (droce_mw_rkey(mw) & ~0xFFu) | key : 0, id);
@@ -154,7 +155,7 @@ test_alloc_rules(void)
 	CU_ASSERT_FALSE(droce_mr_rkey(f.rmr) & 0x80000000u);
 	CU_ASSERT_FALSE(droce_mr_lkey(f.rmr) & 0x80000000u);
 	CU_ASSERT_NOT_EQUAL(droce_mw_rkey(mw[0]), droce_mw_rkey(mw[1]));
-	mw[8] = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_1, &err);	/* max_mw 8 */
+	mw[8] = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_1, &err); /* max_mw 8 */
 	CU_ASSERT_PTR_NULL(mw[8]);
 	CU_ASSERT_EQUAL(err, ENOMEM);
 	/* a window holds its PD */
@@ -186,8 +187,9 @@ test_type2_access(void)
 	fx_init(&f, ALL_ACCESS | DROCE_ACCESS_MW_BIND);
 	mw = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_2, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mw);
-	CU_ASSERT_EQUAL(post_bind(f.qp[1], mw, f.rmr, 4096, 4096, DROCE_ACCESS_REMOTE_WRITE |
-				  DROCE_ACCESS_REMOTE_ATOMIC, 0x5A, 7), 0);
+	CU_ASSERT_EQUAL(post_bind(f.qp[1], mw, f.rmr, 4096, 4096,
+				  DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_ATOMIC, 0x5A, 7),
+			0);
 	wc = one_wc(&f, 1);
 	CU_ASSERT_EQUAL(wc.wr_id, 7);
 	CU_ASSERT_EQUAL(wc.status, DROCE_WC_SUCCESS);
@@ -219,8 +221,7 @@ test_type2_access(void)
 }
 
 static void
-expect_write_refused(void (*setup)(struct fx *, struct droce_mw *), uint64_t off,
-		     uint32_t len)
+expect_write_refused(void (*setup)(struct fx *, struct droce_mw *), uint64_t off, uint32_t len)
 {
 	struct droce_mw *mw;
 	struct droce_wc wc;
@@ -241,8 +242,8 @@ expect_write_refused(void (*setup)(struct fx *, struct droce_mw *), uint64_t off
 static void
 test_type2_bounds_and_key(void)
 {
-	expect_write_refused(NULL, 4096 - 1, 16);	/* starts before the window */
-	expect_write_refused(NULL, 8192 - 8, 16);	/* ends after it */
+	expect_write_refused(NULL, 4096 - 1, 16); /* starts before the window */
+	expect_write_refused(NULL, 8192 - 8, 16); /* ends after it */
 }
 
 /* Another QP of the same PD cannot use a type 2 window bound through qp[1]. */
@@ -259,8 +260,9 @@ test_type2_other_qp(void)
 	eh_pair(&f.w, DROCE_QPT_RC, &f.o, q2, 16);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(q2[0]);
 	sge = (struct droce_sge){ (uintptr_t)la, 64, droce_mr_lkey(f.lmr) };
-	CU_ASSERT_EQUAL(eh_post1(q2[0], DROCE_WR_RDMA_WRITE, &sge, (uintptr_t)ra,
-				 droce_mw_rkey(mw), 0, 9), 0);
+	CU_ASSERT_EQUAL(
+		eh_post1(q2[0], DROCE_WR_RDMA_WRITE, &sge, (uintptr_t)ra, droce_mw_rkey(mw), 0, 9),
+		0);
 	eh_run(&f.w, 100000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 1);
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_REM_ACCESS_ERR);
@@ -334,8 +336,9 @@ bind_refused(const struct bind_case *c)
 		CU_ASSERT_EQUAL(one_wc(&f, 1).status, DROCE_WC_SUCCESS);
 	}
 	key = droce_mw_rkey(mw);
-	CU_ASSERT_EQUAL(post_bind(f.qp[1], mw, c->len ? f.rmr : NULL, c->off, c->len, c->access,
-				  0x77, 2), 0);
+	CU_ASSERT_EQUAL(
+		post_bind(f.qp[1], mw, c->len ? f.rmr : NULL, c->off, c->len, c->access, 0x77, 2),
+		0);
 	wc = one_wc(&f, 1);
 	if (wc.status != DROCE_WC_MW_BIND_ERR)
 		fprintf(stderr, "bind case \"%s\": status %d\n", c->what, wc.status);
@@ -355,17 +358,17 @@ test_bind_refused(void)
 		{ "MR without MW_BIND", DROCE_MW_TYPE_1, ALL_ACCESS, 0, 64, REMOTE, false },
 		/* C10-74 */
 		{ "writable window, MR without local write", DROCE_MW_TYPE_2,
-		  DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_MW_BIND, 0, 64,
-		  DROCE_ACCESS_REMOTE_WRITE, false },
+		  DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_MW_BIND, 0, 64, DROCE_ACCESS_REMOTE_WRITE,
+		  false },
 		/* C10-75 */
 		{ "past the MR's end", DROCE_MW_TYPE_2, ALL_ACCESS | DROCE_ACCESS_MW_BIND,
 		  sizeof(ra) - 32, 64, REMOTE, false },
 		/* o10-37.2.30 */
-		{ "type 2 already bound", DROCE_MW_TYPE_2, ALL_ACCESS | DROCE_ACCESS_MW_BIND,
-		  0, 64, REMOTE, true },
+		{ "type 2 already bound", DROCE_MW_TYPE_2, ALL_ACCESS | DROCE_ACCESS_MW_BIND, 0, 64,
+		  REMOTE, true },
 		/* o10-37.2.40 */
-		{ "type 2, length 0", DROCE_MW_TYPE_2, ALL_ACCESS | DROCE_ACCESS_MW_BIND,
-		  0, 0, REMOTE, false },
+		{ "type 2, length 0", DROCE_MW_TYPE_2, ALL_ACCESS | DROCE_ACCESS_MW_BIND, 0, 0,
+		  REMOTE, false },
 		{ "local write is not a window's", DROCE_MW_TYPE_1,
 		  ALL_ACCESS | DROCE_ACCESS_MW_BIND, 0, 64, DROCE_ACCESS_LOCAL_WRITE, false },
 	};
@@ -398,14 +401,14 @@ test_bind_key_and_stale(void)
 	fx_init(&f, ALL_ACCESS | DROCE_ACCESS_MW_BIND);
 	mw = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_1, &err);
 	CU_ASSERT_EQUAL(post_bind(f.qp[1], mw, f.rmr, 0, 64, REMOTE, 7, 1), 0);
-	CU_ASSERT_EQUAL(droce_mw_dealloc(mw), 0);	/* before the bind runs */
+	CU_ASSERT_EQUAL(droce_mw_dealloc(mw), 0); /* before the bind runs */
 	mw2 = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_1, &err);
-	CU_ASSERT_PTR_EQUAL(mw2, mw);	/* the same slot */
+	CU_ASSERT_PTR_EQUAL(mw2, mw); /* the same slot */
 	key = droce_mw_rkey(mw2);
 	wc = one_wc(&f, 1);
 	CU_ASSERT_EQUAL(wc.status, DROCE_WC_MW_BIND_ERR);
 	CU_ASSERT_EQUAL(droce_mw_rkey(mw2), key);
-	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0);	/* nothing bound to it */
+	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0); /* nothing bound to it */
 	eh_fini(&f.w);
 }
 
@@ -453,7 +456,7 @@ test_local_inv(void)
 	CU_ASSERT_EQUAL(wc.status, DROCE_WC_SUCCESS);
 	CU_ASSERT_EQUAL(wc.opcode, DROCE_WC_LOCAL_INV);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_MW_INVALIDATE), 1);
-	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0);	/* nothing bound to it now */
+	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0); /* nothing bound to it now */
 	f.rmr = droce_mr_reg(f.w.n[1].pd, ra, sizeof(ra), ALL_ACCESS | DROCE_ACCESS_MW_BIND, &err);
 	CU_ASSERT_EQUAL(post_bind(f.qp[1], mw, f.rmr, 0, 64, REMOTE, 2, 3), 0);
 	CU_ASSERT_EQUAL(one_wc(&f, 1).status, DROCE_WC_SUCCESS);
@@ -464,7 +467,7 @@ test_local_inv(void)
 	eh_fini(&f.w);
 
 	mw1 = fx_window(&f, DROCE_MW_TYPE_1, 0, 64, 1);
-	CU_ASSERT_EQUAL(post_local_inv(f.qp[1], droce_mw_rkey(mw1), 2), 0);	/* o10-37.2.26 */
+	CU_ASSERT_EQUAL(post_local_inv(f.qp[1], droce_mw_rkey(mw1), 2), 0); /* o10-37.2.26 */
 	wc = one_wc(&f, 1);
 	CU_ASSERT_EQUAL(wc.status, DROCE_WC_LOC_QP_OP_ERR);
 	CU_ASSERT_EQUAL(wc.opcode, DROCE_WC_LOCAL_INV);
@@ -558,12 +561,13 @@ test_order_behind_write(void)
 	int err = 0, n;
 
 	fx_init(&f, ALL_ACCESS | DROCE_ACCESS_MW_BIND);
-	f.w.n[0].filter = drop_first;	/* node 1 writes to node 0: node 0 sends the ACKs */
+	f.w.n[0].filter = drop_first; /* node 1 writes to node 0: node 0 sends the ACKs */
 	f.w.n[0].filter_arg = &dropped;
 	mw = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_2, &err);
 	sge = (struct droce_sge){ (uintptr_t)ra, 2048, droce_mr_lkey(f.rmr) };
 	CU_ASSERT_EQUAL(eh_post1(f.qp[1], DROCE_WR_RDMA_WRITE, &sge, (uintptr_t)la,
-				 droce_mr_rkey(f.lmr), 0, 1), 0);
+				 droce_mr_rkey(f.lmr), 0, 1),
+			0);
 	CU_ASSERT_EQUAL(post_bind(f.qp[1], mw, f.rmr, 0, 64, REMOTE, 4, 2), 0);
 	CU_ASSERT_EQUAL(post_local_inv(f.qp[1], (droce_mw_rkey(mw) & ~0xFFu) | 4, 3), 0);
 	eh_run(&f.w, 1000000000);
@@ -576,12 +580,12 @@ test_order_behind_write(void)
 	CU_ASSERT_EQUAL(wc[2].wr_id, 3);
 	CU_ASSERT_EQUAL(wc[2].opcode, DROCE_WC_LOCAL_INV);
 	CU_ASSERT_EQUAL(wc[0].status | wc[1].status | wc[2].status, DROCE_WC_SUCCESS);
-	CU_ASSERT_TRUE(dropped >= 2);	/* the ACK was lost: a retransmission came between */
+	CU_ASSERT_TRUE(dropped >= 2); /* the ACK was lost: a retransmission came between */
 	CU_ASSERT_TRUE(droce_qp_counter(f.qp[1], DROCE_CNT_RETRANSMITTED_PKTS) >= 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_MW_BIND), 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_MW_INVALIDATE), 1);
 	CU_ASSERT_EQUAL(memcmp(la, ra, 2048), 0);
-	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0);	/* invalidated: unbound */
+	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0); /* invalidated: unbound */
 	eh_fini(&f.w);
 }
 
@@ -600,7 +604,8 @@ test_behind_read_atomic(void)
 	mw = droce_mw_alloc(f.w.n[1].pd, DROCE_MW_TYPE_2, &err);
 	sge = (struct droce_sge){ (uintptr_t)ra, 512, droce_mr_lkey(f.rmr) };
 	CU_ASSERT_EQUAL(eh_post1(f.qp[1], DROCE_WR_RDMA_READ, &sge, (uintptr_t)la,
-				 droce_mr_rkey(f.lmr), 0, 1), 0);
+				 droce_mr_rkey(f.lmr), 0, 1),
+			0);
 	CU_ASSERT_EQUAL(post_bind(f.qp[1], mw, f.rmr, 4096, 64, REMOTE, 4, 2), 0);
 	eh_run(&f.w, 100000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 8), 2);
@@ -610,14 +615,15 @@ test_behind_read_atomic(void)
 	CU_ASSERT_EQUAL(ra[0], 0x11);
 	sge.length = 8;
 	CU_ASSERT_EQUAL(eh_post1(f.qp[1], DROCE_WR_ATOMIC_FETCH_AND_ADD, &sge, (uintptr_t)la,
-				 droce_mr_rkey(f.lmr), 1, 3), 0);
+				 droce_mr_rkey(f.lmr), 1, 3),
+			0);
 	CU_ASSERT_EQUAL(post_local_inv(f.qp[1], droce_mw_rkey(mw), 4), 0);
 	eh_run(&f.w, 100000000);
 	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[1], wc, 8), 2);
 	CU_ASSERT_EQUAL(wc[0].opcode, DROCE_WC_FETCH_ADD);
 	CU_ASSERT_EQUAL(wc[1].opcode, DROCE_WC_LOCAL_INV);
 	CU_ASSERT_EQUAL(wc[0].status | wc[1].status, DROCE_WC_SUCCESS);
-	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0);	/* the window was invalidated */
+	CU_ASSERT_EQUAL(droce_mr_dereg(f.rmr), 0); /* the window was invalidated */
 	eh_fini(&f.w);
 }
 
@@ -636,18 +642,10 @@ test_qp_destroy_frees(void)
 	eh_fini(&f.w);
 }
 
-DROCE_TEST_MAIN("mw",
-	DROCE_TEST(test_alloc_rules),
-	DROCE_TEST(test_type2_access),
-	DROCE_TEST(test_type2_bounds_and_key),
-	DROCE_TEST(test_type2_other_qp),
-	DROCE_TEST(test_type1_rebind),
-	DROCE_TEST(test_bind_refused),
-	DROCE_TEST(test_bind_key_and_stale),
-	DROCE_TEST(test_post_rules),
-	DROCE_TEST(test_local_inv),
-	DROCE_TEST(test_send_with_inv),
-	DROCE_TEST(test_send_with_inv_type1),
-	DROCE_TEST(test_order_behind_write),
-	DROCE_TEST(test_behind_read_atomic),
-	DROCE_TEST(test_qp_destroy_frees))
+DROCE_TEST_MAIN("mw", DROCE_TEST(test_alloc_rules), DROCE_TEST(test_type2_access),
+		DROCE_TEST(test_type2_bounds_and_key), DROCE_TEST(test_type2_other_qp),
+		DROCE_TEST(test_type1_rebind), DROCE_TEST(test_bind_refused),
+		DROCE_TEST(test_bind_key_and_stale), DROCE_TEST(test_post_rules),
+		DROCE_TEST(test_local_inv), DROCE_TEST(test_send_with_inv),
+		DROCE_TEST(test_send_with_inv_type1), DROCE_TEST(test_order_behind_write),
+		DROCE_TEST(test_behind_read_atomic), DROCE_TEST(test_qp_destroy_frees))

@@ -9,8 +9,17 @@
 #include "droce_test.h"
 
 /* Extension header sizes, IBTA 9.3.2 .. 9.3.7 and 9.5.3; the CNP body is A17.9.3. */
-enum { BTH = 12, DETH = 8, RETH = 16, ATMETH = 28, AETH = 4, ATMACK = 8, IMMDT = 4, IETH = 4,
-       CNPB = 16 };
+enum {
+	BTH = 12,
+	DETH = 8,
+	RETH = 16,
+	ATMETH = 28,
+	AETH = 4,
+	ATMACK = 8,
+	IMMDT = 4,
+	IETH = 4,
+	CNPB = 16
+};
 
 enum svc { RC, UC, UD, CNP };
 enum pos { FIRST, MIDDLE, LAST, ONLY };
@@ -22,11 +31,11 @@ struct spec_op {
 	enum svc svc;
 	enum pos pos;
 	enum kind kind;
-	int payload;		/* "PYLD" in table 38 */
-	int resp;		/* responder to requester */
+	int payload; /* "PYLD" in table 38 */
+	int resp;    /* responder to requester */
 	int imm, inv;
 	uint8_t deth, reth, atmeth, aeth, atmack, immdt, ieth, cnp;
-	uint8_t hdr_len;	/* BTH + extension headers */
+	uint8_t hdr_len; /* BTH + extension headers */
 };
 
 static const struct spec_op spec[] = {
@@ -117,8 +126,10 @@ test_spec_self_consistent(void)
 				   (s->ieth ? IETH : 0) + (s->cnp ? CNPB : 0);
 
 		CU_ASSERT_EQUAL(len, s->hdr_len);
-		CU_ASSERT_EQUAL(s->value >> 5, s->svc == RC ? 0 : s->svc == UC ? 1 :
-						s->svc == UD ? 3 : 4);
+		CU_ASSERT_EQUAL(s->value >> 5, s->svc == RC ? 0 :
+					       s->svc == UC ? 1 :
+					       s->svc == UD ? 3 :
+							      4);
 	}
 }
 
@@ -146,10 +157,10 @@ test_supported_set(void)
 	for (i = 0; i < droce_opcode_count; i++)
 		CU_ASSERT_PTR_NOT_NULL(spec_find(droce_opcode_values[i]));
 	CU_ASSERT_PTR_NULL(droce_opcode_info(0x15)->name);
-	CU_ASSERT_PTR_NULL(droce_opcode_info(0x40)->name);	/* RD SEND First */
-	CU_ASSERT_PTR_NULL(droce_opcode_info(0x80)->name);	/* IB CC CNP, not RoCEv2's */
-	CU_ASSERT_PTR_NULL(droce_opcode_info(0xA0)->name);	/* XRC */
-	CU_ASSERT_PTR_NULL(droce_opcode_info(0xC0)->name);	/* manufacturer */
+	CU_ASSERT_PTR_NULL(droce_opcode_info(0x40)->name); /* RD SEND First */
+	CU_ASSERT_PTR_NULL(droce_opcode_info(0x80)->name); /* IB CC CNP, not RoCEv2's */
+	CU_ASSERT_PTR_NULL(droce_opcode_info(0xA0)->name); /* XRC */
+	CU_ASSERT_PTR_NULL(droce_opcode_info(0xC0)->name); /* manufacturer */
 }
 
 static void
@@ -218,8 +229,8 @@ test_flags(void)
 		CU_ASSERT_EQUAL(flag(f, DROCE_OPF_IMM), s->imm);
 		CU_ASSERT_EQUAL(flag(f, DROCE_OPF_INV), s->inv);
 		/* IBTA 9.4.3 / 10.7.1: RDMA WRITE with immediate consumes a receive WQE like a SEND */
-		CU_ASSERT_EQUAL(flag(f, DROCE_OPF_SEND), s->kind == SEND ||
-						 (s->kind == WRITE && s->imm));
+		CU_ASSERT_EQUAL(flag(f, DROCE_OPF_SEND),
+				s->kind == SEND || (s->kind == WRITE && s->imm));
 		/* at most one position, and position given */
 		CU_ASSERT_TRUE(flag(f, DROCE_OPF_FIRST) || flag(f, DROCE_OPF_MIDDLE) ||
 			       flag(f, DROCE_OPF_LAST));
@@ -250,8 +261,10 @@ test_enum_values_and_names(void)
 	/* names are unique and carry their service prefix */
 	for (i = 0; i < N_SPEC; i++) {
 		const char *a = droce_opcode_name(spec[i].value);
-		const char *pfx = spec[i].svc == RC ? "RC_" : spec[i].svc == UC ? "UC_" :
-				  spec[i].svc == UD ? "UD_" : "CNP";
+		const char *pfx = spec[i].svc == RC ? "RC_" :
+				  spec[i].svc == UC ? "UC_" :
+				  spec[i].svc == UD ? "UD_" :
+						      "CNP";
 
 		CU_ASSERT_EQUAL(strncmp(a, pfx, strlen(pfx)), 0);
 		for (j = i + 1; j < N_SPEC; j++)
@@ -259,10 +272,6 @@ test_enum_values_and_names(void)
 	}
 }
 
-DROCE_TEST_MAIN("opcode",
-	DROCE_TEST(test_hdr_sizes),
-	DROCE_TEST(test_spec_self_consistent),
-	DROCE_TEST(test_supported_set),
-	DROCE_TEST(test_headers_and_lengths),
-	DROCE_TEST(test_flags),
-	DROCE_TEST(test_enum_values_and_names))
+DROCE_TEST_MAIN("opcode", DROCE_TEST(test_hdr_sizes), DROCE_TEST(test_spec_self_consistent),
+		DROCE_TEST(test_supported_set), DROCE_TEST(test_headers_and_lengths),
+		DROCE_TEST(test_flags), DROCE_TEST(test_enum_values_and_names))

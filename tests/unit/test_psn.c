@@ -45,8 +45,5 @@ test_psn_in_range(void)
 	CU_ASSERT_FALSE(droce_psn_in(0xFFFFFD, 0xFFFFFE, 2));
 }
 
-DROCE_TEST_MAIN("psn",
-	DROCE_TEST(test_psn_add_wraps),
-	DROCE_TEST(test_psn_diff_sign),
-	DROCE_TEST(test_psn_order),
-	DROCE_TEST(test_psn_in_range))
+DROCE_TEST_MAIN("psn", DROCE_TEST(test_psn_add_wraps), DROCE_TEST(test_psn_diff_sign),
+		DROCE_TEST(test_psn_order), DROCE_TEST(test_psn_in_range))

@@ -239,7 +239,7 @@ test_values(void)
 	struct droce_qp_attr a;
 	unsigned int req;
 
-	eh_init(&w, 1500);	/* active MTU 1024 */
+	eh_init(&w, 1500); /* active MTU 1024 */
 	qp = new_qp(&w, DROCE_QPT_RC);
 	fill_attr(&a, &w.n[1], DROCE_QPS_INIT);
 	req = required(DROCE_QPT_RC, DROCE_QPS_RESET, DROCE_QPS_INIT);
@@ -256,7 +256,7 @@ test_values(void)
 
 	fill_attr(&a, &w.n[1], DROCE_QPS_RTR);
 	req = required(DROCE_QPT_RC, DROCE_QPS_INIT, DROCE_QPS_RTR);
-	a.path_mtu = DROCE_MTU_2048;	/* above what a 1500-byte Ethernet MTU carries */
+	a.path_mtu = DROCE_MTU_2048; /* above what a 1500-byte Ethernet MTU carries */
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
 	a.path_mtu = (enum droce_mtu)0;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
@@ -270,7 +270,7 @@ test_values(void)
 	a.dest_qp_num = 1u << 24;
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
 	a.dest_qp_num = 3;
-	a.ah_attr.sgid_index = 1;	/* one GID only */
+	a.ah_attr.sgid_index = 1; /* one GID only */
 	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, req), -EINVAL);
 	a.ah_attr.sgid_index = 0;
 	/* Annex A17: an IPv4 source GID towards an IPv6 destination makes no packet */
@@ -351,7 +351,7 @@ test_err_flush_and_reset(void)
 	memset(&rwr, 0, sizeof(rwr));
 	rwr.sg_list = &sge;
 	rwr.num_sge = 1;
-	CU_ASSERT_EQUAL(droce_post_recv(qp, &rwr, &rbad), -EINVAL);	/* RESET */
+	CU_ASSERT_EQUAL(droce_post_recv(qp, &rwr, &rbad), -EINVAL); /* RESET */
 	CU_ASSERT_EQUAL(reach(&w, qp, DROCE_QPT_RC, DROCE_QPS_INIT), 0);
 	CU_ASSERT_EQUAL(droce_post_send(qp, &swr, &sbad), -EINVAL);
 	CU_ASSERT_PTR_EQUAL(sbad, &swr);
@@ -360,11 +360,11 @@ test_err_flush_and_reset(void)
 		CU_ASSERT_EQUAL(droce_post_recv(qp, &rwr, &rbad), 0);
 	}
 	fill_attr(&a, &w.n[1], DROCE_QPS_RTR);
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, required(DROCE_QPT_RC, DROCE_QPS_INIT,
-							  DROCE_QPS_RTR)), 0);
+	CU_ASSERT_EQUAL(
+		droce_qp_modify(qp, &a, required(DROCE_QPT_RC, DROCE_QPS_INIT, DROCE_QPS_RTR)), 0);
 	a.qp_state = DROCE_QPS_RTS;
-	CU_ASSERT_EQUAL(droce_qp_modify(qp, &a, required(DROCE_QPT_RC, DROCE_QPS_RTR,
-							  DROCE_QPS_RTS)), 0);
+	CU_ASSERT_EQUAL(
+		droce_qp_modify(qp, &a, required(DROCE_QPT_RC, DROCE_QPS_RTR, DROCE_QPS_RTS)), 0);
 	for (i = 0; i < 2; i++) {
 		swr.wr_id = 20 + i;
 		CU_ASSERT_EQUAL(droce_post_send(qp, &swr, &sbad), 0);
@@ -433,7 +433,7 @@ test_sqd_sqd_port(void)
 	unsigned int i;
 
 	eh_init(&w, 1500);
-	for (i = 0; i < 2; i++) {	/* types[]: RC, then UC */
+	for (i = 0; i < 2; i++) { /* types[]: RC, then UC */
 		qp = new_qp(&w, types[i]);
 		CU_ASSERT_EQUAL_FATAL(reach(&w, qp, types[i], DROCE_QPS_SQD), 0);
 		fill_attr(&a, &w.n[1], DROCE_QPS_SQD);
@@ -516,13 +516,8 @@ test_connect_helpers(void)
 	eh_fini(&w);
 }
 
-DROCE_TEST_MAIN("qp_modify",
-	DROCE_TEST(test_transition_table),
-	DROCE_TEST(test_missing_required),
-	DROCE_TEST(test_extra_attributes),
-	DROCE_TEST(test_values),
-	DROCE_TEST(test_cur_state),
-	DROCE_TEST(test_err_flush_and_reset),
-	DROCE_TEST(test_sqd_event),
-	DROCE_TEST(test_sqd_sqd_port),
-	DROCE_TEST(test_connect_helpers))
+DROCE_TEST_MAIN("qp_modify", DROCE_TEST(test_transition_table), DROCE_TEST(test_missing_required),
+		DROCE_TEST(test_extra_attributes), DROCE_TEST(test_values),
+		DROCE_TEST(test_cur_state), DROCE_TEST(test_err_flush_and_reset),
+		DROCE_TEST(test_sqd_event), DROCE_TEST(test_sqd_sqd_port),
+		DROCE_TEST(test_connect_helpers))

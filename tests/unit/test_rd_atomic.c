@@ -30,7 +30,7 @@ fx_init(struct fx *f)
 	memset(f, 0, sizeof(*f));
 	eh_init(&f->w, 1500);
 	eh_opts_default(&o);
-	o.max_rd_atomic = DROCE_MAX_RD_ATOMIC;	/* and max_dest_rd_atomic */
+	o.max_rd_atomic = DROCE_MAX_RD_ATOMIC; /* and max_dest_rd_atomic */
 	eh_pair(&f->w, DROCE_QPT_RC, &o, f->qp, 256);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->qp[0]);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->qp[1]);
@@ -150,7 +150,5 @@ test_limit(void)
 	eh_fini(&f.w);
 }
 
-DROCE_TEST_MAIN("rd_atomic",
-	DROCE_TEST(test_reads_128),
-	DROCE_TEST(test_atomics_128),
-	DROCE_TEST(test_limit))
+DROCE_TEST_MAIN("rd_atomic", DROCE_TEST(test_reads_128), DROCE_TEST(test_atomics_128),
+		DROCE_TEST(test_limit))

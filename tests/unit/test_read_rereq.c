@@ -11,7 +11,7 @@
 #include "engine_harness.h"
 
 #define NREAD 4
-#define RLEN 8192	/* 8 responses at path MTU 1024 */
+#define RLEN  8192 /* 8 responses at path MTU 1024 */
 
 static uint8_t la[NREAD * RLEN + 64] __attribute__((aligned(64)));
 static uint8_t ra[NREAD * RLEN + 64] __attribute__((aligned(64)));
@@ -21,10 +21,10 @@ struct fx {
 	struct droce_qp *qp[2];
 	struct droce_mr *lmr, *rmr;
 	/* what the filters saw */
-	struct droce_pkt req[32];	/* node 0's READ and atomic requests */
+	struct droce_pkt req[32]; /* node 0's READ and atomic requests */
 	unsigned int nreq;
-	unsigned int resp;		/* node 1's READ responses and atomic ACKs */
-	unsigned int drop_at;		/* drop node 1's response number drop_at (1-based) */
+	unsigned int resp;    /* node 1's READ responses and atomic ACKs */
+	unsigned int drop_at; /* drop node 1's response number drop_at (1-based) */
 };
 
 static struct fx *cur;
@@ -141,7 +141,8 @@ test_one_lost_response(void)
 	/* every response sent once, the lost one twice; the 29 behind the gap were kept */
 	CU_ASSERT_EQUAL(f.resp, NREAD * RLEN / 1024 + 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_READ_REREQ), 1);
-	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_READ_RESP_AHEAD), NREAD * RLEN / 1024 - 3);
+	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_READ_RESP_AHEAD),
+			NREAD * RLEN / 1024 - 3);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_READ_REEXECUTED), 1);
 	eh_fini(&f.w);
 }
@@ -159,7 +160,7 @@ test_lost_last_response(void)
 		post(&f, DROCE_WR_RDMA_READ, i * RLEN, RLEN - (i == 0 ? 100 : 0), i);
 	memset(la + RLEN - 100, 0, 100);
 	eh_run(&f.w, 100000000);
-	memcpy(la + RLEN - 100, ra + RLEN - 100, 100);	/* not read: not compared */
+	memcpy(la + RLEN - 100, ra + RLEN - 100, 100); /* not read: not compared */
 	expect_done(&f, NREAD);
 	CU_ASSERT_EQUAL_FATAL(f.nreq, NREAD + 1);
 	CU_ASSERT_EQUAL(f.req[NREAD].psn, (f.req[0].psn + 7) & 0xFFFFFF);
@@ -184,7 +185,7 @@ test_lost_atomic_ack(void)
 	post(&f, DROCE_WR_RDMA_READ, RLEN, RLEN, 2);
 	eh_run(&f.w, 100000000);
 	memcpy(&v, la + NREAD * RLEN, sizeof(v));
-	CU_ASSERT_EQUAL(v, start);	/* the original value, from the replay */
+	CU_ASSERT_EQUAL(v, start); /* the original value, from the replay */
 	{
 		struct droce_wc wc[8];
 		unsigned int i;
@@ -198,13 +199,11 @@ test_lost_atomic_ack(void)
 	CU_ASSERT_EQUAL(f.req[3].opcode, DROCE_OP_RC_FETCH_ADD);
 	CU_ASSERT_EQUAL(f.req[3].psn, f.req[1].psn);
 	memcpy(&v, ra + NREAD * RLEN, sizeof(v));
-	CU_ASSERT_EQUAL(v, start + 1);	/* executed once */
+	CU_ASSERT_EQUAL(v, start + 1); /* executed once */
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_ATOMIC_REPLAYED), 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 0);
 	eh_fini(&f.w);
 }
 
-DROCE_TEST_MAIN("read_rereq",
-	DROCE_TEST(test_one_lost_response),
-	DROCE_TEST(test_lost_last_response),
-	DROCE_TEST(test_lost_atomic_ack))
+DROCE_TEST_MAIN("read_rereq", DROCE_TEST(test_one_lost_response),
+		DROCE_TEST(test_lost_last_response), DROCE_TEST(test_lost_atomic_ack))

@@ -11,11 +11,12 @@
 
 #include "wire/droce_aeth.h"
 
-#define ALL_ACCESS (DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | \
-		    DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC)
-#define READ_LEN 3000	/* three response packets at MTU 1024 */
+#define ALL_ACCESS \
+	(DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ | \
+	 DROCE_ACCESS_REMOTE_ATOMIC)
+#define READ_LEN 3000 /* three response packets at MTU 1024 */
 #define MAX_SEEN 64
-#define ACK_SYN (DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID)
+#define ACK_SYN	 (DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID)
 
 static uint8_t la[16384], ra[16384];
 
@@ -33,7 +34,7 @@ struct fx {
 	struct droce_mr *lmr, *rmr;
 	struct eh_qp_opts o;
 	struct seen seen;
-	uint32_t p0;	/* the requester's first PSN */
+	uint32_t p0; /* the requester's first PSN */
 };
 
 static bool
@@ -79,9 +80,11 @@ fx_init_rd(struct fx *f, uint8_t rd_req, uint8_t rd_resp)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(f->qp[i]);
 	}
 	CU_ASSERT_EQUAL(eh_bring_up(f->qp[0], DROCE_QPT_RC, &f->w.n[1], droce_qp_num(f->qp[1]),
-				    &f->o, f->o.psn[1], f->o.psn[0]), 0);
-	CU_ASSERT_EQUAL(eh_bring_up(f->qp[1], DROCE_QPT_RC, &f->w.n[0], droce_qp_num(f->qp[0]),
-				    &o1, f->o.psn[0], f->o.psn[1]), 0);
+				    &f->o, f->o.psn[1], f->o.psn[0]),
+			0);
+	CU_ASSERT_EQUAL(eh_bring_up(f->qp[1], DROCE_QPT_RC, &f->w.n[0], droce_qp_num(f->qp[0]), &o1,
+				    f->o.psn[0], f->o.psn[1]),
+			0);
 	f->p0 = f->o.psn[0];
 	f->lmr = droce_mr_reg(f->w.n[0].pd, la, sizeof(la), ALL_ACCESS, &err);
 	f->rmr = droce_mr_reg(f->w.n[1].pd, ra, sizeof(ra), ALL_ACCESS, &err);
@@ -179,12 +182,11 @@ burst_then_fatal(bool bad_rkey, uint8_t nak, enum droce_wc_status want,
 	memset(la + 4096, 0x5A, 16);
 	CU_ASSERT_EQUAL(post(&f, DROCE_WR_RDMA_READ, 0, READ_LEN, 100, rkey, 0, 0, 1), 0);
 	CU_ASSERT_EQUAL(post(&f, DROCE_WR_ATOMIC_FETCH_AND_ADD, 4000, 8, 8192, rkey, 5, 0, 2), 0);
-	CU_ASSERT_EQUAL(post(&f, DROCE_WR_ATOMIC_CMP_AND_SWP, 4008, 8, 8200, rkey, a1, 0x77, 3),
-			0);
+	CU_ASSERT_EQUAL(post(&f, DROCE_WR_ATOMIC_CMP_AND_SWP, 4008, 8, 8200, rkey, a1, 0x77, 3), 0);
 	CU_ASSERT_EQUAL(post(&f, DROCE_WR_RDMA_WRITE, 4096, 16, 9000, rkey, 0, 0, 4), 0);
-	if (bad_rkey)	/* C9-88: R_Key violation, NAK remote access error */
+	if (bad_rkey) /* C9-88: R_Key violation, NAK remote access error */
 		r = post(&f, DROCE_WR_RDMA_WRITE, 4096, 16, 9100, rkey ^ 0x01000000u, 0, 0, 5);
-	else		/* IBTA 9.4.5: a misaligned atomic, NAK invalid request */
+	else /* IBTA 9.4.5: a misaligned atomic, NAK invalid request */
 		r = post(&f, DROCE_WR_ATOMIC_FETCH_AND_ADD, 4016, 8, 9203, rkey, 1, 0, 5);
 	CU_ASSERT_EQUAL(r, 0);
 	CU_ASSERT_EQUAL(post(&f, DROCE_WR_SEND, 4096, 8, 0, 0, 0, 0, 6), 0);
@@ -242,7 +244,7 @@ burst_then_fatal(bool bad_rkey, uint8_t nak, enum droce_wc_status want,
 	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_WR_FLUSH_ERR);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_NAKS_SENT), 1);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RX_ATOMIC_REQUESTS), 2);
-	CU_ASSERT_TRUE(droce_dev_drops(f.w.n[1].dev, DROCE_DROP_QP_STATE) >= 1);	/* SEND */
+	CU_ASSERT_TRUE(droce_dev_drops(f.w.n[1].dev, DROCE_DROP_QP_STATE) >= 1); /* SEND */
 	CU_ASSERT_EQUAL(droce_dev_get_async_event(f.w.n[1].dev, &ev), 0);
 	CU_ASSERT_EQUAL(ev.type, want_ev);
 	CU_ASSERT_PTR_EQUAL(ev.element.qp, f.qp[1]);
@@ -277,8 +279,8 @@ test_pending_nak_then_app_err(void)
 	fx_init(&f);
 	rkey = droce_mr_rkey(f.rmr);
 	CU_ASSERT_EQUAL(post(&f, DROCE_WR_RDMA_READ, 0, 64, 0, rkey, 0, 0, 1), 0);
-	CU_ASSERT_EQUAL(post(&f, DROCE_WR_RDMA_WRITE, 4096, 16, 9100, rkey ^ 0x01000000u, 0, 0,
-			     2), 0);
+	CU_ASSERT_EQUAL(post(&f, DROCE_WR_RDMA_WRITE, 4096, 16, 9100, rkey ^ 0x01000000u, 0, 0, 2),
+			0);
 	CU_ASSERT_EQUAL(droce_dev_process(f.w.n[0].dev, 0, 64), 2);
 	for (i = 0; i < 2; i++) {
 		struct eh_frame *fr = &f.w.n[0].q[f.w.n[0].tail % EH_FRAMES];
@@ -331,7 +333,7 @@ past_rd_resources(uint8_t rd_resp, enum droce_wr_opcode op2)
 	fx_init_rd(&f, 2, rd_resp);
 	rkey = droce_mr_rkey(f.rmr);
 	a0 = get64(ra + 8192);
-	if (rd_resp == 0)	/* no resource at all: the first request is the one NAKed */
+	if (rd_resp == 0) /* no resource at all: the first request is the one NAKed */
 		r = post(&f, op2, 4000, 8, 8192, rkey, 5, 0, 1);
 	else
 		r = post(&f, DROCE_WR_RDMA_READ, 0, 64, 100, rkey, 0, 0, 1);
@@ -361,7 +363,7 @@ past_rd_resources(uint8_t rd_resp, enum droce_wr_opcode op2)
 	}
 	CU_ASSERT_EQUAL(wc[2].wr_id, 3);
 	CU_ASSERT_EQUAL(wc[2].status, DROCE_WC_WR_FLUSH_ERR);
-	CU_ASSERT_EQUAL(get64(ra + 8192), a0);	/* the NAKed atomic never executed */
+	CU_ASSERT_EQUAL(get64(ra + 8192), a0); /* the NAKed atomic never executed */
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RX_ATOMIC_REQUESTS), 0);
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_RESP_REMOTE_INVALID_REQUEST), 1);
 	CU_ASSERT_EQUAL(droce_dev_drops(f.w.n[1].dev, DROCE_DROP_RESOURCE), 1);
@@ -423,16 +425,16 @@ test_duplicate_holds_no_resource(void)
 	a0 = get64(ra + 8192);
 	CU_ASSERT_EQUAL(post(&f, DROCE_WR_RDMA_READ, 0, 64, 100, rkey, 0, 0, 1), 0);
 	CU_ASSERT_EQUAL(post(&f, DROCE_WR_ATOMIC_FETCH_AND_ADD, 4000, 8, 8192, rkey, 5, 0, 2), 0);
-	CU_ASSERT_EQUAL(droce_dev_process(f.w.n[0].dev, t, 64), 1);	/* the READ only */
+	CU_ASSERT_EQUAL(droce_dev_process(f.w.n[0].dev, t, 64), 1); /* the READ only */
 	pass_one(&f, 0, t);
-	CU_ASSERT_EQUAL(droce_dev_process(f.w.n[1].dev, t, 64), 1);	/* its response, held */
+	CU_ASSERT_EQUAL(droce_dev_process(f.w.n[1].dev, t, 64), 1); /* its response, held */
 	/* the requester's local ACK timeout (code 14: 67 ms) resends the READ */
 	t = 100000000;
 	CU_ASSERT_EQUAL(droce_dev_process(f.w.n[0].dev, t, 64), 1);
-	pass_one(&f, 0, t);	/* a duplicate: re-executed, its response queued */
+	pass_one(&f, 0, t); /* a duplicate: re-executed, its response queued */
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[1], DROCE_CNT_READ_REEXECUTED), 1);
-	pass_one(&f, 1, t);	/* the original response completes the READ */
-	CU_ASSERT_EQUAL(droce_dev_process(f.w.n[0].dev, t, 64), 1);	/* now the atomic */
+	pass_one(&f, 1, t); /* the original response completes the READ */
+	CU_ASSERT_EQUAL(droce_dev_process(f.w.n[0].dev, t, 64), 1); /* now the atomic */
 	pass_one(&f, 0, t);
 	eh_run(&f.w, 100000000);
 
@@ -451,11 +453,8 @@ test_duplicate_holds_no_resource(void)
 	eh_fini(&f.w);
 }
 
-DROCE_TEST_MAIN("resp_fatal",
-	DROCE_TEST(test_rkey_after_queued_responses),
-	DROCE_TEST(test_invalid_after_queued_responses),
-	DROCE_TEST(test_pending_nak_then_app_err),
-	DROCE_TEST(test_read_past_rd_resources),
-	DROCE_TEST(test_atomic_past_rd_resources),
-	DROCE_TEST(test_no_rd_resources),
-	DROCE_TEST(test_duplicate_holds_no_resource))
+DROCE_TEST_MAIN("resp_fatal", DROCE_TEST(test_rkey_after_queued_responses),
+		DROCE_TEST(test_invalid_after_queued_responses),
+		DROCE_TEST(test_pending_nak_then_app_err), DROCE_TEST(test_read_past_rd_resources),
+		DROCE_TEST(test_atomic_past_rd_resources), DROCE_TEST(test_no_rd_resources),
+		DROCE_TEST(test_duplicate_holds_no_resource))

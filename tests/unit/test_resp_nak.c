@@ -12,8 +12,9 @@
 #include "engine_harness.h"
 #include "wire/droce_aeth.h"
 
-#define ALL (DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ | \
-	     DROCE_ACCESS_REMOTE_ATOMIC)
+#define ALL \
+	(DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ | \
+	 DROCE_ACCESS_REMOTE_ATOMIC)
 #define MTU 1024
 
 static uint8_t mem[8192] __attribute__((aligned(8)));
@@ -23,8 +24,8 @@ struct fx {
 	struct eh_world w;
 	struct droce_qp *qp[2];
 	struct droce_mr *mr;
-	struct droce_mr *rmr;	/* receive buffers */
-	int syn;		/* AETH syndrome of node 1's last ACK/NAK, -1: none */
+	struct droce_mr *rmr; /* receive buffers */
+	int syn;	      /* AETH syndrome of node 1's last ACK/NAK, -1: none */
 	uint32_t psn0;
 };
 
@@ -38,7 +39,7 @@ capture(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 	if (droce_parse(frame, len, &p, 0) == DROCE_DROP_NONE &&
 	    p.opcode == DROCE_OP_RC_ACKNOWLEDGE)
 		f->syn = p.aeth_syn;
-	return false;	/* node 0 never hears it: one answer, no retry */
+	return false; /* node 0 never hears it: one answer, no retry */
 }
 
 /* qp_access: what node 1's QP allows; mr_access: its MR's. */
@@ -294,10 +295,6 @@ seq_and_local(void)
 	expect_nak(&f, DROCE_NAK_REM_OP_ERR, DROCE_DROP_RWQE_PROT, "receive WQE bad L_Key");
 }
 
-DROCE_TEST_MAIN("resp_nak",
-	DROCE_TEST(write_past_reth),
-	DROCE_TEST(reth_past_max_msg),
-	DROCE_TEST(empty_last),
-	DROCE_TEST(atomic_misaligned),
-	DROCE_TEST(qp_not_enabled),
-	DROCE_TEST(seq_and_local))
+DROCE_TEST_MAIN("resp_nak", DROCE_TEST(write_past_reth), DROCE_TEST(reth_past_max_msg),
+		DROCE_TEST(empty_last), DROCE_TEST(atomic_misaligned), DROCE_TEST(qp_not_enabled),
+		DROCE_TEST(seq_and_local))

@@ -12,7 +12,7 @@
 #include "engine_harness.h"
 #include "wire/droce_aeth.h"
 
-#define ALL (DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ)
+#define ALL	(DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ)
 #define MAX_ANS 16
 
 static uint8_t mem[4096] __attribute__((aligned(8)));
@@ -20,7 +20,7 @@ static uint8_t mem[4096] __attribute__((aligned(8)));
 struct ans {
 	uint8_t opcode;
 	uint8_t syn;
-	uint32_t psn;	/* relative to psn0 */
+	uint32_t psn; /* relative to psn0 */
 };
 
 struct fx {
@@ -45,7 +45,7 @@ capture(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 		f->a[f->n].psn = droce_psn_add(p.psn, DROCE_PSN_MASK + 1 - f->psn0);
 		f->n++;
 	}
-	return false;	/* node 0 never hears it: no retries in the way */
+	return false; /* node 0 never hears it: no retries in the way */
 }
 
 static void
@@ -150,7 +150,7 @@ ack_before_second_nak(void)
 	expect(&f, 0, true, 0);
 	wr(&f, 0, false);
 	wr(&f, 1, false);
-	CU_ASSERT_EQUAL(f.n, 1);	/* in order, no AckReq: nothing yet */
+	CU_ASSERT_EQUAL(f.n, 1); /* in order, no AckReq: nothing yet */
 	wr(&f, 3, false);
 	CU_ASSERT_EQUAL_FATAL(f.n, 3);
 	expect(&f, 1, false, 1);
@@ -198,7 +198,5 @@ answered_needs_no_ack(void)
 	eh_fini(&f.w);
 }
 
-DROCE_TEST_MAIN("resp_seq_nak",
-	DROCE_TEST(first_gap),
-	DROCE_TEST(ack_before_second_nak),
-	DROCE_TEST(answered_needs_no_ack))
+DROCE_TEST_MAIN("resp_seq_nak", DROCE_TEST(first_gap), DROCE_TEST(ack_before_second_nak),
+		DROCE_TEST(answered_needs_no_ack))

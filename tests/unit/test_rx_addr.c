@@ -19,8 +19,8 @@ struct fx {
 	struct eh_world w;
 	struct droce_qp *qp[2];
 	struct droce_mr *mr;
-	uint8_t gid2[16];	/* node 1's second GID (index 1) */
-	uint8_t foreign[16];	/* an address of no one here */
+	uint8_t gid2[16];    /* node 1's second GID (index 1) */
+	uint8_t foreign[16]; /* an address of no one here */
 };
 
 /* Node 1 again, with a second GID of the same family at index 1. */
@@ -303,7 +303,7 @@ group_mac(void)
 	struct fx f;
 
 	fx_init(&f, DROCE_QPT_UD, false);
-	droce_gid_from_v4(group, 0xEF010203);	/* 239.1.2.3 */
+	droce_gid_from_v4(group, 0xEF010203); /* 239.1.2.3 */
 	CU_ASSERT_EQUAL_FATAL(droce_mcast_attach(f.qp[1], group), 0);
 	sge.addr = (uintptr_t)mem;
 	sge.length = 1024;
@@ -319,19 +319,13 @@ group_mac(void)
 	refused(&f, &p, DROCE_DROP_DST_MAC);
 	memcpy(p.dmac, other_group_mac, 6);
 	refused(&f, &p, DROCE_DROP_DST_MAC);
-	memcpy(p.dmac, mcast_mac, 6);		/* 239.1.2.3's */
+	memcpy(p.dmac, mcast_mac, 6); /* 239.1.2.3's */
 	inject(&f, &p);
 	CU_ASSERT_EQUAL(eh_poll(&f.w.n[1], wc, 4), 1);
 	CU_ASSERT_EQUAL(mem[DROCE_UD_GRH], 0xA5);
 	eh_fini(&f.w);
 }
 
-DROCE_TEST_MAIN("rx_addr",
-	DROCE_TEST(rc_v4),
-	DROCE_TEST(rc_v6),
-	DROCE_TEST(uc_v4),
-	DROCE_TEST(uc_v6),
-	DROCE_TEST(ipv6_to_v4_port),
-	DROCE_TEST(cnp_from_peer_only),
-	DROCE_TEST(ud_by_destination),
-	DROCE_TEST(group_mac))
+DROCE_TEST_MAIN("rx_addr", DROCE_TEST(rc_v4), DROCE_TEST(rc_v6), DROCE_TEST(uc_v4),
+		DROCE_TEST(uc_v6), DROCE_TEST(ipv6_to_v4_port), DROCE_TEST(cnp_from_peer_only),
+		DROCE_TEST(ud_by_destination), DROCE_TEST(group_mac))

@@ -62,7 +62,7 @@ build(uint8_t op, uint32_t pay, bool vlan, int ip_ver)
 	p.pkey = fixed_conn ? 0xFFFF : (uint16_t)rnd();
 	p.fecn = rnd() & 1;
 	p.becn = rnd() & 1;
-	p.srcap = p.fecn ^ p.becn;	/* both values, the random sequence unchanged */
+	p.srcap = p.fecn ^ p.becn; /* both values, the random sequence unchanged */
 	p.dqpn = fixed_conn ? 0x11 : rnd() & 0xFFFFFF;
 	p.ackreq = rnd() & 1;
 	p.psn = rnd() & 0xFFFFFF;
@@ -129,8 +129,7 @@ compare(uint32_t len, unsigned int flags, unsigned int *bad, unsigned int *misse
 	droce_parse_addrs(f, &a);
 	if (memcmp(&a, &b, sizeof(a)) != 0)
 		(*bad)++;
-	if (use_cache && !(flags & DROCE_PARSE_NO_ICRC) && common_shape(len) &&
-	    !cache[slot].valid)
+	if (use_cache && !(flags & DROCE_PARSE_NO_ICRC) && common_shape(len) && !cache[slot].valid)
 		(*missed)++;
 	return rb;
 }
@@ -192,8 +191,9 @@ test_icrc_cache(void)
 	fixed_conn = true;
 	memset(cache, 0, sizeof(cache));
 	for (i = 0; i < 2000; i++) {
-		len = build((uint8_t)(i & 1 ? DROCE_OP_RC_ACKNOWLEDGE : DROCE_OP_RC_RDMA_WRITE_ONLY),
-			    rnd() % 2000, false, 4);
+		len = build(
+			(uint8_t)(i & 1 ? DROCE_OP_RC_ACKNOWLEDGE : DROCE_OP_RC_RDMA_WRITE_ONLY),
+			rnd() % 2000, false, 4);
 		CU_ASSERT_TRUE_FATAL(len > 0);
 		if (compare((uint32_t)len, 0, &bad, &missed) == DROCE_DROP_NONE)
 			taken++;
@@ -239,7 +239,7 @@ test_other_shapes(void)
 	/* IHL 6 with the option word inserted, checksum and ICRC right: accepted, the long way */
 	len = build(DROCE_OP_RC_SEND_ONLY, 64, false, 4);
 	memmove(f + 14 + 24, f + 14 + 20, (size_t)len - 34);
-	memset(f + 14 + 20, 1, 4);	/* four NOP options */
+	memset(f + 14 + 20, 1, 4); /* four NOP options */
 	len += 4;
 	f[14] = 0x46;
 	droce_put_be16(f + 14 + 2, (uint16_t)(droce_get_be16(f + 14 + 2) + 4));
@@ -303,8 +303,5 @@ test_damaged(void)
 	CU_ASSERT(kinds >= 15);
 }
 
-DROCE_TEST_MAIN("rx_fast",
-	DROCE_TEST(test_every_opcode),
-	DROCE_TEST(test_icrc_cache),
-	DROCE_TEST(test_other_shapes),
-	DROCE_TEST(test_damaged))
+DROCE_TEST_MAIN("rx_fast", DROCE_TEST(test_every_opcode), DROCE_TEST(test_icrc_cache),
+		DROCE_TEST(test_other_shapes), DROCE_TEST(test_damaged))

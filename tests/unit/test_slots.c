@@ -32,7 +32,7 @@ check_pool(uint32_t lo, uint32_t hi, uint64_t seed, unsigned int steps)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(taken);
 	CU_ASSERT_EQUAL_FATAL(droce_slots_init(&s, lo, hi), 0);
 	for (k = 0; k < steps; k++) {
-		bool take = xs(&rng) % 3 != 0;	/* fill up more than drain: reach full pools too */
+		bool take = xs(&rng) % 3 != 0; /* fill up more than drain: reach full pools too */
 
 		if (take) {
 			int64_t want = -1, got;
@@ -72,8 +72,8 @@ test_pool_model(void)
 	check_pool(2, 5, 2, 200);
 	check_pool(1, 64, 3, 2000);
 	check_pool(1, 65, 4, 2000);
-	check_pool(2, 4099, 5, 30000);		/* two levels */
-	check_pool(1, 300000, 6, 20000);	/* three */
+	check_pool(2, 4099, 5, 30000);	 /* two levels */
+	check_pool(1, 300000, 6, 20000); /* three */
 }
 
 static void
@@ -82,7 +82,7 @@ test_pool_full_and_limits(void)
 	struct droce_slots s;
 	uint32_t i;
 
-	CU_ASSERT_EQUAL_FATAL(droce_slots_init(&s, 2, 262146), 0);	/* four levels */
+	CU_ASSERT_EQUAL_FATAL(droce_slots_init(&s, 2, 262146), 0); /* four levels */
 	for (i = 2; i < 262146; i++)
 		if (droce_slots_take(&s) != i)
 			break;
@@ -90,7 +90,7 @@ test_pool_full_and_limits(void)
 	CU_ASSERT_EQUAL(droce_slots_take(&s), -1);
 	droce_slots_put(&s, 200000);
 	droce_slots_put(&s, 70);
-	droce_slots_put(&s, 1);	/* below lo: not pooled */
+	droce_slots_put(&s, 1); /* below lo: not pooled */
 	CU_ASSERT_EQUAL(droce_slots_take(&s), 70);
 	CU_ASSERT_EQUAL(droce_slots_take(&s), 200000);
 	CU_ASSERT_EQUAL(droce_slots_take(&s), -1);
@@ -156,7 +156,7 @@ test_device_objects(void)
 	CU_ASSERT_PTR_NULL(droce_cq_create(dev, 16, NULL, &e));
 	CU_ASSERT_EQUAL(e, ENOMEM);
 	CU_ASSERT_EQUAL(droce_cq_destroy(cq2), 0);
-	CU_ASSERT_PTR_EQUAL(droce_cq_create(dev, 16, NULL, &e), cq2);	/* the freed slot */
+	CU_ASSERT_PTR_EQUAL(droce_cq_create(dev, 16, NULL, &e), cq2); /* the freed slot */
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_type = DROCE_QPT_RC;
 	ia.send_cq = ia.recv_cq = cq;
@@ -193,7 +193,5 @@ test_device_objects(void)
 	droce_dev_destroy(dev);
 }
 
-DROCE_TEST_MAIN("slots",
-	DROCE_TEST(test_pool_model),
-	DROCE_TEST(test_pool_full_and_limits),
-	DROCE_TEST(test_device_objects))
+DROCE_TEST_MAIN("slots", DROCE_TEST(test_pool_model), DROCE_TEST(test_pool_full_and_limits),
+		DROCE_TEST(test_device_objects))

@@ -25,7 +25,8 @@ test_hdr_len(void)
 			DROCE_SRH_WRITE_LEN);
 	CU_ASSERT_EQUAL(droce_sr_hdr_len(DROCE_OP_RC_SEND_FIRST), DROCE_SRH_SEND_LEN);
 	CU_ASSERT_EQUAL(droce_sr_hdr_len(DROCE_OP_RC_SEND_MIDDLE), DROCE_SRH_SEND_LEN);
-	CU_ASSERT_EQUAL(droce_sr_hdr_len(DROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE), DROCE_SRH_SEND_LEN);
+	CU_ASSERT_EQUAL(droce_sr_hdr_len(DROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE),
+			DROCE_SRH_SEND_LEN);
 	CU_ASSERT_EQUAL(droce_sr_hdr_len(DROCE_OP_RC_SEND_LAST_WITH_IMMEDIATE), DROCE_SRH_SEND_LEN);
 	CU_ASSERT_EQUAL(droce_sr_hdr_len(DROCE_OP_RC_RDMA_READ_REQUEST), 0);
 	CU_ASSERT_EQUAL(droce_sr_hdr_len(DROCE_OP_RC_ATOMIC_WRITE), 0);
@@ -50,7 +51,7 @@ test_hdr_bytes(void)
 	w.rkey = 0xaabbccdd;
 	w.length = 65536;
 	w.sr_ord = 7;
-	droce_sr_hdr_put(b, DROCE_OP_RC_RDMA_WRITE_MIDDLE, &w, 1008);	/* VA + 1008 */
+	droce_sr_hdr_put(b, DROCE_OP_RC_RDMA_WRITE_MIDDLE, &w, 1008); /* VA + 1008 */
 	CU_ASSERT(memcmp(b, wr, sizeof(wr)) == 0);
 	droce_sr_hdr_put(b, DROCE_OP_RC_SEND_LAST, &w, 2016);
 	CU_ASSERT(memcmp(b, snd, sizeof(snd)) == 0);
@@ -78,7 +79,7 @@ keep_two(struct droce_sr *sr, uint32_t psn0, uint8_t *buf)
 static void
 test_later_write_wins(void)
 {
-	const uint32_t psn0 = 0xFFFFFE;	/* the kept PSNs wrap past 0 */
+	const uint32_t psn0 = 0xFFFFFE; /* the kept PSNs wrap past 0 */
 	struct droce_qp qp;
 	uint8_t buf[256], src[256];
 	uint32_t i;
@@ -128,7 +129,7 @@ test_passed_frees_bits(void)
 		droce_sr_bit_set(qp.sr->sacked, droce_psn_add(old, i));
 		droce_sr_bit_set(qp.sr->resent, droce_psn_add(old, i));
 	}
-	qp.req.una = droce_psn_add(old, 40);	/* across the wrap */
+	qp.req.una = droce_psn_add(old, 40); /* across the wrap */
 	droce_sr_passed(&qp, old);
 	for (i = 0; i < 64; i++) {
 		p = droce_psn_add(old, i);
@@ -143,8 +144,5 @@ test_passed_frees_bits(void)
 	free(qp.sr);
 }
 
-DROCE_TEST_MAIN("sr_window",
-	DROCE_TEST(test_hdr_len),
-	DROCE_TEST(test_hdr_bytes),
-	DROCE_TEST(test_later_write_wins),
-	DROCE_TEST(test_passed_frees_bits))
+DROCE_TEST_MAIN("sr_window", DROCE_TEST(test_hdr_len), DROCE_TEST(test_hdr_bytes),
+		DROCE_TEST(test_later_write_wins), DROCE_TEST(test_passed_frees_bits))

@@ -161,7 +161,7 @@ rc_all(bool ipv6, unsigned int loss, bool vlan)
 		CU_ASSERT_EQUAL(eh_pair_vlan(&s.w, s.qp, 0x6005), 0);
 	s.w.n[0].loss = loss;
 	s.w.n[1].loss = loss;
-	post_recvs(&s, 57);	/* 21 SENDs below and 40 more past them: 4 meet RNR NAKs */
+	post_recvs(&s, 57); /* 21 SENDs below and 40 more past them: 4 meet RNR NAKs */
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		post(&s, DROCE_WR_SEND, sizes[i], DROCE_SEND_SOLICITED);
 		post(&s, DROCE_WR_SEND_WITH_IMM, sizes[i], 0);
@@ -252,9 +252,5 @@ test_uc_ud(void)
 	other(DROCE_QPT_UD, true);
 }
 
-DROCE_TEST_MAIN("tx_bytes",
-	DROCE_TEST(test_rc_ipv4),
-	DROCE_TEST(test_rc_ipv4_loss),
-	DROCE_TEST(test_rc_ipv6),
-	DROCE_TEST(test_rc_vlan),
-	DROCE_TEST(test_uc_ud))
+DROCE_TEST_MAIN("tx_bytes", DROCE_TEST(test_rc_ipv4), DROCE_TEST(test_rc_ipv4_loss),
+		DROCE_TEST(test_rc_ipv6), DROCE_TEST(test_rc_vlan), DROCE_TEST(test_uc_ud))

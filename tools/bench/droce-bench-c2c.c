@@ -36,15 +36,15 @@ main(int argc, char **argv)
 	ns = droce_bench_c2c_ns(a, b, n);
 	if (ns < 0) {
 		fprintf(stderr,
-		        "droce-bench-c2c: cannot run threads on CPUs %d and %d (nproc: %ld)\n", a,
-		        b, sysconf(_SC_NPROCESSORS_ONLN));
+			"droce-bench-c2c: cannot run threads on CPUs %d and %d (nproc: %ld)\n", a,
+			b, sysconf(_SC_NPROCESSORS_ONLN));
 		return 1;
 	}
 	if (quiet)
 		printf("%.1f\n", ns);
 	else
 		printf("droce-bench-c2c: CPUs %d and %d: cache-line round trip %.1f ns (%s)\n", a,
-		        b, ns, ns < DROCE_BENCH_C2C_NEAR_NS ? "near: a shared cache" : "far");
+		       b, ns, ns < DROCE_BENCH_C2C_NEAR_NS ? "near: a shared cache" : "far");
 	return 0;
 usage:
 	fprintf(stderr, "usage: droce-bench-c2c [-q] [-n ROUND_TRIPS] [CPU_A CPU_B]\n");

@@ -40,7 +40,7 @@ struct bench_case {
 };
 
 static const size_t sizes[] = { 64, 1024, 4096 };
-#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+#define NSIZES	 (sizeof(sizes) / sizeof(sizes[0]))
 #define MAXCASES 16
 
 static uint8_t buf[4096] __attribute__((aligned(64)));
@@ -132,9 +132,16 @@ main(int argc, char **argv)
 	/* no hugepages, devices or shared files: the process only needs DPDK's CRC code. DPDK caps
 	 * vector paths at 256 bits unless told otherwise; rte_vect_set_max_simd_bitwidth() would do
 	 * the same but is still experimental in 22.11. */
-	char *eal_argv[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf", "--no-telemetry",
-			     "-l", "0", "--log-level=lib.eal:error",
-			     "--force-max-simd-bitwidth=512", NULL };
+	char *eal_argv[] = { argv[0],
+			     "--no-huge",
+			     "--no-pci",
+			     "--no-shconf",
+			     "--no-telemetry",
+			     "-l",
+			     "0",
+			     "--log-level=lib.eal:error",
+			     "--force-max-simd-bitwidth=512",
+			     NULL };
 	struct bench_case cases[MAXCASES];
 	const struct droce_crc32_impl *im;
 	double seconds = 0.3, gbps[MAXCASES][NSIZES];
@@ -189,7 +196,8 @@ main(int argc, char **argv)
 	}
 
 	printf("CRC-32 throughput, GB/s (and ratio to zlib): best of %d rounds in %.2f s per cell, "
-	       "one hot buffer\n", ROUNDS, seconds);
+	       "one hot buffer\n",
+	       ROUNDS, seconds);
 	printf("%-26s", "case");
 	for (s = 0; s < NSIZES; s++)
 		printf("  %8zu B          ", sizes[s]);
@@ -202,7 +210,8 @@ main(int argc, char **argv)
 	}
 	printf("(dpdk avx512 falls back to sse42 when the CPU lacks VPCLMULQDQ: here %s)\n",
 	       __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("avx512f") ?
-	       "it has it" : "it lacks it");
+		       "it has it" :
+		       "it lacks it");
 	rte_eal_cleanup();
 	return bad;
 }

@@ -37,7 +37,7 @@ struct node {
 	uint8_t *buf;
 	uint8_t (*frame)[FRAME_MAX];
 	uint32_t len[NFRAMES];
-	unsigned int n;		/* frames sent, not yet delivered */
+	unsigned int n; /* frames sent, not yet delivered */
 	uint64_t rng;
 	uint8_t mac[6], gid[16];
 };
@@ -116,7 +116,7 @@ node_init(struct node *n, unsigned int i, size_t buf_size)
 	n->rng = 0x9E3779B97F4A7C15ull * (i + 1);
 	n->mac[0] = 2;
 	n->mac[5] = (uint8_t)(i + 1);
-	droce_gid_from_v4(n->gid, 0xC6120001u + i);	/* 198.18.0.1, .2 */
+	droce_gid_from_v4(n->gid, 0xC6120001u + i); /* 198.18.0.1, .2 */
 	memcpy(a.mac, n->mac, 6);
 	memcpy(a.gids[0], n->gid, 16);
 	a.num_gids = 1;
@@ -132,8 +132,10 @@ node_init(struct node *n, unsigned int i, size_t buf_size)
 		die("device", e);
 	n->pd = droce_pd_alloc(n->dev, &e);
 	n->cq = n->pd != NULL ? droce_cq_create(n->dev, 256, NULL, &e) : NULL;
-	n->mr = n->cq != NULL ? droce_mr_reg(n->pd, n->buf, buf_size, DROCE_ACCESS_LOCAL_WRITE |
-					     DROCE_ACCESS_REMOTE_WRITE, &e) : NULL;
+	n->mr = n->cq != NULL ?
+			droce_mr_reg(n->pd, n->buf, buf_size,
+				     DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE, &e) :
+			NULL;
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_type = DROCE_QPT_RC;
 	ia.send_cq = ia.recv_cq = n->cq;
@@ -149,9 +151,16 @@ static void
 connect_to(struct node *n, const struct node *peer)
 {
 	struct droce_qp_conn c = {
-		.dest_qp_num = droce_qp_num(peer->qp), .rq_psn = 0x100, .sq_psn = 0x100,
-		.path_mtu = DROCE_MTU_1024, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.max_rd_atomic = 1, .min_rnr_timer = 1, .max_dest_rd_atomic = 1,
+		.dest_qp_num = droce_qp_num(peer->qp),
+		.rq_psn = 0x100,
+		.sq_psn = 0x100,
+		.path_mtu = DROCE_MTU_1024,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.max_rd_atomic = 1,
+		.min_rnr_timer = 1,
+		.max_dest_rd_atomic = 1,
 	};
 	int rc = droce_qp_init(n->qp, DROCE_ACCESS_REMOTE_WRITE, 0);
 
@@ -166,11 +175,15 @@ connect_to(struct node *n, const struct node *peer)
 static void
 post_write(struct node *n, const struct node *peer, uint32_t off, uint32_t len, uint64_t id)
 {
-	struct droce_sge sge = { .addr = (uintptr_t)n->buf + off, .length = len,
+	struct droce_sge sge = { .addr = (uintptr_t)n->buf + off,
+				 .length = len,
 				 .lkey = droce_mr_lkey(n->mr) };
-	struct droce_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1,
+	struct droce_send_wr wr = { .wr_id = id,
+				    .sg_list = &sge,
+				    .num_sge = 1,
 				    .opcode = DROCE_WR_RDMA_WRITE,
-				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+				    .send_flags = DROCE_SEND_SIGNALED },
+			     *bad;
 	int rc;
 
 	wr.wr.rdma.remote_addr = (uintptr_t)peer->buf + off;
@@ -209,9 +222,9 @@ lat_round(struct node *a, struct node *b, uint64_t iters, uint64_t *t)
 
 			me->buf[64 + 7] = (uint8_t)(j + 1);
 			post_write(me, peer, 64, 8, j);
-			droce_dev_process(me->dev, *t, 32);	/* the peer's ACK rides along */
+			droce_dev_process(me->dev, *t, 32); /* the peer's ACK rides along */
 			deliver(me, peer, *t);
-			droce_dev_process(peer->dev, *t, 32);	/* its ACK */
+			droce_dev_process(peer->dev, *t, 32); /* its ACK */
 			if (peer->buf[64 + 7] != (uint8_t)(j + 1)) {
 				fprintf(stderr, "droce-bench-engine: WRITE %llu not placed\n",
 					(unsigned long long)j);
@@ -287,7 +300,8 @@ main(int argc, char **argv)
 		else if (o == 'm')
 			msgs = strtoull(optarg, NULL, 0);
 		else {
-			fprintf(stderr, "usage: droce-bench-engine [-n ROUND_TRIPS] [-m MESSAGES]\n");
+			fprintf(stderr,
+				"usage: droce-bench-engine [-n ROUND_TRIPS] [-m MESSAGES]\n");
 			return 2;
 		}
 	}
@@ -315,14 +329,15 @@ main(int argc, char **argv)
 	printf("  8 B WRITE ping-pong      %8.1f ns a round trip (4 frames: %.1f ns each)\n", lat,
 	       lat / 4);
 	printf("  64 KiB WRITEs, MTU 1024  %8.2f Gbit/s payload\n", bw);
-	printf("  memcpy of 64 KiB blocks  %8.2f Gbit/s  (engine = %.2f x memcpy)\n", cp,
-	       bw / cp);
+	printf("  memcpy of 64 KiB blocks  %8.2f Gbit/s  (engine = %.2f x memcpy)\n", cp, bw / cp);
 	printf("  64 B WRITEs              %8.2f M messages/s through both engines\n", rate);
-	kv = getenv("DROCE_BENCH_KV");	/* droce-bench-all collects key=value figures */
+	kv = getenv("DROCE_BENCH_KV"); /* droce-bench-all collects key=value figures */
 	f = kv != NULL && *kv != '\0' ? fopen(kv, "a") : NULL;
 	if (f != NULL) {
-		fprintf(f, "engine_rtt_ns=%.1f\nengine_gbps=%.2f\nengine_memcpy_gbps=%.2f\n"
-			"engine_mmsg=%.2f\n", lat, bw, cp, rate);
+		fprintf(f,
+			"engine_rtt_ns=%.1f\nengine_gbps=%.2f\nengine_memcpy_gbps=%.2f\n"
+			"engine_mmsg=%.2f\n",
+			lat, bw, cp, rate);
 		fclose(f);
 	}
 	droce_dev_destroy(a.dev);

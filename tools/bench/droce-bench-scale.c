@@ -49,7 +49,7 @@ struct node {
 };
 
 static struct node A, B;
-static uint64_t vt = 1000;	/* the engines' clock: advances per loop, never read from the host */
+static uint64_t vt = 1000; /* the engines' clock: advances per loop, never read from the host */
 
 static uint64_t
 clock_ns(clockid_t id)
@@ -148,7 +148,7 @@ node_init(struct node *n, unsigned int i, uint32_t max_qp, uint32_t max_mr, size
 	n->rng = 0x9E3779B97F4A7C15ull * (i + 1);
 	n->mac[0] = 2;
 	n->mac[5] = (uint8_t)(i + 1);
-	droce_gid_from_v4(n->gid, 0xC6120001u + i);	/* 198.18.0.1, .2 */
+	droce_gid_from_v4(n->gid, 0xC6120001u + i); /* 198.18.0.1, .2 */
 	memcpy(a.mac, n->mac, 6);
 	memcpy(a.gids[0], n->gid, 16);
 	a.num_gids = 1;
@@ -168,8 +168,10 @@ node_init(struct node *n, unsigned int i, uint32_t max_qp, uint32_t max_mr, size
 		die("device", e);
 	n->pd = droce_pd_alloc(n->dev, &e);
 	n->cq = n->pd != NULL ? droce_cq_create(n->dev, 1u << 16, NULL, &e) : NULL;
-	n->mr = n->cq != NULL ? droce_mr_reg(n->pd, n->buf, buf_size, DROCE_ACCESS_LOCAL_WRITE |
-					     DROCE_ACCESS_REMOTE_WRITE, &e) : NULL;
+	n->mr = n->cq != NULL ?
+			droce_mr_reg(n->pd, n->buf, buf_size,
+				     DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE, &e) :
+			NULL;
 	if (n->mr == NULL)
 		die("objects", e);
 }
@@ -206,9 +208,16 @@ static void
 qp_connect(struct droce_qp *qp, struct droce_qp *peer, const struct node *pn)
 {
 	struct droce_qp_conn c = {
-		.dest_qp_num = droce_qp_num(peer), .rq_psn = 0x100, .sq_psn = 0x100,
-		.path_mtu = DROCE_MTU_1024, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.max_rd_atomic = 1, .min_rnr_timer = 1, .max_dest_rd_atomic = 1,
+		.dest_qp_num = droce_qp_num(peer),
+		.rq_psn = 0x100,
+		.sq_psn = 0x100,
+		.path_mtu = DROCE_MTU_1024,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.max_rd_atomic = 1,
+		.min_rnr_timer = 1,
+		.max_dest_rd_atomic = 1,
 	};
 	int rc = droce_qp_init(qp, DROCE_ACCESS_REMOTE_WRITE, 0);
 
@@ -225,9 +234,12 @@ post_write(struct droce_qp *qp, uint64_t laddr, uint32_t lkey, uint64_t raddr, u
 	   uint32_t len, uint64_t id)
 {
 	struct droce_sge sge = { .addr = laddr, .length = len, .lkey = lkey };
-	struct droce_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1,
+	struct droce_send_wr wr = { .wr_id = id,
+				    .sg_list = &sge,
+				    .num_sge = 1,
 				    .opcode = DROCE_WR_RDMA_WRITE,
-				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+				    .send_flags = DROCE_SEND_SIGNALED },
+			     *bad;
 	int rc;
 
 	wr.wr.rdma.remote_addr = raddr;
@@ -281,10 +293,10 @@ rss_bytes(void)
 
 /* ---- QPs: round robin over all of them, one WRITE outstanding each ---- */
 struct rr {
-	uint64_t *posted_at;	/* per QP: host ns of its outstanding WRITE */
-	uint32_t *idle;		/* FIFO of QPs with nothing outstanding, in the order they got so */
+	uint64_t *posted_at; /* per QP: host ns of its outstanding WRITE */
+	uint32_t *idle;	     /* FIFO of QPs with nothing outstanding, in the order they got so */
 	uint32_t head, tail, nqp;
-	uint32_t *lat;		/* post-to-completion samples, ns */
+	uint32_t *lat; /* post-to-completion samples, ns */
 	uint32_t nlat;
 	uint64_t done;
 };
@@ -357,7 +369,7 @@ curve_qps(FILE *csv, uint32_t max_qps, uint64_t msgs)
 	uint32_t n;
 
 	fprintf(csv, "qps,connect_per_s,teardown_per_s,heap_bytes_per_qp,rss_bytes_per_qp,"
-		"write64_mmsg,write64_p99_ns,write64k_gbps,write64k_p99_ns\n");
+		     "write64_mmsg,write64_p99_ns,write64k_gbps,write64k_p99_ns\n");
 	for (n = 1; n <= max_qps; n *= 2) {
 		double h0, r0, h1, r1, tc, td, m64, p64, m64k, p64k;
 		uint64_t t0, i;
@@ -388,8 +400,9 @@ curve_qps(FILE *csv, uint32_t max_qps, uint64_t msgs)
 		fprintf(csv, "%u,%.0f,%.0f,%.0f,%.0f,%.3f,%.0f,%.2f,%.0f\n", n, tc, td,
 			(h1 - h0) / (2.0 * n), (r1 - r0) / (2.0 * n), m64, p64, m64k, p64k);
 		printf("  %6u QPs: connect %9.0f/s teardown %9.0f/s  %6.0f B/QP (rss %6.0f)  "
-		       "64 B %6.3f M/s p99 %7.0f ns  64 KiB %6.2f Gbit/s p99 %8.0f ns\n", n, tc, td,
-		       (h1 - h0) / (2.0 * n), (r1 - r0) / (2.0 * n), m64, p64, m64k, p64k);
+		       "64 B %6.3f M/s p99 %7.0f ns  64 KiB %6.2f Gbit/s p99 %8.0f ns\n",
+		       n, tc, td, (h1 - h0) / (2.0 * n), (r1 - r0) / (2.0 * n), m64, p64, m64k,
+		       p64k);
 		fflush(stdout);
 		node_fini(&A);
 		node_fini(&B);
@@ -403,8 +416,9 @@ curve_mrs(FILE *csv, uint32_t max_mrs, uint64_t msgs)
 	uint32_t m;
 
 	fprintf(csv, "mrs,reg_per_s,write64_mmsg\n");
-	for (m = 1; m <= max_mrs; m = m < 10 ? m * 10 : m * 10 > max_mrs && m < max_mrs ?
-	     max_mrs : m * 10) {
+	for (m = 1; m <= max_mrs; m = m < 10			      ? m * 10 :
+				      m * 10 > max_mrs && m < max_mrs ? max_mrs :
+									m * 10) {
 		struct droce_mr **mr;
 		uint32_t *rkey, i;
 		uint64_t t0, posted = 0, done = 0, rng = 12345;
@@ -424,7 +438,8 @@ curve_mrs(FILE *csv, uint32_t max_mrs, uint64_t msgs)
 		t0 = cpu_ns();
 		for (i = 0; i < m; i++) {
 			mr[i] = droce_mr_reg(B.pd, B.buf + (size_t)i * SLICE, SLICE,
-					     DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE, &e);
+					     DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE,
+					     &e);
 			if (mr[i] == NULL)
 				die("mr_reg", e);
 			rkey[i] = droce_mr_rkey(mr[i]);
@@ -550,12 +565,11 @@ main(int argc, char **argv)
 			point = (uint32_t)strtoul(optarg, NULL, 0);
 		else {
 			fprintf(stderr, "usage: droce-bench-scale [-o DIR] [-q MAX_QPS] "
-				"[-r MAX_MRS] [-m MESSAGES] [-p N]\n");
+					"[-r MAX_MRS] [-m MESSAGES] [-p N]\n");
 			return 2;
 		}
 	}
-	if (max_qps == 0 || max_qps > 65536 || max_mrs == 0 || max_mrs > (1u << 20) ||
-	    msgs == 0) {
+	if (max_qps == 0 || max_qps > 65536 || max_mrs == 0 || max_mrs > (1u << 20) || msgs == 0) {
 		fprintf(stderr, "droce-bench-scale: -q 1..65536, -r 1..1048576, -m at least 1\n");
 		return 2;
 	}

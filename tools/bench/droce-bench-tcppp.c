@@ -75,7 +75,7 @@ droce_tcppp_server(const struct sockaddr_in *sa, char *buf, size_t size)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	for (;;) {
-		ssize_t k = read(fd, buf, 1);	/* EOF here: the client is done */
+		ssize_t k = read(fd, buf, 1); /* EOF here: the client is done */
 
 		if (k == 0)
 			break;
@@ -144,7 +144,8 @@ droce_tcppp_client(const struct sockaddr_in *sa, char *buf, size_t size, size_t 
 	memset(buf, 0x5a, size);
 	for (i = 0; i < DROCE_TCPPP_WARMUP + iters; i++) {
 		t0 = droce_tcppp_now_ns();
-		if (droce_tcppp_io(fd, buf, size, 1) != 0 || droce_tcppp_io(fd, buf, size, 0) != 0) {
+		if (droce_tcppp_io(fd, buf, size, 1) != 0 ||
+		    droce_tcppp_io(fd, buf, size, 0) != 0) {
 			fprintf(stderr, "droce-bench-tcppp: client: round trip %zu failed\n", i);
 			return 1;
 		}

@@ -83,7 +83,7 @@ droce_bench_c2c_ns(int cpu_a, int cpu_b, unsigned int n)
 	c->rounds = per * BATCHES;
 	c->cpu = cpu_b;
 	if (pthread_getaffinity_np(pthread_self(), sizeof(old), &old) != 0 || pin(cpu_a) != 0 ||
-	        pthread_create(&th, NULL, pong, c) != 0)
+	    pthread_create(&th, NULL, pong, c) != 0)
 		return -1;
 	while (c->line == 0)
 		;

@@ -30,8 +30,8 @@ enum { P_LINE, P_MAX, P_MIN, P_STEP, P_HOLD };
  * (a plugin's own statics; the engine keeps none). */
 static const struct droce_cc_plugin_api *api;
 static uint64_t env_defaults[] = {
-	[P_LINE] = 100000000000ull, [P_MAX] = 0, [P_MIN] = 10000000ull,
-	[P_STEP] = 10000000ull, [P_HOLD] = 50000ull,
+	[P_LINE] = 100000000000ull, [P_MAX] = 0,	 [P_MIN] = 10000000ull,
+	[P_STEP] = 10000000ull,	    [P_HOLD] = 50000ull,
 };
 
 static void
@@ -48,7 +48,9 @@ static int
 aimd_check(const union droce_cc_params *p)
 {
 	return p->w[P_LINE] == 0 || p->w[P_MAX] == 0 || p->w[P_MIN] == 0 ||
-	       p->w[P_MIN] > p->w[P_MAX] ? -EINVAL : 0;
+			       p->w[P_MIN] > p->w[P_MAX] ?
+		       -EINVAL :
+		       0;
 }
 
 static void
@@ -70,8 +72,7 @@ aimd_on_ack(struct droce_cc_state *s, uint64_t now_ns)
 	const uint64_t *p = s->params->w;
 
 	(void)now_ns;
-	s->w[W_RATE] = s->w[W_RATE] + p[P_STEP] < p[P_MAX] ? s->w[W_RATE] + p[P_STEP] :
-							      p[P_MAX];
+	s->w[W_RATE] = s->w[W_RATE] + p[P_STEP] < p[P_MAX] ? s->w[W_RATE] + p[P_STEP] : p[P_MAX];
 }
 
 static void
@@ -80,7 +81,7 @@ aimd_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 	const uint64_t *p = s->params->w;
 
 	if (s->w[W_CUTS] != 0 && now_ns - s->w[W_LAST_CUT] < p[P_HOLD])
-		return;	/* one cut per hold time: the CNPs of one congestion event */
+		return; /* one cut per hold time: the CNPs of one congestion event */
 	s->w[W_RATE] = s->w[W_RATE] / 2 > p[P_MIN] ? s->w[W_RATE] / 2 : p[P_MIN];
 	s->w[W_LAST_CUT] = now_ns;
 	s->w[W_CUTS]++;
@@ -140,8 +141,10 @@ int
 droce_cc_plugin_init(const struct droce_cc_plugin_api *a, struct droce_cc_registry *reg)
 {
 	if (a->abi != DROCE_CC_PLUGIN_ABI) {
-		fprintf(stderr, "droce_cc_aimd: built for plugin ABI %d, droce offers %u: rebuild "
-			"it against this droce's stack/droce_cc.h\n", DROCE_CC_PLUGIN_ABI, a->abi);
+		fprintf(stderr,
+			"droce_cc_aimd: built for plugin ABI %d, droce offers %u: rebuild "
+			"it against this droce's stack/droce_cc.h\n",
+			DROCE_CC_PLUGIN_ABI, a->abi);
 		return -EPROTO;
 	}
 	if (param("DROCE_CC_AIMD_LINE_MBPS", 1, 1600000, 1000000, &env_defaults[P_LINE]) != 0 ||
@@ -152,7 +155,7 @@ droce_cc_plugin_init(const struct droce_cc_plugin_api *a, struct droce_cc_regist
 		return -EINVAL;
 	if (env_defaults[P_MAX] != 0 && env_defaults[P_MIN] > env_defaults[P_MAX]) {
 		fprintf(stderr, "droce_cc_aimd: DROCE_CC_AIMD_MIN_MBPS is above "
-			"DROCE_CC_AIMD_MAX_MBPS\n");
+				"DROCE_CC_AIMD_MAX_MBPS\n");
 		return -EINVAL;
 	}
 	api = a;

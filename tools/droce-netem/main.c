@@ -43,16 +43,16 @@ struct droce_netem_link {
 	struct droce_netem_heap heap;
 	uint64_t tx;
 	uint64_t tx_bytes;
-	uint64_t tx_first_ns;	/* first and last transmit, for the achieved rate */
+	uint64_t tx_first_ns; /* first and last transmit, for the achieved rate */
 	uint64_t tx_last_ns;
-	bool rx_guard, tx_guard;	/* memif ports: bursts guarded (droce_rt_guard.h) */
-	uint64_t burst_faults;	/* bursts abandoned because a memif peer left inside them */
+	bool rx_guard, tx_guard; /* memif ports: bursts guarded (droce_rt_guard.h) */
+	uint64_t burst_faults;	 /* bursts abandoned because a memif peer left inside them */
 };
 
 static volatile sig_atomic_t stop_flag;
 static volatile sig_atomic_t dump_flag;
 static uint64_t tsc_base;
-static uint64_t ns_mult;	/* ns per cycle, 32.32 fixed point */
+static uint64_t ns_mult; /* ns per cycle, 32.32 fixed point */
 
 static void
 on_signal(int sig)
@@ -206,8 +206,8 @@ print_counters(const struct droce_netem_link *d)
 static void
 idle_sleep(const struct droce_netem_link *dirs, uint64_t now, uint32_t idle_us)
 {
-	uint64_t next = RTE_MIN(droce_netem_heap_next(&dirs[0].heap),
-				droce_netem_heap_next(&dirs[1].heap));
+	uint64_t next =
+		RTE_MIN(droce_netem_heap_next(&dirs[0].heap), droce_netem_heap_next(&dirs[1].heap));
 	uint64_t ns = (uint64_t)idle_us * 1000;
 	struct timespec ts;
 
@@ -249,9 +249,9 @@ run(struct droce_netem_link *dirs, const struct droce_netem_opts *o, struct rte_
 			break;
 		for (d = 0; d < DROCE_NETEM_NDIR; d++) {
 			n = dirs[d].rx_guard ?
-				droce_rt_guard_rx(dirs[d].rx_port, 0, pkts, (uint16_t)o->burst,
-						  &dirs[d].burst_faults) :
-				rte_eth_rx_burst(dirs[d].rx_port, 0, pkts, (uint16_t)o->burst);
+				    droce_rt_guard_rx(dirs[d].rx_port, 0, pkts, (uint16_t)o->burst,
+						      &dirs[d].burst_faults) :
+				    rte_eth_rx_burst(dirs[d].rx_port, 0, pkts, (uint16_t)o->burst);
 			/* Stamp after the poll: a clock read before it could predate the frame if
 			 * the thread was preempted in between, and the frame would leave early. */
 			if (n != 0)
@@ -306,13 +306,15 @@ main(int argc, char **argv)
 		droce_rt_guard_eal_cleanup();
 		return 0;
 	}
-	RTE_ETH_FOREACH_DEV(p) {
+	RTE_ETH_FOREACH_DEV(p)
+	{
 		if (nports < 2)
 			ports[nports] = p;
 		nports++;
 	}
 	if (nports != 2) {
-		fprintf(stderr, "droce-netem: needs exactly 2 ports, found %u (give two --vdev, "
+		fprintf(stderr,
+			"droce-netem: needs exactly 2 ports, found %u (give two --vdev, "
 			"e.g. "
 			"net_memif0,role=server,socket=/a and net_memif1,role=server,socket=/b)\n",
 			nports);
@@ -323,8 +325,10 @@ main(int argc, char **argv)
 	mp = rte_pktmbuf_pool_create("droce_netem", nmbuf, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				     (int)rte_socket_id());
 	if (mp == NULL) {
-		fprintf(stderr, "droce-netem: mbuf pool of %u failed: %s (try a smaller --hold or "
-			"more -m)\n", nmbuf, rte_strerror(rte_errno));
+		fprintf(stderr,
+			"droce-netem: mbuf pool of %u failed: %s (try a smaller --hold or "
+			"more -m)\n",
+			nmbuf, rte_strerror(rte_errno));
 		droce_rt_guard_eal_cleanup();
 		return 2;
 	}

@@ -73,9 +73,10 @@ int
 droce_netem_parse_rate(const char *s, uint64_t *bps)
 {
 	static const struct unit u[] = {
-		{ "bit", 1 }, { "kbit", 1e3 }, { "mbit", 1e6 }, { "gbit", 1e9 },
+		{ "bit", 1 },	{ "kbit", 1e3 },   { "mbit", 1e6 },   { "gbit", 1e9 },
 		{ "bit/s", 1 }, { "kbit/s", 1e3 }, { "mbit/s", 1e6 }, { "gbit/s", 1e9 },
-		{ "bps", 1 }, { "kbps", 1e3 }, { "mbps", 1e6 }, { "gbps", 1e9 }, { NULL, 0 },
+		{ "bps", 1 },	{ "kbps", 1e3 },   { "mbps", 1e6 },   { "gbps", 1e9 },
+		{ NULL, 0 },
 	};
 	double v;
 
@@ -89,8 +90,8 @@ int
 droce_netem_parse_size(const char *s, uint64_t *bytes)
 {
 	static const struct unit u[] = {
-		{ "b", 1 }, { "k", 1e3 }, { "kb", 1e3 }, { "kib", 1024 }, { "m", 1e6 },
-		{ "mb", 1e6 }, { "mib", 1048576 }, { NULL, 0 },
+		{ "b", 1 },   { "k", 1e3 },  { "kb", 1e3 },	 { "kib", 1024 },
+		{ "m", 1e6 }, { "mb", 1e6 }, { "mib", 1048576 }, { NULL, 0 },
 	};
 	double v;
 
@@ -160,8 +161,8 @@ hint(const char *name)
 
 /* Apply one per-direction option to the selected directions. */
 static int
-dir_opt(struct droce_netem_opts *o, const bool *sel, const char *name, const char *val,
-	char *err, size_t errlen)
+dir_opt(struct droce_netem_opts *o, const bool *sel, const char *name, const char *val, char *err,
+	size_t errlen)
 {
 	struct droce_netem_cfg c;
 	char buf[128], *f[4];
@@ -201,18 +202,21 @@ dir_opt(struct droce_netem_opts *o, const bool *sel, const char *name, const cha
 			c.ge.loss_bad = 1.0;
 			c.ge.loss_good = 0.0;
 			rc = n < 2 ? -EINVAL :
-			     droce_netem_parse_prob(f[0], &c.ge.p) |
-			     droce_netem_parse_prob(f[1], &c.ge.r) |
-			     (n > 2 ? droce_netem_parse_prob(f[2], &c.ge.loss_bad) : 0) |
-			     (n > 3 ? droce_netem_parse_prob(f[3], &c.ge.loss_good) : 0);
+				     droce_netem_parse_prob(f[0], &c.ge.p) |
+					     droce_netem_parse_prob(f[1], &c.ge.r) |
+					     (n > 2 ? droce_netem_parse_prob(f[2], &c.ge.loss_bad) :
+						      0) |
+					     (n > 3 ? droce_netem_parse_prob(f[3],
+									     &c.ge.loss_good) :
+						      0);
 		} else if (strcmp(name, "red") == 0) {
 			snprintf(buf, sizeof(buf), "%s", val);
 			n = split_commas(buf, f, 3);
 			c.red_on = true;
 			rc = n != 3 ? -EINVAL :
-			     droce_netem_parse_size(f[0], &c.red_kmin) |
-			     droce_netem_parse_size(f[1], &c.red_kmax) |
-			     droce_netem_parse_prob(f[2], &c.red_pmax);
+				      droce_netem_parse_size(f[0], &c.red_kmin) |
+					      droce_netem_parse_size(f[1], &c.red_kmax) |
+					      droce_netem_parse_prob(f[2], &c.red_pmax);
 		} else {
 			snprintf(err, errlen, "unknown option --%s (see --help)", name);
 			return -EINVAL;
@@ -341,8 +345,8 @@ droce_netem_parse_args(int argc, char **argv, struct droce_netem_opts *o, char *
 		char why[128];
 
 		if (droce_netem_cfg_check(&o->dir[d], why, sizeof(why)) != 0) {
-			snprintf(err, errlen, "direction %s: %s",
-				 d == DROCE_NETEM_AB ? "ab" : "ba", why);
+			snprintf(err, errlen, "direction %s: %s", d == DROCE_NETEM_AB ? "ab" : "ba",
+				 why);
 			return -EINVAL;
 		}
 	}

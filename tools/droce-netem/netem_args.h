@@ -19,10 +19,10 @@ enum droce_netem_dir {
 struct droce_netem_opts {
 	struct droce_netem_cfg dir[DROCE_NETEM_NDIR];
 	uint64_t seed;
-	uint64_t duration_ns;	/* 0: until SIGINT/SIGTERM */
-	uint32_t hold;		/* frames held per direction */
+	uint64_t duration_ns; /* 0: until SIGINT/SIGTERM */
+	uint32_t hold;	      /* frames held per direction */
 	uint32_t burst;
-	uint32_t idle_us;	/* longest sleep when idle; 0 = busy poll */
+	uint32_t idle_us; /* longest sleep when idle; 0 = busy poll */
 	bool help;
 };
 
@@ -33,9 +33,9 @@ int droce_netem_parse_args(int argc, char **argv, struct droce_netem_opts *o, ch
 void droce_netem_usage(const char *prog);
 
 /* Value parsers (0 or -EINVAL): exposed for the tests. */
-int droce_netem_parse_time(const char *s, uint64_t *ns);	/* 100us, 1.5ms, 2s, 10ns */
-int droce_netem_parse_prob(const char *s, double *p);		/* 5%, 0.05 */
-int droce_netem_parse_rate(const char *s, uint64_t *bps);	/* 10gbit, 100mbit, 2.5Gbit/s */
-int droce_netem_parse_size(const char *s, uint64_t *bytes);	/* 1500, 30k, 64KiB, 1MB */
+int droce_netem_parse_time(const char *s, uint64_t *ns);    /* 100us, 1.5ms, 2s, 10ns */
+int droce_netem_parse_prob(const char *s, double *p);	    /* 5%, 0.05 */
+int droce_netem_parse_rate(const char *s, uint64_t *bps);   /* 10gbit, 100mbit, 2.5Gbit/s */
+int droce_netem_parse_size(const char *s, uint64_t *bytes); /* 1500, 30k, 64KiB, 1MB */
 
 #endif /* DROCE_NETEM_ARGS_H */

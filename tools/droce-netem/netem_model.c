@@ -11,14 +11,10 @@
 #define CORRUPT_SKIP 14u
 
 static const char *const drop_names[DROCE_NETEM_DROP__MAX] = {
-	[DROCE_NETEM_DROP_NONE] = "none",
-	[DROCE_NETEM_DROP_LOSS] = "loss",
-	[DROCE_NETEM_DROP_GE] = "ge_loss",
-	[DROCE_NETEM_DROP_QUEUE] = "queue_full",
-	[DROCE_NETEM_DROP_RED] = "red_not_ect",
-	[DROCE_NETEM_DROP_HOLD_FULL] = "hold_full",
-	[DROCE_NETEM_DROP_TX] = "tx_refused",
-	[DROCE_NETEM_DROP_NOMBUF] = "no_mbuf",
+	[DROCE_NETEM_DROP_NONE] = "none",	[DROCE_NETEM_DROP_LOSS] = "loss",
+	[DROCE_NETEM_DROP_GE] = "ge_loss",	[DROCE_NETEM_DROP_QUEUE] = "queue_full",
+	[DROCE_NETEM_DROP_RED] = "red_not_ect", [DROCE_NETEM_DROP_HOLD_FULL] = "hold_full",
+	[DROCE_NETEM_DROP_TX] = "tx_refused",	[DROCE_NETEM_DROP_NOMBUF] = "no_mbuf",
 };
 
 const char *
@@ -178,8 +174,10 @@ one_copy(struct droce_netem *n, uint8_t *frame, uint32_t len, uint64_t now_ns,
 		uint64_t bits = ((uint64_t)len + c->overhead) * 8;
 		uint64_t start = n->link_free_ps > now_ps ? n->link_free_ps : now_ps;
 
-		n->link_free_ps = start + (uint64_t)(((unsigned __int128)bits * 1000000000000ull +
-						      c->rate_bps - 1) / c->rate_bps);
+		n->link_free_ps =
+			start +
+			(uint64_t)(((unsigned __int128)bits * 1000000000000ull + c->rate_bps - 1) /
+				   c->rate_bps);
 		finish_ns = (n->link_free_ps + PS_PER_NS - 1) / PS_PER_NS;
 		q += len;
 		if (q > n->st.max_backlog)

@@ -18,13 +18,13 @@
 
 enum droce_netem_drop {
 	DROCE_NETEM_DROP_NONE = 0,
-	DROCE_NETEM_DROP_LOSS,		/* independent random loss */
-	DROCE_NETEM_DROP_GE,		/* Gilbert-Elliott burst loss */
-	DROCE_NETEM_DROP_QUEUE,		/* queue limit reached (tail drop) */
-	DROCE_NETEM_DROP_RED,		/* RED chose a non-ECT frame and red_drop_not_ect is set */
-	DROCE_NETEM_DROP_HOLD_FULL,	/* runtime: no room to hold the frame until departure */
-	DROCE_NETEM_DROP_TX,		/* runtime: the egress port refused it */
-	DROCE_NETEM_DROP_NOMBUF,	/* runtime: no mbuf for a duplicate or linearisation */
+	DROCE_NETEM_DROP_LOSS,	    /* independent random loss */
+	DROCE_NETEM_DROP_GE,	    /* Gilbert-Elliott burst loss */
+	DROCE_NETEM_DROP_QUEUE,	    /* queue limit reached (tail drop) */
+	DROCE_NETEM_DROP_RED,	    /* RED chose a non-ECT frame and red_drop_not_ect is set */
+	DROCE_NETEM_DROP_HOLD_FULL, /* runtime: no room to hold the frame until departure */
+	DROCE_NETEM_DROP_TX,	    /* runtime: the egress port refused it */
+	DROCE_NETEM_DROP_NOMBUF,    /* runtime: no mbuf for a duplicate or linearisation */
 	DROCE_NETEM_DROP__MAX,
 };
 
@@ -32,45 +32,45 @@ const char *droce_netem_drop_name(enum droce_netem_drop r);
 
 /* Result of droce_netem_mark_ce(). */
 enum droce_netem_ecn {
-	DROCE_NETEM_ECN_MARKED = 0,	/* was ECT(0)/ECT(1), now CE */
+	DROCE_NETEM_ECN_MARKED = 0, /* was ECT(0)/ECT(1), now CE */
 	DROCE_NETEM_ECN_ALREADY_CE,
-	DROCE_NETEM_ECN_NOT_ECT,	/* Not-ECT: left alone */
-	DROCE_NETEM_ECN_NOT_IP,		/* not IPv4/IPv6 or too short: left alone */
+	DROCE_NETEM_ECN_NOT_ECT, /* Not-ECT: left alone */
+	DROCE_NETEM_ECN_NOT_IP,	 /* not IPv4/IPv6 or too short: left alone */
 };
 
 /* Gilbert-Elliott two-state loss (the same parameters as Linux netem's gemodel). */
 struct droce_netem_ge {
 	bool on;
-	double p;		/* P(good -> bad) per frame */
-	double r;		/* P(bad -> good) per frame */
-	double loss_bad;	/* loss probability in the bad state (1 - h) */
-	double loss_good;	/* loss probability in the good state (1 - k) */
+	double p;	  /* P(good -> bad) per frame */
+	double r;	  /* P(bad -> good) per frame */
+	double loss_bad;  /* loss probability in the bad state (1 - h) */
+	double loss_good; /* loss probability in the good state (1 - k) */
 };
 
 struct droce_netem_cfg {
 	uint64_t delay_ns;
-	uint64_t jitter_ns;	/* uniform in [-jitter, +jitter], the sum clamped at 0 */
-	bool keep_order;	/* jitter never lets a frame overtake an earlier one */
-	uint64_t rate_bps;	/* serialisation rate; 0 = infinitely fast, no queue */
-	uint32_t overhead;	/* bytes added per frame to serialise (24: preamble, IFG, FCS) */
-	uint64_t limit_bytes;	/* queue limit; 0 = unbounded */
+	uint64_t jitter_ns;   /* uniform in [-jitter, +jitter], the sum clamped at 0 */
+	bool keep_order;      /* jitter never lets a frame overtake an earlier one */
+	uint64_t rate_bps;    /* serialisation rate; 0 = infinitely fast, no queue */
+	uint32_t overhead;    /* bytes added per frame to serialise (24: preamble, IFG, FCS) */
+	uint64_t limit_bytes; /* queue limit; 0 = unbounded */
 	double loss;
 	struct droce_netem_ge ge;
-	double reorder;		/* probability that a frame is held reorder_delay_ns longer */
+	double reorder; /* probability that a frame is held reorder_delay_ns longer */
 	uint64_t reorder_delay_ns;
 	double duplicate;
-	double corrupt;		/* probability of one flipped bit past the Ethernet header */
-	bool red_on;		/* RED/ECN on the serialisation queue (needs rate_bps) */
-	bool red_drop_not_ect;	/* drop Not-ECT frames RED picks (else pass them unmarked) */
-	uint64_t red_kmin;	/* bytes of queue */
+	double corrupt;	       /* probability of one flipped bit past the Ethernet header */
+	bool red_on;	       /* RED/ECN on the serialisation queue (needs rate_bps) */
+	bool red_drop_not_ect; /* drop Not-ECT frames RED picks (else pass them unmarked) */
+	uint64_t red_kmin;     /* bytes of queue */
 	uint64_t red_kmax;
-	double red_pmax;	/* marking probability at kmax; 1 above kmax */
+	double red_pmax; /* marking probability at kmax; 1 above kmax */
 };
 
 struct droce_netem_stats {
 	uint64_t rx;
 	uint64_t rx_bytes;
-	uint64_t out;		/* departures scheduled (duplicates included) */
+	uint64_t out; /* departures scheduled (duplicates included) */
 	uint64_t out_bytes;
 	uint64_t drop[DROCE_NETEM_DROP__MAX];
 	uint64_t duplicated;
@@ -78,16 +78,16 @@ struct droce_netem_stats {
 	uint64_t reordered;
 	uint64_t ce_marked;
 	uint64_t ce_already;
-	uint64_t red_not_ect;	/* picked by RED, Not-ECT or not IP, passed unmarked */
-	uint64_t max_backlog;	/* bytes */
+	uint64_t red_not_ect; /* picked by RED, Not-ECT or not IP, passed unmarked */
+	uint64_t max_backlog; /* bytes */
 };
 
 struct droce_netem {
 	struct droce_netem_cfg cfg;
 	struct droce_netem_rng rng;
 	bool ge_bad;
-	uint64_t link_free_ps;	/* when the serialiser has sent every accepted byte */
-	uint64_t last_depart_ns;/* for keep_order */
+	uint64_t link_free_ps;	 /* when the serialiser has sent every accepted byte */
+	uint64_t last_depart_ns; /* for keep_order */
 	struct droce_netem_stats st;
 };
 
@@ -95,9 +95,9 @@ struct droce_netem {
 #define DROCE_NETEM_MAX_COPIES 2
 
 struct droce_netem_out {
-	uint32_t n;		/* departures: 0 = dropped */
+	uint32_t n; /* departures: 0 = dropped */
 	uint64_t depart_ns[DROCE_NETEM_MAX_COPIES];
-	enum droce_netem_drop drop;	/* why a copy was dropped, if one was */
+	enum droce_netem_drop drop; /* why a copy was dropped, if one was */
 	bool ce_marked;
 	bool corrupted;
 };

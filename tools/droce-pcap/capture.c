@@ -72,7 +72,7 @@ droce_pcap_open_stream(struct droce_pcap_in *in, FILE *fp, const char *path)
 	errbuf[0] = '\0';
 	in->pc = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_MICRO, errbuf);
 	if (in->pc == NULL) {
-		fclose(fp);	/* libpcap leaves the stream to the caller on failure */
+		fclose(fp); /* libpcap leaves the stream to the caller on failure */
 		fprintf(stderr, "droce-pcap: %s: not a readable capture: %s\n", path,
 			errbuf[0] != '\0' ? errbuf : "unknown error");
 		return -1;
@@ -102,8 +102,8 @@ droce_pcap_open_stream(struct droce_pcap_in *in, FILE *fp, const char *path)
 
 /* Lay an Ethernet header with this EtherType (and source MAC, if there is one) before l3. */
 static void
-to_eth(struct droce_pcap_in *in, struct droce_pcap_frame *f, const uint8_t *smac,
-       uint16_t etype, const uint8_t *l3, uint32_t l3_len, uint32_t dropped_hdr)
+to_eth(struct droce_pcap_in *in, struct droce_pcap_frame *f, const uint8_t *smac, uint16_t etype,
+       const uint8_t *l3, uint32_t l3_len, uint32_t dropped_hdr)
 {
 	uint8_t *b = in->buf;
 
@@ -141,7 +141,7 @@ adapt(struct droce_pcap_in *in, struct droce_pcap_frame *f, const uint8_t *d, ui
 		to_eth(in, f, d[11] == 6 ? d + 12 : NULL, etype, d + SLL2_HDR_LEN,
 		       caplen - SLL2_HDR_LEN, SLL2_HDR_LEN);
 		return;
-	default:	/* raw IP: the version nibble says which */
+	default: /* raw IP: the version nibble says which */
 		etype = 0;
 		if (caplen > 0 && (d[0] >> 4) == 4)
 			etype = 0x0800;
@@ -166,7 +166,7 @@ droce_pcap_next(struct droce_pcap_in *in, struct droce_pcap_frame *f)
 		return 0;
 	if (rc != 1) {
 		/* A savefile read fails only on a short read or an I/O error mid-record. */
-		fflush(stdout);	/* keep the error after the packets printed before it */
+		fflush(stdout); /* keep the error after the packets printed before it */
 		fprintf(stderr, "droce-pcap: %s: unreadable after packet %llu: %s\n", in->path,
 			(unsigned long long)in->n, pcap_geterr(in->pc));
 		return -1;

@@ -24,7 +24,8 @@ summary(FILE *o, const struct droce_drop_stats *st, uint64_t n)
 		if (droce_drop_class(i) == DROCE_DROP_CLASS_MALFORMED)
 			bad += st->cnt[i];
 	}
-	fprintf(o, "# %" PRIu64 " packets: %" PRIu64 " RoCE (%" PRIu64 " ok, %" PRIu64
+	fprintf(o,
+		"# %" PRIu64 " packets: %" PRIu64 " RoCE (%" PRIu64 " ok, %" PRIu64
 		" bad), %" PRIu64 " skipped\n",
 		n, roce, st->cnt[DROCE_DROP_NONE], bad, skipped);
 	for (i = 0; i < DROCE_DROP_MAX; i++)

@@ -20,8 +20,8 @@
 /* Exit codes shared by the commands. */
 enum droce_pcap_exit {
 	DROCE_PCAP_EXIT_OK = 0,
-	DROCE_PCAP_EXIT_BAD = 1,	/* verify: a RoCEv2 packet failed */
-	DROCE_PCAP_EXIT_ERR = 2,	/* usage, unreadable or unsupported file */
+	DROCE_PCAP_EXIT_BAD = 1, /* verify: a RoCEv2 packet failed */
+	DROCE_PCAP_EXIT_ERR = 2, /* usage, unreadable or unsupported file */
 };
 
 /* Largest frame handed on: libpcap's maximum snapshot length plus a synthesised header. */
@@ -31,15 +31,15 @@ struct droce_pcap_in {
 	pcap_t *pc;
 	const char *path;
 	int dlt;
-	uint64_t n;		/* frames read so far */
-	uint8_t *buf;		/* DROCE_PCAP_FRAME_MAX bytes for frames rewritten to Ethernet */
+	uint64_t n;   /* frames read so far */
+	uint8_t *buf; /* DROCE_PCAP_FRAME_MAX bytes for frames rewritten to Ethernet */
 };
 
 /* One captured frame, as Ethernet. */
 struct droce_pcap_frame {
 	const uint8_t *data;
-	uint32_t caplen;	/* bytes in data */
-	uint32_t wirelen;	/* bytes on the wire (more than caplen if snapped) */
+	uint32_t caplen;  /* bytes in data */
+	uint32_t wirelen; /* bytes on the wire (more than caplen if snapped) */
 	struct timeval ts;
 };
 
@@ -58,35 +58,35 @@ void droce_pcap_close(struct droce_pcap_in *in);
  * fields are valid.
  */
 enum droce_pcap_stage {
-	DROCE_PCAP_ST_NONE,	/* nothing */
-	DROCE_PCAP_ST_MAC,	/* dmac, smac */
-	DROCE_PCAP_ST_L2,	/* + has_vlan, vlan_tci, l3_off */
-	DROCE_PCAP_ST_IP,	/* + ip_ver, tclass, hop_limit, flow_label, ip_id, sgid, dgid */
-	DROCE_PCAP_ST_L4,	/* + l4_off */
-	DROCE_PCAP_ST_UDP,	/* + udp_sport, udp_csum */
-	DROCE_PCAP_ST_BTHOFF,	/* + bth_off */
-	DROCE_PCAP_ST_BTH,	/* + BTH fields, icrc, frame_len */
-	DROCE_PCAP_ST_ALL,	/* + pay_off, pay_len, the opcode's extension headers */
+	DROCE_PCAP_ST_NONE,   /* nothing */
+	DROCE_PCAP_ST_MAC,    /* dmac, smac */
+	DROCE_PCAP_ST_L2,     /* + has_vlan, vlan_tci, l3_off */
+	DROCE_PCAP_ST_IP,     /* + ip_ver, tclass, hop_limit, flow_label, ip_id, sgid, dgid */
+	DROCE_PCAP_ST_L4,     /* + l4_off */
+	DROCE_PCAP_ST_UDP,    /* + udp_sport, udp_csum */
+	DROCE_PCAP_ST_BTHOFF, /* + bth_off */
+	DROCE_PCAP_ST_BTH,    /* + BTH fields, icrc, frame_len */
+	DROCE_PCAP_ST_ALL,    /* + pay_off, pay_len, the opcode's extension headers */
 };
 
 /* A frame and what the parser made of it. */
 struct droce_pcap_rec {
-	uint64_t n;		/* 1-based packet number in its file */
-	struct timeval ts;	/* absolute capture time */
-	int64_t rel_us;		/* microseconds since the file's first packet */
+	uint64_t n;	   /* 1-based packet number in its file */
+	struct timeval ts; /* absolute capture time */
+	int64_t rel_us;	   /* microseconds since the file's first packet */
 	const uint8_t *frame;
 	uint32_t caplen;
 	uint32_t wirelen;
 	enum droce_drop reason;
 	enum droce_drop_class cls;
 	enum droce_pcap_stage stage;
-	bool icrc_ok;		/* ICRC computed and right (false if not reached) */
+	bool icrc_ok; /* ICRC computed and right (false if not reached) */
 	struct droce_pkt pkt;
 };
 
 /* Parse f into r (packet number n, times relative to *first, set from the first frame). */
-void droce_pcap_rec_parse(struct droce_pcap_rec *r, const struct droce_pcap_frame *f,
-			  uint64_t n, struct timeval *first);
+void droce_pcap_rec_parse(struct droce_pcap_rec *r, const struct droce_pcap_frame *f, uint64_t n,
+			  struct timeval *first);
 enum droce_pcap_stage droce_pcap_stage_of(enum droce_drop reason);
 
 /* Formatting helpers (fmt.c). */

@@ -43,23 +43,22 @@ droce_pcap_ecn_name(uint8_t tclass)
 
 /* IBTA 9.7.5.2.8 table 45: end-to-end credit count by code; code 31 = credits not used. */
 static const uint16_t credit_count[31] = {
-	0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
-	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
+	0,    1,    2,	  3,	4,    6,     8,	    12,	   16,	  24,	32,
+	48,   64,   96,	  128,	192,  256,   384,   512,   768,	  1024, 1536,
+	2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
 };
 
 /* IBTA 9.7.5.2.8 table 46: RNR NAK timer in units of 10 us by code; code 0 is the longest. */
 static const uint32_t rnr_10us[32] = {
-	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
-	256, 384, 512, 768, 1024, 1536, 2048, 3072,
-	4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+	65536, 1,    2,	   3,	 4,    6,     8,     12,    16,	   24,	  32,
+	48,    64,   96,   128,	 192,  256,   384,   512,   768,   1024,  1536,
+	2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
 };
 
 /* IBTA 9.7.5.2.4 table 44: NAK codes. */
 static const char *const nak_names[] = {
-	[DROCE_NAK_PSN_SEQ_ERR] = "PSN_SEQ_ERR",
-	[DROCE_NAK_INVALID_REQ] = "INVALID_REQ",
-	[DROCE_NAK_REM_ACCESS_ERR] = "REM_ACCESS_ERR",
-	[DROCE_NAK_REM_OP_ERR] = "REM_OP_ERR",
+	[DROCE_NAK_PSN_SEQ_ERR] = "PSN_SEQ_ERR",       [DROCE_NAK_INVALID_REQ] = "INVALID_REQ",
+	[DROCE_NAK_REM_ACCESS_ERR] = "REM_ACCESS_ERR", [DROCE_NAK_REM_OP_ERR] = "REM_OP_ERR",
 	[DROCE_NAK_INVALID_RD_REQ] = "INVALID_RD_REQ",
 };
 

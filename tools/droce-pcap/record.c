@@ -42,7 +42,7 @@ droce_pcap_stage_of(enum droce_drop reason)
 	case DROCE_DROP_PADCNT:
 	case DROCE_DROP_PAYLOAD_LEN:
 		return DROCE_PCAP_ST_BTH;
-	case DROCE_DROP_ICRC:	/* the last check: everything else was parsed */
+	case DROCE_DROP_ICRC: /* the last check: everything else was parsed */
 	case DROCE_DROP_NONE:
 		return DROCE_PCAP_ST_ALL;
 	default:
@@ -79,7 +79,7 @@ droce_pcap_rec_parse(struct droce_pcap_rec *r, const struct droce_pcap_frame *f,
 	if (r->reason == DROCE_DROP_IP_LEN && !ip_is_udp(f->data, r->pkt.l3_off))
 		/* a TCP segment larger than the capture's slot (GRO, TSO on the capturing side)
 		 * arrives cut: not RoCEv2, and no fault of the wire's */
-		r->reason = DROCE_DROP_NOT_UDP;	/* its IP fields parsed all the same */
+		r->reason = DROCE_DROP_NOT_UDP; /* its IP fields parsed all the same */
 	r->stage = droce_pcap_stage_of(r->reason);
 	r->cls = droce_drop_class(r->reason);
 	if (r->reason == DROCE_DROP_NONE)

@@ -33,8 +33,8 @@ enum { BOUND_S = 60, MAX_ARGS = 32 };
 
 struct side {
 	const char *argv[MAX_ARGS];
-	const char *env[8];	/* NAME=value */
-	char out[160];		/* stdout + stderr go here */
+	const char *env[8]; /* NAME=value */
+	char out[160];	    /* stdout + stderr go here */
 };
 
 static pid_t
@@ -112,7 +112,7 @@ pair(struct side *srv, struct side *cli, const char *port_file)
 	ps = spawn(srv);
 	if (ps < 0)
 		return -1;
-	for (i = 0; i < 100; i++) {	/* the server's port (droce-perf) or its memif socket */
+	for (i = 0; i < 100; i++) { /* the server's port (droce-perf) or its memif socket */
 		usleep(100000);
 		if (port_file == NULL && i >= 10)
 			break;
@@ -147,9 +147,11 @@ static void
 rawpp_side(struct side *s, bool server, const char *vdev, const char *mode, const char *size,
 	   const char *count_opt, const char *count, const char *out)
 {
-	const char *a[] = { RAWPP_EXE, "--no-huge", "-m", "128", "--no-pci", "--no-shconf", "-l",
-			    server ? "0" : "1", vdev, "--", "--role", server ? "server" : "client",
-			    "--mode", mode, "--size", size, count_opt, count, NULL };
+	const char *a[] = { RAWPP_EXE,	"--no-huge",   "-m",	 "128",
+			    "--no-pci", "--no-shconf", "-l",	 server ? "0" : "1",
+			    vdev,	"--",	       "--role", server ? "server" : "client",
+			    "--mode",	mode,	       "--size", size,
+			    count_opt,	count,	       NULL };
 
 	memset(s, 0, sizeof(*s));
 	memcpy(s->argv, a, sizeof(a));
@@ -192,8 +194,24 @@ median(double *v, int n)
 	return v[n / 2];
 }
 
-enum { REPS = 3, M_RAW_P50, M_RAW_P99, M_RAW_GBPS, M_LAT_P50, M_LAT_P99, M_LCORE_P50,
-       M_LCORE_P99, M_BW, M_SH1, M_SH2, M_SH2_LCORE, M_C2C0, M_C2C1, M_C2C2, M_N };
+enum {
+	REPS = 3,
+	M_RAW_P50,
+	M_RAW_P99,
+	M_RAW_GBPS,
+	M_LAT_P50,
+	M_LAT_P99,
+	M_LCORE_P50,
+	M_LCORE_P99,
+	M_BW,
+	M_SH1,
+	M_SH2,
+	M_SH2_LCORE,
+	M_C2C0,
+	M_C2C1,
+	M_C2C2,
+	M_N
+};
 
 /* The probes around a pair of runs, as a tag: both CPUs sharing a cache, neither, or moved. */
 static const char *
@@ -238,9 +256,11 @@ main(void)
 		m[M_RAW_P99][r] = find(co, " p99=");
 		/* droce-perf write lat 8 B: client inline, then its loop on a poll lcore */
 		for (k = 0; k < 2; k++) {
-			const char *ca[] = { "-p", "PORT", "-o", "write", "-m", "lat", "-s", "8",
-					     "-n", k == 0 ? "20000" : "2000", "-J", "-Q",
-					     "127.0.0.1", NULL };
+			const char *ca[] = {
+				"-p",  "PORT", "-o",	    "write", "-m",
+				"lat", "-s",   "8",	    "-n",    k == 0 ? "20000" : "2000",
+				"-J",  "-Q",   "127.0.0.1", NULL
+			};
 
 			perf_side(&s, true, sock, "0", so, srv_args);
 			perf_side(&c, false, sock, k == 0 ? "1" : "0,1", co, ca);
@@ -256,8 +276,8 @@ main(void)
 			return 1;
 		m[M_RAW_GBPS][r] = find(so, "Gbit/s=");
 		{
-			const char *ca[] = { "-p", "PORT", "-o", "write", "-s", "65536", "-D", "2",
-					     "-J", "-Q", "127.0.0.1", NULL };
+			const char *ca[] = { "-p", "PORT", "-o", "write", "-s",	       "65536",
+					     "-D", "2",	   "-J", "-Q",	  "127.0.0.1", NULL };
 
 			perf_side(&s, true, sock, "0", so, srv_args);
 			perf_side(&c, false, sock, "1", co, ca);
@@ -268,8 +288,8 @@ main(void)
 		m[M_C2C2][r] = droce_bench_c2c_ns(0, 1, 100000);
 		/* message rate by shards: 1, 2 (inline), 2 with the client's on poll lcores */
 		for (k = 0; k < 3; k++) {
-			const char *ca[] = { "-p", "PORT", "-o", "write", "-q", "4", "-s", "64",
-					     "-D", "2", "-J", "-Q", "127.0.0.1", NULL };
+			const char *ca[] = { "-p", "PORT", "-o", "write", "-q", "4",	     "-s",
+					     "64", "-D",   "2",	 "-J",	  "-Q", "127.0.0.1", NULL };
 
 			perf_side(&s, true, sock, "0", so, srv_args);
 			perf_side(&c, false, sock, k == 2 ? "0,1,2" : "1", co, ca);
@@ -285,7 +305,8 @@ main(void)
 	for (i = M_RAW_P50; i < M_N; i++)
 		v[i] = median(m[i], REPS);
 	printf("droce-bench-perf (memif, --no-huge, server lcore 0, client lcore 1; median of %d "
-	       "interleaved runs)\n", REPS);
+	       "interleaved runs)\n",
+	       REPS);
 	printf("%-46s", "CPUs 0-1 cache-line round trip per run, ns:");
 	for (r = 0; r < REPS; r++)
 		printf(" %.0f/%.0f/%.0f", m[M_C2C0][r], m[M_C2C1][r], m[M_C2C2][r]);
@@ -309,7 +330,8 @@ main(void)
 	       100 * v[M_BW] / v[M_RAW_GBPS]);
 	printf("  %-44s", "per run, droce-perf / raw:");
 	for (r = 0; r < REPS; r++)
-		printf(" %.0f %% (%s)", m[M_RAW_GBPS][r] > 0 ? 100 * m[M_BW][r] / m[M_RAW_GBPS][r] : 0.0,
+		printf(" %.0f %% (%s)",
+		       m[M_RAW_GBPS][r] > 0 ? 100 * m[M_BW][r] / m[M_RAW_GBPS][r] : 0.0,
 		       placement(m[M_C2C1][r], m[M_C2C2][r]));
 	printf("\n");
 	printf("%-46s %10s\n", "message rate, write bw 64 B, 4 QPs", "Mmsg/s");

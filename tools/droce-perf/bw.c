@@ -45,10 +45,14 @@ post_one(struct perf_ctx *c, unsigned int qi, uint64_t j)
 	bool atomic = perf_is_atomic(c->plan.op);
 	uint32_t len = atomic ? 8 : c->size;
 	uint8_t *local = q->buf + (uint64_t)slot * len;
-	struct droce_sge sge = { .addr = (uintptr_t)local, .length = len,
+	struct droce_sge sge = { .addr = (uintptr_t)local,
+				 .length = len,
 				 .lkey = droce_mr_lkey(q->mr) };
-	struct droce_send_wr wr = { .wr_id = j, .sg_list = &sge, .num_sge = 1,
-				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+	struct droce_send_wr wr = { .wr_id = j,
+				    .sg_list = &sge,
+				    .num_sge = 1,
+				    .send_flags = DROCE_SEND_SIGNALED },
+			     *bad;
 
 	switch (c->plan.op) {
 	case PERF_OP_WRITE:
@@ -59,7 +63,7 @@ post_one(struct perf_ctx *c, unsigned int qi, uint64_t j)
 		break;
 	case PERF_OP_READ:
 		if (c->plan.verify)
-			memset(local, 0, len);	/* stale data must not pass */
+			memset(local, 0, len); /* stale data must not pass */
 		wr.opcode = DROCE_WR_RDMA_READ;
 		break;
 	case PERF_OP_FADD:
@@ -78,7 +82,7 @@ post_one(struct perf_ctx *c, unsigned int qi, uint64_t j)
 		break;
 	}
 	if (atomic) {
-		wr.wr.atomic.remote_addr = q->peer.va;	/* the counter is the peer's slot 0 */
+		wr.wr.atomic.remote_addr = q->peer.va; /* the counter is the peer's slot 0 */
 		wr.wr.atomic.rkey = q->peer.rkey;
 	} else {
 		wr.wr.rdma.remote_addr = q->peer.va + (uint64_t)slot * len;
@@ -99,7 +103,7 @@ check_completion(struct perf_ctx *c, unsigned int qi, uint64_t j)
 		uint8_t *p = q->buf + (uint64_t)slot * c->size;
 
 		perf_maybe_corrupt(c, p);
-		bad = perf_check(p, c->size, slot, &first);	/* the server's pattern of slot */
+		bad = perf_check(p, c->size, slot, &first); /* the server's pattern of slot */
 		if (bad != 0 && c->bad == 0)
 			perf_fail(c, "verify: READ %llu (QP %u): %llu bytes differ, first at %u",
 				  (unsigned long long)j, qi, (unsigned long long)bad, first);
@@ -112,7 +116,8 @@ check_completion(struct perf_ctx *c, unsigned int qi, uint64_t j)
 		}
 		if (v != perf_atomic_expect(qi, j)) {
 			if (c->bad == 0)
-				perf_fail(c, "verify: %s %llu (QP %u) returned %#llx, expected %#llx",
+				perf_fail(c,
+					  "verify: %s %llu (QP %u) returned %#llx, expected %#llx",
 					  perf_op_name(c->plan.op), (unsigned long long)j, qi,
 					  (unsigned long long)v,
 					  (unsigned long long)perf_atomic_expect(qi, j));
@@ -167,8 +172,9 @@ perf_bw_client_step(struct perf_ctx *c)
 		}
 		posted += c->q[i].posted;
 	}
-	if (!c->stop && (posted >= c->plan.iters || (c->plan.duration_ms != 0 &&
-	    now - c->t0 >= (uint64_t)c->plan.duration_ms * 1000000)))
+	if (!c->stop &&
+	    (posted >= c->plan.iters ||
+	     (c->plan.duration_ms != 0 && now - c->t0 >= (uint64_t)c->plan.duration_ms * 1000000)))
 		c->stop = true;
 	for (i = 0; i < c->plan.qps; i++) {
 		struct perf_qp *q = &c->q[i];
@@ -270,9 +276,11 @@ server_recv(struct perf_ctx *c, unsigned int qi)
 			if (wc[i].byte_len != c->size)
 				bad++;
 			if (bad != 0 && c->bad == 0)
-				perf_fail(c, "verify: SEND %llu (QP %u): %u bytes of %u, %llu bad, "
-					  "first at %u", (unsigned long long)q->rdone, qi,
-					  wc[i].byte_len, c->size, (unsigned long long)bad, first);
+				perf_fail(c,
+					  "verify: SEND %llu (QP %u): %u bytes of %u, %llu bad, "
+					  "first at %u",
+					  (unsigned long long)q->rdone, qi, wc[i].byte_len, c->size,
+					  (unsigned long long)bad, first);
 			c->bad += bad;
 		}
 		q->rdone++;

@@ -124,7 +124,7 @@ perf_slots(const struct perf_plan *p, uint32_t size)
 		return 8;
 	want = p->depth;
 	if (p->verify && p->op == PERF_OP_WRITE && p->iters > want)
-		want = p->iters;	/* every write in its own slot while they fit */
+		want = p->iters; /* every write in its own slot while they fit */
 	if (want > cap)
 		want = cap;
 	return want > 0 ? (uint32_t)want : 1;
@@ -158,11 +158,12 @@ alloc_fn(struct perf_ctx *c)
 		q->buf = aligned_alloc(4096, len);
 		if (q->buf == NULL)
 			return -ENOMEM;
-		memset(q->buf, 0, len);	/* pre-faulted: no first-touch cost in the run */
+		memset(q->buf, 0, len); /* pre-faulted: no first-touch cost in the run */
 		q->len = len;
-		q->mr = droce_mr_reg(c->pd[s], q->buf, len, DROCE_ACCESS_LOCAL_WRITE |
-				     DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
-				     DROCE_ACCESS_REMOTE_ATOMIC, &e);
+		q->mr = droce_mr_reg(c->pd[s], q->buf, len,
+				     DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
+					     DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC,
+				     &e);
 		if (q->mr == NULL)
 			return -e;
 	}
@@ -185,11 +186,13 @@ static int
 qp_create_fn(struct perf_ctx *c)
 {
 	struct droce_dev *dev;
-	union droce_cc_params ccp;	/* qp_cc's, copied by the QP */
+	union droce_cc_params ccp; /* qp_cc's, copied by the QP */
 	uint32_t depth = c->plan.depth < 16 ? 16 : c->plan.depth;
 	struct droce_qp_init_attr ia = {
 		.qp_type = DROCE_QPT_RC,
-		.cap = { .max_send_wr = depth, .max_recv_wr = depth, .max_send_sge = 1,
+		.cap = { .max_send_wr = depth,
+			 .max_recv_wr = depth,
+			 .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
 	unsigned int i;
@@ -208,20 +211,22 @@ qp_create_fn(struct perf_ctx *c)
 		ia.recv_cq = q->cq;
 		ia.cc = NULL;
 		ia.cc_params = NULL;
-		rc = droce_rt_qp_cc(c->rt, i, &ia, &ccp);	/* QP i of the run */
+		rc = droce_rt_qp_cc(c->rt, i, &ia, &ccp); /* QP i of the run */
 		if (rc != 0)
 			return rc;
 		q->qp = droce_qp_create(c->pd[q->shard], &ia, &e);
 		if (q->qp == NULL)
 			return -e;
-		rc = droce_qp_init(q->qp, DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
-				   DROCE_ACCESS_REMOTE_ATOMIC, 0);
+		rc = droce_qp_init(q->qp,
+				   DROCE_ACCESS_REMOTE_WRITE | DROCE_ACCESS_REMOTE_READ |
+					   DROCE_ACCESS_REMOTE_ATOMIC,
+				   0);
 		if (rc != 0)
 			return rc;
 		memset(&q->me, 0, sizeof(q->me));
 		q->me.qpn = droce_qp_num(q->qp);
-		q->me.psn = (uint32_t)((c->o->server ? 0x1000 : 0x2000) + c->round * 64 + i) &
-			    0xffffff;
+		q->me.psn =
+			(uint32_t)((c->o->server ? 0x1000 : 0x2000) + c->round * 64 + i) & 0xffffff;
 		q->me.rkey = droce_mr_rkey(q->mr);
 		q->me.va = (uintptr_t)q->buf;
 		q->me.len = q->len;
@@ -255,10 +260,10 @@ connect_fn(struct perf_ctx *c)
 	cn.path_mtu = mtu_enum(mtu);
 	cn.max_dest_rd_atomic = 16;
 	cn.max_rd_atomic = 16;
-	cn.min_rnr_timer = 1;	/* 0.01 ms: a send outrunning the receives retries soon */
-	cn.timeout = 14;	/* 67 ms: a loaded 2-core machine stalls for tens of ms */
+	cn.min_rnr_timer = 1; /* 0.01 ms: a send outrunning the receives retries soon */
+	cn.timeout = 14;      /* 67 ms: a loaded 2-core machine stalls for tens of ms */
 	cn.retry_cnt = 7;
-	cn.rnr_retry = 7;	/* infinite: receives are reposted as they are checked */
+	cn.rnr_retry = 7; /* infinite: receives are reposted as they are checked */
 	cn.av = c->peer_av;
 	for (i = 0; i < c->plan.qps; i++) {
 		struct perf_qp *q = &c->q[i];
@@ -387,7 +392,8 @@ perf_post_recv(struct perf_ctx *c, unsigned int qi, uint32_t slot)
 {
 	struct perf_qp *q = &c->q[qi];
 	struct droce_sge sge = {
-		.addr = (uintptr_t)(q->buf + (uint64_t)slot * c->size), .length = c->size,
+		.addr = (uintptr_t)(q->buf + (uint64_t)slot * c->size),
+		.length = c->size,
 		.lkey = droce_mr_lkey(q->mr),
 	};
 	struct droce_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
@@ -419,14 +425,13 @@ drive_cond(void *arg)
 		return false;
 	now = perf_now(c);
 	if (now - c->t_last > (uint64_t)c->plan.timeout_ms * 1000000) {
-		perf_fail(c, "%s: no progress for %u ms (peer gone?)", d->what,
-			  c->plan.timeout_ms);
+		perf_fail(c, "%s: no progress for %u ms (peer gone?)", d->what, c->plan.timeout_ms);
 		d->rc = -ETIMEDOUT;
 		return true;
 	}
 	if (now - c->t_progress >= 1000000000ull) {
 		c->t_progress = now;
-		return true;	/* back to perf_drive for the progress line */
+		return true; /* back to perf_drive for the progress line */
 	}
 	return false;
 }

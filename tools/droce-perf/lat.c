@@ -20,10 +20,14 @@ post(struct perf_ctx *c, uint64_t j)
 	struct perf_qp *q = &c->q[0];
 	bool wr_op = c->plan.op == PERF_OP_WRITE;
 	uint8_t *src = q->buf + (wr_op ? c->size : 0);
-	struct droce_sge sge = { .addr = (uintptr_t)src, .length = c->size,
+	struct droce_sge sge = { .addr = (uintptr_t)src,
+				 .length = c->size,
 				 .lkey = droce_mr_lkey(q->mr) };
-	struct droce_send_wr wr = { .wr_id = j, .sg_list = &sge, .num_sge = 1,
-				    .send_flags = DROCE_SEND_SIGNALED }, *bad;
+	struct droce_send_wr wr = { .wr_id = j,
+				    .sg_list = &sge,
+				    .num_sge = 1,
+				    .send_flags = DROCE_SEND_SIGNALED },
+			     *bad;
 
 	if (c->plan.verify)
 		perf_fill(src, c->size, j);
@@ -114,7 +118,7 @@ perf_lat_client_step(struct perf_ctx *c)
 	int rc;
 
 	if (!perf_mine(c, 0))
-		return 1;	/* latency runs on the first QP alone: its shard's run decides */
+		return 1; /* latency runs on the first QP alone: its shard's run decides */
 	if (c->awaiting) {
 		rc = arrival(c, now);
 		if (rc < 0)
@@ -125,12 +129,13 @@ perf_lat_client_step(struct perf_ctx *c)
 		c->t_end = now;
 		c->awaiting = false;
 	} else {
-		rc = arrival(c, now);	/* send completions only */
+		rc = arrival(c, now); /* send completions only */
 		if (rc < 0)
 			return rc;
 	}
-	if (!c->stop && (q->rdone >= c->plan.iters || (c->plan.duration_ms != 0 &&
-	    now - c->t0 >= (uint64_t)c->plan.duration_ms * 1000000)))
+	if (!c->stop &&
+	    (q->rdone >= c->plan.iters ||
+	     (c->plan.duration_ms != 0 && now - c->t0 >= (uint64_t)c->plan.duration_ms * 1000000)))
 		c->stop = true;
 	if (c->stop)
 		return q->done == q->posted ? 1 : 0;
@@ -152,12 +157,12 @@ perf_lat_server_step(struct perf_ctx *c)
 	int rc;
 
 	if (!perf_mine(c, 0))
-		return 1;	/* latency runs on the first QP alone: its shard's run decides */
+		return 1; /* latency runs on the first QP alone: its shard's run decides */
 	rc = arrival(c, now);
 	if (rc < 0)
 		return rc;
 	if (rc == 1) {
-		rc = post(c, q->rdone - 1);	/* the answer carries the same iteration */
+		rc = post(c, q->rdone - 1); /* the answer carries the same iteration */
 		if (rc != 0) {
 			perf_fail(c, "post_send: %d", rc);
 			return rc;

@@ -49,7 +49,7 @@ cc_state(struct perf_ctx *c, struct perf_result *r)
 	r->n_cc = 0;
 	r->cc_held = 0;
 	for (i = 0; i < n && i < PERF_MAX_QPS * DROCE_RT_MAX_SHARDS; i++) {
-		r->cc_held += qi[i].cc_deferred;	/* per round: this round's QPs are new */
+		r->cc_held += qi[i].cc_deferred; /* per round: this round's QPs are new */
 		if (qi[i].qpn != qpn0)
 			continue;
 		r->cc = qi[i].cc;
@@ -72,9 +72,11 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 		return -EPROTO;
 	}
 	c->t0 = perf_now(c);
-	rc = perf_drive(c, c->plan.mode == PERF_MODE_LAT &&
-			(c->plan.op == PERF_OP_WRITE || c->plan.op == PERF_OP_SEND) ?
-			perf_lat_client_step : perf_bw_client_step,
+	rc = perf_drive(c,
+			c->plan.mode == PERF_MODE_LAT && (c->plan.op == PERF_OP_WRITE ||
+							  c->plan.op == PERF_OP_SEND) ?
+				perf_lat_client_step :
+				perf_bw_client_step,
 			c->plan.mode == PERF_MODE_LAT ? "lat" : "bw");
 	if (rc != 0 || c->failed)
 		return rc ? rc : -EIO;
@@ -83,7 +85,9 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 	m.kind = PERF_MSG_DONE;
 	for (i = 0; i < c->plan.qps; i++) {
 		m.count[i] = c->plan.mode == PERF_MODE_LAT && !perf_is_atomic(c->plan.op) &&
-			     c->plan.op != PERF_OP_READ ? c->q[i].rdone : c->q[i].posted;
+					     c->plan.op != PERF_OP_READ ?
+				     c->q[i].rdone :
+				     c->q[i].posted;
 		iters += m.count[i];
 	}
 	perf_report_shards(c, m.count);
@@ -95,7 +99,7 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 		return rc;
 	memset(&m, 0, sizeof(m));
 	c->verdict_msg = &m;
-	c->one_call = true;	/* TCP only: one run per pass, not one per shard */
+	c->one_call = true; /* TCP only: one run per pass, not one per shard */
 	rc = perf_drive(c, verdict_step, "verdict");
 	c->one_call = false;
 	c->verdict_msg = NULL;
@@ -124,9 +128,12 @@ server_round(struct perf_ctx *c)
 	rc = perf_oob_send(c->sock, &m, sizeof(m), c->plan.timeout_ms);
 	if (rc != 0)
 		return rc;
-	rc = perf_drive(c, c->plan.mode == PERF_MODE_LAT &&
-			(c->plan.op == PERF_OP_WRITE || c->plan.op == PERF_OP_SEND) ?
-			perf_lat_server_step : perf_bw_server_step, "serve");
+	rc = perf_drive(c,
+			c->plan.mode == PERF_MODE_LAT && (c->plan.op == PERF_OP_WRITE ||
+							  c->plan.op == PERF_OP_SEND) ?
+				perf_lat_server_step :
+				perf_bw_server_step,
+			"serve");
 	if (rc == 0 && !c->failed)
 		perf_round_final_check(c);
 	for (i = 0; i < c->plan.qps; i++)
@@ -140,9 +147,10 @@ server_round(struct perf_ctx *c)
 	snprintf(m.why, sizeof(m.why), "%s", c->why);
 	if (!c->o->quiet)
 		printf("server: %s %s %u B: %llu served%s%s\n", perf_op_name(c->plan.op),
-		       c->plan.mode == PERF_MODE_LAT ? "lat" : "bw", c->size,
-		       (unsigned long long)n, c->plan.verify ? (m.ok ? ", verify ok" : ", FAILED: ")
-		       : (m.ok ? "" : ", FAILED: "), m.ok ? "" : c->why);
+		       c->plan.mode == PERF_MODE_LAT ? "lat" : "bw", c->size, (unsigned long long)n,
+		       c->plan.verify ? (m.ok ? ", verify ok" : ", FAILED: ") :
+					(m.ok ? "" : ", FAILED: "),
+		       m.ok ? "" : c->why);
 	fflush(stdout);
 	if (perf_oob_send(c->sock, &m, sizeof(m), c->plan.timeout_ms) != 0 && rc == 0)
 		rc = -EPIPE;
@@ -166,7 +174,7 @@ exchange_plan(struct perf_ctx *c)
 	    p.nsizes == 0 || p.nsizes > PERF_MAX_SIZES || p.qps == 0 || p.qps > PERF_MAX_QPS ||
 	    p.depth == 0 || p.depth > 1024 || p.gid_index > 1)
 		return -EPROTO;
-	c->plan = p;	/* the server follows the client, its GID family (-x) included */
+	c->plan = p; /* the server follows the client, its GID family (-x) included */
 	return 0;
 }
 
@@ -203,8 +211,9 @@ run(struct perf_ctx *c, const char *argv0)
 		return rc;
 	}
 	if (c->plan.mode == PERF_MODE_LAT) {
-		c->samples = calloc(c->plan.iters < PERF_MAX_SAMPLES ? c->plan.iters :
-				    PERF_MAX_SAMPLES, sizeof(uint64_t));
+		c->samples =
+			calloc(c->plan.iters < PERF_MAX_SAMPLES ? c->plan.iters : PERF_MAX_SAMPLES,
+			       sizeof(uint64_t));
 		if (c->samples == NULL)
 			return -ENOMEM;
 	}

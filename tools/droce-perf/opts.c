@@ -8,8 +8,8 @@
 #include "perf.h"
 
 static const char *const op_names[] = {
-	[PERF_OP_WRITE] = "write", [PERF_OP_READ] = "read", [PERF_OP_SEND] = "send",
-	[PERF_OP_FADD] = "fadd", [PERF_OP_CSWAP] = "cswap", [PERF_OP_AWRITE] = "awrite",
+	[PERF_OP_WRITE] = "write", [PERF_OP_READ] = "read",   [PERF_OP_SEND] = "send",
+	[PERF_OP_FADD] = "fadd",   [PERF_OP_CSWAP] = "cswap", [PERF_OP_AWRITE] = "awrite",
 };
 
 const char *
@@ -28,42 +28,58 @@ void
 perf_usage(FILE *f)
 {
 	fprintf(f,
-"usage: droce-perf [options] [SERVER_ADDRESS]\n"
-"  perftest-like RDMA benchmark over the droce runtime (DPDK). Without SERVER_ADDRESS it is\n"
-"  the server and follows the client's options; with it, the client.\n"
-"  -o, --op OP        write | read | send | fadd | cswap | atomic (= fadd) | awrite\n"
-"                     (ATOMIC WRITE, IBTA 1.5) (default write)\n"
-"  -m, --mode MODE    bw | lat (default bw)\n"
-"  -s, --size N       message bytes, 1..%u (default 65536; atomics: always 8)\n"
-"  -a, --all          sweep 1 B .. 1 MiB, powers of two\n"
-"      --sizes LIST   sweep these sizes, e.g. 8,4096,65536\n"
-"  -n, --iters N      iterations per size (default 1000)\n"
-"  -D, --duration S   seconds per size instead (still bounded by -n if given)\n"
-"  -q, --qps N        queue pairs, 1..%u (bw: round robin; lat uses the first)\n"
-"  -t, --depth N      outstanding WRs per QP in bw mode, 1..1024 (default 64)\n"
-"      --mtu N        RoCE path MTU: 256 512 1024 2048 4096 (default: the runtime's path_mtu)\n"
-"  -p, --port N       TCP port of the out-of-band exchange (default %u; 0: any, server)\n"
-"      --port-file F  server: write the bound TCP port to F\n"
-"      --verify       check every byte (send, read, write lat, write bw when the run fits the\n"
-"                     buffer; else the last write of each slot) and every atomic return value\n"
-"      --corrupt-for-test  the checking side flips one byte first (verification must fail)\n"
-"      --timeout-ms N no progress for N ms means the peer is gone (default 10000)\n"
-"  -x, --gid-index N  0: IPv4 GID (default), 1: IPv6 GID\n"
-"      --shard-base K QP i lives on shard (i + K) %% shards (default 0); with the peer on\n"
-"                     another K its frames arrive on a queue whose shard must hand them over\n"
-"  -c, --config F     runtime config file (else $DROCE_CONFIG), then DROCE_* variables\n"
-"  -J, --json         one JSON object on stdout instead of the table\n"
-"  -Q, --quiet        no progress line on stderr\n"
-"      --counters     the runtime's non-zero counters on stderr at the end (this side)\n"
-"  -h, --help\n"
-"The runtime is configured as usual (pmd-glue/README.md): DROCE_VDEV, DROCE_IPV4, DROCE_EAL,\n"
-"DROCE_LCORES (one lcore: inline progress; two: the loop on a poll lcore), DROCE_MTU ...\n"
-"Example over memif (two shells):\n"
-"  DROCE_EAL='--no-huge -m 512 --no-pci' DROCE_LCORES=0 DROCE_IPV4=198.18.0.1/24 \\\n"
-"    DROCE_VDEV=net_memif0,role=server,socket=/perf.sock droce-perf\n"
-"  DROCE_EAL='--no-huge -m 512 --no-pci' DROCE_LCORES=1 DROCE_IPV4=198.18.0.2/24 \\\n"
-"    DROCE_VDEV=net_memif0,role=client,socket=/perf.sock droce-perf -o read -a --verify 127.0.0.1\n"
-"Exit: 0 ok, 1 run or verification failure, 2 bad options.\n",
+		"usage: droce-perf [options] [SERVER_ADDRESS]\n"
+		"  perftest-like RDMA benchmark over the droce runtime (DPDK). Without "
+		"SERVER_ADDRESS it is\n"
+		"  the server and follows the client's options; with it, the client.\n"
+		"  -o, --op OP        write | read | send | fadd | cswap | atomic (= fadd) | "
+		"awrite\n"
+		"                     (ATOMIC WRITE, IBTA 1.5) (default write)\n"
+		"  -m, --mode MODE    bw | lat (default bw)\n"
+		"  -s, --size N       message bytes, 1..%u (default 65536; atomics: always 8)\n"
+		"  -a, --all          sweep 1 B .. 1 MiB, powers of two\n"
+		"      --sizes LIST   sweep these sizes, e.g. 8,4096,65536\n"
+		"  -n, --iters N      iterations per size (default 1000)\n"
+		"  -D, --duration S   seconds per size instead (still bounded by -n if given)\n"
+		"  -q, --qps N        queue pairs, 1..%u (bw: round robin; lat uses the first)\n"
+		"  -t, --depth N      outstanding WRs per QP in bw mode, 1..1024 (default 64)\n"
+		"      --mtu N        RoCE path MTU: 256 512 1024 2048 4096 (default: the "
+		"runtime's path_mtu)\n"
+		"  -p, --port N       TCP port of the out-of-band exchange (default %u; 0: any, "
+		"server)\n"
+		"      --port-file F  server: write the bound TCP port to F\n"
+		"      --verify       check every byte (send, read, write lat, write bw when the "
+		"run fits the\n"
+		"                     buffer; else the last write of each slot) and every atomic "
+		"return value\n"
+		"      --corrupt-for-test  the checking side flips one byte first (verification "
+		"must fail)\n"
+		"      --timeout-ms N no progress for N ms means the peer is gone (default 10000)\n"
+		"  -x, --gid-index N  0: IPv4 GID (default), 1: IPv6 GID\n"
+		"      --shard-base K QP i lives on shard (i + K) %% shards (default 0); with the "
+		"peer on\n"
+		"                     another K its frames arrive on a queue whose shard must hand "
+		"them over\n"
+		"  -c, --config F     runtime config file (else $DROCE_CONFIG), then DROCE_* "
+		"variables\n"
+		"  -J, --json         one JSON object on stdout instead of the table\n"
+		"  -Q, --quiet        no progress line on stderr\n"
+		"      --counters     the runtime's non-zero counters on stderr at the end (this "
+		"side)\n"
+		"  -h, --help\n"
+		"The runtime is configured as usual (pmd-glue/README.md): DROCE_VDEV, DROCE_IPV4, "
+		"DROCE_EAL,\n"
+		"DROCE_LCORES (one lcore: inline progress; two: the loop on a poll lcore), "
+		"DROCE_MTU ...\n"
+		"Example over memif (two shells):\n"
+		"  DROCE_EAL='--no-huge -m 512 --no-pci' DROCE_LCORES=0 DROCE_IPV4=198.18.0.1/24 "
+		"\\\n"
+		"    DROCE_VDEV=net_memif0,role=server,socket=/perf.sock droce-perf\n"
+		"  DROCE_EAL='--no-huge -m 512 --no-pci' DROCE_LCORES=1 DROCE_IPV4=198.18.0.2/24 "
+		"\\\n"
+		"    DROCE_VDEV=net_memif0,role=client,socket=/perf.sock droce-perf -o read -a "
+		"--verify 127.0.0.1\n"
+		"Exit: 0 ok, 1 run or verification failure, 2 bad options.\n",
 		PERF_MAX_SIZE, PERF_MAX_QPS, PERF_DEF_PORT);
 }
 
@@ -101,7 +117,11 @@ parse_sizes(struct perf_plan *p, const char *s)
 	return p->nsizes > 0 ? 0 : -EINVAL;
 }
 
-#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -EINVAL; } while (0)
+#define BAD(...) \
+	do { \
+		snprintf(err, errlen, __VA_ARGS__); \
+		return -EINVAL; \
+	} while (0)
 
 static const char *
 value(int argc, char **argv, int *i, char *err, size_t errlen)
@@ -204,8 +224,8 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 			p->nsizes = 1;
 		} else if (is(a, NULL, "--sizes")) {
 			if (parse_sizes(p, v) != 0)
-				BAD("--sizes '%s': up to %u comma-separated sizes of 1..%u bytes", v,
-				    PERF_MAX_SIZES, PERF_MAX_SIZE);
+				BAD("--sizes '%s': up to %u comma-separated sizes of 1..%u bytes",
+				    v, PERF_MAX_SIZES, PERF_MAX_SIZE);
 			sizes = true;
 		} else if (is(a, "-n", "--iters")) {
 			if (num(v, 1, 1000000000, &x) != 0)
@@ -257,7 +277,7 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 			p->sizes[p->nsizes] = 1u << p->nsizes;
 	}
 	if (p->duration_ms != 0 && !iters)
-		p->iters = 1000000000;	/* the time bounds the run; still a finite count */
+		p->iters = 1000000000; /* the time bounds the run; still a finite count */
 	if (perf_is_atomic(p->op)) {
 		p->nsizes = 1;
 		p->sizes[0] = 8;

@@ -14,17 +14,21 @@
 enum {
 	PERF_MAX_SIZES = 32,
 	PERF_MAX_QPS = 16,
-	PERF_MAX_SIZE = 1 << 20,		/* 1 MiB: the sweep's top */
-	PERF_BUF_CAP = 16 << 20,		/* bytes of slots per QP and side */
-	PERF_MAX_SAMPLES = 1 << 22,		/* latency samples kept per size */
-	PERF_DEF_PORT = 18515,			/* perftest's default */
+	PERF_MAX_SIZE = 1 << 20,    /* 1 MiB: the sweep's top */
+	PERF_BUF_CAP = 16 << 20,    /* bytes of slots per QP and side */
+	PERF_MAX_SAMPLES = 1 << 22, /* latency samples kept per size */
+	PERF_DEF_PORT = 18515,	    /* perftest's default */
 	PERF_EXIT_FAIL = 1,
 	PERF_EXIT_USAGE = 2,
 };
 
 enum perf_op {
-	PERF_OP_WRITE, PERF_OP_READ, PERF_OP_SEND, PERF_OP_FADD, PERF_OP_CSWAP,
-	PERF_OP_AWRITE,	/* IBTA 1.5 ATOMIC WRITE: 8 bytes onto the counter, as the atomics */
+	PERF_OP_WRITE,
+	PERF_OP_READ,
+	PERF_OP_SEND,
+	PERF_OP_FADD,
+	PERF_OP_CSWAP,
+	PERF_OP_AWRITE, /* IBTA 1.5 ATOMIC WRITE: 8 bytes onto the counter, as the atomics */
 	PERF_OP_LAST = PERF_OP_AWRITE
 };
 enum perf_mode { PERF_MODE_BW, PERF_MODE_LAT };
@@ -33,33 +37,33 @@ enum perf_mode { PERF_MODE_BW, PERF_MODE_LAT };
  * agree; here the server simply follows). Fixed-width fields: it travels over TCP as is. */
 struct perf_plan {
 	uint32_t magic;
-	uint32_t op;		/* enum perf_op */
-	uint32_t mode;		/* enum perf_mode */
+	uint32_t op;   /* enum perf_op */
+	uint32_t mode; /* enum perf_mode */
 	uint32_t nsizes;
 	uint32_t sizes[PERF_MAX_SIZES];
-	uint64_t iters;		/* per size; bound even with duration_ms */
-	uint32_t duration_ms;	/* 0: iters only */
+	uint64_t iters;	      /* per size; bound even with duration_ms */
+	uint32_t duration_ms; /* 0: iters only */
 	uint32_t qps;
-	uint32_t depth;		/* outstanding WRs per QP (bw) */
-	uint32_t mtu;		/* path MTU bytes */
+	uint32_t depth; /* outstanding WRs per QP (bw) */
+	uint32_t mtu;	/* path MTU bytes */
 	uint32_t verify;
-	uint32_t corrupt;	/* --corrupt-for-test: the checking side flips one byte first */
-	uint32_t timeout_ms;	/* no progress for this long: the peer is gone */
-	uint32_t gid_index;	/* -x: both sides use the same GID family */
+	uint32_t corrupt;    /* --corrupt-for-test: the checking side flips one byte first */
+	uint32_t timeout_ms; /* no progress for this long: the peer is gone */
+	uint32_t gid_index;  /* -x: both sides use the same GID family */
 };
 
 /* Command line. */
 struct perf_opts {
 	struct perf_plan plan;
 	bool server;
-	const char *addr;	/* client: the server's TCP address */
+	const char *addr; /* client: the server's TCP address */
 	uint16_t port;
-	const char *port_file;	/* server: write the bound TCP port here (tests use port 0) */
-	const char *config;	/* runtime config file (else $DROCE_CONFIG) */
+	const char *port_file; /* server: write the bound TCP port here (tests use port 0) */
+	const char *config;    /* runtime config file (else $DROCE_CONFIG) */
 	bool json;
-	bool quiet;		/* no progress line */
-	bool counters;		/* print the runtime's non-zero counters at the end */
-	unsigned int shard_base;	/* QP i on shard (i + shard_base) % shards */
+	bool quiet;		 /* no progress line */
+	bool counters;		 /* print the runtime's non-zero counters at the end */
+	unsigned int shard_base; /* QP i on shard (i + shard_base) % shards */
 };
 
 /* One QP's endpoint as exchanged out of band (perftest: LID/QPN/PSN/RKEY/VADDR/GID). */
@@ -70,17 +74,17 @@ struct perf_ep {
 };
 
 struct perf_qp {
-	unsigned int shard;	/* the runtime shard whose device holds qp, cq, mr */
+	unsigned int shard; /* the runtime shard whose device holds qp, cq, mr */
 	struct droce_qp *qp;
 	struct droce_cq *cq;
 	struct droce_mr *mr;
-	uint8_t *buf;		/* slots of the round's size */
+	uint8_t *buf; /* slots of the round's size */
 	uint64_t len;
 	struct perf_ep me, peer;
 	/* per round */
-	uint64_t posted, done;	/* WRs posted / completed */
-	uint64_t rdone;		/* receives completed (send) or ping-pong replies seen */
-	uint32_t slots;		/* slots of this round's size in buf */
+	uint64_t posted, done; /* WRs posted / completed */
+	uint64_t rdone;	       /* receives completed (send) or ping-pong replies seen */
+	uint32_t slots;	       /* slots of this round's size in buf */
 };
 
 /* Result of one size. */
@@ -88,12 +92,12 @@ struct perf_result {
 	uint32_t size;
 	uint64_t iters;
 	double seconds;
-	double gbps, mmps;	/* goodput Gbit/s, million messages/s */
-	double lat_min, lat_p50, lat_p99, lat_p999, lat_max, lat_avg;	/* us */
+	double gbps, mmps; /* goodput Gbit/s, million messages/s */
+	double lat_min, lat_p50, lat_p99, lat_p999, lat_max, lat_avg; /* us */
 	bool has_lat;
-	bool verified;		/* checked and clean (only meaningful with verify) */
-	uint64_t bad_bytes;	/* mismatches seen by this side and the peer */
-	uint64_t retrans;	/* dev.roce_adp_retrans during the round */
+	bool verified;	    /* checked and clean (only meaningful with verify) */
+	uint64_t bad_bytes; /* mismatches seen by this side and the peer */
+	uint64_t retrans;   /* dev.roce_adp_retrans during the round */
 	/* congestion control at the round's end: QP 0's algorithm and its own figures, and the
 	 * packets every QP's limiter held (droce_rt_qps) */
 	const char *cc;
@@ -107,41 +111,41 @@ struct perf_ctx {
 	const struct perf_opts *o;
 	struct perf_plan plan;
 	struct droce_rt *rt;
-	bool lcore;		/* the loop runs on poll lcores: engine calls via droce_rt_call */
+	bool lcore; /* the loop runs on poll lcores: engine calls via droce_rt_call */
 	unsigned int nshards;
-	unsigned int used;	/* bit s: shard s holds a QP */
-	int cur_shard;		/* the shard a fanned-out perf_call runs on; -1: every shard */
-	bool one_call;		/* perf_call runs fn once (no engine inside, e.g. TCP only) */
-	struct droce_pd *pd[DROCE_RT_MAX_SHARDS];	/* one per shard holding QPs */
-	uint64_t shard_msgs[DROCE_RT_MAX_SHARDS];	/* per round: messages per shard */
+	unsigned int used; /* bit s: shard s holds a QP */
+	int cur_shard;	   /* the shard a fanned-out perf_call runs on; -1: every shard */
+	bool one_call;	   /* perf_call runs fn once (no engine inside, e.g. TCP only) */
+	struct droce_pd *pd[DROCE_RT_MAX_SHARDS]; /* one per shard holding QPs */
+	uint64_t shard_msgs[DROCE_RT_MAX_SHARDS]; /* per round: messages per shard */
 	struct perf_qp q[PERF_MAX_QPS];
-	int sock;		/* the TCP connection to the peer */
-	struct droce_av peer_av;	/* the peer's address, resolved (MAC, VLAN) in round 0 */
+	int sock;		 /* the TCP connection to the peer */
+	struct droce_av peer_av; /* the peer's address, resolved (MAC, VLAN) in round 0 */
 	/* round state */
 	uint32_t size;
 	unsigned int round;
 	uint64_t t0, t_last, t_progress;
 	uint64_t *samples;
 	uint64_t nsamples;
-	uint64_t bad;		/* bytes or values that failed verification */
+	uint64_t bad; /* bytes or values that failed verification */
 	uint64_t first_bad_iter;
-	bool failed;		/* a completion error or a timeout */
+	bool failed; /* a completion error or a timeout */
 	char why[160];
-	bool stop;		/* client: time or iteration bound reached */
-	bool corrupted;		/* --corrupt-for-test applied once */
-	uint64_t t_post;	/* lat: when the outstanding operation was posted */
-	uint64_t t_end;		/* time of the last completion */
-	bool awaiting;		/* lat ping-pong: a request is out */
-	uint64_t last_rx[DROCE_RT_MAX_SHARDS];	/* server: engines' rcvd_pkts at the last look */
-	uint64_t t_tcp;		/* server: last look for the client's message */
-	bool got_done;		/* server: the client's DONE arrived */
-	uint64_t expect[PERF_MAX_QPS];	/* server: what the client posted per QP */
-	void *verdict_msg;	/* client: where verdict_step puts the server's verdict */
+	bool stop;			       /* client: time or iteration bound reached */
+	bool corrupted;			       /* --corrupt-for-test applied once */
+	uint64_t t_post;		       /* lat: when the outstanding operation was posted */
+	uint64_t t_end;			       /* time of the last completion */
+	bool awaiting;			       /* lat ping-pong: a request is out */
+	uint64_t last_rx[DROCE_RT_MAX_SHARDS]; /* server: engines' rcvd_pkts at the last look */
+	uint64_t t_tcp;			       /* server: last look for the client's message */
+	bool got_done;			       /* server: the client's DONE arrived */
+	uint64_t expect[PERF_MAX_QPS];	       /* server: what the client posted per QP */
+	void *verdict_msg; /* client: where verdict_step puts the server's verdict */
 };
 
 /* Round messages over TCP: READY (server), DONE (client: counts per QP), VERDICT (server). */
 enum perf_msg_kind { PERF_MSG_READY = 1, PERF_MSG_DONE, PERF_MSG_VERDICT };
-#define PERF_MAGIC 0x64706631u	/* "dpf1" */
+#define PERF_MAGIC 0x64706631u /* "dpf1" */
 struct perf_msg {
 	uint32_t magic;
 	uint32_t kind;
@@ -174,7 +178,7 @@ void perf_fill(uint8_t *p, uint32_t len, uint64_t iter);
 /* Mismatching bytes of p against the pattern of iter; *first the first bad offset. */
 uint64_t perf_check(const uint8_t *p, uint32_t len, uint64_t iter, uint32_t *first);
 uint64_t perf_atomic_init(unsigned int qp);
-uint64_t perf_atomic_expect(unsigned int qp, uint64_t iter);	/* value before op iter */
+uint64_t perf_atomic_expect(unsigned int qp, uint64_t iter); /* value before op iter */
 /* The write ping-pong's arrival marker: the last byte, different from the previous iteration's. */
 uint8_t perf_marker(uint64_t iter);
 

@@ -71,13 +71,13 @@ void
 perf_report_header(const struct perf_ctx *c)
 {
 	printf("# droce-perf %s %s, %u QP(s), depth %u, path MTU %u, loop %s%s\n",
-	       perf_op_name(c->plan.op), c->plan.mode == PERF_MODE_BW ? "bw" : "lat",
-	       c->plan.qps, c->plan.mode == PERF_MODE_BW ? c->plan.depth : 1,
+	       perf_op_name(c->plan.op), c->plan.mode == PERF_MODE_BW ? "bw" : "lat", c->plan.qps,
+	       c->plan.mode == PERF_MODE_BW ? c->plan.depth : 1,
 	       c->plan.mtu ? c->plan.mtu : droce_rt_config(c->rt)->path_mtu, loop_name(c),
 	       c->plan.verify ? ", verify" : "");
 	if (c->plan.mode == PERF_MODE_BW)
-		printf("%10s %12s %10s %12s %10s %9s %8s\n", "bytes", "iters", "seconds",
-		       "Gbit/s", "Mmsg/s", "retrans", "verify");
+		printf("%10s %12s %10s %12s %10s %9s %8s\n", "bytes", "iters", "seconds", "Gbit/s",
+		       "Mmsg/s", "retrans", "verify");
 	else
 		printf("%10s %10s %9s %9s %9s %9s %9s %9s %8s\n", "bytes", "iters", "min_us",
 		       "p50_us", "p99_us", "p99.9_us", "max_us", "avg_us", "verify");
@@ -122,20 +122,21 @@ perf_report_json(const struct perf_ctx *c, const struct perf_result *r, unsigned
 
 	printf("{\"tool\":\"droce-perf\",\"op\":\"%s\",\"mode\":\"%s\",\"qps\":%u,\"depth\":%u,"
 	       "\"path_mtu\":%u,\"loop\":\"%s\",\"verify\":%s,\"latency\":\"round trip, us\","
-	       "\"results\":[", perf_op_name(c->plan.op),
-	       c->plan.mode == PERF_MODE_BW ? "bw" : "lat", c->plan.qps,
+	       "\"results\":[",
+	       perf_op_name(c->plan.op), c->plan.mode == PERF_MODE_BW ? "bw" : "lat", c->plan.qps,
 	       c->plan.mode == PERF_MODE_BW ? c->plan.depth : 1,
 	       c->plan.mtu ? c->plan.mtu : droce_rt_config(c->rt)->path_mtu, loop_name(c),
 	       c->plan.verify ? "true" : "false");
 	for (i = 0; i < n; i++) {
 		printf("%s{\"size\":%u,\"iters\":%llu,\"seconds\":%.6f,\"gbps\":%.4f,"
-		       "\"mmsg_per_s\":%.5f,\"retrans\":%llu", i ? "," : "", r[i].size,
-		       (unsigned long long)r[i].iters, r[i].seconds, r[i].gbps, r[i].mmps,
-		       (unsigned long long)r[i].retrans);
+		       "\"mmsg_per_s\":%.5f,\"retrans\":%llu",
+		       i ? "," : "", r[i].size, (unsigned long long)r[i].iters, r[i].seconds,
+		       r[i].gbps, r[i].mmps, (unsigned long long)r[i].retrans);
 		if (r[i].has_lat)
 			printf(",\"lat_us\":{\"min\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f,"
-			       "\"max\":%.3f,\"avg\":%.3f}", r[i].lat_min, r[i].lat_p50,
-			       r[i].lat_p99, r[i].lat_p999, r[i].lat_max, r[i].lat_avg);
+			       "\"max\":%.3f,\"avg\":%.3f}",
+			       r[i].lat_min, r[i].lat_p50, r[i].lat_p99, r[i].lat_p999,
+			       r[i].lat_max, r[i].lat_avg);
 		if (c->plan.verify)
 			printf(",\"verified\":%s,\"bad\":%llu", r[i].verified ? "true" : "false",
 			       (unsigned long long)r[i].bad_bytes);

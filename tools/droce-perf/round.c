@@ -98,13 +98,15 @@ perf_round_final_check(struct perf_ctx *c)
 		}
 		if (perf_is_atomic(c->plan.op)) {
 			if (c->plan.op == PERF_OP_AWRITE)
-				perf_maybe_corrupt(c, q->buf);	/* only the server checks it */
+				perf_maybe_corrupt(c, q->buf); /* only the server checks it */
 			memcpy(&v, q->buf, 8);
 			if (v != perf_atomic_init(i) + n) {
 				if (c->bad == 0)
-					perf_fail(c, "verify: QP %u counter %#llx after %llu %s, "
-						  "expected %#llx", i, (unsigned long long)v,
-						  (unsigned long long)n, perf_op_name(c->plan.op),
+					perf_fail(c,
+						  "verify: QP %u counter %#llx after %llu %s, "
+						  "expected %#llx",
+						  i, (unsigned long long)v, (unsigned long long)n,
+						  perf_op_name(c->plan.op),
 						  (unsigned long long)(perf_atomic_init(i) + n));
 				c->bad++;
 			}

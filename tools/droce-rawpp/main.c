@@ -18,9 +18,9 @@
 #include "droce_rt_guard.h"
 #include "rawpp.h"
 
-#define RING_DESC 1024
+#define RING_DESC    1024
 #define LINK_WAIT_MS 10000
-#define SPIN_POLLS 100
+#define SPIN_POLLS   100
 
 static volatile int stop_flag;
 
@@ -157,7 +157,7 @@ droce_rawpp_frame_init(uint8_t *buf, const struct droce_rawpp_opts *o)
 	memcpy(buf + 6, client ? mac_c : mac_s, 6);
 	*(uint16_t *)(buf + 12) = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->type_of_service = 0x02;	/* ECT(0): droce-netem's RED may mark CE */
+	ip->type_of_service = 0x02; /* ECT(0): droce-netem's RED may mark CE */
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - DROCE_RAWPP_OFF_IP));
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_UDP;
@@ -218,8 +218,10 @@ port_init(uint16_t port, struct rte_mempool *mp)
 		}
 		rte_delay_us_sleep(1000);
 	}
-	fprintf(stderr, "droce-rawpp: port %u link still down after %d ms (is the peer running, "
-		"with the same memif socket name?)\n", port, LINK_WAIT_MS);
+	fprintf(stderr,
+		"droce-rawpp: port %u link still down after %d ms (is the peer running, "
+		"with the same memif socket name?)\n",
+		port, LINK_WAIT_MS);
 	return -ETIMEDOUT;
 }
 
@@ -245,7 +247,7 @@ droce_rawpp_send_end(struct droce_rawpp_ctx *c, uint64_t count)
 		*rte_pktmbuf_mtod_offset(m, uint8_t *, DROCE_RAWPP_OFF_TYPE) = DROCE_RAWPP_END;
 		droce_rawpp_put64(m, DROCE_RAWPP_OFF_SEQ, count);
 		while ((guard ? droce_rt_guard_tx(c->o.port, 0, &m, 1, &faults) :
-			rte_eth_tx_burst(c->o.port, 0, &m, 1)) == 0) {
+				rte_eth_tx_burst(c->o.port, 0, &m, 1)) == 0) {
 			/* The peer leaves at the first end frame: stop once its link is down. */
 			if (rte_rdtsc() > give_up || *c->stop ||
 			    rte_eth_link_get_nowait(c->o.port, &link) != 0 ||
@@ -256,7 +258,7 @@ droce_rawpp_send_end(struct droce_rawpp_ctx *c, uint64_t count)
 			rte_delay_us_sleep(50);
 		}
 		if (faults != 0)
-			return;	/* the peer left inside that burst */
+			return; /* the peer left inside that burst */
 		rte_delay_us_sleep(200);
 	}
 }
@@ -322,7 +324,7 @@ main(int argc, char **argv)
 			ret = c.o.role == DROCE_RAWPP_CLIENT ? droce_rawpp_tput_client(&c) :
 							       droce_rawpp_tput_server(&c);
 	}
-	droce_rt_guard_stop(c.o.port);	/* memif: not at once with the peer's departure */
+	droce_rt_guard_stop(c.o.port); /* memif: not at once with the peer's departure */
 	rte_eth_dev_close(c.o.port);
 	rte_mempool_free(c.mp);
 	rte_mempool_free(rx_mp);

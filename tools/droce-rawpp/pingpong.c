@@ -79,7 +79,7 @@ await_echo(struct droce_rawpp_ctx *c, uint64_t seq, uint64_t t_send, uint64_t ti
 				p = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
 				*ce += p[DROCE_RAWPP_OFF_FLAGS] != 0;
 			} else {
-				(*late)++;	/* an earlier ping's echo, or a duplicate */
+				(*late)++; /* an earlier ping's echo, or a duplicate */
 			}
 			rte_pktmbuf_free(pkts[i]);
 		}

@@ -29,7 +29,7 @@ enum droce_rawpp_mode {
 enum droce_rawpp_type {
 	DROCE_RAWPP_DATA = 1,
 	DROCE_RAWPP_ECHO = 2,
-	DROCE_RAWPP_END = 3,	/* seq carries the number of frames the client sent */
+	DROCE_RAWPP_END = 3, /* seq carries the number of frames the client sent */
 };
 
 /* Frame layout: Ethernet 14, IPv4 20, UDP 8, then type, flags, seq, timestamp: 60 bytes min. */
@@ -37,13 +37,13 @@ enum droce_rawpp_off {
 	DROCE_RAWPP_OFF_IP = 14,
 	DROCE_RAWPP_OFF_UDP = 34,
 	DROCE_RAWPP_OFF_TYPE = 42,
-	DROCE_RAWPP_OFF_FLAGS = 43,	/* echo: the request arrived CE-marked */
+	DROCE_RAWPP_OFF_FLAGS = 43, /* echo: the request arrived CE-marked */
 	DROCE_RAWPP_OFF_SEQ = 44,
 	DROCE_RAWPP_OFF_TS = 52,
 	DROCE_RAWPP_HDR_LEN = 60,
 };
 
-#define DROCE_RAWPP_FCS 4
+#define DROCE_RAWPP_FCS	     4
 #define DROCE_RAWPP_UDP_PORT 0xD0CE
 #define DROCE_RAWPP_MIN_SIZE 64
 #define DROCE_RAWPP_MAX_SIZE 1518
@@ -51,12 +51,12 @@ enum droce_rawpp_off {
 struct droce_rawpp_opts {
 	enum droce_rawpp_role role;
 	enum droce_rawpp_mode mode;
-	uint32_t size;		/* Ethernet frame incl. FCS, as RFC 2544 counts: data is size - 4 */
-	uint64_t iters;		/* pings or frames; 0 = until duration */
+	uint32_t size;	/* Ethernet frame incl. FCS, as RFC 2544 counts: data is size - 4 */
+	uint64_t iters; /* pings or frames; 0 = until duration */
 	uint64_t duration_ns;
-	uint64_t warmup;	/* pings left out of the statistics */
-	uint64_t timeout_ns;	/* ping-pong: wait this long for an echo */
-	uint32_t idle_us;	/* sleep up to this when waiting; 0 = busy poll */
+	uint64_t warmup;     /* pings left out of the statistics */
+	uint64_t timeout_ns; /* ping-pong: wait this long for an echo */
+	uint32_t idle_us;    /* sleep up to this when waiting; 0 = busy poll */
 	uint32_t burst;
 	uint16_t port;
 };

@@ -55,7 +55,7 @@ droce_rawpp_tput_client(struct droce_rawpp_ctx *c)
 		k = rte_eth_tx_burst(o->port, 0, b, have);
 		sent += k;
 		if (k < have) {
-			full++;	/* the ring is full: keep the rest, in order, for the next try */
+			full++; /* the ring is full: keep the rest, in order, for the next try */
 			memmove(b, b + k, (size_t)(have - k) * sizeof(*b));
 		}
 		have = (uint16_t)(have - k);

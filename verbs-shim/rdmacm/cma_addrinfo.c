@@ -43,8 +43,8 @@ rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrin
 	}
 	r->ai_flags = hints != NULL ? hints->ai_flags : 0;
 	r->ai_family = ai->ai_family;
-	r->ai_port_space = hints != NULL && hints->ai_port_space == RDMA_PS_UDP ? RDMA_PS_UDP :
-										   RDMA_PS_TCP;
+	r->ai_port_space =
+		hints != NULL && hints->ai_port_space == RDMA_PS_UDP ? RDMA_PS_UDP : RDMA_PS_TCP;
 	r->ai_qp_type = r->ai_port_space == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
 	if (passive) {
 		memcpy(r->ai_src_addr, ai->ai_addr, ai->ai_addrlen);

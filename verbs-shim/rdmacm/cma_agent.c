@@ -22,9 +22,9 @@ enum {
 	 * the rest failed to post or were lost on UD, and their connects timed out. */
 	AGENT_RECVS = 1024,
 	AGENT_SENDS = 1024,
-	GRH_SIZE = 40,			/* a UD receive starts with the GRH's room */
+	GRH_SIZE = 40, /* a UD receive starts with the GRH's room */
 	RECV_SLOT = GRH_SIZE + DROCE_MAD_SIZE,
-	AGENT_TICK_MS = 50,		/* the CM's tick (its resends are 268 ms apart) */
+	AGENT_TICK_MS = 50, /* the CM's tick (its resends are 268 ms apart) */
 };
 
 struct droce_cm cma_cm;
@@ -39,7 +39,7 @@ static struct {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
-	uint8_t *buf;			/* AGENT_RECVS receive slots, then AGENT_SENDS send slots */
+	uint8_t *buf; /* AGENT_RECVS receive slots, then AGENT_SENDS send slots */
 	unsigned int next_send;
 	uint64_t guid;
 } ag;
@@ -59,7 +59,8 @@ send_slot(unsigned int i)
 static int
 post_recv(unsigned int i)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)recv_slot(i), .length = RECV_SLOT,
+	struct ibv_sge sge = { .addr = (uintptr_t)recv_slot(i),
+			       .length = RECV_SLOT,
 			       .lkey = ag.mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
 
@@ -121,7 +122,7 @@ cma_log(const char *fmt, ...)
 static void
 log_mad(const char *what, const uint8_t *mad)
 {
-	const uint8_t *d = mad + 24;	/* the CM message after the MAD header */
+	const uint8_t *d = mad + 24; /* the CM message after the MAD header */
 	uint16_t attr = (uint16_t)(mad[16] << 8 | mad[17]);
 	char reason[24] = "";
 
@@ -140,10 +141,15 @@ static int
 post_mad(struct ibv_ah *ah, const uint8_t mad[DROCE_MAD_SIZE], const char *what)
 {
 	unsigned int i = ag.next_send++ % AGENT_SENDS;
-	struct ibv_sge sge = { .addr = (uintptr_t)send_slot(i), .length = DROCE_MAD_SIZE,
+	struct ibv_sge sge = { .addr = (uintptr_t)send_slot(i),
+			       .length = DROCE_MAD_SIZE,
 			       .lkey = ag.mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = AGENT_RECVS + i, .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_send_wr wr = { .wr_id = AGENT_RECVS + i,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED },
+			   *bad;
 
 	log_mad(what, mad);
 	memcpy(send_slot(i), mad, DROCE_MAD_SIZE);
@@ -172,8 +178,7 @@ sgid_for(const uint8_t dgid[16])
 /* stack/cm's send: over the id's AH, or one made for this MAD (a connection whose id is
  * gone, a REJ or SIDR_REP to nobody's id). Lock held. */
 void
-cma_agent_send(struct droce_cm_conn *conn, const uint8_t gid[16],
-	       const uint8_t mad[DROCE_MAD_SIZE])
+cma_agent_send(struct droce_cm_conn *conn, const uint8_t gid[16], const uint8_t mad[DROCE_MAD_SIZE])
 {
 	struct cma_id *c = conn != NULL ? conn->user : NULL;
 	struct ibv_ah *ah;
@@ -185,7 +190,7 @@ cma_agent_send(struct droce_cm_conn *conn, const uint8_t gid[16],
 	}
 	ah = cma_agent_ah(gid, sgid_for(gid), &err);
 	if (ah == NULL)
-		return;	/* no route: the peer's resend asks again */
+		return; /* no route: the peer's resend asks again */
 	post_mad(ah, mad, "sent");
 	ibv_destroy_ah(ah);
 }
@@ -214,7 +219,7 @@ drain(void)
 	while ((n = ibv_poll_cq(ag.cq, 16, wc)) > 0) {
 		for (i = 0; i < n; i++) {
 			if (wc[i].wr_id >= AGENT_RECVS)
-				continue;	/* a send's completion */
+				continue; /* a send's completion */
 			if (wc[i].status == IBV_WC_SUCCESS && wc[i].byte_len >= GRH_SIZE + 24) {
 				const uint8_t *grh = recv_slot((unsigned int)wc[i].wr_id);
 				uint8_t sgid[16];
@@ -253,11 +258,12 @@ agent_main(void *arg)
 static int
 qp1_up(void)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-				 .qkey = DROCE_QKEY_GSI };
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1, .qkey = DROCE_QKEY_GSI
+	};
 
-	if (ibv_modify_qp(ag.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				     IBV_QP_QKEY) != 0)
+	if (ibv_modify_qp(ag.qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY) != 0)
 		return -errno;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
@@ -277,7 +283,8 @@ cma_agent_start(void)
 	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_UD,
 				       .cap = { .max_send_wr = AGENT_SENDS,
 						.max_recv_wr = AGENT_RECVS,
-						.max_send_sge = 1, .max_recv_sge = 1 } };
+						.max_send_sge = 1,
+						.max_recv_sge = 1 } };
 	struct ibv_device_attr da;
 	size_t len = (size_t)AGENT_RECVS * RECV_SLOT + (size_t)AGENT_SENDS * DROCE_MAD_SIZE;
 	unsigned int i;
@@ -298,8 +305,9 @@ cma_agent_start(void)
 		return rc;
 	ag.pd = ibv_alloc_pd(cma_verbs);
 	ag.ch = ag.pd != NULL ? ibv_create_comp_channel(cma_verbs) : NULL;
-	ag.cq = ag.ch != NULL ? ibv_create_cq(cma_verbs, AGENT_RECVS + AGENT_SENDS, NULL, ag.ch,
-					       0) : NULL;
+	ag.cq = ag.ch != NULL ?
+			ibv_create_cq(cma_verbs, AGENT_RECVS + AGENT_SENDS, NULL, ag.ch, 0) :
+			NULL;
 	ag.buf = ag.cq != NULL ? aligned_alloc(4096, (len + 4095) & ~(size_t)4095) : NULL;
 	ag.mr = ag.buf != NULL ? ibv_reg_mr(ag.pd, ag.buf, len, IBV_ACCESS_LOCAL_WRITE) : NULL;
 	if (ag.mr == NULL)
@@ -322,8 +330,7 @@ cma_agent_start(void)
 
 /* Before the verbs shim's runtime goes (its destructor runs after ours: we depend on it),
  * the thread must be out of its verbs. */
-static void __attribute__((destructor))
-cma_agent_stop(void)
+static void __attribute__((destructor)) cma_agent_stop(void)
 {
 	if (!ag.up)
 		return;
@@ -331,7 +338,8 @@ cma_agent_stop(void)
 	pthread_join(ag.thread, NULL);
 	ag.up = false;
 	if (log_on())
-		fprintf(stderr, "droce-rdmacm: CM MADs sent %llu (of them resent %llu), received %llu\n",
+		fprintf(stderr,
+			"droce-rdmacm: CM MADs sent %llu (of them resent %llu), received %llu\n",
 			(unsigned long long)(cma_cm.sent + cma_cm.resent),
 			(unsigned long long)cma_cm.resent, (unsigned long long)cma_cm.received);
 }

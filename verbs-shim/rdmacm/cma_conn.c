@@ -60,11 +60,11 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		return cma_errno(rc);
 	}
 	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_REQ) - CMA_HDR_SIZE)
-		return cma_errno(-EINVAL);	/* 56 bytes after rdma_cm's address header */
+		return cma_errno(-EINVAL); /* 56 bytes after rdma_cm's address header */
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_ROUTE_OK) {
 		pthread_mutex_unlock(&cma_lock);
-		return cma_errno(-EINVAL);	/* rdma_resolve_route first */
+		return cma_errno(-EINVAL); /* rdma_resolve_route first */
 	}
 	memset(&m, 0, sizeof(m));
 	c->local_psn = rand24();
@@ -81,15 +81,15 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	m.initiator_depth = c->init_depth;
 	m.remote_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
 	m.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
-	m.transport_type = 0;		/* RC */
+	m.transport_type = 0; /* RC */
 	m.end_to_end_flow_control = p->flow_control != 0;
 	m.retry_count = c->retry_count;
 	m.rnr_retry_count = c->rnr_retry_count;
 	m.max_cm_retries = CMA_MAX_RETRIES;
-	m.path_mtu = (uint8_t)c->mtu;	/* verbs' enum is IBTA's encoding */
+	m.path_mtu = (uint8_t)c->mtu; /* verbs' enum is IBTA's encoding */
 	m.srq = id->srq != NULL || p->srq != 0;
 	m.pkey = 0xFFFF;
-	m.primary_local_lid = 0xFFFF;	/* RoCE: no LIDs, the permissive one */
+	m.primary_local_lid = 0xFFFF; /* RoCE: no LIDs, the permissive one */
 	m.primary_remote_lid = 0xFFFF;
 	memcpy(m.primary_local_gid, c->sgid, 16);
 	memcpy(m.primary_remote_gid, c->dgid, 16);
@@ -105,8 +105,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	rc = cma_hdr_build(m.private_data, &id->route.addr.src_addr, &id->route.addr.dst_addr);
 	if (rc == 0) {
 		if (p->private_data_len != 0)
-			memcpy(m.private_data + CMA_HDR_SIZE, p->private_data,
-			       p->private_data_len);
+			memcpy(m.private_data + CMA_HDR_SIZE, p->private_data, p->private_data_len);
 		m.private_data_len = (uint8_t)(CMA_HDR_SIZE + p->private_data_len);
 		if (c->conn != NULL) {
 			/* a connect after a REJ or timeout: the old connection goes */
@@ -139,11 +138,11 @@ cma_rep_rcvd(struct cma_id *c, const struct droce_cm_msg *m)
 		return;
 	c->remote_qpn = m->local_qpn;
 	c->remote_psn = m->starting_psn;
-	c->rnr_retry_count = m->rnr_retry_count;	/* the passive side's to ask of us */
+	c->rnr_retry_count = m->rnr_retry_count; /* the passive side's to ask of us */
 	/* We serve the reads the peer may have outstanding; we may have as many as it serves. */
 	c->resp_res = m->initiator_depth < c->resp_res ? m->initiator_depth : c->resp_res;
-	c->init_depth = m->responder_resources < c->init_depth ? m->responder_resources :
-								  c->init_depth;
+	c->init_depth =
+		m->responder_resources < c->init_depth ? m->responder_resources : c->init_depth;
 	if (c->id.qp == NULL) {
 		/* The application connects its own QP, then calls rdma_establish(). */
 		c->state = CMA_REP_SENT;
@@ -207,9 +206,8 @@ cma_req_rcvd(struct droce_cm_conn *conn, const struct droce_cm_msg *m)
 	int idx;
 
 	if (cma_service_id_ps(m->service_id) != RDMA_PS_TCP || m->transport_type != 0 ||
-	    m->private_data_len < CMA_HDR_SIZE ||
-	    cma_hdr_parse(m->private_data, &src, &dst) != 0)
-		return -1;	/* not rdma_cm's RC: nobody here to answer it */
+	    m->private_data_len < CMA_HDR_SIZE || cma_hdr_parse(m->private_data, &src, &dst) != 0)
+		return -1; /* not rdma_cm's RC: nobody here to answer it */
 	port = cma_service_id_port(m->service_id);
 	l = cma_find_listener(RDMA_PS_TCP, port, (struct sockaddr *)&dst);
 	idx = cma_sgid_index(m->primary_remote_gid);
@@ -249,7 +247,7 @@ cma_req_rcvd(struct droce_cm_conn *conn, const struct droce_cm_msg *m)
 	c->sgid_index = idx;
 	if (cma_child_route(c, &src, &dst, port) != 0) {
 		conn->user = NULL;
-		cma_free_id(c);	/* no route back: the active side's resends time out */
+		cma_free_id(c); /* no route back: the active side's resends time out */
 		return -1;
 	}
 	c->resp_res = m->initiator_depth;
@@ -262,7 +260,7 @@ int
 rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	struct cma_id *c = cma_id_live(id);
-	struct rdma_conn_param none = { .rnr_retry_count = 7 };	/* librdmacm's with none */
+	struct rdma_conn_param none = { .rnr_retry_count = 7 }; /* librdmacm's with none */
 	const struct rdma_conn_param *p = conn_param != NULL ? conn_param : &none;
 	struct droce_cm_msg m;
 	int rc;

@@ -16,7 +16,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 	if (c == NULL)
 		return cma_errno(-EINVAL);
 	pthread_mutex_lock(&cma_lock);
-	switch (c->id.qp_type == IBV_QPT_UD ? CMA_IDLE : c->state) {	/* UD: no connection */
+	switch (c->id.qp_type == IBV_QPT_UD ? CMA_IDLE : c->state) { /* UD: no connection */
 	case CMA_ESTABLISHED:
 	case CMA_REP_SENT:
 		cma_qp_error(c);
@@ -25,7 +25,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 		break;
 	case CMA_DREQ_SENT:
 	case CMA_DISCONNECTED:
-		break;		/* the peer's DREQ came first, or ours is out */
+		break; /* the peer's DREQ came first, or ours is out */
 	default:
 		rc = -EINVAL;
 	}

@@ -79,16 +79,17 @@ cma_channel_free(struct rdma_event_channel *channel)
 }
 
 _Static_assert(offsetof(struct rdma_conn_param, private_data) ==
-	       offsetof(struct rdma_ud_param, private_data) &&
-	       offsetof(struct rdma_conn_param, private_data_len) ==
-	       offsetof(struct rdma_ud_param, private_data_len), "param.conn / param.ud");
+			       offsetof(struct rdma_ud_param, private_data) &&
+		       offsetof(struct rdma_conn_param, private_data_len) ==
+			       offsetof(struct rdma_ud_param, private_data_len),
+	       "param.conn / param.ud");
 
 /* Lock held. The event carries m's private data from priv_off on (REQ: past the rdma_cm
  * addressing header) and, for CONNECT_REQUEST / ESTABLISHED, the peer's parameters; or, with
  * ud, UD parameters of our own making (a multicast join's). */
 static int
-queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status, const struct droce_cm_msg *m,
-	    unsigned int priv_off, const struct rdma_ud_param *ud)
+queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
+	    const struct droce_cm_msg *m, unsigned int priv_off, const struct rdma_ud_param *ud)
 {
 	struct cma_channel *ch = (struct cma_channel *)c->id.channel;
 	struct cma_event *e;
@@ -101,12 +102,13 @@ queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status, const st
 		return -ENOMEM;
 	e->ev.id = &c->id;
 	e->ev.listen_id = type == RDMA_CM_EVENT_CONNECT_REQUEST && c->listener != NULL ?
-			  &c->listener->id : NULL;
+				  &c->listener->id :
+				  NULL;
 	e->ev.event = type;
 	e->ev.status = status;
 	if (m != NULL) {
-		unsigned int len = m->private_data_len > priv_off ?
-				   m->private_data_len - priv_off : 0;
+		unsigned int len =
+			m->private_data_len > priv_off ? m->private_data_len - priv_off : 0;
 
 		/* private_data and its length sit alike in param.conn and param.ud */
 		memcpy(e->priv, m->private_data + priv_off, len);
@@ -164,8 +166,7 @@ cma_queue_ud_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 }
 
 /* A reader of a destroyed channel stays here for good (see rdma_destroy_event_channel). */
-static void __attribute__((noreturn))
-park(void)
+static void __attribute__((noreturn)) park(void)
 {
 	for (;;)
 		pause();
@@ -245,11 +246,11 @@ cma_ack_locked(struct cma_event *e)
 	for (pp = &events_out; *pp != NULL && *pp != e; pp = &(*pp)->next)
 		;
 	if (*pp == NULL)
-		return -EINVAL;	/* acked already, or not an event of ours */
+		return -EINVAL; /* acked already, or not an event of ours */
 	*pp = e->next;
 	c = cma_id_of(e->ev.id);
 	if (--c->events_out == 0)
-		pthread_cond_broadcast(&cma_acked);	/* an rdma_destroy_id may wait for it */
+		pthread_cond_broadcast(&cma_acked); /* an rdma_destroy_id may wait for it */
 	free(e);
 	return 0;
 }
@@ -269,18 +270,17 @@ const char *
 rdma_event_str(enum rdma_cm_event_type event)
 {
 	static const char *const names[] = {
-		"RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR",
-		"RDMA_CM_EVENT_ROUTE_RESOLVED", "RDMA_CM_EVENT_ROUTE_ERROR",
+		"RDMA_CM_EVENT_ADDR_RESOLVED",	 "RDMA_CM_EVENT_ADDR_ERROR",
+		"RDMA_CM_EVENT_ROUTE_RESOLVED",	 "RDMA_CM_EVENT_ROUTE_ERROR",
 		"RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE",
-		"RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE",
-		"RDMA_CM_EVENT_REJECTED", "RDMA_CM_EVENT_ESTABLISHED",
-		"RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL",
-		"RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR",
-		"RDMA_CM_EVENT_ADDR_CHANGE", "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+		"RDMA_CM_EVENT_CONNECT_ERROR",	 "RDMA_CM_EVENT_UNREACHABLE",
+		"RDMA_CM_EVENT_REJECTED",	 "RDMA_CM_EVENT_ESTABLISHED",
+		"RDMA_CM_EVENT_DISCONNECTED",	 "RDMA_CM_EVENT_DEVICE_REMOVAL",
+		"RDMA_CM_EVENT_MULTICAST_JOIN",	 "RDMA_CM_EVENT_MULTICAST_ERROR",
+		"RDMA_CM_EVENT_ADDR_CHANGE",	 "RDMA_CM_EVENT_TIMEWAIT_EXIT",
 	};
 
 	if ((unsigned int)event < sizeof(names) / sizeof(names[0]))
 		return names[event];
 	return "UNKNOWN EVENT";
 }
-

@@ -30,7 +30,7 @@ cma_hdr_build(uint8_t out[CMA_HDR_SIZE], const struct sockaddr *src, const struc
 		const struct sockaddr_in *d = (const struct sockaddr_in *)dst;
 
 		out[IPH(ip_version)] = 4 << DROCE_CM_IP_VERSION_SHIFT;
-		memcpy(out + IPH(src_port), &s->sin_port, 2);	/* both in network order */
+		memcpy(out + IPH(src_port), &s->sin_port, 2); /* both in network order */
 		memcpy(out + IPH(src_addr) + 12, &s->sin_addr, 4);
 		memcpy(out + IPH(dst_addr) + 12, &d->sin_addr, 4);
 	} else {
@@ -47,7 +47,7 @@ cma_hdr_build(uint8_t out[CMA_HDR_SIZE], const struct sockaddr *src, const struc
 
 int
 cma_hdr_parse(const uint8_t in[CMA_HDR_SIZE], struct sockaddr_storage *src,
-	struct sockaddr_storage *dst)
+	      struct sockaddr_storage *dst)
 {
 	/* The kernel (cma_save_ip_info) refuses any version but CMA_VERSION 0x00. */
 	if (in[IPH(version)] != DROCE_CM_IP_HDR_VERSION)

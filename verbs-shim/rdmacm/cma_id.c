@@ -195,8 +195,7 @@ cma_dst_port(const struct cma_id *c)
 socklen_t
 cma_sa_len(const struct sockaddr *sa)
 {
-	return sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
-					  sizeof(struct sockaddr_in6);
+	return sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
 }
 
 /* From here on a REQ (SIDR_REQ) for the port finds the id: a peer, or a test harness, may
@@ -208,8 +207,9 @@ log_listen(const struct rdma_cm_id *id)
 	char ip[INET6_ADDRSTRLEN] = "?";
 
 	inet_ntop(a->sa_family,
-		  a->sa_family == AF_INET ? (const void *)&((const struct sockaddr_in *)a)->sin_addr :
-					    (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr,
+		  a->sa_family == AF_INET ?
+			  (const void *)&((const struct sockaddr_in *)a)->sin_addr :
+			  (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr,
 		  ip, sizeof(ip));
 	cma_log("listening on %s port %u (%s port space)", ip, sa_port(a),
 		id->ps == RDMA_PS_UDP ? "UDP" : "TCP");
@@ -233,7 +233,6 @@ cma_free_id(struct cma_id *c)
 	free(c->sidr_rep);
 	free(c);
 }
-
 
 static struct cma_id *
 new_id(struct rdma_event_channel *channel, void *context, enum rdma_port_space ps,
@@ -272,9 +271,9 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void 
 	if (ps != RDMA_PS_TCP && ps != RDMA_PS_UDP)
 		return cma_errno(-EPROTONOSUPPORT);
 	/* No channel: a synchronous id, with a channel of its own that its calls wait on. */
-	if (channel != NULL && __atomic_load_n(&((struct cma_channel *)channel)->closed,
-						 __ATOMIC_RELAXED))
-		return cma_errno(-EINVAL);	/* rdma_destroy_event_channel'd */
+	if (channel != NULL &&
+	    __atomic_load_n(&((struct cma_channel *)channel)->closed, __ATOMIC_RELAXED))
+		return cma_errno(-EINVAL); /* rdma_destroy_event_channel'd */
 	own = channel == NULL ? rdma_create_event_channel() : NULL;
 	if (channel == NULL && own == NULL)
 		return -1;
@@ -283,7 +282,8 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void 
 	if (rc == 0)
 		rc = cma_agent_start();
 	c = rc == 0 ? new_id(own != NULL ? own : channel, context, ps,
-			     ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC) : NULL;
+			     ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC) :
+		      NULL;
 	if (rc == 0 && c == NULL)
 		rc = -ENOMEM;
 	if (c != NULL)
@@ -321,7 +321,7 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	c = cma_id_live_locked(id);
 	if (c == NULL) {
 		pthread_mutex_unlock(&cma_lock);
-		return cma_errno(-EINVAL);	/* destroyed already, or never an id */
+		return cma_errno(-EINVAL); /* destroyed already, or never an id */
 	}
 	/* rdma_get_request's event, not handed out */
 	req = (struct cma_event *)c->id.event;
@@ -330,7 +330,7 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		cma_ack_locked(req);
 	own = c->own_ch;
 	cma_cm_release(c);
-	c->destroyed = true;	/* no more events; the agent no longer finds it */
+	c->destroyed = true; /* no more events; the agent no longer finds it */
 	cma_drop_events(c);
 	/* As librdmacm: an event the application got is acked before its id goes (rping's CM
 	 * thread writes through the id's context when DISCONNECTED comes). */
@@ -377,8 +377,7 @@ cma_find_peer(uint32_t remote_comm_id, const uint8_t dgid[16])
 
 	for (c = cma_ids; c != NULL; c = c->next)
 		if (!c->destroyed && c->listener != NULL && c->id.qp_type == IBV_QPT_UD &&
-		    c->remote_comm_id == remote_comm_id &&
-		    memcmp(c->dgid, dgid, 16) == 0)
+		    c->remote_comm_id == remote_comm_id && memcmp(c->dgid, dgid, 16) == 0)
 			return c;
 	return NULL;
 }
@@ -401,7 +400,7 @@ cma_find_listener(uint16_t ps, uint16_t port, const struct sockaddr *dst)
 		if (a->sa_family == dst->sa_family &&
 		    ((a->sa_family == AF_INET &&
 		      ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		      ((const struct sockaddr_in *)dst)->sin_addr.s_addr) ||
+			      ((const struct sockaddr_in *)dst)->sin_addr.s_addr) ||
 		     (a->sa_family == AF_INET6 &&
 		      memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
 			     &((const struct sockaddr_in6 *)dst)->sin6_addr, 16) == 0)))
@@ -440,7 +439,7 @@ bind_locked(struct cma_id *c, const struct sockaddr *addr)
 		cma_gid_of(addr, gid);
 		idx = cma_sgid_index(gid);
 		if (idx < 0)
-			return idx;	/* not an address of this device */
+			return idx; /* not an address of this device */
 		c->sgid_index = idx;
 		memcpy(c->sgid, gid, 16);
 	}
@@ -450,7 +449,7 @@ bind_locked(struct cma_id *c, const struct sockaddr *addr)
 		do {
 			port = next_port++;
 			if (next_port == 0)
-				next_port = 40000;	/* ephemeral ports: 40000-65535 */
+				next_port = 40000; /* ephemeral ports: 40000-65535 */
 		} while (port_in_use(c->id.ps, port));
 		sa_set_port(&c->id.route.addr.src_addr, port);
 	}
@@ -484,7 +483,7 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 		return cma_errno(-EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_ADDR_BOUND)
-		rc = -EINVAL;	/* rdma_bind_addr first */
+		rc = -EINVAL; /* rdma_bind_addr first */
 	else if (port_in_use(c->id.ps, sa_port(&c->id.route.addr.src_addr)))
 		rc = -EADDRINUSE;
 	else
@@ -512,8 +511,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct socka
 		return cma_errno(-EAFNOSUPPORT);
 	pthread_mutex_lock(&cma_lock);
 	if (c->state == CMA_IDLE) {
-		if (src_addr != NULL && src_addr->sa_family != AF_UNSPEC &&
-		    !sa_any(src_addr)) {
+		if (src_addr != NULL && src_addr->sa_family != AF_UNSPEC && !sa_any(src_addr)) {
 			rc = bind_locked(c, src_addr);
 		} else {
 			/* The device's own address of the destination's family. */
@@ -537,7 +535,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct socka
 		}
 	}
 	if (rc == 0 && c->id.route.addr.src_addr.sa_family != dst_addr->sa_family)
-		rc = -EAFNOSUPPORT;	/* IPv4 source, IPv6 destination, or the reverse */
+		rc = -EAFNOSUPPORT; /* IPv4 source, IPv6 destination, or the reverse */
 	if (rc == 0) {
 		memcpy(&c->id.route.addr.dst_storage, dst_addr, cma_sa_len(dst_addr));
 		cma_gid_of(dst_addr, c->dgid);
@@ -562,7 +560,7 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_ADDR_BOUND || c->id.route.addr.dst_addr.sa_family == AF_UNSPEC) {
 		pthread_mutex_unlock(&cma_lock);
-		return cma_errno(-EINVAL);	/* rdma_resolve_addr first */
+		return cma_errno(-EINVAL); /* rdma_resolve_addr first */
 	}
 	pthread_mutex_unlock(&cma_lock);
 	/* The AH resolves the peer's MAC (ARP / ND): unreachable shows here, as ROUTE_ERROR. */

@@ -25,8 +25,8 @@ is_group(const uint8_t g[16])
 	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
 
 	if (memcmp(g, v4, 12) == 0)
-		return (g[12] & 0xF0) == 0xE0;	/* 224.0.0.0/4 */
-	return g[0] == 0xFF;			/* ff00::/8 */
+		return (g[12] & 0xF0) == 0xE0; /* 224.0.0.0/4 */
+	return g[0] == 0xFF;		       /* ff00::/8 */
 }
 
 /* What a join did, undone: the QP detached (unless rdma_destroy_qp did it already), the host
@@ -72,7 +72,7 @@ join(struct rdma_cm_id *id, const struct sockaddr *addr, bool send_only, void *c
 		goto out;
 	}
 	if (find(c, mgid) != NULL) {
-		rc = -EADDRINUSE;	/* as the kernel: one join per group and id */
+		rc = -EADDRINUSE; /* as the kernel: one join per group and id */
 		goto out;
 	}
 	mc = calloc(1, sizeof(*mc));
@@ -102,7 +102,7 @@ join(struct rdma_cm_id *id, const struct sockaddr *addr, bool send_only, void *c
 		mc->reported = rc == 0;
 	}
 	memset(&u, 0, sizeof(u));
-	u.private_data = context;	/* librdmacm hands the join's context back here */
+	u.private_data = context; /* librdmacm hands the join's context back here */
 	u.qp_num = CMA_MC_QPN;
 	u.qkey = RDMA_UDP_QKEY;
 	u.ah_attr.is_global = 1;
@@ -128,8 +128,7 @@ rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context)
 }
 
 int
-rdma_join_multicast_ex(struct rdma_cm_id *id, struct rdma_cm_join_mc_attr_ex *attr,
-		       void *context)
+rdma_join_multicast_ex(struct rdma_cm_id *id, struct rdma_cm_join_mc_attr_ex *attr, void *context)
 {
 	const uint32_t known = RDMA_CM_JOIN_MC_ATTR_ADDRESS | RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
 

@@ -15,7 +15,7 @@
 #include "cma_priv.h"
 
 enum {
-	PARK_SLOTS = 32,		/* requests waiting at once; more are answered at once */
+	PARK_SLOTS = 32, /* requests waiting at once; more are answered at once */
 	PARK_DEFAULT_MS = 1000,
 };
 
@@ -24,14 +24,14 @@ struct parked {
 	uint16_t ps, port;
 	uint64_t deadline_ns;
 	struct droce_cm_msg m;
-	uint8_t mad[DROCE_MAD_SIZE];	/* as received, to give the CM again */
+	uint8_t mad[DROCE_MAD_SIZE]; /* as received, to give the CM again */
 	uint8_t gid[16];
 };
 
 static struct parked park[PARK_SLOTS];
-static struct parked *replaying;	/* the request cma_park_listen hands on now */
-static bool reparked;			/* ...and it came back: still no listener for it */
-static bool expiring;			/* cma_park_timers hands one on: it is answered now */
+static struct parked *replaying; /* the request cma_park_listen hands on now */
+static bool reparked;		 /* ...and it came back: still no listener for it */
+static bool expiring;		 /* cma_park_timers hands one on: it is answered now */
 static long wait_ms = -1;
 
 static long
@@ -71,7 +71,7 @@ cma_park(const struct droce_cm_msg *m, uint16_t ps, uint16_t port)
 	unsigned int i;
 
 	if (replaying != NULL && same_req(&replaying->m, m)) {
-		reparked = true;	/* a listener came, but not for this one's address */
+		reparked = true; /* a listener came, but not for this one's address */
 		return true;
 	}
 	for (i = 0; i < PARK_SLOTS; i++) {
@@ -79,7 +79,7 @@ cma_park(const struct droce_cm_msg *m, uint16_t ps, uint16_t port)
 			if (free_slot == NULL)
 				free_slot = &park[i];
 		} else if (same_req(&park[i].m, m)) {
-			return true;	/* a resend of one already waiting */
+			return true; /* a resend of one already waiting */
 		}
 	}
 	if (expiring || park_wait_ms() == 0 || free_slot == NULL || cma_rx_mad() == NULL)

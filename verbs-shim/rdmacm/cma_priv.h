@@ -22,85 +22,85 @@
 
 enum {
 	CMA_PRIV_MAX = 224,
-	CMA_MAX_RETRIES = 15,			/* CM message resends (IBTA 12.6.5 MaxCMRetries) */
+	CMA_MAX_RETRIES = 15, /* CM message resends (IBTA 12.6.5 MaxCMRetries) */
 	/* A REQ rejected for want of a listener (REJ reason 8) is sent again 8 times, 250 ms
 	 * apart (stack/cm's defaults), before RDMA_CM_EVENT_REJECTED: a server restarting its
 	 * listener (perftest -R between its connections, a slow emulated peer) is not yet there,
 	 * and perftest 4.5's own retry after a REJ uses ids it has freed. */
-	CMA_CM_RESPONSE_TIMEOUT = 16,		/* 4.096 us * 2^16 = 268 ms between resends */
-	CMA_CM_CONNS = 8192,			/* the CM's connection table (a power of two) */
+	CMA_CM_RESPONSE_TIMEOUT = 16, /* 4.096 us * 2^16 = 268 ms between resends */
+	CMA_CM_CONNS = 8192,	      /* the CM's connection table (a power of two) */
 	/* Local ACK timeout, 4.096 us * 2^17 = 537 ms: the kernel's rdma_cm on RoCE takes a
 	 * packet life time of 16 and one more for the ACK; 14 (67 ms) ran out its 7 retries
 	 * against a peer that stalls half a second (an emulated rxe under loss). */
 	CMA_ACK_TIMEOUT = 17,
-	CMA_MRA_SERVICE_TIMEOUT = 24,		/* an MRA asks 4.096 us * 2^24 = 69 s more */
+	CMA_MRA_SERVICE_TIMEOUT = 24, /* an MRA asks 4.096 us * 2^24 = 69 s more */
 	CMA_DEFAULT_RETRY = 7,
 	CMA_DEFAULT_RNR_RETRY = 7,
 };
 
 enum cma_state {
-	CMA_IDLE,		/* created */
-	CMA_ADDR_BOUND,		/* bind_addr or resolve_addr done */
-	CMA_ROUTE_OK,		/* resolve_route done: the peer's AH exists */
+	CMA_IDLE,	/* created */
+	CMA_ADDR_BOUND, /* bind_addr or resolve_addr done */
+	CMA_ROUTE_OK,	/* resolve_route done: the peer's AH exists */
 	CMA_LISTEN,
-	CMA_REQ_SENT,		/* active: REQ out, waiting for REP */
-	CMA_REQ_RCVD,		/* passive: CONNECT_REQUEST reported, accept/reject pending */
-	CMA_REP_SENT,		/* passive: REP out, waiting for RTU */
+	CMA_REQ_SENT, /* active: REQ out, waiting for REP */
+	CMA_REQ_RCVD, /* passive: CONNECT_REQUEST reported, accept/reject pending */
+	CMA_REP_SENT, /* passive: REP out, waiting for RTU */
 	CMA_ESTABLISHED,
 	CMA_DREQ_SENT,
 	CMA_DISCONNECTED,
 };
 
 struct cma_event {
-	struct rdma_cm_event ev;	/* first: the application holds &ev */
+	struct rdma_cm_event ev; /* first: the application holds &ev */
 	struct cma_event *next;
 	uint8_t priv[CMA_PRIV_MAX];
 };
 
 struct cma_channel {
-	struct rdma_event_channel ch;	/* first: ch.fd, read by the application */
-	int wfd;			/* write end of the pipe behind ch.fd */
-	struct cma_event *head, *tail;	/* queued, not yet got */
-	unsigned int ids;		/* ids on this channel */
-	bool closed;			/* destroyed: kept, its readers block for good */
-	struct cma_channel *next_closed;	/* the kept ones, listed */
+	struct rdma_event_channel ch;	 /* first: ch.fd, read by the application */
+	int wfd;			 /* write end of the pipe behind ch.fd */
+	struct cma_event *head, *tail;	 /* queued, not yet got */
+	unsigned int ids;		 /* ids on this channel */
+	bool closed;			 /* destroyed: kept, its readers block for good */
+	struct cma_channel *next_closed; /* the kept ones, listed */
 };
 
 struct cma_id {
-	struct rdma_cm_id id;		/* first: the application holds &id */
-	struct cma_id *next;		/* all ids (cma_ids) */
+	struct rdma_cm_id id; /* first: the application holds &id */
+	struct cma_id *next;  /* all ids (cma_ids) */
 	enum cma_state state;
-	struct cma_id *listener;	/* passive: the id the REQ came to */
-	unsigned int events_out;	/* got, not yet acked */
-	bool destroyed;			/* rdma_destroy_id waits for events_out */
+	struct cma_id *listener; /* passive: the id the REQ came to */
+	unsigned int events_out; /* got, not yet acked */
+	bool destroyed;		 /* rdma_destroy_id waits for events_out */
 	/* The peer and the connection. */
 	uint8_t sgid[16], dgid[16];
 	int sgid_index;
-	struct ibv_ah *ah;		/* to the peer's QP1 */
-	struct droce_cm_conn *conn;	/* the CM's connection (or SIDR request), until destroy */
+	struct ibv_ah *ah;	    /* to the peer's QP1 */
+	struct droce_cm_conn *conn; /* the CM's connection (or SIDR request), until destroy */
 	/* passive UD: the SIDR_REQ answered (request ID, transaction), the SIDR_REP sent */
 	uint32_t remote_comm_id;
 	uint64_t tid;
 	uint64_t service_id;
 	struct droce_cm_msg *sidr_rep;
 	uint32_t remote_qpn, remote_psn, local_psn;
-	uint8_t resp_res, init_depth;	/* ours, as offered / accepted */
-	uint8_t retry_count, rnr_retry_count;	/* our QP's: the REQ's (passive), the REP's
+	uint8_t resp_res, init_depth;	      /* ours, as offered / accepted */
+	uint8_t retry_count, rnr_retry_count; /* our QP's: the REQ's (passive), the REP's
 						 * RNR count (active) */
-	uint8_t rep_rnr_retry;		/* passive: the REP's, what the peer's QP is to use */
+	uint8_t rep_rnr_retry;		      /* passive: the REP's, what the peer's QP is to use */
 	enum ibv_mtu mtu;
 	/* Synchronous ids (no channel given): the channel their calls wait on; rdma_create_ep's
 	 * QP attributes for rdma_get_request's ids (passive side). */
 	struct rdma_event_channel *own_ch;
 	struct ibv_qp_init_attr *ep_attr;
 	struct ibv_pd *ep_pd;
-	bool own_pd;			/* id.pd made by this library (no PD given) */
+	bool own_pd; /* id.pd made by this library (no PD given) */
 	/* rdma_set_option */
 	uint8_t tos;
 	bool tos_set;
-	uint8_t ack_timeout;	/* RDMA_OPTION_ID_ACK_TIMEOUT, when ack_timeout_set */
+	uint8_t ack_timeout; /* RDMA_OPTION_ID_ACK_TIMEOUT, when ack_timeout_set */
 	bool ack_timeout_set;
-	struct cma_mc *mcs;		/* multicast groups joined (cma_mc.c) */
+	struct cma_mc *mcs; /* multicast groups joined (cma_mc.c) */
 };
 
 /* A group an id joined: its address, GID, the join's context, whether id.qp is attached and
@@ -128,10 +128,10 @@ int cma_ack_locked(struct cma_event *e);
 
 /* cma_id.c */
 extern pthread_mutex_t cma_lock;
-extern pthread_cond_t cma_acked;	/* an event was acked (rdma_destroy_id waits) */
+extern pthread_cond_t cma_acked; /* an event was acked (rdma_destroy_id waits) */
 extern struct ibv_context *cma_verbs;
 extern struct cma_id *cma_ids;
-struct cma_id *cma_id_of(struct rdma_cm_id *id);	/* an id of ours: a cast */
+struct cma_id *cma_id_of(struct rdma_cm_id *id); /* an id of ours: a cast */
 /* The application's id if it is live (EINVAL otherwise); _locked with cma_lock held. */
 struct cma_id *cma_id_live(const struct rdma_cm_id *id);
 struct cma_id *cma_id_live_locked(const struct rdma_cm_id *id);
@@ -145,7 +145,7 @@ int cma_child_route(struct cma_id *c, const struct sockaddr_storage *src,
 int cma_errno(int rc);
 uint64_t cma_now_ns(void);
 int cma_gid_of(const struct sockaddr *sa, uint8_t gid[16]);
-socklen_t cma_sa_len(const struct sockaddr *sa);	/* sockaddr_in or sockaddr_in6 */
+socklen_t cma_sa_len(const struct sockaddr *sa); /* sockaddr_in or sockaddr_in6 */
 int cma_sgid_index(const uint8_t gid[16]);
 
 /* cma_park.c: requests for a port nobody listens on yet (the MAD being received is kept) */
@@ -169,9 +169,9 @@ enum ibv_mtu cma_port_mtu(void);
 
 /* cma_recv.c: received MADs to the CM, the CM's events to the ids */
 void cma_cm_recv(const uint8_t *mad, size_t len, const uint8_t src_gid[16]);
-void cma_cm_rerecv(const uint8_t *mad, const uint8_t src_gid[16]);	/* lock held */
+void cma_cm_rerecv(const uint8_t *mad, const uint8_t src_gid[16]); /* lock held */
 extern const struct droce_cm_ops cma_cm_ops;
-const uint8_t *cma_rx_mad(void);	/* the MAD being received (lock held), or NULL */
+const uint8_t *cma_rx_mad(void); /* the MAD being received (lock held), or NULL */
 const uint8_t *cma_rx_gid(void);
 /* cma_conn.c: the handshake (lock held) */
 void cma_reject_req(struct cma_id *c, const void *priv, uint8_t len);

@@ -23,8 +23,9 @@ qp_init(struct ibv_qp *qp)
 	};
 
 	if (qp->qp_type != IBV_QPT_UD)
-		return -ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					     IBV_QP_ACCESS_FLAGS);
+		return -ibv_modify_qp(qp, &a,
+				      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					      IBV_QP_ACCESS_FLAGS);
 	a.qkey = RDMA_UDP_QKEY;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
 		return -errno;
@@ -49,7 +50,7 @@ rtr_attr(const struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 	 * rq_psn to what it announced). */
 	a->rq_psn = c->local_psn;
 	a->max_dest_rd_atomic = c->resp_res;
-	a->min_rnr_timer = 12;		/* 0.64 ms (the kernel's CM asks 0: 655 ms) */
+	a->min_rnr_timer = 12; /* 0.64 ms (the kernel's CM asks 0: 655 ms) */
 	a->ah_attr.is_global = 1;
 	memcpy(a->ah_attr.grh.dgid.raw, c->dgid, 16);
 	a->ah_attr.grh.sgid_index = (uint8_t)c->sgid_index;
@@ -118,24 +119,24 @@ rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_at
 			qp_attr->qp_state = IBV_QPS_INIT;
 			qp_attr->port_num = 1;
 			qp_attr->qkey = RDMA_UDP_QKEY;
-			*qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					IBV_QP_QKEY;
+			*qp_attr_mask =
+				IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
 			break;
 		}
 		qp_attr->qp_state = IBV_QPS_INIT;
 		qp_attr->port_num = 1;
 		qp_attr->qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 					   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-		*qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				IBV_QP_ACCESS_FLAGS;
+		*qp_attr_mask =
+			IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
 		break;
 	case IBV_QPS_RTR:
 		if (c->id.qp_type == IBV_QPT_UD) {
-			memset(qp_attr, 0, sizeof(*qp_attr));	/* no peer of its own */
+			memset(qp_attr, 0, sizeof(*qp_attr)); /* no peer of its own */
 			qp_attr->qp_state = IBV_QPS_RTR;
 			*qp_attr_mask = IBV_QP_STATE;
 		} else if (c->remote_qpn == 0) {
-			rc = -EINVAL;	/* the peer is not known yet */
+			rc = -EINVAL; /* the peer is not known yet */
 		} else {
 			rtr_attr(c, qp_attr, qp_attr_mask);
 		}
@@ -198,16 +199,16 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 	if (cma_id_live(id) == NULL || attr == NULL)
 		return cma_errno(-EINVAL);
 	if (id->qp != NULL)
-		return cma_errno(-EINVAL);	/* one QP an id, as librdmacm */
+		return cma_errno(-EINVAL); /* one QP an id, as librdmacm */
 	if (attr->qp_type != id->qp_type)
-		return cma_errno(-EINVAL);	/* RC for RDMA_PS_TCP ids, UD for RDMA_PS_UDP */
+		return cma_errno(-EINVAL); /* RC for RDMA_PS_TCP ids, UD for RDMA_PS_UDP */
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || attr->pd == NULL) {
 		/* No PD given: the id's, made on first need as librdmacm does. */
 		if (id->pd == NULL) {
 			id->pd = ibv_alloc_pd(id->verbs);
 			if (id->pd == NULL)
 				return -1;
-			cma_id_of(id)->own_pd = true;	/* rdma_destroy_ep frees it */
+			cma_id_of(id)->own_pd = true; /* rdma_destroy_ep frees it */
 		}
 		attr->pd = id->pd;
 		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
@@ -245,7 +246,7 @@ rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr
 	if (cma_id_live(id) == NULL || qp_init_attr == NULL)
 		return cma_errno(-EINVAL);
 	memset(&x, 0, sizeof(x));
-	memcpy(&x, qp_init_attr, sizeof(*qp_init_attr));	/* the _ex struct's head */
+	memcpy(&x, qp_init_attr, sizeof(*qp_init_attr)); /* the _ex struct's head */
 	x.pd = pd != NULL ? pd : id->pd;
 	x.comp_mask = IBV_QP_INIT_ATTR_PD;
 	rc = rdma_create_qp_ex(id, &x);
@@ -271,4 +272,3 @@ cma_port_mtu(void)
 
 	return ibv_query_port(cma_verbs, 1, &pa) == 0 ? pa.active_mtu : IBV_MTU_1024;
 }
-

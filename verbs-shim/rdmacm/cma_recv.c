@@ -10,9 +10,9 @@
 #include "cma_priv.h"
 #include "wire/droce_cm.h"
 
-static const uint8_t *rx_mad;	/* the MAD the CM is reading now, for cma_park */
+static const uint8_t *rx_mad; /* the MAD the CM is reading now, for cma_park */
 static const uint8_t *rx_gid;
-static bool rx_rejected;	/* a REJ ended a connection while it was read */
+static bool rx_rejected; /* a REJ ended a connection while it was read */
 
 const uint8_t *
 cma_rx_mad(void)
@@ -41,7 +41,8 @@ cma_cm_rerecv(const uint8_t *mad, const uint8_t src_gid[16])
 	    !rx_rejected && droce_cm_msg_parse(mad, DROCE_MAD_SIZE, &m) == 0 &&
 	    m.attr == DROCE_CM_ATTR_REJ && m.reason == DROCE_CM_REJ_INVALID_SERVICE_ID)
 		cma_log("REQ rejected, no listener at the peer yet (REJ reason 8): sent again in "
-			"%llu ms", (unsigned long long)(cma_cm.p.no_listener_delay_ns / 1000000));
+			"%llu ms",
+			(unsigned long long)(cma_cm.p.no_listener_delay_ns / 1000000));
 	rx_mad = save_mad;
 	rx_gid = save_gid;
 }

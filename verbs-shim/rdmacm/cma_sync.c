@@ -24,7 +24,7 @@ cma_sync_wait(struct cma_id *c, enum rdma_cm_event_type want, struct rdma_cm_eve
 			return -errno;
 		if (ev->id == &c->id || ev->listen_id == &c->id)
 			break;
-		rdma_ack_cm_event(ev);	/* not ours: a channel of its own has none such */
+		rdma_ack_cm_event(ev); /* not ours: a channel of its own has none such */
 	}
 	if (ev->event == want) {
 		if (keep != NULL)
@@ -34,7 +34,9 @@ cma_sync_wait(struct cma_id *c, enum rdma_cm_event_type want, struct rdma_cm_eve
 		return 0;
 	}
 	rc = ev->event == RDMA_CM_EVENT_REJECTED ? -ECONNREFUSED :
-	     ev->status < 0 ? ev->status : ev->status > 0 ? -ev->status : -ECONNABORTED;
+	     ev->status < 0			 ? ev->status :
+	     ev->status > 0			 ? -ev->status :
+						   -ECONNABORTED;
 	rdma_ack_cm_event(ev);
 	return rc;
 }
@@ -91,7 +93,7 @@ rdma_destroy_ep(struct rdma_cm_id *id)
 	if (c == NULL)
 		return;
 	rdma_destroy_qp(id);
-	rdma_destroy_id(id);	/* and the PD made for it */
+	rdma_destroy_id(id); /* and the PD made for it */
 }
 
 int
@@ -103,7 +105,7 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 	int rc;
 
 	if (l == NULL || id == NULL || l->own_ch == NULL)
-		return cma_errno(-EINVAL);	/* only a synchronous listener */
+		return cma_errno(-EINVAL); /* only a synchronous listener */
 	rc = cma_sync_wait(l, RDMA_CM_EVENT_CONNECT_REQUEST, &ev);
 	if (rc != 0)
 		return cma_errno(rc);
@@ -120,7 +122,7 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 	c->own_ch = own;
 	((struct cma_channel *)own)->ids++;
 	pthread_mutex_unlock(&cma_lock);
-	c->id.event = ev;	/* acked when answered (rdma_accept / rdma_reject) */
+	c->id.event = ev; /* acked when answered (rdma_accept / rdma_reject) */
 	if (l->ep_attr != NULL) {
 		struct ibv_qp_init_attr a = *l->ep_attr;
 

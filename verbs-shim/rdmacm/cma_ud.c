@@ -15,8 +15,8 @@
 
 enum {
 	SIDR_SUCCESS = 0,
-	SIDR_UNSUPPORTED = 1,		/* no listener for the service ID */
-	SIDR_REJECT = 2,		/* the application rejected */
+	SIDR_UNSUPPORTED = 1, /* no listener for the service ID */
+	SIDR_REJECT = 2,      /* the application rejected */
 };
 
 int
@@ -28,12 +28,11 @@ cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p)
 	if (p->private_data_len > droce_cm_msg_priv_max(DROCE_CM_ATTR_SIDR_REQ) - CMA_HDR_SIZE)
 		return -EINVAL;
 	if (c->state != CMA_ROUTE_OK)
-		return -EINVAL;	/* rdma_resolve_route first */
+		return -EINVAL; /* rdma_resolve_route first */
 	memset(&m, 0, sizeof(m));
 	m.pkey = 0xFFFF;
 	m.service_id = cma_service_id(RDMA_PS_UDP, cma_dst_port(c));
-	rc = cma_hdr_build(m.private_data, &c->id.route.addr.src_addr,
-			   &c->id.route.addr.dst_addr);
+	rc = cma_hdr_build(m.private_data, &c->id.route.addr.src_addr, &c->id.route.addr.dst_addr);
 	if (rc != 0)
 		return rc;
 	if (p->private_data_len != 0)
@@ -96,7 +95,7 @@ cma_ud_req_rcvd(const struct droce_cm_msg *m)
 	c = cma_find_peer(m->local_comm_id, dgid);
 	if (c != NULL) {
 		if (c->state == CMA_ESTABLISHED && c->sidr_rep != NULL)
-			droce_cm_sidr_reply(&cma_cm, c->dgid, c->sidr_rep);	/* ours was lost */
+			droce_cm_sidr_reply(&cma_cm, c->dgid, c->sidr_rep); /* ours was lost */
 		return;
 	}
 	port = cma_service_id_port(m->service_id);
@@ -114,7 +113,7 @@ cma_ud_req_rcvd(const struct droce_cm_msg *m)
 		return;
 	c->state = CMA_REQ_RCVD;
 	c->tid = m->tid;
-	c->remote_comm_id = m->local_comm_id;	/* the RequestID the SIDR_REP echoes */
+	c->remote_comm_id = m->local_comm_id; /* the RequestID the SIDR_REP echoes */
 	c->service_id = m->service_id;
 	memcpy(c->dgid, dgid, 16);
 	memcpy(c->sgid, sgid, 16);
@@ -147,7 +146,7 @@ cma_ud_accept(struct cma_id *c, const struct rdma_conn_param *p)
 	rc = send_rep(c->dgid, c->tid, c->remote_comm_id, c->service_id, SIDR_SUCCESS, qpn,
 		      p->private_data, p->private_data_len, &c->sidr_rep);
 	if (rc == 0)
-		c->state = CMA_ESTABLISHED;	/* c->sidr_rep again for a resent SIDR_REQ */
+		c->state = CMA_ESTABLISHED; /* c->sidr_rep again for a resent SIDR_REQ */
 	return rc;
 }
 
