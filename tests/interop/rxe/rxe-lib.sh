@@ -55,8 +55,12 @@ rxe_vm_start() {
 		-append "console=ttyS0 panic=-1 quiet rxevm.ip=$(rxe_guest_ip "$n")/24 rxevm.mtu=$mtu" \
 		-netdev "tap,id=n0,ifname=rxt$n,script=no,downscript=no" \
 		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:1$n,$RXE_NO_TSO" \
-		</dev/null >"$RXE_LOGDIR/guest$n.qemu" 2>&1 &
-	RXE_PIDS+=($!)
+		</dev/null >>"$RXE_LOGDIR/guest$n.qemu" 2>&1 &
+	if [ -n "${RXE_RESTART_SLOT:-}" ]; then
+		RXE_PIDS[$RXE_RESTART_SLOT]=$!
+	else
+		RXE_PIDS+=($!)
+	fi
 }
 
 # rxe_vm_wait N SECS: until guest N's agent answers and rxe0 has its IPv4 GID
@@ -86,6 +90,23 @@ rxe_set() {
 	rxe_peer "$n" -t 20 ip link set eth0 mtu "$mtu" || return 1
 	rxe_peer "$n" -t 20 tc qdisc del dev eth0 root 2>/dev/null
 	[ "$loss" = 0 ] || rxe_peer "$n" -t 20 tc qdisc add dev eth0 root netem loss "$loss%"
+}
+
+# rxe_vm_alive N: guest N's agent answers
+rxe_vm_alive() { rxe_peer "$1" -t 20 true 2>/dev/null; }
+
+# rxe_vm_restart N MTU SECS: guest N stopped answering (a stall past every bound, a crash): its
+# console's last lines and QEMU's state printed, the guest killed and booted again
+rxe_vm_restart() {
+	local n=$1 mtu=$2 secs=$3 pid=${RXE_PIDS[$(($1 - 1))]}
+	echo "guest $n: not answering; QEMU $pid $(kill -0 "$pid" 2>/dev/null && echo running ||
+		echo exited); its console's last lines:"
+	tail -n 30 "$RXE_LOGDIR/guest$n.console" "$RXE_LOGDIR/guest$n.qemu"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	mv "$RXE_LOGDIR/guest$n.console" "$RXE_LOGDIR/guest$n.console.$SECONDS"
+	ip -n "$RXE_NS" link del "rxt$n" 2>/dev/null
+	RXE_RESTART_SLOT=$((n - 1)) rxe_vm_start "$n" "$mtu" && rxe_vm_wait "$n" "$secs"
 }
 
 rxe_cleanup() {

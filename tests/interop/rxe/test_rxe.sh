@@ -120,8 +120,15 @@ sys.exit(1 if bad else 0)
 # retries); a fault of either end fails again. Both outcomes are printed.
 retries=()
 port=18700
+restarts=0
 while read -r c r; do
 	[ -n "$c" ] || continue
+	# a guest that stopped answering (every case after it failed to reach it) boots again,
+	# twice at most, and what its console said is printed
+	if ! rxe_vm_alive 1; then
+		[ $restarts -lt 2 ] && restarts=$((restarts + 1)) && rxe_vm_restart 1 1500 240 ||
+			{ echo "FAIL: the rxe guest stopped answering and did not come back"; break; }
+	fi
 	echo "retrying $c $r"
 	rxe_iop --cases "$c" --roles "$r" --port $port --out "$OUT-retry-$c-$r" \
 		>"$RXE_LOGDIR/retry-$c-$r.txt" 2>&1
