@@ -354,11 +354,13 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(configure(&d), 0);
 	CU_ASSERT_EQUAL(tp.dcqcn.max_rate_bps, 100000000000ull); /* link unknown: 100G */
 	CU_ASSERT_EQUAL(tp.dcqcn.time_reset_ns, 55000);
-	CU_ASSERT_EQUAL(tp.dcqcn.alpha_period_ns, 20000);
-	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_bps, 100000000ull); /* link / 1000 */
+	CU_ASSERT_EQUAL(tp.dcqcn.alpha_period_ns, 50000);   /* the CNP interval */
+	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_bps, 40000000ull); /* link / 2500 */
+	CU_ASSERT_EQUAL(tp.dcqcn.byte_reset, 10000000);
+	CU_ASSERT_EQUAL(tp.dcqcn.cut_per_rtt, 1);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
 	droce_cc_dcqcn_defaults(&d, 25000000000ull);
-	CU_ASSERT_EQUAL(d.ai_rate_bps, 25000000ull);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 10000000ull);
 	CU_ASSERT_EQUAL(d.time_reset_ns, 55000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(25000000000ull), 50000);
 	/* scaled to the link: a 2 Gbit/s port's QPs start there and step by its 1/500, on timers
@@ -370,6 +372,7 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(d.hai_rate_bps, 20000000ull);
 	CU_ASSERT_EQUAL(d.time_reset_ns, 687500);
 	CU_ASSERT_EQUAL(d.alpha_period_ns, 250000);
+	CU_ASSERT_EQUAL(d.byte_reset, 200000); /* 10 MB would never end a stage */
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(2000000000ull), 625000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
 	/* ConnectX-5's values */
@@ -380,6 +383,7 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(d.byte_reset, 32767);
 	CU_ASSERT_EQUAL(d.threshold, 1);
 	CU_ASSERT_EQUAL(d.alpha_period_ns, 1000);
+	CU_ASSERT_EQUAL(d.cut_per_rtt, 0); /* a cut on each CNP past the monitor period */
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
 	/* by name, as the configuration and droce-sim pick one */
 	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "dcqcn"), &droce_cc_dcqcn);
