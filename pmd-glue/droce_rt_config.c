@@ -101,6 +101,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_alpha_period_us", dcqcn_alpha_period_us, 0, 10000000),
 	U32("dcqcn_reduce_period_us", dcqcn_reduce_period_us, 0, 10000000),
 	U32("dcqcn_min_dec_fac", dcqcn_min_dec_fac, 0, 100),
+	U32("dcqcn_cut_per_rtt", dcqcn_cut_per_rtt, 0, 1),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 	U32("link_mbps", link_mbps, 0, 1600000),
 	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),
@@ -169,6 +170,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	 * always, one above it only resends under loss; an RTO too short resends needlessly. */
 	cfg->inflight_rtt_us = 100;
 	cfg->rto = 1;
+	cfg->dcqcn_cut_per_rtt = 1;
 	cfg->rto_min_us = 200;
 }
 
