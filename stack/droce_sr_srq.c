@@ -6,7 +6,9 @@
  * message's up to the packet's, and keeps them in ordinal order. Messages then consume them in
  * that order, in sequence as usual, so receive completions come in message order and each
  * message lands in the WQE its packets were placed in. At most DROCE_SR_SRQ_AHEAD are taken
- * ahead: a packet further ahead is dropped and resent, as is one when the SRQ is empty.
+ * ahead: a packet further ahead is dropped and resent, as is one when the SRQ is empty. In the
+ * error state they complete on this QP with WR_FLUSH_ERR; a move straight to RESET drops them
+ * without completions, as it does the QP's own receive queue.
  */
 #include <string.h>
 
