@@ -92,8 +92,8 @@ test_srq_sends_past_gap(void)
 }
 
 /* Two SENDs, one SRQ WQE: the second message's packets find none to take ahead and are
- * dropped, not kept; the first message completes once its FIRST is resent, the second, resent
- * in turn, waits (RNR) until a second WQE is posted; both land whole, in order. */
+ * dropped, not kept; the first message completes once its FIRST is resent, the second once
+ * resent after a second WQE is posted; both land whole, in order. */
 static void
 test_srq_empty_ahead(void)
 {
