@@ -478,6 +478,8 @@ droce_qp_flush(struct droce_qp *qp)
 		qp->resp.have_rwqe = false;
 		flush_rwqe(qp, qp->resp.rwqe.wr_id);
 	}
+	if (qp->sr != NULL)
+		droce_sr_srq_flush(qp);
 	if (qp->srq == NULL) {
 		for (; qp->rq.tail != qp->rq.head; qp->rq.tail++)
 			flush_rwqe(qp, qp->rq.ring[qp->rq.tail & qp->rq.mask].wr_id);
