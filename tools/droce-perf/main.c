@@ -97,7 +97,8 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 	}
 	perf_report_shards(c, m.count);
 	perf_result_fill(c, r, iters, c->t_end > c->t0 ? c->t_end - c->t0 : 0);
-	r->rss_per_qp = ((double)perf_rss() - (double)c->rss0) / c->plan.qps;
+	r->rss = perf_rss();
+	r->rss_per_qp = ((double)r->rss - (double)c->rss0) / c->plan.qps;
 	r->retrans = retrans(c) - rt0;
 	cc_state(c, r);
 	rc = perf_oob_send(c->sock, &m, sizeof(m), c->plan.timeout_ms);

@@ -108,6 +108,7 @@ struct perf_result {
 	bool verified;	    /* checked and clean (only meaningful with verify) */
 	uint64_t bad_bytes; /* mismatches seen by this side and the peer */
 	double rss_per_qp;  /* bytes of resident memory the round's QPs added, per QP */
+	uint64_t rss;	    /* resident bytes at the round's end, its QPs still there */
 	double connect_ms;  /* the round's QPs created, endpoints traded, all in RTS */
 	uint64_t retrans;   /* dev.roce_adp_retrans during the round */
 	/* congestion control at the round's end: QP 0's algorithm and its own figures, and the

@@ -134,8 +134,8 @@ perf_report_json(const struct perf_ctx *c, const struct perf_result *r, unsigned
 		       i ? "," : "", r[i].size, (unsigned long long)r[i].iters, r[i].seconds,
 		       r[i].gbps, r[i].mmps, (unsigned long long)r[i].retrans);
 		if (c->plan.mode == PERF_MODE_BW)
-			printf(",\"rss_per_qp\":%.0f,\"connect_ms\":%.3f", r[i].rss_per_qp,
-			       r[i].connect_ms);
+			printf(",\"rss\":%llu,\"rss_per_qp\":%.0f,\"connect_ms\":%.3f",
+			       (unsigned long long)r[i].rss, r[i].rss_per_qp, r[i].connect_ms);
 		if (r[i].has_lat)
 			printf(",\"lat_us\":{\"min\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f,"
 			       "\"max\":%.3f,\"avg\":%.3f}",
