@@ -71,9 +71,11 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	dev->srqs = calloc(attr->max_srq + 1, sizeof(*dev->srqs));
 	dev->ahs = calloc(attr->max_ah + 1, sizeof(*dev->ahs));
 	dev->heap = calloc(nqp, sizeof(*dev->heap));
+	dev->icrc_rx = calloc(nqp, sizeof(*dev->icrc_rx));
 	/* ordinary QPs take slots 2 .. max_qp + 1 */
 	if (!dev->qps || !dev->mrs || !dev->pds || !dev->cqs || !dev->srqs || !dev->ahs ||
-	    !dev->heap || droce_slots_init(&dev->qp_slots, 2, attr->max_qp + 2) != 0 ||
+	    !dev->heap || !dev->icrc_rx ||
+	    droce_slots_init(&dev->qp_slots, 2, attr->max_qp + 2) != 0 ||
 	    droce_slots_init(&dev->mr_slots, 1, attr->max_mr + 1) != 0 ||
 	    droce_slots_init(&dev->cq_slots, 0, attr->max_cq) != 0) {
 		droce_dev_destroy(dev);
@@ -96,12 +98,13 @@ void
 droce_dev_destroy(struct droce_dev *dev)
 {
 	uint32_t i;
+	int64_t q;
 
 	if (dev == NULL)
 		return;
-	for (i = 0; dev->qps && i <= dev->qp_mask; i++)
-		if (dev->qps[i].used)
-			droce_qp_destroy(&dev->qps[i]);
+	for (q = dev->qps ? droce_qp_slot_next(dev, 0) : -1; q >= 0;
+	     q = droce_qp_slot_next(dev, (uint32_t)q + 1))
+		droce_qp_destroy(&dev->qps[q]);
 	for (i = 0; dev->srqs && i <= dev->attr.max_srq; i++)
 		if (dev->srqs[i].used)
 			droce_srq_destroy(&dev->srqs[i]);
@@ -116,6 +119,7 @@ droce_dev_destroy(struct droce_dev *dev)
 	free(dev->srqs);
 	free(dev->ahs);
 	free(dev->heap);
+	free(dev->icrc_rx);
 	droce_slots_fini(&dev->qp_slots);
 	droce_slots_fini(&dev->mr_slots);
 	droce_slots_fini(&dev->cq_slots);
@@ -337,8 +341,7 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 
 	/* The addresses are compared as the frame's bytes; a packet that needs them as fields
 	 * (a group's, a UD QP's) gets them below. */
-	d = droce_parse_rx(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx,
-			   DROCE_ICRC_RX_CACHE - 1);
+	d = droce_parse_rx(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx, dev->qp_mask);
 	if (d != DROCE_DROP_NONE) {
 		droce_dev_drop(dev, d);
 		return;
