@@ -114,6 +114,9 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("inflight_rtt_us", inflight_rtt_us, 0, 4000000),
 	U32("rto", rto, 0, 1),
 	U32("rto_min_us", rto_min_us, 0, 4000000),
+	U32("ack_delay_us", ack_delay_us, 0, 1000000),
+	U32("ack_coalesce", ack_coalesce, 0, 1u << 20),
+	STR("ack_order", ack_order),
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
@@ -172,6 +175,26 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->rto = 1;
 	cfg->dcqcn_cut_per_rtt = 1;
 	cfg->rto_min_us = 200;
+	/* an ACK waits for the application's next step, which an inline caller owes soon; the
+	 * bound keeps a bulk sender's window moving meanwhile */
+	cfg->ack_delay_us = 10;
+	cfg->ack_coalesce = 16;
+}
+
+int
+droce_rt_config_ack(const struct droce_rt_config *cfg, int def_order, struct droce_ack_policy *pol)
+{
+	pol->delay_ns = (uint64_t)cfg->ack_delay_us * 1000;
+	pol->coalesce = cfg->ack_coalesce;
+	if (cfg->ack_order[0] == '\0')
+		pol->order = (enum droce_ack_order)def_order;
+	else if (strcmp(cfg->ack_order, "fifo") == 0)
+		pol->order = DROCE_ACK_ORDER_FIFO;
+	else if (strcmp(cfg->ack_order, "requests_first") == 0)
+		pol->order = DROCE_ACK_ORDER_REQUESTS_FIRST;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 /* inflight_cap: "bdp" (the link's rate x inflight_rtt_us), "off" or "0", or 1..1023 packets. */
@@ -657,6 +680,14 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return droce_rt_errf(-EINVAL, err, errlen,
 				     "mbuf_cache %u is more than a quarter of mbufs %u",
 				     cfg->mbuf_cache, cfg->mbufs);
+	{
+		struct droce_ack_policy pol;
+
+		if (droce_rt_config_ack(cfg, DROCE_ACK_ORDER_FIFO, &pol) != 0)
+			return droce_rt_errf(-EINVAL, err, errlen,
+					     "ack_order %s is not fifo or requests_first",
+					     cfg->ack_order);
+	}
 	if (strcmp(cfg->recovery, "gbn") != 0 && strcmp(cfg->recovery, "sr") != 0)
 		return droce_rt_errf(
 			-EINVAL, err, errlen,

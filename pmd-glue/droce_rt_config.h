@@ -86,6 +86,10 @@ struct droce_rt_config {
 	uint32_t inflight_rtt_us; /* the BDP's round trip (0: the engine's, 10 us) */
 	uint32_t rto;		  /* 1: resend after an RTO from measured RTT */
 	uint32_t rto_min_us;	  /* its floor */
+	/* ACKs an inline caller lets the engine hold (stack/droce_ackpol.h) */
+	uint32_t ack_delay_us; /* the longest one waits; 0: none waits */
+	uint32_t ack_coalesce; /* requests one answers at most while it waits; 0: no bound */
+	char ack_order[16];    /* fifo, requests_first; "": the caller's choice (droce_rt.c) */
 };
 
 void droce_rt_config_defaults(struct droce_rt_config *cfg);
@@ -141,6 +145,12 @@ const char *droce_rt_config_key(unsigned int i);
 /* The algorithm qp_cc names for the QP of that index (creation order, from 0) into name (len
  * bytes): 1, or 0 when it names none; -EINVAL for a malformed qp_cc. */
 int droce_rt_config_qp_cc(const char *spec, unsigned int index, char *name, size_t len);
+
+/* The engine's ACK policy from ack_delay_us, ack_coalesce and ack_order (def_order when
+ * ack_order is ""); -EINVAL for an ack_order that is neither fifo nor requests_first. */
+struct droce_ack_policy;
+int droce_rt_config_ack(const struct droce_rt_config *cfg, int def_order,
+			struct droce_ack_policy *pol);
 
 /* cnp_interval_us unset: the interval that goes with DCQCN's defaults for link_mbps (the
  * paper's 50 us, stretched below 25 Gbit/s; droce_cc_dcqcn_cnp_interval()) */

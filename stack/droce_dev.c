@@ -225,6 +225,8 @@ droce_sched_deadline(struct droce_qp *qp)
 		d = qp->req.rnr_at;
 	if (qp->cc_at < d)
 		d = qp->cc_at;
+	if (qp->ack_due < d)
+		d = qp->ack_due;
 	qp->deadline = d;
 	if (d == UINT64_MAX) {
 		if (qp->heap_idx != UINT32_MAX)
@@ -255,6 +257,7 @@ run_timers(struct droce_dev *dev, uint64_t now)
 		}
 		if (qp->req.rto_at <= now)
 			droce_comp_timer(qp, now);
+		droce_ack_timer(qp, now);
 		droce_sched_deadline(qp);
 	}
 }
@@ -276,13 +279,22 @@ qp_tx(struct droce_qp *qp, uint64_t now)
 	return droce_req_tx(qp, now);
 }
 
+/*
+ * Transmit in the order the ACK policy asks (droce_ackpol.h): held ACKs ride with the other
+ * frames of this pass, ahead of them (fifo) or after them (requests first), in one batch of
+ * the caller's.
+ */
 unsigned int
 droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 {
+	bool lead = dev->ackpol.order == DROCE_ACK_ORDER_FIFO, go = !dev->ack_hold;
 	unsigned int sent = 0;
 
 	dev->now = now_ns;
 	run_timers(dev, now_ns);
+	if (dev->held_head != NULL && lead && (go || dev->ready_head != NULL))
+		droce_ack_release_all(dev, true);
+again:
 	while (sent < budget && dev->ready_head != NULL) {
 		struct droce_qp *qp = dev->ready_head;
 		int r = qp_tx(qp, now_ns);
@@ -307,6 +319,10 @@ droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 			droce_sched_ready(qp);
 		}
 	}
+	if ((go || sent != 0) && sent < budget && dev->held_head != NULL) {
+		droce_ack_release_all(dev, false);
+		goto again;
+	}
 	return sent;
 }
 
@@ -320,7 +336,7 @@ droce_dev_set_now(struct droce_dev *dev, uint64_t now_ns)
 uint64_t
 droce_dev_next_deadline(const struct droce_dev *dev)
 {
-	if (dev->ready_head != NULL)
+	if (dev->ready_head != NULL || (!dev->ack_hold && dev->held_head != NULL))
 		return dev->now;
 	return dev->heap_n > 0 ? dev->heap[0]->deadline : UINT64_MAX;
 }
