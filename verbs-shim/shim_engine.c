@@ -131,6 +131,12 @@ droce_shim_rt(const struct droce_shim_dev *d)
 	return rt;
 }
 
+struct droce_rt *
+droce_shim_rt_peek(void)
+{
+	return __atomic_load_n(&shim_rt, __ATOMIC_ACQUIRE);
+}
+
 static void shim_debug_counters(void);
 
 /* The application is leaving: what it queued last (an ACK the peer waits for) must still
