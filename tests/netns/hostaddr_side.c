@@ -108,8 +108,8 @@ command(struct droce_rt *rt, char *line)
 	} else if (sscanf(line, "resolve %63s", addr) == 1 && to_gid(addr, g) == 0) {
 		rc = droce_rt_resolve(rt, g, mac, 5000);
 		if (rc == 0)
-			printf("mac %02x:%02x:%02x:%02x:%02x:%02x\n", mac[0], mac[1], mac[2], mac[3],
-			       mac[4], mac[5]);
+			printf("mac %02x:%02x:%02x:%02x:%02x:%02x\n", mac[0], mac[1], mac[2],
+			       mac[3], mac[4], mac[5]);
 		else
 			printf("err %d %s\n", rc, droce_rt_strerror(rt));
 	} else {
