@@ -4,8 +4,9 @@
 # 64 KiB WRITEs over independent and burst (Gilbert-Elliott) loss 0-10 % for each recovery mode
 # (go-back-N, with the in-flight cap, with the cap and the RTO, and selective repeat with and
 # without the cap when droce-sim has --recovery), the 99th-percentile completion time of 4 KiB
-# WRITEs over loss, and droce-sim-cc incasts N:1 up to 64 with and without DCQCN and the cap,
-# each flow's rate and the queue over time at 16:1 and 64:1 with and without DCQCN.
+# WRITEs over loss, droce-sim-cc incasts N:1 up to 64 with and without DCQCN and the cap,
+# each flow's rate and the queue over time at 16:1 and 64:1 with and without DCQCN, and the
+# congestion-control cases against their targets (droce-cc-plots.sh, into OUT/cc).
 # CSV and, with gnuplot, PNG into OUT (default BUILD/research); each title carries the commit
 # and the date. Deterministic: the same commit and seeds give the same CSVs.
 #   droce-research.sh BUILD [OUT]     DROCE_RESEARCH_SEEDS=N seeds per point (default 3)
@@ -201,4 +202,9 @@ GP
 	done
 done
 echo "  -> $fair"
+# Congestion control against its targets: none, DCQCN (droce's and mlx5's values) and TIMELY,
+# N = 1..16 at 25 and 2 Gbit/s: per case rate per flow, queue, CE fraction and Jain's index
+# over time, and OUT/cc/table.txt with each case's figures and whether the targets hold.
+sh "$(dirname "$0")/droce-cc-plots.sh" "$build" "$out/cc" >"$out/cc.log" || true
+echo "  -> $out/cc/table.txt ($(grep -c '^[a-z0-9_]* *met ' "$out/cc/table.txt" 2>/dev/null) of 40 cases meet the targets)"
 echo "droce-research: done ($out)"
