@@ -640,6 +640,8 @@ void droce_rd_go_back(struct droce_qp *qp, uint32_t psn);
 struct droce_swqe *droce_rd_find(struct droce_qp *qp, uint32_t psn);
 void droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame);
 struct droce_swqe *droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n);
+uint32_t droce_rd_first_missing(const struct droce_qp *qp, const struct droce_swqe *w,
+				uint32_t psn);
 void droce_rd_rereq_sent(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t n);
 bool droce_rd_resp_fits(const struct droce_qp *qp, const struct droce_swqe *w,
 			const struct droce_pkt *p);
