@@ -63,12 +63,12 @@ int droce_rt_start(struct droce_rt *rt);
 int droce_rt_stop(struct droce_rt *rt);
 /* Inline mode: one loop iteration; returns the work done (frames, calls), 0 when idle. */
 unsigned int droce_rt_poll(struct droce_rt *rt);
-/* Inline mode: one iteration whose own frames (the ACKs of what it received) stay in the Tx
- * batch for the next iteration, which sends them first, in one burst with what the
- * application posts in between. acks_only: only when they are all RC ACKs (a READ response
- * or a request leaves at once, and the ACKs with it). The caller owes that next iteration
- * soon; returns the work done, and *held the frames left waiting. */
-unsigned int droce_rt_poll_hold(struct droce_rt *rt, bool acks_only, unsigned int *held);
+/* Inline mode: one iteration after which the engine may hold the ACKs of what it received
+ * (stack/droce_ackpol.h, keys ack_delay_ns, ack_coalesce, ack_order): the next iteration
+ * sends them in one burst with what the application posts in between, before or after it.
+ * The caller owes that next iteration soon; returns the work done, and *held the ACKs left
+ * waiting. droce_rt_poll() holds none and sends those held. */
+unsigned int droce_rt_poll_hold(struct droce_rt *rt, unsigned int *held);
 /* Inline mode: iterate with idle back-off until cond(arg) holds or timeout_ms passes;
  * returns 0 or -ETIMEDOUT. In lcore mode it only re-checks cond: idle_spins times with a
  * sched_yield() between, then every 20 us. */

@@ -28,7 +28,22 @@ droce_rt_sys_default(struct droce_rt_sys *sys)
 	sys->status = "/proc/self/status";
 }
 
-/* Value of --huge-dir in the eal words, if any. */
+/* The next blank-separated word of *s (its length in *len, 0 at the end); *s moves past it. */
+static const char *
+next_word(const char **s, size_t *len)
+{
+	const char *w;
+
+	while (isspace((unsigned char)**s))
+		(*s)++;
+	w = *s;
+	while (**s != '\0' && !isspace((unsigned char)**s))
+		(*s)++;
+	*len = (size_t)(*s - w);
+	return w;
+}
+
+/* Value of an option (e.g. --huge-dir) in the eal words, as "OPT=V" or "OPT V". */
 static int
 eal_value(const struct droce_rt_config *cfg, const char *opt, char *out, size_t outlen)
 {
@@ -36,23 +51,15 @@ eal_value(const struct droce_rt_config *cfg, const char *opt, char *out, size_t 
 	size_t n = strlen(opt), len;
 
 	while (*s != '\0') {
-		while (isspace((unsigned char)*s))
-			s++;
-		w = s;
-		while (*s != '\0' && !isspace((unsigned char)*s))
-			s++;
-		if ((size_t)(s - w) > n && strncmp(w, opt, n) == 0 && w[n] == '=') {
+		w = next_word(&s, &len);
+		if (len > n && strncmp(w, opt, n) == 0 && w[n] == '=') {
 			w += n + 1;
-		} else if ((size_t)(s - w) == n && strncmp(w, opt, n) == 0) {
-			while (isspace((unsigned char)*s))
-				s++;
-			w = s;
-			while (*s != '\0' && !isspace((unsigned char)*s))
-				s++;
+			len -= n + 1;
+		} else if (len == n && strncmp(w, opt, n) == 0) {
+			w = next_word(&s, &len);
 		} else {
 			continue;
 		}
-		len = (size_t)(s - w);
 		if (len == 0 || len >= outlen)
 			return -1;
 		memcpy(out, w, len);
@@ -269,12 +276,7 @@ droce_rt_check_vdevs(const struct droce_rt_config *cfg, const struct droce_rt_sy
 			return rc;
 	}
 	while (*s != '\0') {
-		while (isspace((unsigned char)*s))
-			s++;
-		w = s;
-		while (*s != '\0' && !isspace((unsigned char)*s))
-			s++;
-		len = (size_t)(s - w);
+		w = next_word(&s, &len);
 		if (len == 0 || len >= sizeof(word))
 			continue;
 		memcpy(word, w, len);

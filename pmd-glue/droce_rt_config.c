@@ -102,6 +102,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_alpha_period_us", dcqcn_alpha_period_us, 0, 10000000),
 	U32("dcqcn_reduce_period_us", dcqcn_reduce_period_us, 0, 10000000),
 	U32("dcqcn_min_dec_fac", dcqcn_min_dec_fac, 0, 100),
+	U32("dcqcn_cut_per_rtt", dcqcn_cut_per_rtt, 0, 1),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 	U32("link_mbps", link_mbps, 0, 1600000),
 	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),
@@ -114,6 +115,9 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("inflight_rtt_us", inflight_rtt_us, 0, 4000000),
 	U32("rto", rto, 0, 1),
 	U32("rto_min_us", rto_min_us, 0, 4000000),
+	U32("ack_delay_us", ack_delay_us, 0, 1000000),
+	U32("ack_coalesce", ack_coalesce, 0, 1u << 20),
+	STR("ack_order", ack_order),
 	STR("addr_mode", addr_mode),
 	STR("host_iface", host_iface),
 };
@@ -172,8 +176,29 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	 * always, one above it only resends under loss; an RTO too short resends needlessly. */
 	cfg->inflight_rtt_us = 100;
 	cfg->rto = 1;
+	cfg->dcqcn_cut_per_rtt = 1;
 	cfg->rto_min_us = 200;
 	snprintf(cfg->addr_mode, sizeof(cfg->addr_mode), "own");
+	/* an ACK waits for the application's next step, which an inline caller owes soon; the
+	 * bound keeps a bulk sender's window moving meanwhile */
+	cfg->ack_delay_us = 10;
+	cfg->ack_coalesce = 16;
+}
+
+int
+droce_rt_config_ack(const struct droce_rt_config *cfg, int def_order, struct droce_ack_policy *pol)
+{
+	pol->delay_ns = (uint64_t)cfg->ack_delay_us * 1000;
+	pol->coalesce = cfg->ack_coalesce;
+	if (cfg->ack_order[0] == '\0')
+		pol->order = (enum droce_ack_order)def_order;
+	else if (strcmp(cfg->ack_order, "fifo") == 0)
+		pol->order = DROCE_ACK_ORDER_FIFO;
+	else if (strcmp(cfg->ack_order, "requests_first") == 0)
+		pol->order = DROCE_ACK_ORDER_REQUESTS_FIRST;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 /* inflight_cap: "bdp" (the link's rate x inflight_rtt_us), "off" or "0", or 1..1023 packets. */
@@ -725,6 +750,14 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return droce_rt_errf(-EINVAL, err, errlen,
 				     "mbuf_cache %u is more than a quarter of mbufs %u",
 				     cfg->mbuf_cache, cfg->mbufs);
+	{
+		struct droce_ack_policy pol;
+
+		if (droce_rt_config_ack(cfg, DROCE_ACK_ORDER_FIFO, &pol) != 0)
+			return droce_rt_errf(-EINVAL, err, errlen,
+					     "ack_order %s is not fifo or requests_first",
+					     cfg->ack_order);
+	}
 	if (strcmp(cfg->recovery, "gbn") != 0 && strcmp(cfg->recovery, "sr") != 0)
 		return droce_rt_errf(
 			-EINVAL, err, errlen,

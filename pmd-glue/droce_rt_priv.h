@@ -38,8 +38,8 @@ struct droce_rt_call_req {
 	X(tx_pkts) X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
 	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
 	X(telemetry_reads) X(steered) X(steered_in) X(steer_held) X(burst_faults) \
-	X(tx_lost_teardown) X(tx_bursts) X(tx_requests_first) X(link_down) X(reconnects) \
-	X(host_addr_changes) X(host_addr_errors)
+	X(tx_lost_teardown) X(tx_bursts) X(link_down) X(reconnects) X(host_addr_changes) \
+	X(host_addr_errors)
 /* clang-format on */
 
 struct droce_rt_stats {
@@ -65,8 +65,7 @@ struct droce_rt_shard {
 	/* Transmit batch on Tx queue idx, flushed each iteration or when full. */
 	struct rte_mbuf *txb[DROCE_RT_BURST_MAX];
 	unsigned int ntx;
-	unsigned int tx_out;	/* buffers given by tx_alloc, not yet back through tx_send */
-	unsigned int held_acks; /* txb[0..held_acks): ACKs an inline run_until held back */
+	unsigned int tx_out; /* buffers given by tx_alloc, not yet back through tx_send */
 
 	/* Frames for other shards not yet in their steering rings (full): until they are, this
 	 * shard polls no Rx queue, so the port's queue fills and the peer is held back. */
@@ -122,8 +121,8 @@ struct droce_rt {
 	bool link_up;
 	unsigned int idle; /* inline mode */
 
-	bool started;	/* written by the thread calling start/stop */
-	bool hold_tail; /* inline run_until: Tx batch waits for the next iteration */
+	bool started;  /* written by the thread calling start/stop */
+	bool ack_hold; /* inline: the engine may hold ACKs for the application's next step */
 	unsigned int nb_shards;
 	unsigned int shard_bits; /* QPN top bits naming the shard */
 	struct droce_rt_shard sh[DROCE_RT_MAX_SHARDS];

@@ -71,9 +71,11 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	dev->srqs = calloc(attr->max_srq + 1, sizeof(*dev->srqs));
 	dev->ahs = calloc(attr->max_ah + 1, sizeof(*dev->ahs));
 	dev->heap = calloc(nqp, sizeof(*dev->heap));
+	dev->icrc_rx = calloc(nqp, sizeof(*dev->icrc_rx));
 	/* ordinary QPs take slots 2 .. max_qp + 1 */
 	if (!dev->qps || !dev->mrs || !dev->pds || !dev->cqs || !dev->srqs || !dev->ahs ||
-	    !dev->heap || droce_slots_init(&dev->qp_slots, 2, attr->max_qp + 2) != 0 ||
+	    !dev->heap || !dev->icrc_rx ||
+	    droce_slots_init(&dev->qp_slots, 2, attr->max_qp + 2) != 0 ||
 	    droce_slots_init(&dev->mr_slots, 1, attr->max_mr + 1) != 0 ||
 	    droce_slots_init(&dev->cq_slots, 0, attr->max_cq) != 0) {
 		droce_dev_destroy(dev);
@@ -122,12 +124,13 @@ void
 droce_dev_destroy(struct droce_dev *dev)
 {
 	uint32_t i;
+	int64_t q;
 
 	if (dev == NULL)
 		return;
-	for (i = 0; dev->qps && i <= dev->qp_mask; i++)
-		if (dev->qps[i].used)
-			droce_qp_destroy(&dev->qps[i]);
+	for (q = dev->qps ? droce_qp_slot_next(dev, 0) : -1; q >= 0;
+	     q = droce_qp_slot_next(dev, (uint32_t)q + 1))
+		droce_qp_destroy(&dev->qps[q]);
 	for (i = 0; dev->srqs && i <= dev->attr.max_srq; i++)
 		if (dev->srqs[i].used)
 			droce_srq_destroy(&dev->srqs[i]);
@@ -142,6 +145,7 @@ droce_dev_destroy(struct droce_dev *dev)
 	free(dev->srqs);
 	free(dev->ahs);
 	free(dev->heap);
+	free(dev->icrc_rx);
 	droce_slots_fini(&dev->qp_slots);
 	droce_slots_fini(&dev->mr_slots);
 	droce_slots_fini(&dev->cq_slots);
@@ -247,6 +251,8 @@ droce_sched_deadline(struct droce_qp *qp)
 		d = qp->req.rnr_at;
 	if (qp->cc_at < d)
 		d = qp->cc_at;
+	if (qp->ack_due < d)
+		d = qp->ack_due;
 	qp->deadline = d;
 	if (d == UINT64_MAX) {
 		if (qp->heap_idx != UINT32_MAX)
@@ -277,6 +283,7 @@ run_timers(struct droce_dev *dev, uint64_t now)
 		}
 		if (qp->req.rto_at <= now)
 			droce_comp_timer(qp, now);
+		droce_ack_timer(qp, now);
 		droce_sched_deadline(qp);
 	}
 }
@@ -298,13 +305,22 @@ qp_tx(struct droce_qp *qp, uint64_t now)
 	return droce_req_tx(qp, now);
 }
 
+/*
+ * Transmit in the order the ACK policy asks (droce_ackpol.h): held ACKs ride with the other
+ * frames of this pass, ahead of them (fifo) or after them (requests first), in one batch of
+ * the caller's.
+ */
 unsigned int
 droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 {
+	bool lead = dev->ackpol.order == DROCE_ACK_ORDER_FIFO, go = !dev->ack_hold;
 	unsigned int sent = 0;
 
 	dev->now = now_ns;
 	run_timers(dev, now_ns);
+	if (dev->held_head != NULL && lead && (go || dev->ready_head != NULL))
+		droce_ack_release_all(dev, true);
+again:
 	while (sent < budget && dev->ready_head != NULL) {
 		struct droce_qp *qp = dev->ready_head;
 		int r = qp_tx(qp, now_ns);
@@ -329,6 +345,10 @@ droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 			droce_sched_ready(qp);
 		}
 	}
+	if ((go || sent != 0) && sent < budget && dev->held_head != NULL) {
+		droce_ack_release_all(dev, false);
+		goto again;
+	}
 	return sent;
 }
 
@@ -342,7 +362,7 @@ droce_dev_set_now(struct droce_dev *dev, uint64_t now_ns)
 uint64_t
 droce_dev_next_deadline(const struct droce_dev *dev)
 {
-	if (dev->ready_head != NULL)
+	if (dev->ready_head != NULL || (!dev->ack_hold && dev->held_head != NULL))
 		return dev->now;
 	return dev->heap_n > 0 ? dev->heap[0]->deadline : UINT64_MAX;
 }
@@ -363,8 +383,7 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 
 	/* The addresses are compared as the frame's bytes; a packet that needs them as fields
 	 * (a group's, a UD QP's) gets them below. */
-	d = droce_parse_rx(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx,
-			   DROCE_ICRC_RX_CACHE - 1);
+	d = droce_parse_rx(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx, dev->qp_mask);
 	if (d != DROCE_DROP_NONE) {
 		droce_dev_drop(dev, d);
 		return;

@@ -5,6 +5,7 @@
 /* Engine calls beyond the verbs-like API: counters, congestion control, notification counts. */
 #include <stdint.h>
 
+#include "droce_ackpol.h"
 #include "droce_cc.h"
 #include "droce_counters.h"
 #include "droce_verbs.h"

@@ -443,21 +443,15 @@ local_op(struct droce_qp *qp, struct droce_swqe *w)
 	return 1;
 }
 
-/* One re-request for a run of READ/atomic responses lost past a gap (droce_comp_rd.c), ahead
- * of new work: it holds up completions. It takes no max_rd_atomic credit: the request it
- * repeats already holds one. 1 sent, 0 none due, -EAGAIN. */
+/* A READ request for n packets from psn, or an atomic's request, at psn (a first send's
+ * builders, for a resend or a re-request); *flen the frame's length. 1 or -EAGAIN. */
 static int
-send_rereq(struct droce_qp *qp, uint64_t now)
+xmit_rd_request(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t n, uint32_t *flen)
 {
 	struct droce_pkt p;
-	struct droce_swqe *w;
 	uint8_t *buf, *data;
 	void *cookie;
-	uint32_t psn, n;
 
-	w = droce_rd_rereq_next(qp, &psn, &n);
-	if (w == NULL)
-		return 0;
 	if (w->opcode == DROCE_WR_RDMA_READ)
 		fill_read(qp, w, &p, psn, n);
 	else
@@ -466,9 +460,27 @@ send_rereq(struct droce_qp *qp, uint64_t now)
 	if (buf == NULL)
 		return -EAGAIN;
 	droce_tx_end(qp, &p, buf, cookie);
+	*flen = p.frame_len;
+	return 1;
+}
+
+/* One re-request for a run of READ/atomic responses lost past a gap (droce_comp_rd.c), ahead
+ * of new work: it holds up completions. It takes no max_rd_atomic credit: the request it
+ * repeats already holds one. 1 sent, 0 none due, -EAGAIN. */
+static int
+send_rereq(struct droce_qp *qp, uint64_t now)
+{
+	struct droce_swqe *w;
+	uint32_t psn, n, flen;
+
+	w = droce_rd_rereq_next(qp, &psn, &n);
+	if (w == NULL)
+		return 0;
+	if (xmit_rd_request(qp, w, psn, n, &flen) != 1)
+		return -EAGAIN;
 	droce_qp_cnt(qp, DROCE_CNT_RETRANSMITTED_PKTS);
 	droce_rd_rereq_sent(qp, w, psn, n);
-	qp->cc_ops->on_send(&qp->cc, p.frame_len, now);
+	qp->cc_ops->on_send(&qp->cc, flen, now);
 	if (qp->req.rto_at == UINT64_MAX)
 		droce_comp_arm_rto(qp, now);
 	return 1;
@@ -481,22 +493,12 @@ droce_req_resend(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint64
 {
 	uint32_t k = (uint32_t)droce_psn_diff(psn, w->first_psn), flen;
 	struct droce_cursor c = { 0 };
-	struct droce_pkt p;
-	uint8_t *buf, *data;
-	void *cookie;
 	int rc;
 
 	if (w->opcode == DROCE_WR_RDMA_READ || w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
 	    w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
-		if (w->opcode == DROCE_WR_RDMA_READ)
-			fill_read(qp, w, &p, psn, w->npkts - k);
-		else
-			fill_atomic(qp, w, &p, psn);
-		buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
-		if (buf == NULL)
+		if (xmit_rd_request(qp, w, psn, w->npkts - k, &flen) != 1)
 			return -EAGAIN;
-		droce_tx_end(qp, &p, buf, cookie);
-		flen = p.frame_len;
 	} else if (w->opcode == DROCE_WR_ATOMIC_WRITE) {
 		if (xmit_atomic_write(qp, w, psn, &flen) != 1)
 			return -EAGAIN;

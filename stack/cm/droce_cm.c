@@ -269,38 +269,50 @@ droce_cm_emit(struct droce_cm *cm, struct droce_cm_conn *c, enum droce_cm_event 
 	return cm->ops.event(cm->ctx, c, ev, m);
 }
 
+/*
+ * Start an active exchange on c (a REQ or a SIDR_REQ in req, its timer and retries set): a new
+ * transaction, sent once now and again on each timeout. On failure c is freed.
+ */
+static int
+cm_start(struct droce_cm *cm, struct droce_cm_conn *c, struct droce_cm_msg *req, void *user,
+	 enum droce_cm_state state, uint64_t now_ns, struct droce_cm_conn **out)
+{
+	int rc;
+
+	c->active = true;
+	c->owned = true;
+	c->user = user;
+	c->tid = cm->tid_next++;
+	req->tid = c->tid;
+	req->local_comm_id = c->local_comm_id; /* for SIDR, the RequestID */
+	rc = droce_cm_send(cm, c, req, true, now_ns);
+	if (rc != 0) {
+		droce_cm_conn_free(cm, c);
+		return rc;
+	}
+	c->state = state;
+	*out = c;
+	return 0;
+}
+
 int
 droce_cm_connect(struct droce_cm *cm, const uint8_t gid[16], struct droce_cm_msg *req, void *user,
 		 uint64_t now_ns, struct droce_cm_conn **out)
 {
 	struct droce_cm_conn *c;
-	int rc;
 
 	if (req->max_cm_retries > DROCE_CM_MAX_RETRIES_MASK)
 		return -EINVAL;
 	c = droce_cm_conn_new(cm, gid);
 	if (c == NULL)
 		return -ENOMEM;
-	c->active = true;
-	c->owned = true;
-	c->user = user;
-	c->tid = cm->tid_next++;
 	req->attr = DROCE_CM_ATTR_REQ;
-	req->tid = c->tid;
-	req->local_comm_id = c->local_comm_id;
 	/* IBTA 12.6.5: the passive side answers within RemoteCMResponseTimeout (RoCE has no
 	 * PacketLifeTime from an SA to add); the REQ goes out MaxCMRetries more times. */
 	c->timeout_ns = droce_cm_time_ns(req->remote_cm_response_timeout);
 	c->max_retries = req->max_cm_retries;
 	c->no_listener_left = cm->p.no_listener_retries;
-	rc = droce_cm_send(cm, c, req, true, now_ns);
-	if (rc != 0) {
-		droce_cm_conn_free(cm, c);
-		return rc;
-	}
-	c->state = DROCE_CM_REQ_SENT;
-	*out = c;
-	return 0;
+	return cm_start(cm, c, req, user, DROCE_CM_REQ_SENT, now_ns, out);
 }
 
 int
@@ -402,27 +414,13 @@ droce_cm_sidr_req(struct droce_cm *cm, const uint8_t gid[16], struct droce_cm_ms
 		  uint64_t now_ns, struct droce_cm_conn **out)
 {
 	struct droce_cm_conn *c = droce_cm_conn_new(cm, gid);
-	int rc;
 
 	if (c == NULL)
 		return -ENOMEM;
-	c->active = true;
-	c->owned = true;
-	c->user = user;
-	c->tid = cm->tid_next++;
 	req->attr = DROCE_CM_ATTR_SIDR_REQ;
-	req->tid = c->tid;
-	req->local_comm_id = c->local_comm_id; /* the RequestID */
 	c->timeout_ns = droce_cm_time_ns(cm->p.sidr_timeout);
 	c->max_retries = cm->p.sidr_retries;
-	rc = droce_cm_send(cm, c, req, true, now_ns);
-	if (rc != 0) {
-		droce_cm_conn_free(cm, c);
-		return rc;
-	}
-	c->state = DROCE_CM_SIDR_REQ_SENT;
-	*out = c;
-	return 0;
+	return cm_start(cm, c, req, user, DROCE_CM_SIDR_REQ_SENT, now_ns, out);
 }
 
 int

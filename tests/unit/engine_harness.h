@@ -120,6 +120,8 @@ eh_rand64(void *ctx)
 }
 
 static inline void eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6);
+static inline void eh_init_sized(struct eh_world *w, uint32_t eth_mtu, bool ipv6, uint32_t max_qp,
+				 uint32_t max_mr);
 
 static inline void
 eh_init(struct eh_world *w, uint32_t eth_mtu)
@@ -127,8 +129,50 @@ eh_init(struct eh_world *w, uint32_t eth_mtu)
 	eh_init_v(w, eth_mtu, false);
 }
 
+/* Frame rings (37 MB each) kept from one world to the next, in a pool: freed and allocated
+ * again per world, their pages were faulted in anew each time, most of a many-seed test's
+ * time. Worlds alive at once each take their own. */
+static struct eh_frame *eh_ring_pool[4];
+
+static inline struct eh_frame *
+eh_ring_get(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		struct eh_frame *q = eh_ring_pool[i];
+
+		if (q != NULL) {
+			eh_ring_pool[i] = NULL;
+			return q;
+		}
+	}
+	return calloc(EH_FRAMES, sizeof(struct eh_frame));
+}
+
+static inline void
+eh_ring_put(struct eh_frame *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		if (eh_ring_pool[i] == NULL) {
+			eh_ring_pool[i] = q;
+			return;
+		}
+	}
+	free(q);
+}
+
 static inline void
 eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6)
+{
+	eh_init_sized(w, eth_mtu, ipv6, 16, 64);
+}
+
+/* Devices with room for max_qp QPs and max_mr MRs; the CQ holds a completion of each QP. */
+static inline void
+eh_init_sized(struct eh_world *w, uint32_t eth_mtu, bool ipv6, uint32_t max_qp, uint32_t max_mr)
 {
 	unsigned int i;
 
@@ -143,7 +187,7 @@ eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6)
 		memset(&a, 0, sizeof(a));
 		n->rng = 0x9E3779B97F4A7C15ull * (i + 1);
 		n->net_rng = 0x2545F4914F6CDD1Dull * (i + 3);
-		n->q = calloc(EH_FRAMES, sizeof(*n->q));
+		n->q = eh_ring_get();
 		n->mac[0] = 2;
 		n->mac[5] = (uint8_t)(i + 1);
 		droce_gid_from_v4(n->gid, 0x0A000001u + i);
@@ -160,16 +204,16 @@ eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6)
 		memcpy(a.gids[0], n->gid, 16);
 		a.num_gids = 1;
 		a.eth_mtu = eth_mtu;
-		a.max_qp = 16;
+		a.max_qp = max_qp;
 		a.max_cq = 16;
-		a.max_mr = 64;
+		a.max_mr = max_mr;
 		a.max_mw = 8;
 		a.max_srq = 4;
 		a.max_ah = 8;
 		a.max_pd = 4;
 		n->dev = droce_dev_create(&a, &io, &err);
 		n->pd = droce_pd_alloc(n->dev, &err);
-		n->cq = droce_cq_create(n->dev, 4096, NULL, &err);
+		n->cq = droce_cq_create(n->dev, max_qp > 16 ? 4096 + 2 * max_qp : 4096, NULL, &err);
 	}
 }
 
@@ -180,7 +224,8 @@ eh_fini(struct eh_world *w)
 
 	for (i = 0; i < 2; i++) {
 		droce_dev_destroy(w->n[i].dev);
-		free(w->n[i].q);
+		eh_ring_put(w->n[i].q);
+		w->n[i].q = NULL;
 	}
 }
 

@@ -38,6 +38,28 @@ default_conn_param(struct rdma_conn_param *p)
 	}
 }
 
+/*
+ * The private data of a REQ or SIDR_REQ: rdma_cm's header (the addresses), then the program's.
+ * A connect after a REJ or a timeout releases the old connection first.
+ */
+int
+cma_req_prepare(struct cma_id *c, struct droce_cm_msg *m, const struct rdma_conn_param *p)
+{
+	int rc = cma_hdr_build(m->private_data, &c->id.route.addr.src_addr,
+			       &c->id.route.addr.dst_addr);
+
+	if (rc != 0)
+		return rc;
+	if (p->private_data_len != 0)
+		memcpy(m->private_data + CMA_HDR_SIZE, p->private_data, p->private_data_len);
+	m->private_data_len = (uint8_t)(CMA_HDR_SIZE + p->private_data_len);
+	if (c->conn != NULL) {
+		droce_cm_release(&cma_cm, c->conn, cma_now_ns());
+		c->conn = NULL;
+	}
+	return 0;
+}
+
 int
 rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
@@ -102,18 +124,9 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	 * LIDs and SL from what it received (cm_process_routed_req). */
 	m.primary_subnet_local = 0;
 	m.primary_local_ack_timeout = CMA_ACK_TIMEOUT;
-	rc = cma_hdr_build(m.private_data, &id->route.addr.src_addr, &id->route.addr.dst_addr);
-	if (rc == 0) {
-		if (p->private_data_len != 0)
-			memcpy(m.private_data + CMA_HDR_SIZE, p->private_data, p->private_data_len);
-		m.private_data_len = (uint8_t)(CMA_HDR_SIZE + p->private_data_len);
-		if (c->conn != NULL) {
-			/* a connect after a REJ or timeout: the old connection goes */
-			droce_cm_release(&cma_cm, c->conn, cma_now_ns());
-			c->conn = NULL;
-		}
+	rc = cma_req_prepare(c, &m, p);
+	if (rc == 0)
 		rc = droce_cm_connect(&cma_cm, c->dgid, &m, c, cma_now_ns(), &c->conn);
-	}
 	if (rc == 0)
 		c->state = CMA_REQ_SENT;
 	pthread_mutex_unlock(&cma_lock);

@@ -187,6 +187,7 @@ void cma_cm_release(struct cma_id *c);
 int cma_sync_wait(struct cma_id *c, enum rdma_cm_event_type want, struct rdma_cm_event **keep);
 
 /* cma_ud.c: RDMA_PS_UDP ids, SIDR (lock held) */
+int cma_req_prepare(struct cma_id *c, struct droce_cm_msg *m, const struct rdma_conn_param *p);
 int cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p);
 int cma_ud_accept(struct cma_id *c, const struct rdma_conn_param *p);
 int cma_ud_reject(struct cma_id *c, const void *priv, uint8_t len);

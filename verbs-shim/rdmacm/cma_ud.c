@@ -32,16 +32,9 @@ cma_ud_connect(struct cma_id *c, const struct rdma_conn_param *p)
 	memset(&m, 0, sizeof(m));
 	m.pkey = 0xFFFF;
 	m.service_id = cma_service_id(RDMA_PS_UDP, cma_dst_port(c));
-	rc = cma_hdr_build(m.private_data, &c->id.route.addr.src_addr, &c->id.route.addr.dst_addr);
+	rc = cma_req_prepare(c, &m, p);
 	if (rc != 0)
 		return rc;
-	if (p->private_data_len != 0)
-		memcpy(m.private_data + CMA_HDR_SIZE, p->private_data, p->private_data_len);
-	m.private_data_len = (uint8_t)(CMA_HDR_SIZE + p->private_data_len);
-	if (c->conn != NULL) {
-		droce_cm_release(&cma_cm, c->conn, cma_now_ns());
-		c->conn = NULL;
-	}
 	rc = droce_cm_sidr_req(&cma_cm, c->dgid, &m, c, cma_now_ns(), &c->conn);
 	if (rc == 0)
 		c->state = CMA_REQ_SENT;
