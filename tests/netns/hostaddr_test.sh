@@ -39,11 +39,12 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
+trap '' PIPE	# a side that ended early shows in its exit status, not as our death
 # ip netns exec gives a private /sys without bpffs: mount one (libbpf, libxdp may want it)
 inns() {
 	n=$1
 	shift
-	timeout 60 ip netns exec "$n" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' \
+	timeout ${T:-60} ip netns exec "$n" sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' \
 		sh "$@"
 }
 
@@ -88,10 +89,12 @@ cmd() {
 }
 start_side() {	# start_side NS IFACE FD
 	mkfifo "$dir/$2.in" || fail "mkfifo"
-	inns "$1" env DROCE_EAL="$eal" DROCE_ADDR_MODE=host \
+	# the whole of part 2, on a loaded host: longer than a command's 60 s
+	T=200 inns "$1" env DROCE_EAL="$eal" DROCE_ADDR_MODE=host \
 		DROCE_VDEV="net_af_xdp0,iface=$2,xdp_prog=$xdp_obj" "$side" \
 		<"$dir/$2.in" >"$dir/$2.out" 2>&1 &
 	pids="$pids $!"
+	eval "side_$2=$!"
 	eval "exec $3>\"$dir/$2.in\""
 	for t in $(seq 200); do grep -q -e '^ready' -e 'failed' "$dir/$2.out" && break; sleep 0.05; done
 	grep -q '^ready' "$dir/$2.out" || { cat "$dir/$2.out"; fail "$2: the runtime did not open"; }
@@ -156,10 +159,15 @@ c.sendall(d); print(c.recv(64).decode() == hashlib.sha256(d).hexdigest())')
 wait $pt
 [ "$sum" = True ] || fail "TCP transfer to 198.18.0.1 while droce runs: digest ${sum:-missing}"
 echo "ping and a 1 MiB TCP transfer on the same addresses while both runtimes run"
-cmd 3 "$dir/dra.out" quit >/dev/null
-cmd 4 "$dir/drb.out" quit >/dev/null
+echo quit >&3
+echo quit >&4
 exec 3>&- 4>&-
-wait
+wait $side_dra
+ra=$?
+wait $side_drb
+rb=$?
+[ $ra = 0 ] && [ $rb = 0 ] ||
+	{ cat "$dir/dra.out" "$dir/drb.out"; fail "the sides' exit: A $ra, B $rb"; }
 
 # --- 3. qperf -cm1: one host name for TCP and rdma_cm ---
 # each rc test is a child of qperf's server that opens the port anew; -to 30: a child starts EAL
