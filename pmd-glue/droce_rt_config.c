@@ -178,11 +178,11 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->rto = 1;
 	cfg->dcqcn_cut_per_rtt = 1;
 	cfg->rto_min_us = 200;
-	snprintf(cfg->addr_mode, sizeof(cfg->addr_mode), "own");
 	/* an ACK waits for the application's next step, which an inline caller owes soon; the
 	 * bound keeps a bulk sender's window moving meanwhile */
 	cfg->ack_delay_us = 10;
 	cfg->ack_coalesce = 16;
+	snprintf(cfg->addr_mode, sizeof(cfg->addr_mode), "own");
 }
 
 int
