@@ -124,6 +124,7 @@ set_dcqcn(const struct droce_rt_config *c, struct droce_dcqcn_params *pp, uint64
 		p.reduce_period_ns = (uint64_t)c->dcqcn_reduce_period_us * 1000;
 	if (c->dcqcn_min_dec_fac != 0)
 		p.min_dec_fac = c->dcqcn_min_dec_fac;
+	p.cut_per_rtt = c->dcqcn_cut_per_rtt;
 	if (droce_cc_dcqcn_check(&p) != 0)
 		return droce_rt_errf(
 			-EINVAL, err, errlen,
@@ -313,6 +314,7 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	}
 	memset(rt, 0, sizeof(*rt));
 	rt->cfg = *cfg;
+	rt->host_fd = -1;
 	rc = droce_rt_eal_init(cfg, argv0, err, errlen);
 	if (rc != 0) {
 		free(rt);
@@ -334,8 +336,11 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	rc = droce_rt_port_open(&rt->port, cfg, err, errlen);
 	if (rc == 0)
 		rc = make_rings(rt, err, errlen);
+	if (rc == 0 && droce_rt_config_host_mode(cfg))
+		rc = droce_rt_host_open(rt, err, errlen);
 	if (rc == 0) {
-		make_gids(rt);
+		if (!droce_rt_config_host_mode(cfg))
+			make_gids(rt);
 		nops.tx = droce_rt_tx_copy; /* ARP/ND leave through shard 0 */
 		nops.ctx = &rt->sh[0];
 		rc = make_neigh(rt, &nops);
@@ -425,6 +430,7 @@ droce_rt_close(struct droce_rt *rt)
 	}
 	droce_rt_capture_close(rt);
 	droce_rt_mcast_close(rt);
+	droce_rt_host_close(rt);
 	if (rt->exc != NULL) {
 		while (rte_ring_dequeue(rt->exc, &p) == 0) {
 			m = p;
@@ -460,14 +466,6 @@ uint16_t
 droce_rt_port_id(const struct droce_rt *rt)
 {
 	return rt->port.port_id;
-}
-
-unsigned int
-droce_rt_gid(const struct droce_rt *rt, unsigned int index, uint8_t gid[16])
-{
-	if (index < rt->num_gids)
-		memcpy(gid, rt->gids[index], 16);
-	return rt->num_gids;
 }
 
 bool

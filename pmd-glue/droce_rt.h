@@ -52,8 +52,10 @@ struct droce_dev *droce_rt_shard_dev(struct droce_rt *rt, unsigned int shard);
 const struct droce_rt_config *droce_rt_config(const struct droce_rt *rt);
 void droce_rt_mac(const struct droce_rt *rt, uint8_t mac[6]);
 uint16_t droce_rt_port_id(const struct droce_rt *rt);
-/* GID table as given to the engine: IPv4 (::ffff:a.b.c.d) first when configured, then IPv6.
- * Returns the number of GIDs; fills gid when index is below it. */
+/* GID table as given to the engine: IPv4 (::ffff:a.b.c.d) first when configured, then IPv6;
+ * in host-address mode the interface's addresses, as they change (an empty slot, an address
+ * removed, reads as the zero GID). Any thread. Returns the number of slots; fills gid when
+ * index is below it. */
 unsigned int droce_rt_gid(const struct droce_rt *rt, unsigned int index, uint8_t gid[16]);
 
 /* Lcore mode: start the loop on the poll lcore (-ENOTSUP with a single lcore configured). */
@@ -100,9 +102,10 @@ uint64_t droce_rt_now(const struct droce_rt *rt);
  * the verbs complete (a flush) carries the time they ran. */
 void droce_rt_tick(struct droce_rt *rt);
 
-/* MAC of the next hop towards gid (::ffff:a.b.c.d or IPv6), by ARP/ND, waiting up to
- * timeout_ms: 0, -EHOSTUNREACH (droce_rt_strerror(): "peer unreachable (no ARP reply from X
- * after N tries)"), -ENETUNREACH, -ETIMEDOUT. */
+/* MAC of the next hop towards gid (::ffff:a.b.c.d or IPv6), by ARP/ND (host-address mode: from
+ * the kernel's neighbour table, the kernel asked to resolve it), waiting up to timeout_ms: 0,
+ * -EHOSTUNREACH (droce_rt_strerror(): "peer unreachable (no ARP reply from X after N
+ * tries)"), -ENETUNREACH, -ETIMEDOUT. */
 int droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
 		     uint32_t timeout_ms);
 /* Fill av->dmac for av->dgid (for droce_ah_create / a QP's DROCE_QP_AV), and av->has_vlan /

@@ -363,6 +363,7 @@ shard0_duties(struct droce_rt_shard *s)
 		rt->neigh_deadline = droce_neigh_timer(&rt->neigh, s->now);
 	if (s->now >= rt->next_link_check) {
 		rt->next_link_check = s->now + DROCE_RT_LINK_CHECK_NS;
+		work += droce_rt_host_poll(s);
 		up = droce_rt_port_link_up(&rt->port);
 		if (up != rt->link_up) {
 			/* Another peer may be behind the link now (a process restarted, with
@@ -433,6 +434,8 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 		work += drain_calls(s);
 	if (s->idx == 0)
 		work += shard0_duties(s);
+	else
+		droce_rt_host_sync(s); /* shard 0 follows the interface's addresses */
 	if (s->dev != NULL && droce_dev_next_deadline(s->dev) <= s->now)
 		work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
 	/* Only frames that left count as work: a PMD refusing everything (link down) must not

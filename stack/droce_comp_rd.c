@@ -5,11 +5,13 @@
  * response has its place in a WQE's buffer, so one that comes past a gap is placed at once and
  * remembered; each lost PSN run is asked for once by a re-request starting at its first PSN, the
  * RETH's VA advanced and length reduced to the run (IBTA 9.7.5.2.x READ retry; a duplicate READ
- * may ask for part of the original, 9.7.5.1.x, as rxe's responder serves it). The responses still in
- * flight behind the gap are kept, not re-read. A re-request's own responses come back in the
- * order it was sent, so one arriving past a re-requested PSN still missing says that PSN was
- * lost again: it is asked for once more. The completer moves una over what was kept
- * (droce_comp.c settle). A timeout or NAK still rewinds (go-back-N, droce_req_go_back).
+ * may ask for part of the original, 9.7.5.1.x, as rxe's responder serves it), one re-request of
+ * a READ at a time, each from the READ's first missing PSN (droce_rd_rereq_next says why).
+ * The responses still in flight behind the gap are kept, not re-read. A re-request's own
+ * responses come back in the order it was sent, so one arriving past a re-requested PSN still
+ * missing says that PSN was lost again: it is asked for once more. The completer moves una
+ * over what was kept (droce_comp.c settle). A timeout or NAK still rewinds (go-back-N,
+ * droce_req_go_back).
  */
 #include <string.h>
 
@@ -17,6 +19,9 @@
 #include "droce_psn.h"
 
 #define RD_MASK (DROCE_RD_WIN - 1)
+/* A re-request runs on over kept responses to the next gap of its READ if at most this many
+ * lie between: their stale copies cost less than waiting a round trip to ask for that gap. */
+#define RD_SPAN_GAP 8
 
 static bool
 bit_get(const uint64_t *b, uint32_t psn)
@@ -224,10 +229,15 @@ droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fr
 }
 
 /*
- * The next run of PSNs to re-request: the lowest one below rd_hi (and below what the requester
- * sends next anyway) neither answered nor asked, and those after it in the same WQE up to the
- * next answered or asked one. PSNs of SEND/WRITE below rd_hi were answered by the response or
- * ACK that raised it (IBTA 9.7.5.1: in order) and are marked so on the way. NULL: nothing.
+ * The next re-request: the lowest PSN below rd_hi (and below what the requester sends next
+ * anyway) neither answered nor asked, on to the last PSN of its WQE below that bound not
+ * answered yet while no more than RD_SPAN_GAP kept responses separate two gaps. PSNs of
+ * SEND/WRITE below rd_hi were answered by the response or ACK that raised it (IBTA 9.7.5.1: in
+ * order) and are marked so on the way. A READ with a re-request still unanswered is passed
+ * over: a re-request starts at its READ's first missing PSN, never below an earlier one of the
+ * same READ, because a responder may take a duplicate READ's VA as that READ's start and drop
+ * one below it (IBTA 9.7.5.1 lets it serve a part only; Linux rxe does so), and a gap asked for
+ * after a later one would then never be answered. NULL: nothing.
  */
 struct droce_swqe *
 droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n)
@@ -237,7 +247,8 @@ droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n)
 
 	while (droce_psn_lt(x, lim)) {
 		struct droce_swqe *w;
-		uint32_t end, e;
+		uint32_t end, e, y;
+		bool pending = false;
 
 		if (bit_get(r->rd_got, x) || bit_get(r->rd_asked, x)) {
 			x = droce_psn_add(x, 1);
@@ -255,9 +266,22 @@ droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n)
 				bit_set(r->rd_got, x);
 			continue;
 		}
-		for (e = droce_psn_add(x, 1); droce_psn_lt(e, end); e = droce_psn_add(e, 1))
-			if (bit_get(r->rd_got, e) || bit_get(r->rd_asked, e))
-				break;
+		y = droce_psn_lt(w->first_psn, r->una) ? r->una : w->first_psn;
+		for (; droce_psn_lt(y, x) && !pending; y = droce_psn_add(y, 1))
+			pending = !bit_get(r->rd_got, y);
+		if (pending) {
+			x = droce_psn_add(w->first_psn, w->npkts);
+			continue;
+		}
+		e = droce_psn_add(x, 1);
+		for (y = e; droce_psn_lt(y, end); y = droce_psn_add(y, 1)) {
+			if (bit_get(r->rd_got, y)) {
+				if (droce_psn_diff(y, e) >= RD_SPAN_GAP)
+					break;
+				continue;
+			}
+			e = droce_psn_add(y, 1);
+		}
 		*psn = x;
 		*n = (uint32_t)droce_psn_diff(e, x);
 		return w;
@@ -266,12 +290,27 @@ droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n)
 	return NULL;
 }
 
+/* The first PSN from psn of w not answered yet: where a resent READ starts (the same rule). */
+uint32_t
+droce_rd_first_missing(const struct droce_qp *qp, const struct droce_swqe *w, uint32_t psn)
+{
+	const struct droce_requester *r = &qp->req;
+	uint32_t end = droce_psn_add(w->first_psn, w->npkts);
+
+	if (droce_psn_lt(psn, r->una))
+		psn = r->una;
+	while (droce_psn_lt(psn, end) && droce_psn_lt(psn, r->rd_hi) && bit_get(r->rd_got, psn))
+		psn = droce_psn_add(psn, 1);
+	return psn;
+}
+
 void
 droce_rd_rereq_sent(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t n)
 {
 	w->part_asked = true;
 	for (; n != 0; n--, psn = droce_psn_add(psn, 1))
-		bit_set(qp->req.rd_asked, psn);
+		if (!bit_get(qp->req.rd_got, psn))
+			bit_set(qp->req.rd_asked, psn);
 	qp->req.rd_wm = qp->req.max_psn_sent;
 	droce_qp_cnt(qp, DROCE_CNT_READ_REREQ);
 }

@@ -27,14 +27,13 @@ uint64_t
 droce_dev_counter(const struct droce_dev *dev, enum droce_cnt c)
 {
 	uint64_t v;
-	uint32_t i;
+	int64_t i;
 
 	if ((unsigned int)c >= DROCE_CNT_MAX)
 		return 0;
 	v = dev->cnt_gone[c];
-	for (i = 0; i <= dev->qp_mask; i++)
-		if (dev->qps[i].used)
-			v += dev->qps[i].cnt[c];
+	for (i = droce_qp_slot_next(dev, 0); i >= 0; i = droce_qp_slot_next(dev, (uint32_t)i + 1))
+		v += dev->qps[i].cnt[c];
 	return v;
 }
 

@@ -33,7 +33,7 @@ struct droce_dev *
 droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, int *err)
 {
 	struct droce_dev *dev;
-	uint32_t nqp, nmr, i;
+	uint32_t nqp, nmr;
 
 	if (attr == NULL || io == NULL || io->tx_alloc == NULL || io->tx_send == NULL ||
 	    io->rand64 == NULL || attr->num_gids == 0 || attr->num_gids > DROCE_MAX_GIDS ||
@@ -71,17 +71,17 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	dev->srqs = calloc(attr->max_srq + 1, sizeof(*dev->srqs));
 	dev->ahs = calloc(attr->max_ah + 1, sizeof(*dev->ahs));
 	dev->heap = calloc(nqp, sizeof(*dev->heap));
+	dev->icrc_rx = calloc(nqp, sizeof(*dev->icrc_rx));
 	/* ordinary QPs take slots 2 .. max_qp + 1 */
 	if (!dev->qps || !dev->mrs || !dev->pds || !dev->cqs || !dev->srqs || !dev->ahs ||
-	    !dev->heap || droce_slots_init(&dev->qp_slots, 2, attr->max_qp + 2) != 0 ||
+	    !dev->heap || !dev->icrc_rx ||
+	    droce_slots_init(&dev->qp_slots, 2, attr->max_qp + 2) != 0 ||
 	    droce_slots_init(&dev->mr_slots, 1, attr->max_mr + 1) != 0 ||
 	    droce_slots_init(&dev->cq_slots, 0, attr->max_cq) != 0) {
 		droce_dev_destroy(dev);
 		goto nomem;
 	}
-	for (i = 0; i < attr->num_gids; i++)
-		if (droce_gid_is_v4(attr->gids[i]))
-			dev->gid_v4[dev->n_gid_v4++] = droce_get_be32(attr->gids[i] + 12);
+	droce_dev_set_gids(dev, (const uint8_t(*)[16])attr->gids, attr->num_gids);
 	dev->qpn_gen = (uint32_t)io->rand64(io->ctx);
 	dev->cnp_interval_ns = DROCE_CNP_INTERVAL_NS;
 	droce_inflight_defaults(&dev->inflight);
@@ -92,16 +92,45 @@ nomem:
 	return NULL;
 }
 
+static bool
+gid_is_zero(const uint8_t gid[16])
+{
+	static const uint8_t z[16];
+
+	return memcmp(gid, z, 16) == 0;
+}
+
+int
+droce_dev_set_gids(struct droce_dev *dev, const uint8_t (*gids)[16], unsigned int n)
+{
+	unsigned int i;
+
+	if (dev == NULL || (gids == NULL && n != 0) || n > DROCE_MAX_GIDS)
+		return -EINVAL;
+	memset(dev->attr.gids, 0, sizeof(dev->attr.gids));
+	if (n != 0)
+		memcpy(dev->attr.gids, gids, (size_t)n * 16);
+	dev->attr.num_gids = (uint8_t)n;
+	/* IPv4 destinations are matched as numbers (droce_rx_addr.h); an empty slot (the zero
+	 * GID, an address removed) matches nothing. */
+	dev->n_gid_v4 = 0;
+	for (i = 0; i < n; i++)
+		if (!gid_is_zero(gids[i]) && droce_gid_is_v4(gids[i]))
+			dev->gid_v4[dev->n_gid_v4++] = droce_get_be32(gids[i] + 12);
+	return 0;
+}
+
 void
 droce_dev_destroy(struct droce_dev *dev)
 {
 	uint32_t i;
+	int64_t q;
 
 	if (dev == NULL)
 		return;
-	for (i = 0; dev->qps && i <= dev->qp_mask; i++)
-		if (dev->qps[i].used)
-			droce_qp_destroy(&dev->qps[i]);
+	for (q = dev->qps ? droce_qp_slot_next(dev, 0) : -1; q >= 0;
+	     q = droce_qp_slot_next(dev, (uint32_t)q + 1))
+		droce_qp_destroy(&dev->qps[q]);
 	for (i = 0; dev->srqs && i <= dev->attr.max_srq; i++)
 		if (dev->srqs[i].used)
 			droce_srq_destroy(&dev->srqs[i]);
@@ -116,6 +145,7 @@ droce_dev_destroy(struct droce_dev *dev)
 	free(dev->srqs);
 	free(dev->ahs);
 	free(dev->heap);
+	free(dev->icrc_rx);
 	droce_slots_fini(&dev->qp_slots);
 	droce_slots_fini(&dev->mr_slots);
 	droce_slots_fini(&dev->cq_slots);
@@ -353,8 +383,7 @@ rx_one(struct droce_dev *dev, const uint8_t *frame, uint32_t len, uint64_t now)
 
 	/* The addresses are compared as the frame's bytes; a packet that needs them as fields
 	 * (a group's, a UD QP's) gets them below. */
-	d = droce_parse_rx(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx,
-			   DROCE_ICRC_RX_CACHE - 1);
+	d = droce_parse_rx(frame, len, &p, dev->rx_parse_flags, dev->icrc_rx, dev->qp_mask);
 	if (d != DROCE_DROP_NONE) {
 		droce_dev_drop(dev, d);
 		return;

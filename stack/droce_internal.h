@@ -33,7 +33,6 @@
 #define DROCE_UD_GRH	      40
 #define DROCE_PORT_NUM	      1
 #define DROCE_CNP_INTERVAL_NS 4000 /* mlx5 min_time_between_cnps default (4 us) */
-#define DROCE_ICRC_RX_CACHE   64   /* DestQP slots of received ICRC prefix states (power of 2) */
 
 /* Branch layout hints for the per-packet paths. */
 #define droce_likely(x)	  __builtin_expect(!!(x), 1)
@@ -386,8 +385,9 @@ struct droce_dev {
 	uint64_t now;			  /* the latest now_ns the caller gave */
 	uint64_t cnt_gone[DROCE_CNT_MAX]; /* counters of destroyed QPs */
 	struct droce_drop_stats drops;
-	/* Received frames' ICRC prefix state, by DestQP (droce_parse_rx) */
-	struct droce_icrc_v4_cache icrc_rx[DROCE_ICRC_RX_CACHE];
+	/* Received frames' ICRC prefix state, one per QP slot (DestQP & qp_mask, droce_parse_rx):
+	 * live QPs never share one, so any number of QPs in turn hit their own */
+	struct droce_icrc_v4_cache *icrc_rx;
 	struct droce_mcast_grp mcast[DROCE_MCAST_GROUPS];
 	/* The GID table's IPv4 addresses as numbers, for the receive address check */
 	uint32_t gid_v4[DROCE_MAX_GIDS];
@@ -395,6 +395,24 @@ struct droce_dev {
 };
 
 /* The smallest power of two >= n: table and ring sizes, so that an index is a mask. */
+/* The slot of the first live QP at or above from, or -1: slots 0 and 1 (the special QPs) lie
+ * below the slot pool, the rest are the pool's taken slots, so unused slots stay untouched (a
+ * table sized for max_qp costs memory only where QPs are). */
+static inline int64_t
+droce_qp_slot_next(const struct droce_dev *dev, uint32_t from)
+{
+	int64_t s;
+
+	for (; from < 2; from++)
+		if (dev->qps[from].used)
+			return from;
+	for (s = droce_slots_next_taken(&dev->qp_slots, from); s >= 0;
+	     s = droce_slots_next_taken(&dev->qp_slots, (uint32_t)s + 1))
+		if (dev->qps[s].used)
+			return s;
+	return -1;
+}
+
 static inline uint32_t
 droce_pow2_at_least(uint32_t n)
 {
@@ -622,6 +640,8 @@ void droce_rd_go_back(struct droce_qp *qp, uint32_t psn);
 struct droce_swqe *droce_rd_find(struct droce_qp *qp, uint32_t psn);
 void droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame);
 struct droce_swqe *droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n);
+uint32_t droce_rd_first_missing(const struct droce_qp *qp, const struct droce_swqe *w,
+				uint32_t psn);
 void droce_rd_rereq_sent(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t n);
 bool droce_rd_resp_fits(const struct droce_qp *qp, const struct droce_swqe *w,
 			const struct droce_pkt *p);

@@ -366,12 +366,9 @@ droce_dev_cc(const struct droce_dev *dev, const union droce_cc_params **p)
 struct droce_qp *
 droce_dev_qp_next(struct droce_dev *dev, const struct droce_qp *prev)
 {
-	uint32_t i = prev == NULL ? 0 : (uint32_t)(prev - dev->qps) + 1;
+	int64_t i = droce_qp_slot_next(dev, prev == NULL ? 0 : (uint32_t)(prev - dev->qps) + 1);
 
-	for (; i <= dev->qp_mask; i++)
-		if (dev->qps[i].used)
-			return &dev->qps[i];
-	return NULL;
+	return i >= 0 ? &dev->qps[i] : NULL;
 }
 
 const struct droce_cc_ops *
@@ -479,6 +476,8 @@ droce_qp_flush(struct droce_qp *qp)
 		qp->resp.have_rwqe = false;
 		flush_rwqe(qp, qp->resp.rwqe.wr_id);
 	}
+	if (qp->sr != NULL)
+		droce_sr_srq_flush(qp);
 	if (qp->srq == NULL) {
 		for (; qp->rq.tail != qp->rq.head; qp->rq.tail++)
 			flush_rwqe(qp, qp->rq.ring[qp->rq.tail & qp->rq.mask].wr_id);

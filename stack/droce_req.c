@@ -325,11 +325,23 @@ static int
 send_read(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 {
 	struct droce_requester *r = &qp->req;
-	uint32_t done = (uint32_t)droce_psn_diff(r->psn, w->first_psn);
+	uint32_t done;
 	struct droce_pkt p;
 	uint8_t *buf, *data;
 	void *cookie;
 
+	/* A rewind resends a READ from its first missing response, never from below it: the
+	 * responder may have moved the READ's start to an earlier re-request's (droce_comp_rd.c),
+	 * and one fully answered is passed over. */
+	if (w->state != DROCE_SWQE_POSTED) {
+		r->psn = droce_rd_first_missing(qp, w, r->psn);
+		if (r->psn == droce_psn_add(w->first_psn, w->npkts)) {
+			r->rd_out++; /* given back when it completes */
+			r->next++;
+			return 1;
+		}
+	}
+	done = (uint32_t)droce_psn_diff(r->psn, w->first_psn);
 	fill_read(qp, w, &p, r->psn, w->npkts - done);
 	buf = droce_tx_begin(qp, &p, 0, &cookie, &data);
 	if (buf == NULL)

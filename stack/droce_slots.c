@@ -91,3 +91,26 @@ droce_slots_put(struct droce_slots *s, uint32_t slot)
 	if (slot >= s->lo && slot < s->hi)
 		set_free(s, slot);
 }
+
+int64_t
+droce_slots_next_taken(const struct droce_slots *s, uint32_t from)
+{
+	uint32_t w, last;
+	uint64_t t;
+
+	if (from < s->lo)
+		from = s->lo;
+	if (s->levels == 0 || from >= s->hi)
+		return -1;
+	last = (s->hi - 1) >> 6;
+	w = from >> 6;
+	/* a clear bit is a taken slot; bits below lo and from at or above hi are never set */
+	t = ~s->bits[0][w] & (~0ull << (from & 63));
+	while (t == 0) {
+		if (++w > last)
+			return -1;
+		t = ~s->bits[0][w];
+	}
+	w = (w << 6) | (uint32_t)__builtin_ctzll(t);
+	return w < s->hi ? (int64_t)w : -1;
+}

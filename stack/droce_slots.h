@@ -25,5 +25,8 @@ void droce_slots_fini(struct droce_slots *s);
 int64_t droce_slots_take(struct droce_slots *s);
 /* Give back a slot droce_slots_take returned. */
 void droce_slots_put(struct droce_slots *s, uint32_t slot);
+/* The lowest taken slot at or above from, or -1: a walk over the bitmap's words, so that a
+ * visit of the live objects touches none of the free slots' memory. */
+int64_t droce_slots_next_taken(const struct droce_slots *s, uint32_t from);
 
 #endif

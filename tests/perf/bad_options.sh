@@ -21,13 +21,14 @@ check -s 4194304
 check -o nop
 check -m fast
 check -n 0
-check -q 99
+check -q 16385
 check -t 0
 check --mtu 1000
 check --sizes 1,x
 check -a --sizes 8,16
 check -p 70000
 check -D 0
+check --max-outstanding 0
 check --timeout-ms 5
 check -n
 check -p 0 127.0.0.1

@@ -120,7 +120,9 @@ test_options(void)
 	CU_ASSERT(parse("p --mtu 1000", &o, err) < 0);
 	CU_ASSERT(parse("p -o nop", &o, err) < 0);
 	CU_ASSERT(strstr(err, "--op") != NULL);
-	CU_ASSERT(parse("p -q 17", &o, err) < 0);
+	CU_ASSERT_EQUAL(parse("p -q 16384", &o, err), 0);
+	CU_ASSERT_EQUAL(o.plan.qps, 16384);
+	CU_ASSERT(parse("p -q 16385", &o, err) < 0);
 	CU_ASSERT(parse("p -a --sizes 1,2", &o, err) < 0);
 	CU_ASSERT(parse("p -n", &o, err) < 0);
 	CU_ASSERT(strstr(err, "needs a value") != NULL);

@@ -3,9 +3,16 @@
  * READ recovery under loss (seeded; a failing run prints its seed and droce-sim replays it):
  * 64 KiB READs, max_rd_atomic of them in flight, at 0, 1 and 5 % independent loss each way.
  * A lost READ response costs one re-request of the missing run, not the READ again nor the
- * responses behind it: the responses delivered stay within 1.3x of those the READs need at 5 %
- * loss (before: 27x), and READ goodput stays within 2x of WRITE goodput on the same link and
- * loss. The reference model checks every byte placed, as in every simulator run.
+ * responses behind it: the responses delivered stay within 1.1x of those the READs need at 1 %
+ * loss and 1.5x at 5 % (before: 27x), and READ goodput within 2x of WRITE goodput on the same
+ * link and loss at 1 %, 2.5x at 5 %. A READ has one re-request out at a time, from its first
+ * missing response (droce_comp_rd.c: a responder such as rxe refuses one below an earlier
+ * one), so a second gap in a READ waits for the first one's answer or spans the kept
+ * responses between. That costs time and responses against this responder, which would serve
+ * every gap asked at once: over seeds 7000-7011 (droce-sim, 5 % loss, 16 in flight) READ takes
+ * 11.0 ms on average where asking for every gap at once took 7.0 ms (WRITE 6.6 ms), with 1.32x
+ * the responses needed where that took 1.06x. The reference model checks
+ * every byte placed, as in every simulator run.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,7 +49,7 @@ run(const struct sim_cfg *c, struct sim_summary *s)
 }
 
 static void
-check(double loss, double max_ratio, uint8_t rd_atomic)
+check(double loss, double max_ratio, double max_time, uint8_t rd_atomic)
 {
 	uint64_t seed;
 
@@ -63,7 +70,7 @@ check(double loss, double max_ratio, uint8_t rd_atomic)
 		       "(%.2f Gbit/s)",
 		       seed, loss * 100, rd_atomic, ratio, r.wire.read_rereq, r.vtime_ns / 1e6,
 		       r.bytes * 8.0 / r.vtime_ns, w.vtime_ns / 1e6, w.bytes * 8.0 / w.vtime_ns);
-		if (ratio > max_ratio || r.vtime_ns > 2 * w.vtime_ns) {
+		if (ratio > max_ratio || r.vtime_ns > max_time * w.vtime_ns) {
 			fprintf(stderr,
 				"\nseed %" PRIu64 " loss %.0f%% rd_atomic %u: READ responses "
 				"%.2fx needed (bound %.2f), READ %.3f ms, WRITE %.3f ms\n",
@@ -86,26 +93,26 @@ check(double loss, double max_ratio, uint8_t rd_atomic)
 static void
 test_read_no_loss(void)
 {
-	check(0.0, 1.0, 16);
+	check(0.0, 1.0, 2.0, 16);
 }
 
 static void
 test_read_loss1(void)
 {
-	check(0.01, 1.1, 16);
+	check(0.01, 1.1, 2.0, 16);
 }
 
 static void
 test_read_loss5(void)
 {
-	check(0.05, 1.3, 16);
+	check(0.05, 1.5, 2.5, 16);
 }
 
 /* As many in flight as rxe offers: the gaps are further behind the responder's queue. */
 static void
 test_read_loss5_rd128(void)
 {
-	check(0.05, 1.3, 128);
+	check(0.05, 1.5, 2.5, 128);
 }
 
 DROCE_TEST_MAIN("sim_read_loss", DROCE_TEST(test_read_no_loss), DROCE_TEST(test_read_loss1),

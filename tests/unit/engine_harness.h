@@ -120,6 +120,8 @@ eh_rand64(void *ctx)
 }
 
 static inline void eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6);
+static inline void eh_init_sized(struct eh_world *w, uint32_t eth_mtu, bool ipv6, uint32_t max_qp,
+				 uint32_t max_mr);
 
 static inline void
 eh_init(struct eh_world *w, uint32_t eth_mtu)
@@ -165,6 +167,13 @@ eh_ring_put(struct eh_frame *q)
 static inline void
 eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6)
 {
+	eh_init_sized(w, eth_mtu, ipv6, 16, 64);
+}
+
+/* Devices with room for max_qp QPs and max_mr MRs; the CQ holds a completion of each QP. */
+static inline void
+eh_init_sized(struct eh_world *w, uint32_t eth_mtu, bool ipv6, uint32_t max_qp, uint32_t max_mr)
+{
 	unsigned int i;
 
 	memset(w, 0, sizeof(*w));
@@ -195,16 +204,16 @@ eh_init_v(struct eh_world *w, uint32_t eth_mtu, bool ipv6)
 		memcpy(a.gids[0], n->gid, 16);
 		a.num_gids = 1;
 		a.eth_mtu = eth_mtu;
-		a.max_qp = 16;
+		a.max_qp = max_qp;
 		a.max_cq = 16;
-		a.max_mr = 64;
+		a.max_mr = max_mr;
 		a.max_mw = 8;
 		a.max_srq = 4;
 		a.max_ah = 8;
 		a.max_pd = 4;
 		n->dev = droce_dev_create(&a, &io, &err);
 		n->pd = droce_pd_alloc(n->dev, &err);
-		n->cq = droce_cq_create(n->dev, 4096, NULL, &err);
+		n->cq = droce_cq_create(n->dev, max_qp > 16 ? 4096 + 2 * max_qp : 4096, NULL, &err);
 	}
 }
 

@@ -61,6 +61,25 @@ check_pool(uint32_t lo, uint32_t hi, uint64_t seed, unsigned int steps)
 		fprintf(stderr, "slots [%u, %u) seed %llu: %u takes differ from the scan\n", lo, hi,
 			(unsigned long long)seed, bad);
 	CU_ASSERT_EQUAL(bad, 0);
+	/* the walk over taken slots finds exactly the model's, in order, from any start */
+	{
+		uint32_t from = lo > 0 ? lo - 1 : 0, i;
+		int64_t got = droce_slots_next_taken(&s, from);
+
+		for (i = from; i < hi; i++) {
+			if (!taken[i] || i < lo)
+				continue;
+			if (got != i) {
+				bad++;
+				break;
+			}
+			got = droce_slots_next_taken(&s, i + 1);
+		}
+		if (got != -1 && bad == 0)
+			bad++;
+		CU_ASSERT_EQUAL(bad, 0);
+		CU_ASSERT_EQUAL(droce_slots_next_taken(&s, hi), -1);
+	}
 	droce_slots_fini(&s);
 	free(taken);
 }

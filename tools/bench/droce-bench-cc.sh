@@ -7,8 +7,11 @@
 #   paper='DROCE_CC=dcqcn DROCE_DCQCN_G=1020 DROCE_DCQCN_ALPHA_PERIOD_US=55 ...'
 # Per run: goodput, the share of frames netem marked, netem's largest backlog, CNPs the client
 # handled, packets its rate limiter held, and the algorithm's rate (droce-stat --qps every 0.2 s:
-# lowest, median, highest). Environment: DROCE_BENCH_NETEM ("--delay 20us --rate
-# 2gbit --limit 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (4).
+# lowest, median, highest) and, with several QPs, Jain's index over their sending rates per
+# sample (lowest, median). Environment: DROCE_BENCH_NETEM ("--delay 20us --rate 2gbit --limit
+# 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (4), DROCE_BENCH_QPS (QPs between the two
+# processes, 1), DROCE_BENCH_CSV (a directory: NAME.csv per run, each QP's packets per second and
+# limiter rate and Jain's index every 0.2 s; the netem's queue and marks are its totals).
 set -u
 if [ $# -lt 1 ] || [ ! -x "$1/tools/droce-perf/droce-perf" ] || [ ! -x "$1/tools/droce-netem/droce-netem" ]; then
 	echo "usage: droce-bench-cc BUILD [NAME='DROCE_VAR=value ...' ...]" >&2
@@ -19,6 +22,8 @@ shift
 STAT=$(cd "$(dirname "$0")/../droce-stat" && pwd)/droce-stat
 NETEM_OPTS=${DROCE_BENCH_NETEM:---delay 20us --rate 2gbit --limit 2m --red 20k,200k,20%}
 SECS=${DROCE_BENCH_SECONDS:-4}
+QPS=${DROCE_BENCH_QPS:-1}
+CSV=${DROCE_BENCH_CSV:-}
 TMP=$(mktemp -d /tmp/droce-bench-cc.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -44,7 +49,7 @@ run() {
 	env DROCE_EAL="--no-huge -m 256 --no-pci" DROCE_DCQCN_MAX_RATE_MBPS=10000 $vars \
 		DROCE_IPV4=198.18.0.2/24 DROCE_VDEV="net_memif0,role=client,socket=/$tag-a" \
 		DROCE_LCORES=1 timeout $((SECS + 30)) "$B/tools/droce-perf/droce-perf" \
-		-p "$(cat "$TMP/port" 2>/dev/null)" -o write -s 65536 -D "$SECS" -J -Q --counters \
+		-p "$(cat "$TMP/port" 2>/dev/null)" -o write -s 65536 -q "$QPS" -D "$SECS" -J -Q --counters \
 		127.0.0.1 >"$TMP/client" 2>"$TMP/client.err" &
 	cp=$!
 	# the client's QP as droce-stat --qps sees it, every 0.2 s until it exits (its rate)
@@ -64,9 +69,9 @@ run() {
 	wait "$np"
 	g=$(sed -n 's/.*"gbps":\([0-9.]*\).*/\1/p' "$TMP/client")
 	wait
-	/usr/bin/python3 - "$name" "${g:--}" "$TMP/netem" "$TMP/client.err" "$TMP/qps" <<'EOF'
+	/usr/bin/python3 - "$name" "${g:--}" "$TMP/netem" "$TMP/client.err" "$TMP/qps" "$CSV" <<'EOF'
 import json, re, statistics, sys
-name, gbps, netem, cerr, qps = sys.argv[1:6]
+name, gbps, netem, cerr, qps, csv = sys.argv[1:7]
 n = {}
 for l in open(netem, errors="replace"):
     if l.startswith("droce-netem ab:"):
@@ -79,6 +84,9 @@ for l in open(cerr, errors="replace"):
 rx = n.get("rx", 0)
 # the algorithm's rate over the run, from its samples (none has no figures)
 rates = []
+# each data QP's packets sent between samples (all of a 64 KiB WRITE's but its last are of
+# the path MTU, so their ratio is the rates'; QP1 sends none once connected): Jain's index
+rows, jains, prev = [], [], None
 for l in open(qps, errors="replace"):
     try:
         q = json.loads(l).get("list", [])
@@ -86,17 +94,35 @@ for l in open(qps, errors="replace"):
         continue
     if q and "cc_rate_mbps" in q[0] and q[0].get("sent_pkts", 0) > 0:
         rates.append(q[0]["cc_rate_mbps"])
+    cur = {e.get("qpn"): e for e in q if e.get("sent_pkts", 0) > 0 and e.get("qpn", 1) != 1}
+    if prev is not None:
+        qpns = sorted(k for k in cur if k in prev)
+        x = [(cur[k]["sent_pkts"] - prev[k]["sent_pkts"]) / 0.2 for k in qpns]
+        if x and sum(x) > 0:
+            j = sum(x) ** 2 / (len(x) * sum(v * v for v in x))
+            jains.append(j)
+            rows.append([len(rows) * 0.2] + x + [cur[k].get("cc_rate_mbps", -1) for k in qpns] + [j])
+    prev = cur
 rate = ("%d/%d/%d" % (min(rates), statistics.median(rates), max(rates))) if rates else "-"
-print("%-10s %9s %10s %12s %10s %12s  %s" % (name, gbps,
+jain = ("%.2f/%.2f" % (min(jains), statistics.median(jains))) if jains else "-"
+if csv and rows:
+    nq = (len(rows[0]) - 2) // 2
+    with open("%s/%s.csv" % (csv, name), "w") as f:
+        f.write("s," + ",".join("qp%d_pkts_per_s" % i for i in range(nq)) + "," +
+                ",".join("qp%d_limit_mbps" % i for i in range(nq)) + ",jain\n")
+        for r in rows:
+            f.write(",".join("%.3f" % v for v in r) + "\n")
+print("%-10s %9s %10s %12s %10s %12s  %-20s %s" % (name, gbps,
       "%.1f %%" % (100 * n.get("ce_marked", 0) / rx) if rx else "-",
       "%d" % n.get("max_backlog", 0), c.get("dev.rp_cnp_handled", 0),
-      c.get("dev.cc_deferred", 0), rate))
+      c.get("dev.cc_deferred", 0), rate, jain))
 EOF
 }
 
-echo "droce-bench-cc: droce-perf write bw 64 KiB, ${SECS} s, through droce-netem $NETEM_OPTS"
-printf '%-10s %9s %10s %12s %10s %12s  %s\n' config Gbit/s "CE-marked" "max backlog" "CNPs" \
-	"held (cc)" "rate Mbit/s min/median/max"
+[ -z "$CSV" ] || mkdir -p "$CSV" || exit 2
+echo "droce-bench-cc: droce-perf write bw 64 KiB, $QPS QP(s), ${SECS} s, through droce-netem $NETEM_OPTS"
+printf '%-10s %9s %10s %12s %10s %12s  %-20s %s\n' config Gbit/s "CE-marked" "max backlog" "CNPs" \
+	"held (cc)" "rate Mbit/s min/med/max" "Jain min/median"
 run none "DROCE_CC=none"
 run dcqcn "DROCE_CC=dcqcn"
 for nv in "$@"; do

@@ -4,9 +4,14 @@
 #   1. droce-bench-scale (engine only, one thread): qps.csv, mrs.csv, sq.csv (see its header);
 #   2. callgrind (deterministic): instructions per 64 B WRITE message through both engines with
 #      1, 1024 and 16384 QP pairs in round robin (cg_qps.csv: a flat curve is no per-QP cost),
+#      the ICRC of a 64 B WRITE frame in full, from the QP's base and through the receive cache
+#      (droce-bench-icrc, cg_icrc.csv),
 #      and the engine's instructions per frame, copy and CRC excluded (tests/sim/callgrind.sh);
 #   3. live, two droce processes over memif through droce-run (skipped with
-#      DROCE_BENCH_SCALE_LIVE=0): unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N
+#      DROCE_BENCH_SCALE_LIVE=0): droce-perf -q N (N = 1 .. $DROCE_BENCH_SCALE_QPS, 64 B and
+#      64 KiB WRITEs round robin over all N QPs with 64 in flight over all of them: aggregate
+#      rate, p99 post-to-completion, resident bytes per QP, create+connect time) into
+#      perf_qps.csv; unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N
 #      QPs, N = 1 .. $DROCE_BENCH_SCALE_LIVE_QPS, default 1024: perftest gives each QP its own
 #      buffer) into live_qps.csv, and unmodified cmtime -c N (rdma_cm: create, resolve, connect,
 #      disconnect, destroy; N = 100 .. $DROCE_BENCH_SCALE_CONNS, default 1000) into live_cm.csv;
@@ -18,6 +23,7 @@ ME=droce-bench-scale
 . '@SRC_DIR@/bench_lib.sh'
 SRC='@SRC_DIR@'
 BENCH='@BENCH_DIR@/droce-bench-scale'
+ICRC='@BENCH_DIR@/droce-bench-icrc'
 SIM='@SIM@'
 OUT=${DROCE_BENCH_SCALE_OUT:-'@BENCH_DIR@/scale'}
 MAXQ=${DROCE_BENCH_SCALE_QPS:-16384}
@@ -26,6 +32,8 @@ MSGS=${DROCE_BENCH_SCALE_MSGS:-200000}
 LIVE=${DROCE_BENCH_SCALE_LIVE:-1}
 LIVE_QPS=${DROCE_BENCH_SCALE_LIVE_QPS:-1024}
 CONNS=${DROCE_BENCH_SCALE_CONNS:-1000}
+PERF_QPS=${DROCE_BENCH_SCALE_PERF_QPS:-1 4 16 64 256 1000 4096 16384}
+PERF=${DROCE_PERF:-'@PERF@'}
 SECS=${DROCE_BENCH_SECONDS:-2}
 DR=${DROCE_RUN:-'@DROCE_RUN@'}
 BOUND_ENGINE=${DROCE_BENCH_SCALE_BOUND:-900}	# the engine curves and callgrind (bench_lib: BOUND)
@@ -37,21 +45,37 @@ STAMP="commit $REV, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "$ME: $STAMP, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 timeout "$BOUND_ENGINE" "$BENCH" -o "$OUT" -q "$MAXQ" -r "$MAXR" -m "$MSGS" || die "droce-bench-scale failed"
+"$ICRC" -n 2000000 || die "droce-bench-icrc failed"
 
 if command -v valgrind >/dev/null; then
-	echo "qps,instr_per_msg" > "$OUT/cg_qps.csv"
+	# cache simulation too: D1 as the host's, the last level a 1 MiB L2 (callgrind takes the
+	# VM's reported LL, 512 MiB here, which would hide every miss)
+	echo "qps,instr_per_msg,d1_miss_per_msg,l2_miss_per_msg" > "$OUT/cg_qps.csv"
 	for n in 1 1024 16384; do
 		[ "$n" -le "$MAXQ" ] || continue
 		timeout "$BOUND_ENGINE" valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.out" \
+			--cache-sim=yes --LL=1048576,16,64 \
 			--collect-atstart=no --toggle-collect=rr_run "$BENCH" -p "$n" -m 20000 \
 			>/dev/null 2>&1 || die "callgrind at $n QPs failed"
-		ir=$(callgrind_annotate "$OUT/cg.out" 2>/dev/null |
-			awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-		echo "$n,$((ir / 20000))" >> "$OUT/cg_qps.csv"
-		printf '  callgrind: %5d QP pairs, %d instructions per 64 B WRITE (post, 2 engines, completion)\n' \
-			"$n" $((ir / 20000))
+		# summary: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+		read -r ir d1 ll < <(awk '/^summary:/ { print $2, $6 + $7, $9 + $10 }' "$OUT/cg.out")
+		echo "$n,$((ir / 20000)),$(ratio "$d1" 20000 %.1f),$(ratio "$ll" 20000 %.1f)" >> "$OUT/cg_qps.csv"
+		printf '  callgrind: %5d QP pairs, per 64 B WRITE (post, 2 engines, completion): %d instructions, %s D1 misses, %s L2 misses (1 MiB)\n' \
+			"$n" $((ir / 20000)) "$(ratio "$d1" 20000 %.1f)" "$(ratio "$ll" 20000 %.1f)"
 	done
 	rm -f "$OUT/cg.out"
+	# the ICRC of a 64 B WRITE frame: full, from the QP's base (transmit), the receive cache
+	echo "icrc,instr_per_frame" > "$OUT/cg_icrc.csv"
+	for f in full base cached; do
+		timeout "$BOUND_ENGINE" valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.out" \
+			--collect-atstart=no --toggle-collect="icrc_$f*" "$ICRC" -n 100000 \
+			>/dev/null 2>&1 || die "callgrind of droce-bench-icrc failed"
+		ir=$(callgrind_annotate "$OUT/cg.out" 2>/dev/null |
+			awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+		echo "$f,$((ir / 100000))" >> "$OUT/cg_icrc.csv"
+	done
+	rm -f "$OUT/cg.out"
+	awk -F, 'NR > 1 { v[$1] = $2 } END { printf "  callgrind: ICRC of a 64 B WRITE frame (120 B from IPv4), instructions: full %d, per-QP base (transmit) %d, receive cache %d\n", v["full"], v["base"], v["cached"] }' "$OUT/cg_icrc.csv"
 	if [ -x "$SIM" ]; then
 		bash "$SRC/../../tests/sim/callgrind.sh" "$(dirname "$(dirname "$(dirname "$SIM")")")" 2000 |
 			tee "$OUT/cg_frame.txt" || die "tests/sim/callgrind.sh failed"
@@ -67,13 +91,52 @@ live_run() {	# live_run srv|cli N CMD...: sets SRV or CLI
 	shift 2
 	local args=(-q --no-huge --eal --no-telemetry --socket "$SOCK"
 		--set max_qp=$((n + 16)) --set max_cq=$((2 * n + 16)) --set max_mr=$((n + 16))
-		--set max_ah=$((n + 16)) --set max_pd=$((n + 16)) --set start_wait_ms=20000)
+		--set max_ah=$((n + 16)) --set max_pd=$((n + 16)) --set start_wait_ms=20000
+		${LIVE_LCORES:+--lcores "$LIVE_LCORES"})
 	if [ "$side" = srv ]; then
 		SRV=("$DR" "${args[@]}" --memif server --ip 198.18.0.1/24 -- stdbuf -oL "$@")
 	else
 		CLI=("$DR" "${args[@]}" --memif client --ip 198.18.0.2/24 -- stdbuf -oL "$@")
 	fi
 }
+# droce-perf, N QPs, 64 WRs in flight over all of them (each QP's window 64 / N, at least 1):
+# the same offered load spread over more QPs, so a per-QP cost shows as a falling curve
+perf_point() {	# perf_point NAME N SIZE: droce-perf server lcore 0, client lcore 1
+	local name=$1 n=$2 d=$(($2 >= 64 ? 1 : 64 / $2))
+	LIVE_LCORES=0 live_run srv "$n" "$PERF" -p 0 --port-file "$TMP/port" -Q
+	LIVE_LCORES=1 live_run cli "$n" "$PERF" -p PORT -J -Q -o write -q "$n" -t "$d" --max-outstanding 64 \
+		-s "$3" -D "$SECS" 127.0.0.1
+	pair "$name" "file:$TMP/port"
+}
+if [ "$LIVE" != 0 ] && [ -x "$DR" ] && [ -x "$PERF" ]; then
+	# rss_per_qp: the client's resident bytes beyond the 1-QP run's, per added QP
+	echo "qps,write64_mmsg,write64_p99_us,write64k_gbps,write64k_p99_us,rss_per_qp,connect_ms" \
+		> "$OUT/perf_qps.csv"
+	rss1=
+	for n in $PERF_QPS; do
+		[ "$n" -le "$MAXQ" ] || continue
+		perf_point "pf64_$n" "$n" 64
+		m=$(perf_json "$TMP/pf64_$n.cli" mmsg_per_s)
+		need mmsg_per_s "$m" "pf64_$n"
+		m99=$(perf_json "$TMP/pf64_$n.cli" p99)
+		rss=$(perf_json "$TMP/pf64_$n.cli" rss)
+		[ -n "$rss1" ] || { rss1=$rss; n1=$n; }
+		rss=$([ "$n" -gt "$n1" ] && echo $(((rss - rss1) / (n - n1))) || echo '')
+		con=$(perf_json "$TMP/pf64_$n.cli" connect_ms)
+		perf_point "pf64k_$n" "$n" 65536
+		g=$(perf_json "$TMP/pf64k_$n.cli" gbps)
+		need gbps "$g" "pf64k_$n"
+		g99=$(perf_json "$TMP/pf64k_$n.cli" p99)
+		echo "$n,$m,$m99,$g,$g99,$rss,$con" >> "$OUT/perf_qps.csv"
+		printf '  droce-perf -q %5d: 64 B %s M/s (p99 %s us), 64 KiB %s Gbit/s (p99 %s us), %s B RSS a QP, connected in %s ms\n' \
+			"$n" "$m" "$m99" "$g" "$g99" "${rss:--}" "$con"
+	done
+	awk -F, 'NR == 2 { m1 = $2; g1 = $4 } $1 == 1000 && m1 > 0 {
+		printf "  droce-perf 1000 QPs against 1: 64 B %.0f %%, 64 KiB %.0f %% (goal >= 80 %%)\n",
+			100 * $2 / m1, 100 * $4 / g1 }' "$OUT/perf_qps.csv"
+else
+	echo "$ME: droce-perf curve skipped (DROCE_BENCH_SCALE_LIVE=0, or no droce-run or droce-perf)" >&2
+fi
 if [ "$LIVE" != 0 ] && [ -x "$DR" ] && command -v ib_write_bw >/dev/null; then
 	echo "qps,write64_mmsg,write64k_gbps" > "$OUT/live_qps.csv"
 	for ((n = 1; n <= LIVE_QPS; n *= 4)); do
@@ -169,9 +232,16 @@ set output "$OUT/cg_qps.png"
 set logscale x 2
 set yrange [0:*]
 set grid
-set title "instructions per 64 B WRITE (callgrind) by QP pairs; $STAMP"
+set title "per 64 B WRITE (callgrind) by QP pairs; $STAMP"
 set xlabel "QP pairs"
-plot "$OUT/cg_qps.csv" using 1:2 with linespoints title "instructions per message"
+set ylabel "instructions"
+set y2label "cache misses (simulated)"
+set y2tics
+set y2range [0:*]
+set ytics nomirror
+plot "$OUT/cg_qps.csv" using 1:2 with linespoints title "instructions per message", \
+     "" using 1:3 axes x1y2 with linespoints title "D1 misses per message", \
+     "" using 1:4 axes x1y2 with linespoints title "L2 (1 MiB) misses per message"
 GP
 if [ -s "$OUT/live_qps.csv" ] && [ "$(wc -l < "$OUT/live_qps.csv")" -gt 1 ]; then
 	gnuplot <<GP || die "gnuplot failed"
@@ -186,6 +256,31 @@ set xlabel "QPs"
 set ylabel "M 64 B WRITEs/s, Gbit/s 64 KiB"
 plot "$OUT/live_qps.csv" using 1:2 with linespoints title "64 B, M msgs/s", \
      "" using 1:3 with linespoints title "64 KiB, Gbit/s"
+GP
+fi
+if [ -s "$OUT/perf_qps.csv" ] && [ "$(wc -l < "$OUT/perf_qps.csv")" -gt 1 ]; then
+	gnuplot <<GP || die "gnuplot failed"
+set datafile separator ","
+set terminal pngcairo size 900,600 noenhanced
+set logscale x 2
+set grid
+set key top right
+set output "$OUT/perf_qps.png"
+set title "droce-perf -q N over memif, 64 WRITEs in flight over all N QPs; $STAMP"
+set xlabel "QPs"
+set ylabel "M 64 B WRITEs/s, Gbit/s 64 KiB"
+set yrange [0:*]
+plot "$OUT/perf_qps.csv" using 1:2 with linespoints title "64 B, M msgs/s", \
+     "" using 1:4 with linespoints title "64 KiB, Gbit/s"
+set output "$OUT/perf_qps_cost.png"
+set title "droce-perf -q N: p99, memory, connection; $STAMP"
+set logscale y 10
+set yrange [*:*]
+set ylabel "us / bytes / ms"
+plot "$OUT/perf_qps.csv" using 1:3 with linespoints title "64 B p99 post to completion, us", \
+     "" using 1:5 with linespoints title "64 KiB p99 post to completion, us", \
+     "" using 1:6 with linespoints title "resident bytes per QP (client)", \
+     "" using 1:7 with linespoints title "N QPs created, traded, connected, ms"
 GP
 fi
 if [ -s "$OUT/live_cm.csv" ] && [ "$(wc -l < "$OUT/live_cm.csv")" -gt 1 ]; then

@@ -48,7 +48,7 @@ post_one(struct perf_ctx *c, unsigned int qi, uint64_t j)
 	struct droce_sge sge = { .addr = (uintptr_t)local,
 				 .length = len,
 				 .lkey = droce_mr_lkey(q->mr) };
-	struct droce_send_wr wr = { .wr_id = j,
+	struct droce_send_wr wr = { .wr_id = PERF_WR(qi, j),
 				    .sg_list = &sge,
 				    .num_sge = 1,
 				    .send_flags = DROCE_SEND_SIGNALED },
@@ -126,32 +126,102 @@ check_completion(struct perf_ctx *c, unsigned int qi, uint64_t j)
 	}
 }
 
+/* A completion of the shard's CQ: its QP (from wr_id) may post again. */
 static int
-poll_cq(struct perf_ctx *c, unsigned int qi, uint64_t now)
+client_wc(struct perf_ctx *c, unsigned int s, const struct droce_wc *wc, uint64_t now)
 {
-	struct perf_qp *q = &c->q[qi];
-	struct droce_wc wc[CQ_BATCH];
-	int n, i;
+	unsigned int qi = PERF_WR_QP(wc->wr_id);
+	uint64_t j = PERF_WR_J(wc->wr_id);
+	struct perf_qp *q;
 
-	n = droce_cq_poll(q->cq, CQ_BATCH, wc);
-	if (n < 0) {
-		perf_fail(c, "CQ poll: %d", n);
-		return n;
+	if (qi >= c->plan.qps) {
+		perf_fail(c, "completion of an unknown QP index %u", qi);
+		return -EPROTO;
 	}
-	for (i = 0; i < n; i++) {
-		if (wc[i].status != DROCE_WC_SUCCESS) {
-			perf_fail(c, "%s %llu on QP %u completed with status %d",
-				  perf_op_name(c->plan.op), (unsigned long long)wc[i].wr_id, qi,
-				  wc[i].status);
-			return -EIO;
+	q = &c->q[qi];
+	if (wc->status != DROCE_WC_SUCCESS) {
+		perf_fail(c, "%s %llu on QP %u completed with status %d", perf_op_name(c->plan.op),
+			  (unsigned long long)j, qi, wc->status);
+		return -EIO;
+	}
+	if (c->plan.verify)
+		check_completion(c, qi, j);
+	if (c->plan.mode == PERF_MODE_LAT)
+		perf_sample(c, now - c->t_post);
+	else
+		perf_sample(c, now - c->tpost[(uint64_t)qi * c->plan.depth + j % c->plan.depth]);
+	q->done++;
+	c->outstanding[s]--;
+	c->out_all--;
+	if (!q->queued) {
+		q->queued = true;
+		c->ready[s][(c->ready_head[s] + c->ready_n[s]++) % c->ready_qps[s]] = qi;
+	}
+	c->t_last = now;
+	c->t_end = now;
+	return 0;
+}
+
+static int
+poll_cq(struct perf_ctx *c, unsigned int s, uint64_t now)
+{
+	struct droce_wc wc[CQ_BATCH];
+	int n, i, b, rc;
+
+	/* a few batches a step: the shard's CQ holds every QP's completions */
+	for (b = 0; b < 4; b++) {
+		n = droce_cq_poll(c->cq[s], CQ_BATCH, wc);
+		if (n < 0) {
+			perf_fail(c, "CQ poll: %d", n);
+			return n;
 		}
-		if (c->plan.verify)
-			check_completion(c, qi, wc[i].wr_id);
+		for (i = 0; i < n; i++) {
+			rc = client_wc(c, s, &wc[i], now);
+			if (rc != 0)
+				return rc;
+		}
+		if (n < CQ_BATCH)
+			break;
+	}
+	return 0;
+}
+
+/* Post from the shard's ready ring of QPs with room in their window: one WR from the head QP,
+ * which goes back to the tail while it has room. Round robin over the QPs, O(1) per WR however
+ * many there are; --max-outstanding bounds the WRs in flight over all of them. */
+static int
+post_ready(struct perf_ctx *c, unsigned int s, uint64_t now)
+{
+	uint64_t max_out = c->o->max_out ? c->o->max_out : UINT64_MAX;
+	int rc;
+
+	while (c->ready_n[s] > 0 && !c->stop && c->posted_all < c->plan.iters &&
+	       c->out_all < max_out) {
+		unsigned int qi = c->ready[s][c->ready_head[s]];
+		struct perf_qp *q = &c->q[qi];
+
+		c->ready_head[s] = (c->ready_head[s] + 1) % c->ready_qps[s];
+		c->ready_n[s]--;
+		q->queued = false;
+		if (q->posted - q->done >= window(c, q))
+			continue; /* full: its next completion queues it again */
 		if (c->plan.mode == PERF_MODE_LAT)
-			perf_sample(c, now - c->t_post);
-		q->done++;
-		c->t_last = now;
-		c->t_end = now;
+			c->t_post = perf_now(c);
+		else
+			c->tpost[(uint64_t)qi * c->plan.depth + q->posted % c->plan.depth] = now;
+		rc = post_one(c, qi, q->posted);
+		if (rc != 0) {
+			perf_fail(c, "post_send: %d", rc);
+			return rc;
+		}
+		q->posted++;
+		c->posted_all++;
+		c->outstanding[s]++;
+		c->out_all++;
+		if (q->posted - q->done < window(c, q)) {
+			q->queued = true;
+			c->ready[s][(c->ready_head[s] + c->ready_n[s]++) % c->ready_qps[s]] = qi;
+		}
 	}
 	return 0;
 }
@@ -159,43 +229,32 @@ poll_cq(struct perf_ctx *c, unsigned int qi, uint64_t now)
 int
 perf_bw_client_step(struct perf_ctx *c)
 {
-	uint64_t now = perf_now(c), posted = 0;
-	unsigned int i;
+	uint64_t now = perf_now(c);
+	unsigned int s;
 	bool idle = true;
 	int rc;
 
-	for (i = 0; i < c->plan.qps; i++) {
-		if (perf_mine(c, i)) {
-			rc = poll_cq(c, i, now);
-			if (rc != 0)
-				return rc;
-		}
-		posted += c->q[i].posted;
+	for (s = 0; s < c->nshards; s++) {
+		if (c->cq[s] == NULL || (c->cur_shard >= 0 && (unsigned int)c->cur_shard != s))
+			continue;
+		rc = poll_cq(c, s, now);
+		if (rc != 0)
+			return rc;
 	}
 	if (!c->stop &&
-	    (posted >= c->plan.iters ||
+	    (c->posted_all >= c->plan.iters ||
 	     (c->plan.duration_ms != 0 && now - c->t0 >= (uint64_t)c->plan.duration_ms * 1000000)))
 		c->stop = true;
-	for (i = 0; i < c->plan.qps; i++) {
-		struct perf_qp *q = &c->q[i];
-
-		if (!perf_mine(c, i))
+	for (s = 0; s < c->nshards; s++) {
+		if (c->cq[s] == NULL || (c->cur_shard >= 0 && (unsigned int)c->cur_shard != s))
 			continue;
-		while (!c->stop && q->posted - q->done < window(c, q) && posted < c->plan.iters) {
-			if (c->plan.mode == PERF_MODE_LAT)
-				c->t_post = perf_now(c);
-			rc = post_one(c, i, q->posted);
-			if (rc != 0) {
-				perf_fail(c, "post_send: %d", rc);
-				return rc;
-			}
-			q->posted++;
-			posted++;
-		}
-		if (q->posted != q->done)
+		rc = post_ready(c, s, now);
+		if (rc != 0)
+			return rc;
+		if (c->outstanding[s] != 0)
 			idle = false;
 	}
-	return c->stop && idle ? 1 : 0;
+	return (c->stop || c->posted_all >= c->plan.iters) && idle ? 1 : 0;
 }
 
 /* Server: the client's DONE. Looked for about once a millisecond (a syscall); now is the
@@ -203,7 +262,7 @@ perf_bw_client_step(struct perf_ctx *c)
 int
 perf_server_poll_tcp(struct perf_ctx *c, uint64_t now)
 {
-	struct perf_msg m;
+	static struct perf_msg m; /* 128 KiB: off the (lcore) stack; steps never overlap */
 	unsigned int i;
 	int rc;
 
@@ -220,8 +279,11 @@ perf_server_poll_tcp(struct perf_ctx *c, uint64_t now)
 		perf_fail(c, "unexpected message %u from the client", m.kind);
 		return -EPROTO;
 	}
-	for (i = 0; i < c->plan.qps; i++)
+	memset(c->expect_s, 0, sizeof(c->expect_s));
+	for (i = 0; i < c->plan.qps; i++) {
 		c->expect[i] = m.count[i];
+		c->expect_s[c->q[i].shard] += m.count[i];
+	}
 	c->got_done = true;
 	return 0;
 }
@@ -251,17 +313,25 @@ rx_progress(struct perf_ctx *c)
 }
 
 static int
-server_recv(struct perf_ctx *c, unsigned int qi)
+server_recv(struct perf_ctx *c, unsigned int s)
 {
-	struct perf_qp *q = &c->q[qi];
 	struct droce_wc wc[CQ_BATCH];
-	uint32_t first = 0;
+	uint32_t first = 0, slot;
+	unsigned int qi;
+	struct perf_qp *q;
 	uint64_t bad;
 	uint8_t *p;
 	int n, i;
 
-	n = droce_cq_poll(q->cq, CQ_BATCH, wc);
+	n = droce_cq_poll(c->cq[s], CQ_BATCH, wc);
 	for (i = 0; i < n; i++) {
+		qi = PERF_WR_QP(wc[i].wr_id);
+		slot = (uint32_t)PERF_WR_J(wc[i].wr_id);
+		if (qi >= c->plan.qps) {
+			perf_fail(c, "receive of an unknown QP index %u", qi);
+			return -EPROTO;
+		}
+		q = &c->q[qi];
 		if (wc[i].status != DROCE_WC_SUCCESS) {
 			perf_fail(c, "receive %llu on QP %u: status %d",
 				  (unsigned long long)q->rdone, qi, wc[i].status);
@@ -269,7 +339,7 @@ server_recv(struct perf_ctx *c, unsigned int qi)
 		}
 		if (wc[i].opcode != DROCE_WC_RECV)
 			continue;
-		p = q->buf + wc[i].wr_id * c->size;
+		p = q->buf + (uint64_t)slot * c->size;
 		if (c->plan.verify) {
 			perf_maybe_corrupt(c, p);
 			bad = perf_check(p, c->size, q->rdone, &first);
@@ -284,7 +354,8 @@ server_recv(struct perf_ctx *c, unsigned int qi)
 			c->bad += bad;
 		}
 		q->rdone++;
-		if (perf_post_recv(c, qi, (uint32_t)wc[i].wr_id) != 0) {
+		c->rdone_s[s]++;
+		if (perf_post_recv(c, qi, slot) != 0) {
 			perf_fail(c, "post_recv failed");
 			return -EIO;
 		}
@@ -295,18 +366,19 @@ server_recv(struct perf_ctx *c, unsigned int qi)
 int
 perf_bw_server_step(struct perf_ctx *c)
 {
-	unsigned int i;
+	unsigned int s;
 	bool all = true;
 	int rc;
 
 	rx_progress(c);
-	for (i = 0; c->plan.op == PERF_OP_SEND && i < c->plan.qps; i++) {
-		if (!perf_mine(c, i))
+	for (s = 0; c->plan.op == PERF_OP_SEND && s < c->nshards; s++) {
+		if (c->cq[s] == NULL || (c->cur_shard >= 0 && (unsigned int)c->cur_shard != s))
 			continue;
-		rc = server_recv(c, i);
+		rc = server_recv(c, s);
 		if (rc != 0)
 			return rc;
-		if (c->q[i].rdone < c->expect[i])
+		/* before DONE expect_s is 0: got_done below keeps the step going */
+		if (c->rdone_s[s] < c->expect_s[s])
 			all = false;
 	}
 	rc = perf_server_poll_tcp(c, perf_now(c));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "droce_ext.h"
 #include "perf.h"
@@ -113,6 +114,20 @@ perf_open(struct perf_ctx *c, const char *argv0)
 	return 0;
 }
 
+uint64_t
+perf_rss(void)
+{
+	unsigned long size = 0, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &res) != 2)
+		res = 0;
+	fclose(f);
+	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 uint32_t
 perf_slots(const struct perf_plan *p, uint32_t size)
 {
@@ -133,8 +148,8 @@ perf_slots(const struct perf_plan *p, uint32_t size)
 static int
 alloc_fn(struct perf_ctx *c)
 {
-	uint64_t len = 0, l;
-	unsigned int i, s;
+	uint64_t len = 0, l, nreg;
+	unsigned int i, s, k;
 	int e = 0;
 
 	for (i = 0; i < c->plan.nsizes; i++) {
@@ -143,29 +158,53 @@ alloc_fn(struct perf_ctx *c)
 			len = l;
 	}
 	len = (len + 4095) & ~4095ull;
-	for (i = 0; i < c->plan.qps; i++) {
-		struct perf_qp *q = &c->q[i];
+	nreg = PERF_BUF_TOTAL / len > 0 ? PERF_BUF_TOTAL / len : 1;
+	for (s = 0; s < c->nshards; s++) {
+		uint32_t n = 0;
 
-		if (!perf_mine(c, i))
+		if (!(c->used & (1u << s)) ||
+		    (c->cur_shard >= 0 && (unsigned int)c->cur_shard != s))
 			continue;
-		s = q->shard;
-		if (c->pd[s] == NULL) {
-			/* one PD per shard: a device's objects never mix with another's */
-			c->pd[s] = droce_pd_alloc(droce_rt_shard_dev(c->rt, s), &e);
-			if (c->pd[s] == NULL)
-				return -e;
+		for (i = 0; i < c->plan.qps; i++)
+			n += c->q[i].shard == s;
+		if (n < nreg)
+			nreg = n;
+		if (c->plan.verify && nreg < n) {
+			fprintf(stderr, "droce-perf: --verify: %u QPs of %llu B exceed %u MiB\n", n,
+				(unsigned long long)len, PERF_BUF_TOTAL >> 20);
+			return -E2BIG;
 		}
-		q->buf = aligned_alloc(4096, len);
-		if (q->buf == NULL)
+		/* one PD, buffer and MR per shard: a device's objects never mix with another's;
+		 * QPs beyond PERF_BUF_TOTAL write the same regions (a rate, not a check) */
+		c->pd[s] = droce_pd_alloc(droce_rt_shard_dev(c->rt, s), &e);
+		if (c->pd[s] == NULL)
+			return -e;
+		c->buf[s] = aligned_alloc(4096, nreg * len);
+		if (c->buf[s] == NULL)
 			return -ENOMEM;
-		memset(q->buf, 0, len); /* pre-faulted: no first-touch cost in the run */
-		q->len = len;
-		q->mr = droce_mr_reg(c->pd[s], q->buf, len,
+		memset(c->buf[s], 0, nreg * len); /* pre-faulted: no first-touch cost in the run */
+		c->mr[s] =
+			droce_mr_reg(c->pd[s], c->buf[s], nreg * len,
 				     DROCE_ACCESS_LOCAL_WRITE | DROCE_ACCESS_REMOTE_WRITE |
 					     DROCE_ACCESS_REMOTE_READ | DROCE_ACCESS_REMOTE_ATOMIC,
 				     &e);
-		if (q->mr == NULL)
+		if (c->mr[s] == NULL)
 			return -e;
+		c->ready[s] = calloc(n, sizeof(*c->ready[s]));
+		if (c->ready[s] == NULL)
+			return -ENOMEM;
+		c->ready_qps[s] = n;
+		for (k = 0, i = 0; i < c->plan.qps; i++) {
+			struct perf_qp *q = &c->q[i];
+
+			if (q->shard != s)
+				continue;
+			q->buf = c->buf[s] + (k % nreg) * len;
+			q->region_first = k < nreg;
+			q->len = len;
+			q->mr = c->mr[s];
+			k++;
+		}
 	}
 	return 0;
 }
@@ -179,13 +218,17 @@ perf_setup_qps(struct perf_ctx *c)
 	c->used = 0;
 	for (i = 0; i < c->plan.qps; i++)
 		c->used |= 1u << c->q[i].shard;
+	if (c->plan.mode == PERF_MODE_BW) {
+		c->tpost = calloc((size_t)c->plan.qps * c->plan.depth, sizeof(*c->tpost));
+		if (c->tpost == NULL)
+			return -ENOMEM;
+	}
 	return perf_call(c, alloc_fn);
 }
 
 static int
 qp_create_fn(struct perf_ctx *c)
 {
-	struct droce_dev *dev;
 	union droce_cc_params ccp; /* qp_cc's, copied by the QP */
 	uint32_t depth = c->plan.depth < 16 ? 16 : c->plan.depth;
 	struct droce_qp_init_attr ia = {
@@ -195,18 +238,28 @@ qp_create_fn(struct perf_ctx *c)
 			 .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
-	unsigned int i;
+	uint32_t per_qp = 2 * (depth > 8 ? depth : 8); /* sends and receives (lat: 8) */
+	uint64_t n[DROCE_RT_MAX_SHARDS] = { 0 };
+	unsigned int i, s;
 	int e = 0, rc;
 
+	for (i = 0; i < c->plan.qps; i++)
+		n[c->q[i].shard]++;
+	for (s = 0; s < c->nshards; s++) {
+		if (n[s] == 0 || (c->cur_shard >= 0 && (unsigned int)c->cur_shard != s))
+			continue;
+		/* one CQ for the shard's QPs: a step polls it, not every QP's */
+		c->cq[s] = droce_cq_create(droce_rt_shard_dev(c->rt, s),
+					   (uint32_t)(n[s] * per_qp + 16), NULL, &e);
+		if (c->cq[s] == NULL)
+			return -e;
+	}
 	for (i = 0; i < c->plan.qps; i++) {
 		struct perf_qp *q = &c->q[i];
 
 		if (!perf_mine(c, i))
 			continue;
-		dev = droce_rt_shard_dev(c->rt, q->shard);
-		q->cq = droce_cq_create(dev, 2 * depth + 16, NULL, &e);
-		if (q->cq == NULL)
-			return -e;
+		q->cq = c->cq[q->shard];
 		ia.send_cq = q->cq;
 		ia.recv_cq = q->cq;
 		ia.cc = NULL;
@@ -285,18 +338,22 @@ connect_fn(struct perf_ctx *c)
 int
 perf_connect_qps(struct perf_ctx *c)
 {
-	struct perf_ep eps[PERF_MAX_QPS];
+	struct perf_ep *eps;
 	size_t len = c->plan.qps * sizeof(eps[0]);
 	unsigned int i;
 	int rc;
 
 	for (i = 0; i < c->plan.qps; i++)
 		c->q[i].slots = perf_slots(&c->plan, c->size);
+	c->rss0 = perf_rss();
 	rc = perf_call(c, qp_create_fn);
 	if (rc != 0) {
 		fprintf(stderr, "droce-perf: QP set-up: %s\n", strerror(-rc));
 		return rc;
 	}
+	eps = malloc(len);
+	if (eps == NULL)
+		return -ENOMEM;
 	for (i = 0; i < c->plan.qps; i++)
 		eps[i] = c->q[i].me;
 	rc = perf_oob_send(c->sock, eps, len, c->plan.timeout_ms);
@@ -304,14 +361,16 @@ perf_connect_qps(struct perf_ctx *c)
 		rc = perf_oob_recv(c->sock, eps, len, c->plan.timeout_ms + 5000);
 	if (rc != 0) {
 		fprintf(stderr, "droce-perf: endpoint exchange: %s\n", strerror(-rc));
+		free(eps);
 		return rc;
 	}
 	for (i = 0; i < c->plan.qps; i++)
 		c->q[i].peer = eps[i];
+	free(eps);
 	if (c->round == 0) {
 		/* the runtime fills the MAC and its VLAN tag, so frames leave tagged as built */
 		memset(&c->peer_av, 0, sizeof(c->peer_av));
-		memcpy(c->peer_av.dgid, eps[0].gid, 16);
+		memcpy(c->peer_av.dgid, c->q[0].peer.gid, 16);
 		c->peer_av.sgid_index = (uint8_t)c->plan.gid_index;
 		c->peer_av.hop_limit = 64;
 		rc = droce_rt_resolve_av(c->rt, &c->peer_av, 5000);
@@ -330,17 +389,21 @@ perf_connect_qps(struct perf_ctx *c)
 static int
 qp_destroy_fn(struct perf_ctx *c)
 {
-	unsigned int i;
+	unsigned int i, s;
 
 	for (i = 0; i < c->plan.qps; i++) {
 		if (!perf_mine(c, i))
 			continue;
 		if (c->q[i].qp != NULL)
 			droce_qp_destroy(c->q[i].qp);
-		if (c->q[i].cq != NULL)
-			droce_cq_destroy(c->q[i].cq);
 		c->q[i].qp = NULL;
 		c->q[i].cq = NULL;
+	}
+	for (s = 0; s < c->nshards; s++) {
+		if (c->cq[s] == NULL || (c->cur_shard >= 0 && (unsigned int)c->cur_shard != s))
+			continue;
+		droce_cq_destroy(c->cq[s]);
+		c->cq[s] = NULL;
 	}
 	return 0;
 }
@@ -357,15 +420,13 @@ free_fn(struct perf_ctx *c)
 	unsigned int i;
 
 	qp_destroy_fn(c);
-	for (i = 0; i < c->plan.qps; i++) {
-		if (!perf_mine(c, i))
-			continue;
-		if (c->q[i].mr != NULL)
-			droce_mr_dereg(c->q[i].mr);
-		c->q[i].mr = NULL;
-	}
 	for (i = 0; i < DROCE_RT_MAX_SHARDS; i++) {
-		if (c->pd[i] == NULL || (c->cur_shard >= 0 && (unsigned int)c->cur_shard != i))
+		if (c->cur_shard >= 0 && (unsigned int)c->cur_shard != i)
+			continue;
+		if (c->mr[i] != NULL)
+			droce_mr_dereg(c->mr[i]);
+		c->mr[i] = NULL;
+		if (c->pd[i] == NULL)
 			continue;
 		droce_pd_dealloc(c->pd[i]);
 		c->pd[i] = NULL;
@@ -383,8 +444,11 @@ perf_close(struct perf_ctx *c)
 	perf_call(c, free_fn);
 	droce_rt_close(c->rt);
 	c->rt = NULL;
-	for (i = 0; i < PERF_MAX_QPS; i++)
-		free(c->q[i].buf);
+	for (i = 0; i < DROCE_RT_MAX_SHARDS; i++) {
+		free(c->buf[i]);
+		free(c->ready[i]);
+	}
+	free(c->tpost);
 }
 
 int
@@ -396,7 +460,8 @@ perf_post_recv(struct perf_ctx *c, unsigned int qi, uint32_t slot)
 		.length = c->size,
 		.lkey = droce_mr_lkey(q->mr),
 	};
-	struct droce_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct droce_recv_wr wr = { .wr_id = PERF_WR(qi, slot), .sg_list = &sge, .num_sge = 1 },
+			     *bad;
 
 	return droce_post_recv(q->qp, &wr, &bad);
 }

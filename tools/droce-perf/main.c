@@ -41,14 +41,17 @@ retrans(struct perf_ctx *c)
 static void
 cc_state(struct perf_ctx *c, struct perf_result *r)
 {
-	static struct droce_rt_qp_info qi[PERF_MAX_QPS * DROCE_RT_MAX_SHARDS];
+	int room = (int)c->plan.qps + 64, n, i; /* the round's QPs and the runtime's own */
+	struct droce_rt_qp_info *qi = calloc((size_t)room, sizeof(*qi));
 	uint32_t qpn0 = droce_qp_num(c->q[0].qp);
-	int n = droce_rt_qps(c->rt, qi, PERF_MAX_QPS * DROCE_RT_MAX_SHARDS), i;
 
 	r->cc = "none";
 	r->n_cc = 0;
 	r->cc_held = 0;
-	for (i = 0; i < n && i < PERF_MAX_QPS * DROCE_RT_MAX_SHARDS; i++) {
+	if (qi == NULL)
+		return;
+	n = droce_rt_qps(c->rt, qi, room);
+	for (i = 0; i < n && i < room; i++) {
 		r->cc_held += qi[i].cc_deferred; /* per round: this round's QPs are new */
 		if (qi[i].qpn != qpn0)
 			continue;
@@ -56,16 +59,18 @@ cc_state(struct perf_ctx *c, struct perf_result *r)
 		r->n_cc = qi[i].n_cc;
 		memcpy(r->cc_stats, qi[i].cc_stats, sizeof(r->cc_stats));
 	}
+	free(qi);
 }
 
 static int
 client_round(struct perf_ctx *c, struct perf_result *r)
 {
-	struct perf_msg m = { .magic = PERF_MAGIC, .kind = PERF_MSG_DONE };
+	static struct perf_msg m; /* count[] of every QP: 128 KiB */
 	uint64_t iters = 0, rt0 = retrans(c);
 	unsigned int i;
 	int rc;
 
+	memset(&m, 0, sizeof(m));
 	rc = perf_oob_recv(c->sock, &m, sizeof(m), c->plan.timeout_ms + 5000);
 	if (rc != 0 || m.magic != PERF_MAGIC || m.kind != PERF_MSG_READY) {
 		fprintf(stderr, "droce-perf: no READY from the server\n");
@@ -92,6 +97,8 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 	}
 	perf_report_shards(c, m.count);
 	perf_result_fill(c, r, iters, c->t_end > c->t0 ? c->t_end - c->t0 : 0);
+	r->rss = perf_rss();
+	r->rss_per_qp = ((double)r->rss - (double)c->rss0) / c->plan.qps;
 	r->retrans = retrans(c) - rt0;
 	cc_state(c, r);
 	rc = perf_oob_send(c->sock, &m, sizeof(m), c->plan.timeout_ms);
@@ -120,11 +127,14 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 static int
 server_round(struct perf_ctx *c)
 {
-	struct perf_msg m = { .magic = PERF_MAGIC, .kind = PERF_MSG_READY };
+	static struct perf_msg m; /* count[] of every QP: 128 KiB */
 	uint64_t n = 0;
 	unsigned int i;
 	int rc;
 
+	memset(&m, 0, sizeof(m));
+	m.magic = PERF_MAGIC;
+	m.kind = PERF_MSG_READY;
 	rc = perf_oob_send(c->sock, &m, sizeof(m), c->plan.timeout_ms);
 	if (rc != 0)
 		return rc;
@@ -185,6 +195,7 @@ run(struct perf_ctx *c, const char *argv0)
 	char err[256] = "";
 	unsigned int k;
 	int rc, lfd = -1;
+	uint64_t t;
 
 	if (c->o->server) {
 		lfd = perf_oob_listen(c->o, err, sizeof(err));
@@ -210,13 +221,11 @@ run(struct perf_ctx *c, const char *argv0)
 		fprintf(stderr, "droce-perf: plan exchange: %s\n", strerror(-rc));
 		return rc;
 	}
-	if (c->plan.mode == PERF_MODE_LAT) {
-		c->samples =
-			calloc(c->plan.iters < PERF_MAX_SAMPLES ? c->plan.iters : PERF_MAX_SAMPLES,
-			       sizeof(uint64_t));
-		if (c->samples == NULL)
-			return -ENOMEM;
-	}
+	/* lat: round trips; bw: each WR's post to its completion (p99 under load) */
+	c->samples = calloc(c->plan.iters < PERF_MAX_SAMPLES ? c->plan.iters : PERF_MAX_SAMPLES,
+			    sizeof(uint64_t));
+	if (c->samples == NULL)
+		return -ENOMEM;
 	rc = perf_setup_qps(c);
 	if (rc != 0) {
 		fprintf(stderr, "droce-perf: buffers: %s\n", strerror(-rc));
@@ -227,7 +236,9 @@ run(struct perf_ctx *c, const char *argv0)
 	for (k = 0; k < c->plan.nsizes; k++) {
 		c->size = c->plan.sizes[k];
 		c->round = k;
+		t = perf_now(c);
 		rc = perf_connect_qps(c);
+		res[k].connect_ms = (double)(perf_now(c) - t) / 1e6;
 		if (rc == 0)
 			rc = perf_round_prepare(c);
 		if (rc == 0)

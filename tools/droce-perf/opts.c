@@ -55,6 +55,8 @@ perf_usage(FILE *f)
 		"      --corrupt-for-test  the checking side flips one byte first (verification "
 		"must fail)\n"
 		"      --timeout-ms N no progress for N ms means the peer is gone (default 10000)\n"
+		"      --max-outstanding N  bw client: at most N WRs in flight over all QPs, one "
+		"per QP in turn\n"
 		"  -x, --gid-index N  0: IPv4 GID (default), 1: IPv6 GID\n"
 		"      --shard-base K QP i lives on shard (i + K) %% shards (default 0); with the "
 		"peer on\n"
@@ -200,7 +202,7 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 		    !is(a, "-t", "--depth") && !is(a, NULL, "--mtu") && !is(a, "-p", "--port") &&
 		    !is(a, NULL, "--port-file") && !is(a, NULL, "--timeout-ms") &&
 		    !is(a, "-x", "--gid-index") && !is(a, "-c", "--config") &&
-		    !is(a, NULL, "--shard-base"))
+		    !is(a, NULL, "--shard-base") && !is(a, NULL, "--max-outstanding"))
 			BAD("unknown option '%s' (see --help)", a);
 		v = value(argc, argv, &i, err, errlen);
 		if (v == NULL)
@@ -266,6 +268,10 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 			if (num(v, 0, PERF_MAX_QPS - 1, &x) != 0)
 				BAD("--shard-base '%s': 0..%u", v, PERF_MAX_QPS - 1);
 			o->shard_base = (unsigned int)x;
+		} else if (is(a, NULL, "--max-outstanding")) {
+			if (num(v, 1, 1u << 30, &x) != 0)
+				BAD("--max-outstanding '%s': 1..%u", v, 1u << 30);
+			o->max_out = (uint64_t)x;
 		} else {
 			o->config = v;
 		}

@@ -13,9 +13,10 @@
 
 enum {
 	PERF_MAX_SIZES = 32,
-	PERF_MAX_QPS = 16,
+	PERF_MAX_QPS = 16384,
 	PERF_MAX_SIZE = 1 << 20,    /* 1 MiB: the sweep's top */
 	PERF_BUF_CAP = 16 << 20,    /* bytes of slots per QP and side */
+	PERF_BUF_TOTAL = 256 << 20, /* per shard: beyond it QPs share regions (no --verify) */
 	PERF_MAX_SAMPLES = 1 << 22, /* latency samples kept per size */
 	PERF_DEF_PORT = 18515,	    /* perftest's default */
 	PERF_EXIT_FAIL = 1,
@@ -64,6 +65,7 @@ struct perf_opts {
 	bool quiet;		 /* no progress line */
 	bool counters;		 /* print the runtime's non-zero counters at the end */
 	unsigned int shard_base; /* QP i on shard (i + shard_base) % shards */
+	uint64_t max_out;	 /* bw client: WRs in flight over all QPs (0: the windows only) */
 };
 
 /* One QP's endpoint as exchanged out of band (perftest: LID/QPN/PSN/RKEY/VADDR/GID). */
@@ -73,13 +75,21 @@ struct perf_ep {
 	uint8_t gid[16];
 };
 
+/* A work request's wr_id: the QP's index above, its iteration or slot below, so that one CQ
+ * per shard serves every QP and a completion finds its QP in O(1). */
+#define PERF_WR(qi, j) (((uint64_t)(qi) << 40) | (j))
+#define PERF_WR_QP(w)  ((unsigned int)((w) >> 40))
+#define PERF_WR_J(w)   ((w) & ((1ull << 40) - 1))
+
 struct perf_qp {
 	unsigned int shard; /* the runtime shard whose device holds qp, cq, mr */
 	struct droce_qp *qp;
-	struct droce_cq *cq;
-	struct droce_mr *mr;
-	uint8_t *buf; /* slots of the round's size */
+	struct droce_cq *cq; /* the shard's, shared by its QPs */
+	struct droce_mr *mr; /* the shard's, shared by its QPs */
+	uint8_t *buf;	     /* this QP's region of the shard's buffer: slots of the round's size */
 	uint64_t len;
+	bool region_first; /* the first QP on its region (the one that clears it) */
+	bool queued;	   /* client: in its shard's ready ring */
 	struct perf_ep me, peer;
 	/* per round */
 	uint64_t posted, done; /* WRs posted / completed */
@@ -97,6 +107,9 @@ struct perf_result {
 	bool has_lat;
 	bool verified;	    /* checked and clean (only meaningful with verify) */
 	uint64_t bad_bytes; /* mismatches seen by this side and the peer */
+	double rss_per_qp;  /* bytes of resident memory the round's QPs added, per QP */
+	uint64_t rss;	    /* resident bytes at the round's end, its QPs still there */
+	double connect_ms;  /* the round's QPs created, endpoints traded, all in RTS */
 	uint64_t retrans;   /* dev.roce_adp_retrans during the round */
 	/* congestion control at the round's end: QP 0's algorithm and its own figures, and the
 	 * packets every QP's limiter held (droce_rt_qps) */
@@ -119,6 +132,20 @@ struct perf_ctx {
 	struct droce_pd *pd[DROCE_RT_MAX_SHARDS]; /* one per shard holding QPs */
 	uint64_t shard_msgs[DROCE_RT_MAX_SHARDS]; /* per round: messages per shard */
 	struct perf_qp q[PERF_MAX_QPS];
+	/* per shard: one buffer, MR and CQ for its QPs; the client's ring of QPs that may post */
+	uint8_t *buf[DROCE_RT_MAX_SHARDS];
+	struct droce_mr *mr[DROCE_RT_MAX_SHARDS];
+	struct droce_cq *cq[DROCE_RT_MAX_SHARDS];
+	uint32_t *ready[DROCE_RT_MAX_SHARDS];
+	uint32_t ready_qps[DROCE_RT_MAX_SHARDS]; /* the ring's room: the shard's QPs */
+	uint32_t ready_head[DROCE_RT_MAX_SHARDS], ready_n[DROCE_RT_MAX_SHARDS];
+	uint64_t outstanding[DROCE_RT_MAX_SHARDS]; /* client: WRs posted, not completed */
+	uint64_t rdone_s[DROCE_RT_MAX_SHARDS];	   /* server: SENDs received per shard */
+	uint64_t expect_s[DROCE_RT_MAX_SHARDS];	   /* server: SENDs the client posted per shard */
+	uint64_t posted_all;			   /* client: WRs posted in the round */
+	uint64_t out_all;			   /* client: WRs in flight over all shards */
+	uint64_t *tpost;	 /* bw: post time of QP i's WR j at i * depth + j % depth */
+	uint64_t rss0;		 /* resident bytes before the round's QPs */
 	int sock;		 /* the TCP connection to the peer */
 	struct droce_av peer_av; /* the peer's address, resolved (MAC, VLAN) in round 0 */
 	/* round state */
@@ -202,6 +229,7 @@ perf_mine(const struct perf_ctx *c, unsigned int qi)
 int perf_drive(struct perf_ctx *c, int (*step)(struct perf_ctx *c), const char *what);
 uint64_t perf_now(const struct perf_ctx *c);
 uint32_t perf_slots(const struct perf_plan *p, uint32_t size);
+uint64_t perf_rss(void); /* resident bytes of the process */
 int perf_post_recv(struct perf_ctx *c, unsigned int qi, uint32_t slot);
 void perf_fail(struct perf_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -57,8 +57,8 @@ perf_result_fill(struct perf_ctx *c, struct perf_result *r, uint64_t iters, uint
 		r->gbps = (double)iters * c->size * 8 / (double)ns;
 		r->mmps = (double)iters * 1e3 / (double)ns;
 	}
-	if (c->plan.mode == PERF_MODE_LAT)
-		perf_percentiles(c->samples, c->nsamples, r);
+	/* bw mode's samples are post-to-completion times: only the client has them */
+	perf_percentiles(c->samples, c->nsamples, r);
 }
 
 static const char *
@@ -121,7 +121,8 @@ perf_report_json(const struct perf_ctx *c, const struct perf_result *r, unsigned
 	unsigned int i;
 
 	printf("{\"tool\":\"droce-perf\",\"op\":\"%s\",\"mode\":\"%s\",\"qps\":%u,\"depth\":%u,"
-	       "\"path_mtu\":%u,\"loop\":\"%s\",\"verify\":%s,\"latency\":\"round trip, us\","
+	       "\"path_mtu\":%u,\"loop\":\"%s\",\"verify\":%s,\"latency\":\"us: lat round trip, bw "
+	       "post to completion\","
 	       "\"results\":[",
 	       perf_op_name(c->plan.op), c->plan.mode == PERF_MODE_BW ? "bw" : "lat", c->plan.qps,
 	       c->plan.mode == PERF_MODE_BW ? c->plan.depth : 1,
@@ -132,6 +133,9 @@ perf_report_json(const struct perf_ctx *c, const struct perf_result *r, unsigned
 		       "\"mmsg_per_s\":%.5f,\"retrans\":%llu",
 		       i ? "," : "", r[i].size, (unsigned long long)r[i].iters, r[i].seconds,
 		       r[i].gbps, r[i].mmps, (unsigned long long)r[i].retrans);
+		if (c->plan.mode == PERF_MODE_BW)
+			printf(",\"rss\":%llu,\"rss_per_qp\":%.0f,\"connect_ms\":%.3f",
+			       (unsigned long long)r[i].rss, r[i].rss_per_qp, r[i].connect_ms);
 		if (r[i].has_lat)
 			printf(",\"lat_us\":{\"min\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f,"
 			       "\"max\":%.3f,\"avg\":%.3f}",

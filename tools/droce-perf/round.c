@@ -27,7 +27,11 @@ prepare_fn(struct perf_ctx *c)
 
 		if (!perf_mine(c, i))
 			continue;
-		memset(q->buf, 0, (uint64_t)q->slots * len);
+		/* the client posts from its shard's ring, every QP in it at the start */
+		q->queued = true;
+		c->ready[q->shard][c->ready_n[q->shard]++] = i;
+		if (q->region_first)
+			memset(q->buf, 0, (uint64_t)q->slots * len);
 		if (c->o->server && c->plan.op == PERF_OP_READ)
 			for (s = 0; s < q->slots; s++)
 				perf_fill(q->buf + (uint64_t)s * len, len, s);
@@ -57,8 +61,14 @@ perf_round_prepare(struct perf_ctx *c)
 	c->t0 = 0;
 	c->t_end = 0;
 	c->t_tcp = 0;
+	c->posted_all = 0;
+	c->out_all = 0;
 	for (i = 0; i < PERF_MAX_QPS; i++)
 		c->expect[i] = 0;
+	for (i = 0; i < DROCE_RT_MAX_SHARDS; i++) {
+		c->ready_head[i] = c->ready_n[i] = 0;
+		c->outstanding[i] = c->rdone_s[i] = c->expect_s[i] = 0;
+	}
 	return perf_call(c, prepare_fn);
 }
 
