@@ -205,6 +205,9 @@ app_done(void *arg)
 	return a->done[0] == a->rounds && a->done[1] == a->rounds && a->recvd[0] == a->rounds;
 }
 
+/* When set: node 1's QP runs this policy instead of its device's (droce_qp_set_ack_policy). */
+static const struct droce_ack_policy *qp_pol;
+
 /* Both ends hold (hold[n]) with policy pol; the run's outcome, obs filled. */
 static enum sim_result
 run(uint64_t seed, const struct sim_link_cfg *link, const struct droce_ack_policy *pol,
@@ -231,6 +234,8 @@ run(uint64_t seed, const struct sim_link_cfg *link, const struct droce_ack_polic
 		for (i = 0; i < 32; i++)
 			scen_post_recv(&s, n, 0, 32768 + i * MSG, MSG);
 	}
+	if (qp_pol != NULL)
+		CU_ASSERT_EQUAL(droce_qp_set_ack_policy(s.qp[1], qp_pol), 0);
 	a->s = &s;
 	if (a->stream == 0)
 		post_send(a, 0);
@@ -381,6 +386,23 @@ test_stream_delay(void)
 	       obs.ack[1], obs.max_delay[1]);
 }
 
+/* A QP's own policy: its device holds nothing (delay 0), the QP coalesces as it says. */
+static void
+test_stream_qp_policy(void)
+{
+	const struct droce_ack_policy pol = { 20 * US, 8, DROCE_ACK_ORDER_REQUESTS_FIRST };
+	const struct droce_ack_policy none = { 0, 0, DROCE_ACK_ORDER_REQUESTS_FIRST };
+	const bool hold[2] = { false, true };
+	struct app a = { .stream = 1024 };
+
+	qp_pol = &pol;
+	CU_ASSERT_EQUAL_FATAL(run(1, &scen_clean_link, &none, hold, &a), SIM_DONE);
+	qp_pol = NULL;
+	CU_ASSERT_FALSE(a.bad);
+	CU_ASSERT(obs.ack[1] >= 1024 / 8 && obs.ack[1] < 1024 / 2);
+	CU_ASSERT(obs.max_delay[1] <= pol.delay_ns);
+}
+
 /* Loss, reordering and duplication: every operation completes, in order, with its data. */
 static void
 test_lossy_seeds(void)
@@ -416,4 +438,5 @@ test_lossy_seeds(void)
 DROCE_TEST_MAIN("sim_ackpol", DROCE_TEST(test_pingpong_requests_first),
 		DROCE_TEST(test_pingpong_fifo), DROCE_TEST(test_pingpong_app_turn),
 		DROCE_TEST(test_pingpong_no_hold), DROCE_TEST(test_stream_coalesce),
-		DROCE_TEST(test_stream_delay), DROCE_TEST(test_lossy_seeds))
+		DROCE_TEST(test_stream_delay), DROCE_TEST(test_stream_qp_policy),
+		DROCE_TEST(test_lossy_seeds))
