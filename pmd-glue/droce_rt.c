@@ -124,6 +124,7 @@ set_dcqcn(const struct droce_rt_config *c, struct droce_dcqcn_params *pp, uint64
 		p.reduce_period_ns = (uint64_t)c->dcqcn_reduce_period_us * 1000;
 	if (c->dcqcn_min_dec_fac != 0)
 		p.min_dec_fac = c->dcqcn_min_dec_fac;
+	p.cut_per_rtt = c->dcqcn_cut_per_rtt;
 	if (droce_cc_dcqcn_check(&p) != 0)
 		return droce_rt_errf(
 			-EINVAL, err, errlen,
@@ -210,6 +211,7 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 {
 	const struct droce_rt_config *c = &rt->cfg;
 	struct droce_inflight_cfg inf;
+	struct droce_ack_policy ack;
 	struct droce_dev_attr a;
 	struct droce_io io;
 	int e = 0;
@@ -245,6 +247,10 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 		droce_dev_set_inflight(s->dev, &inf);
 	droce_dev_set_recovery(s->dev, strcmp(c->recovery, "sr") == 0 ? DROCE_RECOVERY_SR :
 									DROCE_RECOVERY_GBN);
+	/* By default the application's answer leads a held ACK: the peer's next Rx burst begins
+	 * with what it waits for (validated with the configuration). */
+	if (droce_rt_config_ack(c, DROCE_ACK_ORDER_REQUESTS_FIRST, &ack) == 0)
+		droce_dev_set_ack_policy(s->dev, &ack);
 	return dev_cc(rt, s->dev, err, errlen);
 }
 
@@ -308,6 +314,7 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	}
 	memset(rt, 0, sizeof(*rt));
 	rt->cfg = *cfg;
+	rt->host_fd = -1;
 	rc = droce_rt_eal_init(cfg, argv0, err, errlen);
 	if (rc != 0) {
 		free(rt);
@@ -329,8 +336,11 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	rc = droce_rt_port_open(&rt->port, cfg, err, errlen);
 	if (rc == 0)
 		rc = make_rings(rt, err, errlen);
+	if (rc == 0 && droce_rt_config_host_mode(cfg))
+		rc = droce_rt_host_open(rt, err, errlen);
 	if (rc == 0) {
-		make_gids(rt);
+		if (!droce_rt_config_host_mode(cfg))
+			make_gids(rt);
 		nops.tx = droce_rt_tx_copy; /* ARP/ND leave through shard 0 */
 		nops.ctx = &rt->sh[0];
 		rc = make_neigh(rt, &nops);
@@ -420,6 +430,7 @@ droce_rt_close(struct droce_rt *rt)
 	}
 	droce_rt_capture_close(rt);
 	droce_rt_mcast_close(rt);
+	droce_rt_host_close(rt);
 	if (rt->exc != NULL) {
 		while (rte_ring_dequeue(rt->exc, &p) == 0) {
 			m = p;
@@ -455,14 +466,6 @@ uint16_t
 droce_rt_port_id(const struct droce_rt *rt)
 {
 	return rt->port.port_id;
-}
-
-unsigned int
-droce_rt_gid(const struct droce_rt *rt, unsigned int index, uint8_t gid[16])
-{
-	if (index < rt->num_gids)
-		memcpy(gid, rt->gids[index], 16);
-	return rt->num_gids;
 }
 
 bool

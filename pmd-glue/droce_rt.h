@@ -52,8 +52,10 @@ struct droce_dev *droce_rt_shard_dev(struct droce_rt *rt, unsigned int shard);
 const struct droce_rt_config *droce_rt_config(const struct droce_rt *rt);
 void droce_rt_mac(const struct droce_rt *rt, uint8_t mac[6]);
 uint16_t droce_rt_port_id(const struct droce_rt *rt);
-/* GID table as given to the engine: IPv4 (::ffff:a.b.c.d) first when configured, then IPv6.
- * Returns the number of GIDs; fills gid when index is below it. */
+/* GID table as given to the engine: IPv4 (::ffff:a.b.c.d) first when configured, then IPv6;
+ * in host-address mode the interface's addresses, as they change (an empty slot, an address
+ * removed, reads as the zero GID). Any thread. Returns the number of slots; fills gid when
+ * index is below it. */
 unsigned int droce_rt_gid(const struct droce_rt *rt, unsigned int index, uint8_t gid[16]);
 
 /* Lcore mode: start the loop on the poll lcore (-ENOTSUP with a single lcore configured). */
@@ -61,12 +63,12 @@ int droce_rt_start(struct droce_rt *rt);
 int droce_rt_stop(struct droce_rt *rt);
 /* Inline mode: one loop iteration; returns the work done (frames, calls), 0 when idle. */
 unsigned int droce_rt_poll(struct droce_rt *rt);
-/* Inline mode: one iteration whose own frames (the ACKs of what it received) stay in the Tx
- * batch for the next iteration, which sends them first, in one burst with what the
- * application posts in between. acks_only: only when they are all RC ACKs (a READ response
- * or a request leaves at once, and the ACKs with it). The caller owes that next iteration
- * soon; returns the work done, and *held the frames left waiting. */
-unsigned int droce_rt_poll_hold(struct droce_rt *rt, bool acks_only, unsigned int *held);
+/* Inline mode: one iteration after which the engine may hold the ACKs of what it received
+ * (stack/droce_ackpol.h, keys ack_delay_ns, ack_coalesce, ack_order): the next iteration
+ * sends them in one burst with what the application posts in between, before or after it.
+ * The caller owes that next iteration soon; returns the work done, and *held the ACKs left
+ * waiting. droce_rt_poll() holds none and sends those held. */
+unsigned int droce_rt_poll_hold(struct droce_rt *rt, unsigned int *held);
 /* Inline mode: iterate with idle back-off until cond(arg) holds or timeout_ms passes;
  * returns 0 or -ETIMEDOUT. In lcore mode it only re-checks cond: idle_spins times with a
  * sched_yield() between, then every 20 us. */
@@ -100,9 +102,10 @@ uint64_t droce_rt_now(const struct droce_rt *rt);
  * the verbs complete (a flush) carries the time they ran. */
 void droce_rt_tick(struct droce_rt *rt);
 
-/* MAC of the next hop towards gid (::ffff:a.b.c.d or IPv6), by ARP/ND, waiting up to
- * timeout_ms: 0, -EHOSTUNREACH (droce_rt_strerror(): "peer unreachable (no ARP reply from X
- * after N tries)"), -ENETUNREACH, -ETIMEDOUT. */
+/* MAC of the next hop towards gid (::ffff:a.b.c.d or IPv6), by ARP/ND (host-address mode: from
+ * the kernel's neighbour table, the kernel asked to resolve it), waiting up to timeout_ms: 0,
+ * -EHOSTUNREACH (droce_rt_strerror(): "peer unreachable (no ARP reply from X after N
+ * tries)"), -ENETUNREACH, -ETIMEDOUT. */
 int droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
 		     uint32_t timeout_ms);
 /* Fill av->dmac for av->dgid (for droce_ah_create / a QP's DROCE_QP_AV), and av->has_vlan /

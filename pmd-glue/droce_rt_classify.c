@@ -65,13 +65,3 @@ droce_rt_classify_vlan(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 			UINT32_MAX;
 	return DROCE_RT_CLS_ROCE;
 }
-
-int
-droce_rt_frame_opcode(const uint8_t *frame, uint32_t len)
-{
-	struct droce_pkt p;
-
-	if (droce_parse_l4(frame, len, &p) != DROCE_DROP_NONE || len <= p.bth_off)
-		return -1;
-	return ((const struct droce_bth *)(frame + p.bth_off))->opcode;
-}

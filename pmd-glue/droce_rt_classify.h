@@ -29,9 +29,6 @@ enum droce_rt_class {
 enum droce_rt_class droce_rt_classify_vlan(const uint8_t *frame, uint32_t len, const uint8_t mac[6],
 					   uint16_t vlan, enum droce_drop *drop, uint32_t *dqpn);
 
-/* The BTH opcode of a RoCEv2 frame (ours, on Tx: any VLAN), or -1 for any other frame. */
-int droce_rt_frame_opcode(const uint8_t *frame, uint32_t len);
-
 /* Reasons that drop a frame outright: it is not ours, or not an IP datagram anyone could read,
  * so it never goes to the exception ring. */
 static inline bool

@@ -11,6 +11,7 @@
 
 #include "droce_cc.h"
 #include "droce_ext.h"
+#include "droce_rt_afpacket.h"
 #include "droce_rt_err.h"
 #include "droce_rt_config.h"
 
@@ -101,6 +102,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_alpha_period_us", dcqcn_alpha_period_us, 0, 10000000),
 	U32("dcqcn_reduce_period_us", dcqcn_reduce_period_us, 0, 10000000),
 	U32("dcqcn_min_dec_fac", dcqcn_min_dec_fac, 0, 100),
+	U32("dcqcn_cut_per_rtt", dcqcn_cut_per_rtt, 0, 1),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 	U32("link_mbps", link_mbps, 0, 1600000),
 	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),
@@ -113,6 +115,11 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("inflight_rtt_us", inflight_rtt_us, 0, 4000000),
 	U32("rto", rto, 0, 1),
 	U32("rto_min_us", rto_min_us, 0, 4000000),
+	U32("ack_delay_us", ack_delay_us, 0, 1000000),
+	U32("ack_coalesce", ack_coalesce, 0, 1u << 20),
+	STR("ack_order", ack_order),
+	STR("addr_mode", addr_mode),
+	STR("host_iface", host_iface),
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
@@ -169,7 +176,29 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	 * always, one above it only resends under loss; an RTO too short resends needlessly. */
 	cfg->inflight_rtt_us = 100;
 	cfg->rto = 1;
+	cfg->dcqcn_cut_per_rtt = 1;
 	cfg->rto_min_us = 200;
+	/* an ACK waits for the application's next step, which an inline caller owes soon; the
+	 * bound keeps a bulk sender's window moving meanwhile */
+	cfg->ack_delay_us = 10;
+	cfg->ack_coalesce = 16;
+	snprintf(cfg->addr_mode, sizeof(cfg->addr_mode), "own");
+}
+
+int
+droce_rt_config_ack(const struct droce_rt_config *cfg, int def_order, struct droce_ack_policy *pol)
+{
+	pol->delay_ns = (uint64_t)cfg->ack_delay_us * 1000;
+	pol->coalesce = cfg->ack_coalesce;
+	if (cfg->ack_order[0] == '\0')
+		pol->order = (enum droce_ack_order)def_order;
+	else if (strcmp(cfg->ack_order, "fifo") == 0)
+		pol->order = DROCE_ACK_ORDER_FIFO;
+	else if (strcmp(cfg->ack_order, "requests_first") == 0)
+		pol->order = DROCE_ACK_ORDER_REQUESTS_FIRST;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 /* inflight_cap: "bdp" (the link's rate x inflight_rtt_us), "off" or "0", or 1..1023 packets. */
@@ -614,6 +643,74 @@ qp_cc_check(const struct droce_rt_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+bool
+droce_rt_config_host_mode(const struct droce_rt_config *cfg)
+{
+	return strcmp(cfg->addr_mode, "host") == 0;
+}
+
+int
+droce_rt_config_host_iface(const struct droce_rt_config *cfg, char *out, size_t outlen)
+{
+	if (cfg->host_iface[0] != '\0') {
+		snprintf(out, outlen, "%s", cfg->host_iface);
+		return 0;
+	}
+	if (strncmp(cfg->vdev, "net_af_xdp", 10) == 0 &&
+	    droce_rt_devarg(cfg->vdev, "iface", out, outlen) == 0)
+		return 0;
+	return -ENOENT;
+}
+
+/* addr_mode: host needs a port that keeps UDP 4791 from the kernel and leaves it the rest. */
+static int
+validate_addr_mode(const struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	char iface[32];
+
+	if (strcmp(cfg->addr_mode, "own") != 0 && !droce_rt_config_host_mode(cfg))
+		return droce_rt_errf(-EINVAL, err, errlen,
+				     "addr_mode %s: use own (droce's own address, its own ARP/ND) "
+				     "or host (the interface's addresses, the kernel's ARP/ND)",
+				     cfg->addr_mode);
+	if (!droce_rt_config_host_mode(cfg)) {
+		if (!cfg->has_ipv4 && !cfg->has_ipv6)
+			return droce_rt_errf(
+				-EINVAL, err, errlen,
+				"no address configured: set DROCE_IPV4=198.18.0.1/24 "
+				"(or ipv4 = ... in the config file), or DROCE_IPV6, or "
+				"DROCE_ADDR_MODE=host on af_xdp");
+		return 0;
+	}
+	if (strncmp(cfg->vdev, "net_af_packet", 13) == 0)
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"addr_mode host cannot run on net_af_packet: a packet socket gets a copy "
+			"of "
+			"each frame and the kernel still gets the frame, so the kernel's UDP stack "
+			"(or "
+			"its rxe) would answer droce's RoCEv2 on its own address: use net_af_xdp "
+			"with "
+			"droce's XDP program (xdp_prog=droce_xdp.o, which takes only UDP 4791), or "
+			"addr_mode own with an address of droce's own (DROCE_IPV4)");
+	if (cfg->has_ipv4 || cfg->has_ipv6)
+		return droce_rt_errf(-EINVAL, err, errlen,
+				     "addr_mode host takes the interface's own addresses: drop "
+				     "DROCE_IPV4/DROCE_IPV6 (or set addr_mode own)");
+	if (droce_rt_config_host_iface(cfg, iface, sizeof(iface)) != 0)
+		return droce_rt_errf(-EINVAL, err, errlen,
+				     "addr_mode host needs the kernel interface: net_af_xdp's "
+				     "iface= in DROCE_VDEV, or DROCE_HOST_IFACE (a bifurcated "
+				     "NIC's netdev, with its rte_flow rule for UDP 4791)");
+	if (strncmp(cfg->vdev, "net_af_xdp", 10) == 0 && strstr(cfg->vdev, "xdp_prog=") == NULL)
+		return droce_rt_errf(
+			-EINVAL, err, errlen,
+			"addr_mode host on net_af_xdp needs droce's XDP program: add "
+			"xdp_prog=.../droce_xdp.o to DROCE_VDEV (without it every frame "
+			"goes to droce and the kernel loses ARP, ping and TCP)");
+	return 0;
+}
+
 int
 droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t errlen)
 {
@@ -624,10 +721,8 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 				     "path_mtu %u is not one of 256 512 1024 2048 4096 "
 				     "(the IB MTU values, enum droce_mtu)",
 				     p);
-	if (!cfg->has_ipv4 && !cfg->has_ipv6)
-		return droce_rt_errf(-EINVAL, err, errlen,
-				     "no address configured: set DROCE_IPV4=198.18.0.1/24 "
-				     "(or ipv4 = ... in the config file), or DROCE_IPV6");
+	if (validate_addr_mode(cfg, err, errlen) != 0)
+		return -EINVAL;
 	if (cfg->mtu < droce_rt_config_min_mtu(cfg))
 		return droce_rt_errf(
 			-EINVAL, err, errlen,
@@ -655,6 +750,14 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		return droce_rt_errf(-EINVAL, err, errlen,
 				     "mbuf_cache %u is more than a quarter of mbufs %u",
 				     cfg->mbuf_cache, cfg->mbufs);
+	{
+		struct droce_ack_policy pol;
+
+		if (droce_rt_config_ack(cfg, DROCE_ACK_ORDER_FIFO, &pol) != 0)
+			return droce_rt_errf(-EINVAL, err, errlen,
+					     "ack_order %s is not fifo or requests_first",
+					     cfg->ack_order);
+	}
 	if (strcmp(cfg->recovery, "gbn") != 0 && strcmp(cfg->recovery, "sr") != 0)
 		return droce_rt_errf(
 			-EINVAL, err, errlen,

@@ -74,9 +74,10 @@ struct droce_rt_config {
 	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
 	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;
 	uint32_t dcqcn_g, dcqcn_alpha_period_us, dcqcn_reduce_period_us, dcqcn_min_dec_fac;
-	uint32_t cnp_interval_us; /* notification point: one CNP per QP per interval;
+	uint32_t dcqcn_cut_per_rtt; /* 1 (default): at most one cut per round trip */
+	uint32_t cnp_interval_us;   /* notification point: one CNP per QP per interval;
 					 * DROCE_RT_CNP_AUTO: DCQCN's for the link */
-	uint32_t link_mbps;	  /* the rate cc defaults scale to (0: the port's) */
+	uint32_t link_mbps;	    /* the rate cc defaults scale to (0: the port's) */
 	/* TIMELY; 0 = the default of droce_cc_timely_defaults() */
 	uint32_t timely_max_rate_mbps, timely_min_rate_mbps, timely_delta_mbps;
 	uint32_t timely_t_low_us, timely_t_high_us, timely_min_rtt_us;
@@ -85,6 +86,14 @@ struct droce_rt_config {
 	uint32_t inflight_rtt_us; /* the BDP's round trip (0: the engine's, 10 us) */
 	uint32_t rto;		  /* 1: resend after an RTO from measured RTT */
 	uint32_t rto_min_us;	  /* its floor */
+	/* ACKs an inline caller lets the engine hold (stack/droce_ackpol.h) */
+	uint32_t ack_delay_us; /* the longest one waits; 0: none waits */
+	uint32_t ack_coalesce; /* requests one answers at most while it waits; 0: no bound */
+	char ack_order[16];    /* fifo, requests_first; "": the caller's choice (droce_rt.c) */
+	/* "own": droce's addresses (ipv4/ipv6) and its own ARP/ND; "host": the kernel
+	 * interface's addresses as GIDs, the kernel's neighbour table (droce_hostaddr.h) */
+	char addr_mode[8];
+	char host_iface[32]; /* host mode: the kernel interface; "" = the vdev's iface= */
 };
 
 void droce_rt_config_defaults(struct droce_rt_config *cfg);
@@ -134,12 +143,23 @@ int droce_rt_config_eal_argv(const struct droce_rt_config *cfg, const char *argv
 /* Whether the eal words contain an option (exactly, or as "opt=..."). */
 bool droce_rt_config_eal_has(const struct droce_rt_config *cfg, const char *opt);
 
+/* Whether addr_mode is host. */
+bool droce_rt_config_host_mode(const struct droce_rt_config *cfg);
+/* Host mode's kernel interface: host_iface, else the vdev's iface=. 0, or -ENOENT. */
+int droce_rt_config_host_iface(const struct droce_rt_config *cfg, char *out, size_t outlen);
+
 /* Number of keys and the name of key i (for help output and the README test). */
 unsigned int droce_rt_config_nkeys(void);
 const char *droce_rt_config_key(unsigned int i);
 /* The algorithm qp_cc names for the QP of that index (creation order, from 0) into name (len
  * bytes): 1, or 0 when it names none; -EINVAL for a malformed qp_cc. */
 int droce_rt_config_qp_cc(const char *spec, unsigned int index, char *name, size_t len);
+
+/* The engine's ACK policy from ack_delay_us, ack_coalesce and ack_order (def_order when
+ * ack_order is ""); -EINVAL for an ack_order that is neither fifo nor requests_first. */
+struct droce_ack_policy;
+int droce_rt_config_ack(const struct droce_rt_config *cfg, int def_order,
+			struct droce_ack_policy *pol);
 
 /* cnp_interval_us unset: the interval that goes with DCQCN's defaults for link_mbps (the
  * paper's 50 us, stretched below 25 Gbit/s; droce_cc_dcqcn_cnp_interval()) */

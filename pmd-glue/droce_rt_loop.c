@@ -20,7 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "droce_opcode.h"
+#include "droce_ackpol.h"
 #include "droce_rt_guard.h"
 #include "droce_rt_priv.h"
 #include "droce_rt_vlan.h"
@@ -363,6 +363,7 @@ shard0_duties(struct droce_rt_shard *s)
 		rt->neigh_deadline = droce_neigh_timer(&rt->neigh, s->now);
 	if (s->now >= rt->next_link_check) {
 		rt->next_link_check = s->now + DROCE_RT_LINK_CHECK_NS;
+		work += droce_rt_host_poll(s);
 		up = droce_rt_port_link_up(&rt->port);
 		if (up != rt->link_up) {
 			/* Another peer may be behind the link now (a process restarted, with
@@ -390,52 +391,11 @@ shard0_duties(struct droce_rt_shard *s)
 	return work;
 }
 
-/* Whether txb[from..ntx) are all requests (the requester's frames, not a responder's). */
-static bool
-tx_all_requests(const struct droce_rt_shard *s, unsigned int from)
-{
-	const struct rte_mbuf *m;
-	unsigned int i;
-	int op;
-
-	for (i = from; i < s->ntx; i++) {
-		m = s->txb[i];
-		op = droce_rt_frame_opcode(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
-		if (op < 0 || !(droce_opcode_info((uint8_t)op)->flags & DROCE_OPF_REQ))
-			return false;
-	}
-	return true;
-}
-
-/*
- * The batch holds `acks` ACKs from the last iteration, then the requests the application
- * posted since: the requests go first, in a burst of their own, so the peer's next Rx burst
- * sees the answer it waits for without an ACK to process ahead of it (~0.1-0.3 us a round
- * trip here). Requests and ACKs belong to opposite directions of their QPs, each of which
- * keeps its own order; responses (which acknowledge implicitly) are never reordered.
- */
-static void
-flush_requests_first(struct droce_rt_shard *s, unsigned int acks)
-{
-	struct rte_mbuf *tmp[DROCE_RT_BURST_MAX];
-	unsigned int nreq = s->ntx - acks;
-
-	memcpy(tmp, s->txb, acks * sizeof(tmp[0]));
-	memmove(s->txb, s->txb + acks, nreq * sizeof(tmp[0]));
-	memcpy(s->txb + nreq, tmp, acks * sizeof(tmp[0]));
-	s->ntx = nreq;
-	s->st.tx_requests_first++;
-	droce_rt_flush(s);
-	/* Requests the PMD refused stay first; the ACKs follow them. */
-	memmove(s->txb + s->ntx, s->txb + nreq, acks * sizeof(tmp[0]));
-	s->ntx += acks;
-}
-
 unsigned int
 droce_rt_shard_iter(struct droce_rt_shard *s)
 {
 	struct droce_rt *rt = s->rt;
-	unsigned int work = 0, acks = s->held_acks;
+	unsigned int work = 0;
 	uint64_t now;
 	uint16_t q;
 
@@ -448,14 +408,16 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 		s->st.clock_behind++;
 	s->st.iterations++;
 	/* Work posted since the last iteration (an inline application's step, a closure) goes
-	 * out before the Rx poll: a ping-pong's answer does not wait behind an empty burst. */
-	s->held_acks = 0;
-	if (acks != s->ntx)
-		acks = 0; /* something was added since they were held */
-	if (s->dev != NULL && droce_dev_next_deadline(s->dev) <= s->now)
-		work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
-	if (acks != 0 && s->ntx > acks && tx_all_requests(s, acks))
-		flush_requests_first(s, acks);
+	 * out before the Rx poll: a ping-pong's answer does not wait behind an empty burst. The
+	 * application had its turn: the ACKs the engine held for it go too, in the order its
+	 * policy says (droce_ackpol.h); those of this iteration's Rx may wait for the next turn
+	 * when an inline caller holds (droce_rt_poll_hold). */
+	if (s->dev != NULL) {
+		droce_dev_ack_hold(s->dev, false);
+		if (droce_dev_next_deadline(s->dev) <= s->now)
+			work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
+		droce_dev_ack_hold(s->dev, rt->ack_hold);
+	}
 	work += droce_rt_flush(s);
 	/* Room for a whole burst per target (Rx is polled only with nothing held back). */
 	if (s->out_pending)
@@ -472,14 +434,13 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 		work += drain_calls(s);
 	if (s->idx == 0)
 		work += shard0_duties(s);
+	else
+		droce_rt_host_sync(s); /* shard 0 follows the interface's addresses */
 	if (s->dev != NULL && droce_dev_next_deadline(s->dev) <= s->now)
 		work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
 	/* Only frames that left count as work: a PMD refusing everything (link down) must not
-	 * keep the loop from backing off. An inline run_until holds this iteration's frames
-	 * (its ACKs) for the next one, which first sends what the application posted in
-	 * between: one burst, and the answer is not queued behind a burst of ACKs. */
-	if (!rt->hold_tail)
-		work += droce_rt_flush(s);
+	 * keep the loop from backing off. */
+	work += droce_rt_flush(s);
 	return work;
 }
 

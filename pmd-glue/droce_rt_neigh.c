@@ -42,6 +42,8 @@ droce_rt_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6], uin
 	char a[48];
 	int rc;
 
+	if (rt->host_fd >= 0)
+		return droce_rt_host_resolve(rt, gid, mac, timeout_ms);
 	for (;;) {
 		rc = droce_rt_call(rt, resolve_fn, &r);
 		if (rc != -EAGAIN)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "droce_hostaddr.h"
 #include "droce_neigh.h"
 #include "droce_rt.h"
 #include "droce_rt_classify.h"
@@ -37,7 +38,8 @@ struct droce_rt_call_req {
 	X(tx_pkts) X(tx_bytes) X(rx_roce) X(rx_neigh) X(exception) X(calls) X(tx_alloc_fail) \
 	X(tx_too_long) X(tx_batch_full) X(link_up) X(capture_pkts) X(capture_skipped) \
 	X(telemetry_reads) X(steered) X(steered_in) X(steer_held) X(burst_faults) \
-	X(tx_lost_teardown) X(tx_bursts) X(tx_requests_first) X(link_down) X(reconnects)
+	X(tx_lost_teardown) X(tx_bursts) X(link_down) X(reconnects) X(host_addr_changes) \
+	X(host_addr_errors)
 /* clang-format on */
 
 struct droce_rt_stats {
@@ -63,8 +65,7 @@ struct droce_rt_shard {
 	/* Transmit batch on Tx queue idx, flushed each iteration or when full. */
 	struct rte_mbuf *txb[DROCE_RT_BURST_MAX];
 	unsigned int ntx;
-	unsigned int tx_out;	/* buffers given by tx_alloc, not yet back through tx_send */
-	unsigned int held_acks; /* txb[0..held_acks): ACKs an inline run_until held back */
+	unsigned int tx_out; /* buffers given by tx_alloc, not yet back through tx_send */
 
 	/* Frames for other shards not yet in their steering rings (full): until they are, this
 	 * shard polls no Rx queue, so the port's queue fills and the peer is held back. */
@@ -74,6 +75,7 @@ struct droce_rt_shard {
 
 	uint64_t now; /* one TSC read per iteration, converted to ns */
 	unsigned int idle;
+	uint32_t gid_gen; /* the GID table generation this shard's device has */
 
 	/* Lcore mode */
 	unsigned int lcore;
@@ -101,8 +103,14 @@ struct droce_rt {
 	uint32_t qp_made;		 /* QPs droce_rt_qp_cc() numbered: qp_cc's next index */
 	struct droce_neigh neigh;	 /* shard 0's */
 	struct rte_ring *exc;
-	uint8_t gids[2][16];
+	uint8_t gids[DROCE_MAX_GIDS][16]; /* written under gid_seq (host mode) */
 	unsigned int num_gids;
+	uint32_t gid_seq; /* seqlock: odd while rt->gids is written */
+	uint32_t gid_gen; /* bumped after each change of the table */
+	/* addr_mode host (droce_rt_host.c): the rtnetlink socket shard 0 reads, the interface */
+	int host_fd;
+	int host_ifindex;
+	struct droce_host_gids host_gids;
 	bool eal_up;
 
 	uint64_t tsc_base;
@@ -113,8 +121,8 @@ struct droce_rt {
 	bool link_up;
 	unsigned int idle; /* inline mode */
 
-	bool started;	/* written by the thread calling start/stop */
-	bool hold_tail; /* inline run_until: Tx batch waits for the next iteration */
+	bool started;  /* written by the thread calling start/stop */
+	bool ack_hold; /* inline: the engine may hold ACKs for the application's next step */
 	unsigned int nb_shards;
 	unsigned int shard_bits; /* QPN top bits naming the shard */
 	struct droce_rt_shard sh[DROCE_RT_MAX_SHARDS];
@@ -176,6 +184,17 @@ void droce_rt_capture_close(struct droce_rt *rt);
 
 /* droce_rt_mcast.c: leave every group the host interface was joined to */
 void droce_rt_mcast_close(struct droce_rt *rt);
+
+/* droce_rt_host.c: addr_mode host (no-ops in own mode) */
+int droce_rt_host_open(struct droce_rt *rt, char *err, size_t errlen);
+void droce_rt_host_close(struct droce_rt *rt);
+/* Shard 0, every link check: apply the interface's address changes; the work done. */
+unsigned int droce_rt_host_poll(struct droce_rt_shard *s);
+/* Any shard: its device takes the GID table published last (a load when nothing changed). */
+void droce_rt_host_sync(struct droce_rt_shard *s);
+/* The next hop's MAC from the kernel, on the caller's thread. */
+int droce_rt_host_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6],
+			  uint32_t timeout_ms);
 
 /* droce_rt_telemetry.c */
 enum { DROCE_RT_TEL_MAX = 512 }; /* counters a telemetry snapshot holds */

@@ -13,8 +13,7 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
-#include "droce_opcode.h"
-#include "droce_rt_classify.h"
+#include "droce_ackpol.h"
 #include "droce_rt_priv.h"
 
 static int
@@ -106,47 +105,39 @@ droce_rt_poll(struct droce_rt *rt)
 	return droce_rt_iter(rt);
 }
 
-/* Whether every frame of the shard's Tx batch is an RC ACK (IBTA 9.7.5: what a responder owes
- * for requests it executed, which may wait a little, not a response that carries data). */
-static bool
-tx_only_acks(const struct droce_rt_shard *s)
-{
-	const struct rte_mbuf *m;
-	unsigned int i;
-
-	for (i = 0; i < s->ntx; i++) {
-		m = s->txb[i];
-		if (droce_rt_frame_opcode(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) !=
-		    DROCE_OP_RC_ACKNOWLEDGE)
-			return false;
-	}
-	return true;
-}
-
 unsigned int
-droce_rt_poll_hold(struct droce_rt *rt, bool acks_only, unsigned int *held)
+droce_rt_poll_hold(struct droce_rt *rt, unsigned int *held)
 {
-	struct droce_rt_shard *s;
 	unsigned int work, i;
 
 	*held = 0;
 	if (rt->started)
 		return 0;
-	rt->hold_tail = true;
+	rt->ack_hold = true;
 	work = droce_rt_iter(rt);
-	rt->hold_tail = false;
+	rt->ack_hold = false;
+	for (i = 0; i < rt->nb_shards; i++)
+		if (rt->sh[i].dev != NULL)
+			*held += droce_dev_acks_held(rt->sh[i].dev);
+	return work;
+}
+
+/* Inline: what the engine holds for the application goes now (it has the thread back). */
+static void
+release_held(struct droce_rt *rt)
+{
+	struct droce_rt_shard *s;
+	unsigned int i;
+
 	for (i = 0; i < rt->nb_shards; i++) {
 		s = &rt->sh[i];
-		if (s->ntx != 0 && acks_only && !tx_only_acks(s))
-			work += droce_rt_flush(s);
-		/* run_until: the answer may overtake these ACKs (loop.c). Not for the shim's
-		 * holds: its peer waits in its verbs for the completion the ACK brings and
-		 * the answer together (one burst); apart, ib_write_lat took ~30x longer. */
-		else if (!acks_only && tx_only_acks(s))
-			s->held_acks = s->ntx;
-		*held += s->ntx;
+		if (s->dev != NULL) {
+			droce_dev_ack_hold(s->dev, false);
+			if (droce_dev_next_deadline(s->dev) <= s->now)
+				droce_dev_process(s->dev, s->now, rt->cfg.burst);
+		}
+		droce_rt_flush(s);
 	}
-	return work;
 }
 
 unsigned int
@@ -200,7 +191,7 @@ droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg, uint
 {
 	uint64_t end = droce_rt_clock(rt) + (uint64_t)timeout_ms * 1000000u;
 	struct timespec ts = { 0, 20000 };
-	unsigned int checks = 0, i, work, held;
+	unsigned int checks = 0, work, held;
 	int rc = 0;
 
 	while (!cond(arg)) {
@@ -210,7 +201,7 @@ droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg, uint
 		 * application's step) and leave with what it posts, at the next iteration; the
 		 * iteration's clock reading (shard 0's) serves the timeout. */
 		if (!rt->started) {
-			work = droce_rt_poll_hold(rt, false, &held);
+			work = droce_rt_poll_hold(rt, &held);
 			droce_rt_backoff(rt, work);
 			if (rt->sh[0].now >= end) {
 				rc = -ETIMEDOUT;
@@ -229,7 +220,6 @@ droce_rt_run_until(struct droce_rt *rt, bool (*cond)(void *arg), void *arg, uint
 	}
 	/* Nothing stays held once the application has the thread back. */
 	if (!rt->started)
-		for (i = 0; i < rt->nb_shards; i++)
-			droce_rt_flush(&rt->sh[i]);
+		release_held(rt);
 	return rc;
 }

@@ -30,6 +30,9 @@ struct droce_dcqcn_params {
 	uint64_t alpha_period_ns;  /* dce_tcp_rtt: alpha decays once per period without CNP */
 	uint64_t reduce_period_ns; /* rate_reduce_monitor_period: at most one cut per period */
 	uint32_t initial_alpha;	   /* initial_alpha_value, in 1/1024 */
+	/* 1: also at most one cut per smoothed round trip, and a CNP inside it restarts the
+	 * recovery stages (droce's; mlx5 has no such rule: 0) */
+	uint32_t cut_per_rtt;
 };
 
 struct droce_timely_params {

@@ -34,16 +34,27 @@ enum {
 	W_T_CUT,	 /* the last cut (rate_reduce_monitor_period) */
 	W_CUTS,		 /* cuts made */
 	W_IGNORED,	 /* CNPs inside the monitor period: no cut */
+	W_SRTT,		 /* smoothed round trip (cut_per_rtt), 0: no sample yet */
 };
 
 /*
  * Defaults for a port of link_bps, after the paper's values (made for 40G: g = 1/256, T = 55 us,
- * F = 5, B = 10 MB, R_AI 40 Mb/s, R_HAI 200 Mb/s) with the increase steps scaled to the link
- * (R_AI = link / 1000, R_HAI = link / 100) and alpha updated every 20 us instead of 55. Below
- * 25 Gbit/s a flow sends fewer packets for a mark to fall on, so the rate-increase timer, the
- * alpha period and the notification point's CNP interval stretch by 25G / link, and R_AI is
- * link / 500 (with link / 1000 on the stretched timer, flows cut at the start take most of a
- * 100 ms run to recover). Measured with droce-sim-cc: pmd-glue/README.md, "Congestion control".
+ * F = 5, B = 10 MB, R_AI 40 Mb/s, R_HAI 200 Mb/s, alpha every K = 55 us, CNPs 50 us apart), and
+ * one cut per round trip (cut_per_rtt). What droce-sim-cc showed (pmd-glue/README.md,
+ * "Congestion control"):
+ * - From 25 Gbit/s: alpha's period is the CNP interval (50 us, as the paper's K ~ its 50 us),
+ *   so alpha is the share of CNP windows that had a CNP; a 20 us period decayed it faster than
+ *   marks could raise it and 8-16 flows held the queue above Kmax (CE 14-28 %). R_AI is
+ *   link / 2500: with 16 flows, link / 1000 every 55 us climbs from Kmin to Kmax faster than
+ *   RED's 1 % marks answer. B stays 10 MB: at 200 KB the faster flow of a pair finishes its
+ *   byte stages first and reaches hyper increase first (Jain's index below 0.95).
+ * - Below 25 Gbit/s a flow sends fewer packets for a mark to fall on: the rate-increase timer,
+ *   the alpha period (20 us there) and the notification point's CNP interval stretch by
+ *   25G / link, R_AI is link / 500 (cut at the start, flows would take most of a 100 ms run to
+ *   recover at link / 1000) and B is 200 KB: at 10 MB no byte stage ever ends, so neither the
+ *   byte counter nor hyper increase runs; a stage of B with F stages of fast recovery holds a
+ *   flow's rate at one mark in F x B / MTU packets (4 KiB frames: 0.4 %), which RED gives
+ *   between Kmin and Kmax whatever the number of flows.
  */
 #define DCQCN_UNKNOWN_LINK 100000000000ull /* 100G when the port's rate is unknown */
 #define DCQCN_SCALE_LINK   25000000000ull  /* below it, the timers stretch */
@@ -64,16 +75,17 @@ droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 
 	p->line_rate_bps = p->max_rate_bps = l;			     /* rpg_max_rate 0: line rate */
 	p->min_rate_bps = l / 10000 > 1000000 ? l / 10000 : 1000000; /* rpg_min_rate */
-	p->ai_rate_bps = x == 1024 ? l / 1000 : l / 500;	     /* rpg_ai_rate */
+	p->ai_rate_bps = x == 1024 ? l / 2500 : l / 500;	     /* rpg_ai_rate */
 	p->hai_rate_bps = l / 100;				     /* rpg_hai_rate */
 	p->time_reset_ns = 55000 * x / 1024;			     /* rpg_time_reset */
-	p->byte_reset = 10000000;				     /* rpg_byte_reset */
+	p->byte_reset = x == 1024 ? 10000000 : 200000;		     /* rpg_byte_reset */
 	p->threshold = 5;					     /* rpg_threshold (F) */
-	p->min_dec_fac = 50;		       /* rpg_min_dec_fac, percent kept */
-	p->g = 1020;			       /* dce_tcp_g: 1/256 */
-	p->alpha_period_ns = 20000 * x / 1024; /* dce_tcp_rtt */
-	p->reduce_period_ns = 4000;	       /* rate_reduce_monitor_period */
-	p->initial_alpha = 1023;	       /* initial_alpha_value */
+	p->min_dec_fac = 50; /* rpg_min_dec_fac, percent kept */
+	p->g = 1020;	     /* dce_tcp_g: 1/256 */
+	p->alpha_period_ns = x == 1024 ? 50000 : 20000 * x / 1024; /* dce_tcp_rtt */
+	p->reduce_period_ns = 4000;				   /* rate_reduce_monitor_period */
+	p->initial_alpha = 1023;				   /* initial_alpha_value */
+	p->cut_per_rtt = 1;
 }
 
 uint64_t
@@ -100,6 +112,7 @@ droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps)
 	p->alpha_period_ns = 1000;		/* dce_tcp_rtt 1 */
 	p->reduce_period_ns = 4000;		/* rate_reduce_monitor_period 4 */
 	p->initial_alpha = 1023;		/* initial_alpha_value */
+	p->cut_per_rtt = 0;
 }
 
 int
@@ -108,7 +121,7 @@ droce_cc_dcqcn_check(const struct droce_dcqcn_params *p)
 	if (p == NULL || p->line_rate_bps == 0 || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
 	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->byte_reset == 0 ||
 	    p->min_dec_fac > 100 || p->g > G_ONE || p->alpha_period_ns == 0 ||
-	    p->initial_alpha > G_ONE)
+	    p->initial_alpha > G_ONE || p->cut_per_rtt > 1)
 		return -EINVAL;
 	return 0;
 }
@@ -250,6 +263,21 @@ dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 	pace(s, bytes, now_ns);
 }
 
+/*
+ * cut_per_rtt: the time after a cut in which a CNP does not cut again. A cut shows in the
+ * marks only a round trip later, so the CNPs before that answer marks it answered already;
+ * but no longer than the fast recovery takes (F timer stages), or a deep queue (a long round
+ * trip) would hold the next cut back while it grows.
+ */
+static uint64_t
+cut_spacing(const struct droce_cc_state *s)
+{
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
+	uint64_t fr = (uint64_t)(P->threshold != 0 ? P->threshold : 1) * P->time_reset_ns;
+
+	return s->w[W_SRTT] < fr ? s->w[W_SRTT] : fr;
+}
+
 static void
 dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 {
@@ -262,6 +290,17 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 	s->w[W_CNP_IN_PERIOD] = 1;
 	if (s->w[W_T_CUT] != UINT64_MAX && now_ns - s->w[W_T_CUT] < P->reduce_period_ns) {
 		s->w[W_IGNORED]++; /* at most one cut per monitor period */
+		return;
+	}
+	if (P->cut_per_rtt && s->w[W_T_CUT] != UINT64_MAX &&
+	    now_ns - s->w[W_T_CUT] < cut_spacing(s)) {
+		/* The last cut cannot show in the queue before a round trip: cutting again
+		 * compounds on marks it answered already (16 flows starting at line rate halved
+		 * a dozen times in one drain). The CNP says the queue has not drained yet, so
+		 * the recovery waits. */
+		s->w[W_IGNORED]++;
+		s->w[W_T_STAGE] = s->w[W_B_STAGE] = s->w[W_BYTES] = 0;
+		s->w[W_T_TIMER] = now_ns;
 		return;
 	}
 	cut = rc - rc / 2 * s->w[W_ALPHA] / ALPHA_ONE;
@@ -305,6 +344,14 @@ dcqcn_stats(const struct droce_cc_state *s, struct droce_cc_stat *out, unsigned 
 	return droce_cc_stats_fill(out, n, names, v, 5);
 }
 
+/* The round trip a cut takes to show (cut_per_rtt): an EWMA of 1/8, as TCP's SRTT. */
+static void
+dcqcn_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
+{
+	(void)now_ns;
+	s->w[W_SRTT] = s->w[W_SRTT] != 0 ? (s->w[W_SRTT] * 7 + rtt_ns) / 8 : rtt_ns;
+}
+
 const struct droce_cc_ops droce_cc_dcqcn = {
 	.name = "dcqcn",
 	.defaults = dcqcn_defaults_op,
@@ -314,5 +361,6 @@ const struct droce_cc_ops droce_cc_dcqcn = {
 	.on_cnp = dcqcn_on_cnp,
 	.on_ack = droce_cc_ignore, /* DCQCN hears the network only through CNPs */
 	.next_send_time = droce_cc_next_send_ns,
+	.on_rtt = dcqcn_on_rtt,
 	.stats = dcqcn_stats,
 };

@@ -70,7 +70,9 @@ struct droce_qp;
 	X(ACK_BEFORE_NAK, "ack_before_seq_nak") \
 	X(SR_KEPT, "sr_kept") \
 	X(SR_PEER, "sr_peer") \
-	X(RTO_RESEND, "rto_resend")
+	X(RTO_RESEND, "rto_resend") \
+	X(ACK_HELD, "ack_held") \
+	X(ACK_HELD_TIMEOUT, "ack_held_timeout")
 
 enum droce_cnt {
 #define DROCE_X_CNT_ENUM(e, n) DROCE_CNT_##e,

@@ -33,7 +33,7 @@ struct droce_dev *
 droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, int *err)
 {
 	struct droce_dev *dev;
-	uint32_t nqp, nmr, i;
+	uint32_t nqp, nmr;
 
 	if (attr == NULL || io == NULL || io->tx_alloc == NULL || io->tx_send == NULL ||
 	    io->rand64 == NULL || attr->num_gids == 0 || attr->num_gids > DROCE_MAX_GIDS ||
@@ -81,9 +81,7 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 		droce_dev_destroy(dev);
 		goto nomem;
 	}
-	for (i = 0; i < attr->num_gids; i++)
-		if (droce_gid_is_v4(attr->gids[i]))
-			dev->gid_v4[dev->n_gid_v4++] = droce_get_be32(attr->gids[i] + 12);
+	droce_dev_set_gids(dev, (const uint8_t(*)[16])attr->gids, attr->num_gids);
 	dev->qpn_gen = (uint32_t)io->rand64(io->ctx);
 	dev->cnp_interval_ns = DROCE_CNP_INTERVAL_NS;
 	droce_inflight_defaults(&dev->inflight);
@@ -92,6 +90,34 @@ nomem:
 	if (err)
 		*err = ENOMEM;
 	return NULL;
+}
+
+static bool
+gid_is_zero(const uint8_t gid[16])
+{
+	static const uint8_t z[16];
+
+	return memcmp(gid, z, 16) == 0;
+}
+
+int
+droce_dev_set_gids(struct droce_dev *dev, const uint8_t (*gids)[16], unsigned int n)
+{
+	unsigned int i;
+
+	if (dev == NULL || (gids == NULL && n != 0) || n > DROCE_MAX_GIDS)
+		return -EINVAL;
+	memset(dev->attr.gids, 0, sizeof(dev->attr.gids));
+	if (n != 0)
+		memcpy(dev->attr.gids, gids, (size_t)n * 16);
+	dev->attr.num_gids = (uint8_t)n;
+	/* IPv4 destinations are matched as numbers (droce_rx_addr.h); an empty slot (the zero
+	 * GID, an address removed) matches nothing. */
+	dev->n_gid_v4 = 0;
+	for (i = 0; i < n; i++)
+		if (!gid_is_zero(gids[i]) && droce_gid_is_v4(gids[i]))
+			dev->gid_v4[dev->n_gid_v4++] = droce_get_be32(gids[i] + 12);
+	return 0;
 }
 
 void
@@ -225,6 +251,8 @@ droce_sched_deadline(struct droce_qp *qp)
 		d = qp->req.rnr_at;
 	if (qp->cc_at < d)
 		d = qp->cc_at;
+	if (qp->ack_due < d)
+		d = qp->ack_due;
 	qp->deadline = d;
 	if (d == UINT64_MAX) {
 		if (qp->heap_idx != UINT32_MAX)
@@ -255,6 +283,7 @@ run_timers(struct droce_dev *dev, uint64_t now)
 		}
 		if (qp->req.rto_at <= now)
 			droce_comp_timer(qp, now);
+		droce_ack_timer(qp, now);
 		droce_sched_deadline(qp);
 	}
 }
@@ -276,13 +305,22 @@ qp_tx(struct droce_qp *qp, uint64_t now)
 	return droce_req_tx(qp, now);
 }
 
+/*
+ * Transmit in the order the ACK policy asks (droce_ackpol.h): held ACKs ride with the other
+ * frames of this pass, ahead of them (fifo) or after them (requests first), in one batch of
+ * the caller's.
+ */
 unsigned int
 droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 {
+	bool lead = dev->ackpol.order == DROCE_ACK_ORDER_FIFO, go = !dev->ack_hold;
 	unsigned int sent = 0;
 
 	dev->now = now_ns;
 	run_timers(dev, now_ns);
+	if (dev->held_head != NULL && lead && (go || dev->ready_head != NULL))
+		droce_ack_release_all(dev, true);
+again:
 	while (sent < budget && dev->ready_head != NULL) {
 		struct droce_qp *qp = dev->ready_head;
 		int r = qp_tx(qp, now_ns);
@@ -307,6 +345,10 @@ droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 			droce_sched_ready(qp);
 		}
 	}
+	if ((go || sent != 0) && sent < budget && dev->held_head != NULL) {
+		droce_ack_release_all(dev, false);
+		goto again;
+	}
 	return sent;
 }
 
@@ -320,7 +362,7 @@ droce_dev_set_now(struct droce_dev *dev, uint64_t now_ns)
 uint64_t
 droce_dev_next_deadline(const struct droce_dev *dev)
 {
-	if (dev->ready_head != NULL)
+	if (dev->ready_head != NULL || (!dev->ack_hold && dev->held_head != NULL))
 		return dev->now;
 	return dev->heap_n > 0 ? dev->heap[0]->deadline : UINT64_MAX;
 }

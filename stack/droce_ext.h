@@ -5,6 +5,7 @@
 /* Engine calls beyond the verbs-like API: counters, congestion control, notification counts. */
 #include <stdint.h>
 
+#include "droce_ackpol.h"
 #include "droce_cc.h"
 #include "droce_counters.h"
 #include "droce_verbs.h"
@@ -41,6 +42,13 @@ enum droce_mtu droce_dev_active_mtu(const struct droce_dev *dev);
 int droce_dev_set_rx_offload(struct droce_dev *dev, unsigned int parse_flags);
 /* DCQCN notification point: at most one CNP per QP per interval (default 4 us, as mlx5). */
 int droce_dev_set_cnp_interval(struct droce_dev *dev, uint64_t ns);
+/*
+ * Replace the GID table (n entries, n <= DROCE_MAX_GIDS; an all-zero entry is an empty slot:
+ * no source for a new QP, no destination received). The runtime's host-address mode follows
+ * the interface's addresses this way; indices keep their meaning, so QPs already connected
+ * keep their addresses. 0 or -EINVAL.
+ */
+int droce_dev_set_gids(struct droce_dev *dev, const uint8_t (*gids)[16], unsigned int n);
 /* Asynchronous events lost because the queue was full. */
 uint64_t droce_dev_events_lost(const struct droce_dev *dev);
 

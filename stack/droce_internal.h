@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "droce_ackpol.h"
 #include "droce_cc.h"
 #include "droce_counters.h"
 #include "droce_drop.h"
@@ -315,6 +316,13 @@ struct droce_qp {
 	uint32_t heap_idx; /* timer heap slot, UINT32_MAX when absent */
 	uint64_t deadline;
 	uint64_t cc_at; /* CC holds the next data packet until then */
+	/* A pure ACK waiting for company (droce_ackpol.c): on the device's held list */
+	struct droce_ack_policy ackpol; /* this QP's delay and bound, when ackpol_own */
+	bool ackpol_own;
+	bool ack_held;
+	uint32_t ack_reqs; /* AckReq requests it answers */
+	uint64_t ack_due;  /* it goes then at the latest; UINT64_MAX when none waits */
+	struct droce_qp *hnext, *hprev;
 	/* DCQCN notification point: one CNP owed to the data sender (Annex A17.9.3) */
 	bool np_pending;
 	uint32_t np_dqpn;
@@ -365,6 +373,10 @@ struct droce_dev {
 	/* free slots of qps, mrs and cqs: a create finds one without a scan */
 	struct droce_slots qp_slots, mr_slots, cq_slots;
 	struct droce_qp *ready_head, *ready_tail;
+	struct droce_ack_policy ackpol; /* order; delay and bound of QPs without their own */
+	bool ack_hold;			/* ACKs may wait now (droce_dev_ack_hold) */
+	struct droce_qp *held_head;	/* QPs whose ACK waits */
+	unsigned int n_held;
 	struct droce_qp **heap;
 	uint32_t heap_n;
 	struct droce_async_event ev[DROCE_EVENT_RING];
@@ -637,16 +649,27 @@ void droce_resp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t
 		   uint64_t now);
 int droce_resp_tx(struct droce_qp *qp, uint64_t now);
 
+/* A held ACK is no work until it is released (droce_ackpol.c). */
 static inline bool
 droce_resp_has_work(const struct droce_qp *qp)
 {
-	return qp->resp.final_nak_pending || qp->resp.ring_head != qp->resp.ring_tail;
+	return !qp->ack_held &&
+	       (qp->resp.final_nak_pending || qp->resp.ring_head != qp->resp.ring_tail);
 }
 
 struct droce_resp_item *droce_resp_push(struct droce_qp *qp);
 int droce_resp_reserve(struct droce_qp *qp, uint32_t max_dest_rd_atomic);
 void droce_resp_free(struct droce_qp *qp);
 void droce_resp_ack(struct droce_qp *qp, uint32_t psn);
+
+/* droce_ackpol.c: a pure ACK held back (droce_ackpol.h). note: one was queued or merged at the
+ * ring's tail; release: it may go now; drop: the ring was emptied without it; timer: its delay
+ * may have ended; release_all: every held ACK to the head (lead) or tail of the ready list. */
+void droce_ack_note(struct droce_qp *qp);
+void droce_ack_release(struct droce_qp *qp);
+void droce_ack_drop(struct droce_qp *qp);
+void droce_ack_timer(struct droce_qp *qp, uint64_t now);
+void droce_ack_release_all(struct droce_dev *dev, bool lead);
 
 /* droce_np.c: congestion notification point (CNP generation) */
 void droce_np_rx(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now);

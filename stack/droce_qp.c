@@ -196,7 +196,7 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp->attr.cap = qp->cap;
 	qp->attr.port_num = DROCE_PORT_NUM;
 	qp->heap_idx = UINT32_MAX;
-	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
+	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = qp->ack_due = UINT64_MAX;
 	qp->deadline = UINT64_MAX;
 	qp->np_last = UINT64_MAX;
 	qp->cc_ops = cc_ops;
@@ -233,6 +233,7 @@ droce_qp_destroy(struct droce_qp *qp)
 		return -EINVAL;
 	dev = qp->dev;
 	droce_sched_unready(qp);
+	droce_ack_drop(qp);
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	droce_sched_deadline(qp);
 	droce_mcast_detach_all(qp); /* as the kernel does for a QP destroyed attached */
@@ -475,10 +476,13 @@ droce_qp_flush(struct droce_qp *qp)
 		qp->resp.have_rwqe = false;
 		flush_rwqe(qp, qp->resp.rwqe.wr_id);
 	}
+	if (qp->sr != NULL)
+		droce_sr_srq_flush(qp);
 	if (qp->srq == NULL) {
 		for (; qp->rq.tail != qp->rq.head; qp->rq.tail++)
 			flush_rwqe(qp, qp->rq.ring[qp->rq.tail & qp->rq.mask].wr_id);
 	}
+	droce_ack_drop(qp); /* the ACK it held goes with the ring */
 	qp->resp.ring_head = qp->resp.ring_tail = 0;
 	qp->resp.rd_pending = 0;
 	qp->resp.final_nak_pending = false; /* ERR another way first: nothing more goes out */
@@ -520,6 +524,7 @@ void
 droce_qp_reset(struct droce_qp *qp)
 {
 	droce_sched_unready(qp);
+	droce_ack_drop(qp);
 	{
 		struct droce_responder s = qp->resp;
 

@@ -114,6 +114,7 @@ droce_resp_fatal(struct droce_qp *qp, enum droce_rst st, const struct droce_pkt 
 	s->final_nak.msn = s->msn;
 	s->final_nak_pending = true;
 	s->final_ev = rst_err[st].ev;
+	droce_ack_release(qp); /* the earlier requests' ACK goes before the NAK */
 	droce_sched_ready(qp);
 }
 

@@ -60,18 +60,27 @@ droce_resp_free(struct droce_qp *qp)
 	qp->resp.atomics = NULL;
 }
 
-struct droce_resp_item *
-droce_resp_push(struct droce_qp *qp)
+static struct droce_resp_item *
+ring_push(struct droce_qp *qp)
 {
 	struct droce_responder *s = &qp->resp;
 
 	if (s->ring_head - s->ring_tail > s->ring_mask)
 		return NULL;
-	droce_sched_ready(qp);
 	return &s->ring[s->ring_head++ & s->ring_mask];
 }
 
-/* Acknowledge up to psn, merging into a queued ACK that nothing follows yet. */
+/* A NAK, READ or atomic response: a held ACK ahead of it goes first (droce_ackpol.c). */
+struct droce_resp_item *
+droce_resp_push(struct droce_qp *qp)
+{
+	droce_ack_release(qp);
+	droce_sched_ready(qp);
+	return ring_push(qp);
+}
+
+/* Acknowledge up to psn, merging into a queued ACK that nothing follows yet (IBTA 9.7.5.1:
+ * coalesced, one ACK answers every request up to its PSN); the ACK policy may hold it. */
 void
 droce_resp_ack(struct droce_qp *qp, uint32_t psn)
 {
@@ -84,16 +93,18 @@ droce_resp_ack(struct droce_qp *qp, uint32_t psn)
 			it->psn = psn;
 			it->msn = s->msn;
 			droce_qp_cnt(qp, DROCE_CNT_ACK_COALESCED);
+			droce_ack_note(qp);
 			return;
 		}
 	}
-	it = droce_resp_push(qp);
+	it = ring_push(qp);
 	if (it == NULL)
 		return; /* full of READ responses: the requester's timer recovers */
 	it->kind = DROCE_RESP_ACK;
 	it->syn = DROCE_AETH_TYPE_ACK | DROCE_AETH_CREDIT_INVALID;
 	it->psn = psn;
 	it->msn = s->msn;
+	droce_ack_note(qp);
 }
 
 /* A responder with selective repeat marks what it sends (stack/wire/README.md), but for a PSN
@@ -197,6 +208,8 @@ droce_resp_tx(struct droce_qp *qp, uint64_t now)
 	struct droce_resp_item *it;
 	int r;
 
+	if (droce_unlikely(qp->ack_held))
+		return 0; /* it waits (droce_ackpol.c) */
 	if (s->ring_head == s->ring_tail) {
 		if (!s->final_nak_pending)
 			return 0;

@@ -15,7 +15,9 @@
  * one is answered by a PSN sequence error NAK (AETH syndrome 0x60, IBTA 9.7.5.2.3) for the first
  * missing PSN whose MSN field carries the PSN that arrived: a selective NAK. When the gap fills,
  * the kept requests execute in PSN order as if they had just arrived (completions, receive WQEs,
- * READ responses and atomics in order), with no second copy of their data.
+ * READ responses and atomics in order), with no second copy of their data. On a shared receive
+ * queue, the WQEs a SEND past a gap needs are taken from it then, in ordinal order
+ * (droce_sr_srq.c).
  *
  * Requester (droce_sr_req.c): a selective NAK acknowledges everything before its PSN (IBTA
  * 9.7.5.2.2), marks the PSN it carries as received, and every PSN between the first missing and
@@ -28,8 +30,9 @@
 
 #include "droce_internal.h"
 
-#define DROCE_SR_WIN	 2048 /* PSNs past the expected one a request may be kept from */
-#define DROCE_SR_MAX_PAY 4096 /* data bytes of a packet at most (the largest path MTU) */
+#define DROCE_SR_WIN	   2048 /* PSNs past the expected one a request may be kept from */
+#define DROCE_SR_MAX_PAY   4096 /* data bytes of a packet at most (the largest path MTU) */
+#define DROCE_SR_SRQ_AHEAD 16	/* shared receive queue WQEs a QP may take before their turn */
 
 /* What a kept request's execution needs, by PSN & (DROCE_SR_WIN - 1). */
 struct droce_sr_slot {
@@ -65,6 +68,11 @@ struct droce_sr {
 	uint32_t ord;	      /* receive WQEs consumed in order (the next message's ordinal) */
 	uintptr_t kmin, kmax; /* bounds of the WRITE data kept requests placed */
 	bool replay;	      /* executing kept requests: their data is in place already */
+	/* responder on a shared receive queue: WQEs taken from it for ordinals ord, ord + 1, ..
+	 * (droce_sr_srq.c), a ring of srq_n from srq_head */
+	uint32_t srq_head, srq_n;
+	struct droce_rwqe srq_wqe[DROCE_SR_SRQ_AHEAD];
+	struct droce_sge srq_sge[DROCE_SR_SRQ_AHEAD][DROCE_MAX_SGE];
 	struct droce_sr_slot slot[DROCE_SR_WIN];
 };
 
@@ -133,6 +141,15 @@ const struct droce_pkt *droce_sr_strip(const struct droce_qp *qp, const struct d
  * WRITE wins, as in-order execution would leave them). */
 void droce_sr_write(struct droce_qp *qp, uint32_t psn, uint8_t *dst, const uint8_t *src,
 		    uint32_t n);
+
+/* droce_sr_srq.c */
+/* The shared receive queue WQE of the message idx places after the next one to consume a
+ * receive WQE (taking it, and those before it, from the SRQ now); NULL: none left, or too far. */
+const struct droce_rwqe *droce_sr_srq_target(struct droce_qp *qp, uint32_t idx);
+/* The next receive WQE, one taken ahead (false: none was). */
+bool droce_sr_srq_pop(struct droce_qp *qp, struct droce_rwqe *out);
+/* Complete the WQEs taken ahead with WR_FLUSH_ERR (the QP went to the error state). */
+void droce_sr_srq_flush(struct droce_qp *qp);
 
 static inline bool
 droce_sr_replaying(const struct droce_qp *qp)

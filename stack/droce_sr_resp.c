@@ -50,7 +50,7 @@ sel_nak(struct droce_qp *qp, uint32_t got)
 }
 
 /* The receive WQE SEND data of ordinal ord goes to: the one in use, or one posted behind it
- * (a shared receive queue's cannot be told in advance: NULL). */
+ * (on a shared receive queue, taken from it now: droce_sr_srq.c). */
 static const struct droce_rwqe *
 send_target(struct droce_qp *qp, uint32_t ord)
 {
@@ -60,7 +60,9 @@ send_target(struct droce_qp *qp, uint32_t ord)
 
 	if (ord == sr->ord - 1 && s->have_rwqe && s->msg == DROCE_RMSG_SEND)
 		return &s->rwqe;
-	if (qp->srq != NULL || idx >= qp->rq.head - qp->rq.tail)
+	if (qp->srq != NULL)
+		return droce_sr_srq_target(qp, idx);
+	if (idx >= qp->rq.head - qp->rq.tail)
 		return NULL;
 	return &qp->rq.ring[(qp->rq.tail + idx) & qp->rq.mask];
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "droce_internal.h"
+#include "droce_sr.h"
 
 enum { DROCE_SRQ_MAX_WR = 1 << 0, DROCE_SRQ_LIMIT = 1 << 1 }; /* as ibv_srq_attr_mask */
 
@@ -158,6 +159,8 @@ droce_rq_pop(struct droce_qp *qp, struct droce_rwqe *out)
 	struct droce_rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
 	const struct droce_rwqe *w;
 
+	if (qp->sr != NULL && droce_sr_srq_pop(qp, out))
+		return true;
 	if (rq->head == rq->tail)
 		return false;
 	w = &rq->ring[rq->tail & rq->mask];

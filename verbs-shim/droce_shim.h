@@ -55,10 +55,17 @@ struct droce_shim_dev {
 	struct droce_rt_config cfg;
 	uint8_t gids[DROCE_SHIM_GID_TBL_LEN][16];
 	unsigned int num_gids; /* IPv4 (::ffff:a.b.c.d) first when configured, then IPv6 */
+	int host_ifindex;      /* addr_mode host: the interface the table follows; 0: own mode */
 	uint8_t mac[6];
 	uint64_t guid; /* EUI-64 of mac, host order */
 	enum ibv_mtu active_mtu;
 };
+
+/* Host-address mode: bring d's GID table to the interface's addresses now (the runtime's
+ * table once it runs, else the kernel's); a no-op in own mode. Before every read of it. */
+void droce_shim_gids_refresh(const struct droce_shim_dev *d);
+/* The runtime when this process opened it, else NULL (never opens it). */
+struct droce_rt *droce_shim_rt_peek(void);
 
 /* verbs_context must be first: verbs_get_ctx() finds it from &vctx.context by offset. */
 struct droce_shim_ctx {

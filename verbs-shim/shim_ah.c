@@ -107,6 +107,7 @@ shim_gid_index(const struct droce_shim_dev *d, const uint8_t *gid)
 {
 	unsigned int i;
 
+	droce_shim_gids_refresh(d);
 	for (i = 0; i < d->num_gids; i++)
 		if (memcmp(d->gids[i], gid, 16) == 0)
 			return (int)i;
@@ -119,6 +120,7 @@ shim_gid_family(const struct droce_shim_dev *d, const uint8_t *gid)
 {
 	unsigned int i;
 
+	droce_shim_gids_refresh(d);
 	for (i = 0; i < d->num_gids; i++)
 		if (droce_gid_is_v4(d->gids[i]) == droce_gid_is_v4(gid))
 			return (int)i;

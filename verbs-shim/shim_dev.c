@@ -3,11 +3,17 @@
  * The device list and everything answered from the configuration alone (no DPDK): device
  * and port attributes, the GID and P_Key tables, GUIDs and the sysfs files tools read.
  */
+#include <net/if.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include "droce_hostaddr.h"
+#include "droce_rt.h"
 #include "droce_shim.h"
 
 static struct droce_shim_dev shim_devs[DROCE_SHIM_MAX_DEVS];
@@ -32,6 +38,86 @@ shim_active_mtu(const struct droce_rt_config *cfg)
 	return best;
 }
 
+/* Host mode's interface, its MAC: 0, or -1 when it cannot be read. */
+static int
+shim_iface_mac(const struct droce_rt_config *cfg, uint8_t mac[6])
+{
+	struct ifreq ifr;
+	char ifn[32];
+	int s, rc = -1;
+
+	if (droce_rt_config_host_iface(cfg, ifn, sizeof(ifn)) != 0 || strlen(ifn) >= IFNAMSIZ)
+		return -1;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, ifn, strlen(ifn));
+	if (ioctl(s, SIOCGIFHWADDR, &ifr) == 0) {
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+		rc = 0;
+	}
+	close(s);
+	return rc;
+}
+
+/* Host mode: the table is the interface's addresses (pmd-glue/droce_hostaddr.h). */
+static void
+shim_host_gids(struct droce_shim_dev *d)
+{
+	struct droce_host_gids t;
+	char ifn[32], err[DROCE_RT_ERR_MAX];
+
+	if (droce_rt_config_host_iface(&d->cfg, ifn, sizeof(ifn)) != 0)
+		return;
+	d->host_ifindex = (int)if_nametoindex(ifn);
+	if (d->host_ifindex == 0) {
+		fprintf(stderr, "droce: addr_mode host: no interface %s here\n", ifn);
+		return;
+	}
+	if (droce_host_dump(d->host_ifindex, &t, err, sizeof(err)) != 0) {
+		fprintf(stderr, "droce: %s\n", err);
+		return;
+	}
+	memcpy(d->gids, t.gid, sizeof(d->gids));
+	d->num_gids = t.n;
+}
+
+static pthread_mutex_t shim_gids_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void
+droce_shim_gids_refresh(const struct droce_shim_dev *cd)
+{
+	struct droce_rt *rt = droce_shim_rt_peek();
+	struct droce_host_gids t;
+	struct droce_shim_dev *d = NULL;
+	unsigned int i, n;
+	char err[8];
+
+	if (cd->host_ifindex == 0)
+		return;
+	for (i = 0; i < shim_ndevs; i++)
+		if (cd == &shim_devs[i])
+			d = &shim_devs[i];
+	if (d == NULL)
+		return;
+	memset(&t, 0, sizeof(t));
+	if (rt != NULL) {
+		n = droce_rt_gid(rt, 0, t.gid[0]);
+		for (i = 1; i < n && i < DROCE_SHIM_GID_TBL_LEN; i++)
+			droce_rt_gid(rt, i, t.gid[i]);
+		t.n = n < DROCE_SHIM_GID_TBL_LEN ? n : DROCE_SHIM_GID_TBL_LEN;
+	} else if (droce_host_dump(d->host_ifindex, &t, err, sizeof(err)) != 0) {
+		return;
+	}
+	pthread_mutex_lock(&shim_gids_lock);
+	if (t.n != d->num_gids || memcmp(t.gid, d->gids, sizeof(d->gids)) != 0) {
+		memcpy(d->gids, t.gid, sizeof(d->gids));
+		d->num_gids = t.n;
+	}
+	pthread_mutex_unlock(&shim_gids_lock);
+}
+
 static void
 shim_fill_dev(struct droce_shim_dev *d, unsigned int idx)
 {
@@ -40,6 +126,9 @@ shim_fill_dev(struct droce_shim_dev *d, unsigned int idx)
 	unsigned int i;
 
 	d->num_gids = 0;
+	d->host_ifindex = 0;
+	if (droce_rt_config_host_mode(cfg))
+		shim_host_gids(d);
 	if (cfg->has_ipv4) {
 		/* RoCEv2 IPv4 GID: IPv4-mapped IPv6 address (IBTA A17.4.5.1) */
 		memset(d->gids[d->num_gids], 0, 10);
@@ -55,6 +144,8 @@ shim_fill_dev(struct droce_shim_dev *d, unsigned int idx)
 	 * administered one made from the address, so that the GUID is stable. */
 	if (cfg->has_mac) {
 		memcpy(d->mac, cfg->mac, 6);
+	} else if (d->host_ifindex != 0 && shim_iface_mac(cfg, d->mac) == 0) {
+		/* host mode: the interface's own, the one the port sends with */
 	} else {
 		d->mac[0] = 0x02;
 		d->mac[1] = 0x00;

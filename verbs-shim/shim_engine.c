@@ -41,6 +41,39 @@ static struct droce_rt *shim_rt;
 static bool shim_rt_failed; /* said once; later verbs fail with ENODEV at once */
 static bool shim_rt_lcore;  /* lcore model: the loop runs on its own lcore */
 static pid_t shim_rt_pid;   /* the process that opened it (a forked child must not close it) */
+/* This process is a fork() child of the one that opened the runtime: the port (AF_XDP rings
+ * mmapped shared with the kernel, memif's shared memory, the parent's sockets) is the
+ * parent's, so the child must never touch it. Set by the atfork handler, read by every verb
+ * (a plain load: no getpid() syscall on the data path). */
+static bool shim_forked;
+static uint32_t shim_forked_said;
+
+static void
+shim_atfork_child(void)
+{
+	if (shim_rt != NULL)
+		shim_forked = true;
+}
+
+static void __attribute__((constructor)) shim_atfork_init(void)
+{
+	pthread_atfork(NULL, NULL, shim_atfork_child);
+}
+
+/* The child's verbs on its parent's device: EIO, and once a line saying why and what works. */
+static int
+shim_forked_err(void)
+{
+	if (!__atomic_exchange_n(&shim_forked_said, 1, __ATOMIC_RELAXED))
+		fprintf(stderr,
+			"droce: process %ld is a fork() child of %ld, which opened droce0: its "
+			"port "
+			"and memory are the parent's, so this child's verbs on it fail (EIO); open "
+			"the device in the child instead (fork before the first verb that starts "
+			"droce: ibv_alloc_pd, ibv_create_cq), or exec\n",
+			(long)getpid(), (long)shim_rt_pid);
+	return -EIO;
+}
 
 /* DROCE_SHIM_PROGRESS: "shared" (default) or "lcore"; anything else is refused by name. */
 static int
@@ -102,15 +135,26 @@ droce_shim_rt(const struct droce_shim_dev *d)
 	char err[DROCE_RT_ERR_MAX];
 	struct droce_rt *rt;
 
+	if (shim_forked) {
+		errno = -shim_forked_err();
+		return NULL;
+	}
 	pthread_mutex_lock(&shim_rt_lock);
 	if (shim_rt == NULL && !shim_rt_failed) {
+		struct droce_rt_config cfg;
 		cpu_set_t cpus;
 		bool have_cpus;
 
 		/* rte_eal_init pins the calling thread to lcore 0: an application thread is not
 		 * ours to pin, so it gets its CPU set back (the poll loop keeps its lcore). */
 		have_cpus = pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus) == 0;
-		shim_rt = droce_rt_open_config(&d->cfg, "droce-verbs", err, sizeof(err));
+		/* A held ACK leads the answer in its burst (ack_order): the peer, polling for the
+		 * completion it brings, gets both at once inside its verbs (ib_write_lat took
+		 * ~30x longer with them in two bursts). */
+		cfg = d->cfg;
+		if (cfg.ack_order[0] == '\0')
+			snprintf(cfg.ack_order, sizeof(cfg.ack_order), "fifo");
+		shim_rt = droce_rt_open_config(&cfg, "droce-verbs", err, sizeof(err));
 		shim_rt_pid = getpid();
 		/* before our threads start: they inherit the set (the progress thread floats) */
 		if (have_cpus)
@@ -129,6 +173,12 @@ droce_shim_rt(const struct droce_shim_dev *d)
 	if (rt == NULL)
 		errno = ENODEV;
 	return rt;
+}
+
+struct droce_rt *
+droce_shim_rt_peek(void)
+{
+	return shim_forked ? NULL : __atomic_load_n(&shim_rt, __ATOMIC_ACQUIRE);
 }
 
 static void shim_debug_counters(void);
@@ -177,6 +227,8 @@ shim_call(int (*fn)(struct droce_rt *rt, void *arg), void *arg, bool send)
 {
 	int rc;
 
+	if (__builtin_expect(shim_forked, 0))
+		return shim_forked_err();
 	if (shim_rt == NULL)
 		return -ENODEV;
 	if (shim_rt_lcore)
@@ -207,7 +259,7 @@ droce_shim_call_send(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
 int
 droce_shim_call_deferred(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
 {
-	if (shim_rt == NULL || shim_rt_lcore)
+	if (shim_rt == NULL || shim_rt_lcore || shim_forked)
 		return shim_call(fn, arg, false);
 	return droce_shim_eng_call_deferred(fn, arg);
 }
@@ -215,7 +267,8 @@ droce_shim_call_deferred(int (*fn)(struct droce_rt *rt, void *arg), void *arg)
 static void
 shim_poll_once(bool hold)
 {
-	if (shim_rt == NULL || shim_rt_lcore)
+	/* a forked child: the engine lock and the port are the parent's */
+	if (shim_rt == NULL || shim_rt_lcore || __builtin_expect(shim_forked, 0))
 		return;
 	droce_shim_eng_enter();
 	droce_shim_eng_poll(hold);
@@ -260,6 +313,8 @@ droce_shim_resolve(struct droce_av *av)
 {
 	int rc;
 
+	if (shim_forked)
+		return shim_forked_err();
 	if (shim_rt == NULL)
 		return -ENODEV;
 	/* a few ARP/ND rounds (arp_retry_ms x arp_tries) fit in 5 s; in the shared model the

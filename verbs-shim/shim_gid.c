@@ -12,6 +12,8 @@
 
 #include "droce_shim.h"
 
+static const uint8_t shim_zero_gid[16];
+
 /* Valid entry idx of port, or -errno (ENODATA: an empty slot, as the kernel reports it). */
 static int
 shim_gid(struct ibv_context *c, uint32_t port, uint32_t idx, const uint8_t **gid)
@@ -20,7 +22,8 @@ shim_gid(struct ibv_context *c, uint32_t port, uint32_t idx, const uint8_t **gid
 
 	if (port != DROCE_SHIM_PORT || idx >= DROCE_SHIM_GID_TBL_LEN)
 		return -EINVAL;
-	if (idx >= d->num_gids)
+	droce_shim_gids_refresh(d);
+	if (idx >= d->num_gids || memcmp(d->gids[idx], shim_zero_gid, 16) == 0)
 		return -ENODATA;
 	*gid = d->gids[idx];
 	return 0;
@@ -78,14 +81,19 @@ _ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *entries,
 	const struct droce_shim_dev *d = droce_shim_ctx(context)->dev;
 	unsigned int i;
 
+	unsigned int n = 0;
+
 	if (flags != 0 || entry_size < sizeof(*entries))
 		return -EINVAL;
+	droce_shim_gids_refresh(d);
 	if (max_entries < d->num_gids)
 		return -EINVAL;
+	/* the valid entries, as the kernel lists them (a removed address leaves a hole) */
 	for (i = 0; i < d->num_gids; i++)
-		shim_gid_entry((struct ibv_gid_entry *)((char *)entries + i * entry_size),
-			       d->gids[i], DROCE_SHIM_PORT, i);
-	return d->num_gids;
+		if (memcmp(d->gids[i], shim_zero_gid, 16) != 0)
+			shim_gid_entry((struct ibv_gid_entry *)((char *)entries + n++ * entry_size),
+				       d->gids[i], DROCE_SHIM_PORT, i);
+	return n;
 }
 
 /* IBVERBS_PRIVATE_NN: ibv_devinfo -v asks it for each GID. */
@@ -185,7 +193,8 @@ shim_sysfs_text(const struct droce_shim_dev *d, bool verbs_dir, const char *file
 		snprintf(s, n, "0x0");
 	else if (strcmp(file, "ports/1/pkeys/0") == 0)
 		snprintf(s, n, "0xffff");
-	else if (sscanf(file, "ports/1/gids/%u", &i) == 1 && i < DROCE_SHIM_GID_TBL_LEN)
+	else if (sscanf(file, "ports/1/gids/%u", &i) == 1 && i < DROCE_SHIM_GID_TBL_LEN &&
+		 (droce_shim_gids_refresh(d), true))
 		shim_gid_text(s, n, d->gids[i]);
 	else if (sscanf(file, "ports/1/gid_attrs/types/%u", &i) == 1 && i < d->num_gids)
 		snprintf(s, n, "RoCE v2");

@@ -123,8 +123,8 @@ droce_shim_eng_can_poll(void)
 }
 
 /*
- * One loop iteration on behalf of the application (engine lock held). Its ACKs (only ACKs:
- * data never waits) stay in the Tx batch for the next iteration, which sends them first: an
+ * One loop iteration on behalf of the application (engine lock held). The engine holds its
+ * ACKs (only ACKs: data never waits) for the next iteration, which sends them first: an
  * application answering what it just polled (ib_write_lat: the peer's WRITE arrives while it
  * polls for its own completion, and it answers at once) sends the ACK and the answer in one
  * burst, so the peer, polling its CQ, gets its completion and the answer together and
@@ -156,7 +156,7 @@ droce_shim_eng_poll(bool hold)
 	if (!droce_shim_eng_can_poll())
 		return;
 	if (hold)
-		droce_rt_poll_hold(eng_rt, true, &held);
+		droce_rt_poll_hold(eng_rt, &held);
 	else
 		droce_rt_poll(eng_rt);
 	now = droce_rt_now(eng_rt);
@@ -314,7 +314,7 @@ prog_thread(void *arg)
 			 * verbs-driven rhythm above). A passive side (ib_write_bw's server)
 			 * is not held up: its loop runs on. */
 			if (engaged)
-				work = droce_rt_poll_hold(eng_rt, true, &nheld);
+				work = droce_rt_poll_hold(eng_rt, &nheld);
 			else
 				work = droce_rt_poll(eng_rt);
 			__atomic_store_n(&eng_held_ns, nheld != 0 ? now : 0, __ATOMIC_RELAXED);

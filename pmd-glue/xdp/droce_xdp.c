@@ -12,7 +12,8 @@
  *   advertisements whose IPv6 destination), is one of droce's own addresses listed in
  *   droce_addrs (::ffff:a.b.c.d for IPv4, as in the GID table). droce resolves its peers
  *   itself; an empty map leaves all neighbour discovery to the kernel.
- * Everything else: XDP_PASS.
+ * Everything else: XDP_PASS. In host-address mode (addr_mode = host) the map holds no address:
+ * all UDP 4791 goes to droce, all ARP/ND and the rest to the kernel.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -68,13 +69,19 @@ ours(const struct droce_xdp_addr *k)
 	return bpf_map_lookup_elem(&droce_addrs, k) != NULL;
 }
 
-/* The map lists all of droce's addresses ("::", never a destination, is its last key). */
+/* The map lists all of droce's addresses ("::", never a destination, is its last key). In
+ * host-address mode droce's addresses are the kernel's, whose ARP/ND the kernel keeps: the map
+ * lists none, and "::" only records the owner, its value's DROCE_XDP_HOST bit set, leaving the
+ * list incomplete so that every RoCEv2 datagram goes to droce. */
+#define DROCE_XDP_HOST 0x80000000u
+
 static __always_inline int
 addrs_complete(void)
 {
 	struct droce_xdp_addr z = { 0 };
+	__u32 *v = bpf_map_lookup_elem(&droce_addrs, &z);
 
-	return ours(&z);
+	return v != NULL && !(*v & DROCE_XDP_HOST);
 }
 
 /* A RoCEv2 datagram to dst (a group's address when group): droce's only when addressed to it,

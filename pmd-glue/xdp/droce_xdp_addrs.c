@@ -9,6 +9,10 @@
  *	as the process the program belongs to. The PMD loads the program when the port's Rx
  *	queue is set up and pins nothing: the tool waits (up to DROCE_XDP_WAIT_MS, default
  *	5000) for it to appear on IFACE. Exit 0 once every address is in the map.
+ *   droce-xdp-addrs --host --owner PID IFACE
+ *	host-address mode (the runtime's addr_mode = host): droce's addresses are the kernel's,
+ *	so none is listed (their ARP/ND stays with the kernel, every RoCEv2 datagram goes to
+ *	droce); only the owner is recorded, with DROCE_XDP_HOST (droce_xdp.c) set.
  *   droce-xdp-addrs --check [--dry-run] IFACE
  *	may a new droce port load its program on IFACE? Exit 0: no XDP program there, or
  *	droce's own left by a process that is gone (detached now, unless --dry-run; a line on
@@ -104,6 +108,9 @@ xdp_look(int ifindex, struct xdp_on *x)
 	return 0;
 }
 
+/* The owner's value's flag: host-address mode, the list left incomplete (droce_xdp.c). */
+#define DROCE_XDP_HOST 0x80000000u
+
 /* The owner recorded in droce's map, 0 if none (yet). */
 static __u32
 owner_of(const struct xdp_on *x)
@@ -113,7 +120,7 @@ owner_of(const struct xdp_on *x)
 
 	if (bpf_map_lookup_elem(x->map_fd, key, &pid) != 0)
 		return 0;
-	return pid;
+	return pid & ~DROCE_XDP_HOST;
 }
 
 static bool
@@ -195,7 +202,7 @@ release(int ifindex, __u32 pid)
 }
 
 static int
-list_addrs(const char *ifname, __u32 owner, char **addrs, int n)
+list_addrs(const char *ifname, __u32 owner, bool host, char **addrs, int n)
 {
 	const char *w = getenv("DROCE_XDP_WAIT_MS");
 	long wait_ms = w != NULL ? atol(w) : 5000;
@@ -233,8 +240,10 @@ list_addrs(const char *ifname, __u32 owner, char **addrs, int n)
 			goto fail;
 	}
 	/* "::" last: the list is complete (RoCEv2 to any other address is the kernel's), its
-	 * value the owner's PID (0: none recorded) */
+	 * value the owner's PID (0: none recorded); in host mode the owner alone */
 	memset(key, 0, sizeof(key));
+	if (host)
+		owner |= DROCE_XDP_HOST;
 	if (bpf_map_update_elem(x.map_fd, key, &owner, BPF_ANY) != 0)
 		goto fail;
 	xdp_on_close(&x);
@@ -250,22 +259,28 @@ usage(void)
 {
 	fprintf(stderr,
 		"usage: %s [--owner PID] IFACE ADDR... (droce's IPv4 or IPv6 addresses)\n"
+		"       %s --host --owner PID IFACE (host-address mode: no address listed)\n"
 		"       %s --check [--dry-run] IFACE\n"
 		"       %s --release PID IFACE\n",
-		me, me, me);
+		me, me, me, me);
 	return 2;
 }
 
 int
 main(int argc, char **argv)
 {
-	bool is_check = strcmp(argv[argc > 1 ? 1 : 0], "--check") == 0;
-	bool is_release = strcmp(argv[argc > 1 ? 1 : 0], "--release") == 0;
-	bool dry = false;
+	bool host = argc > 1 && strcmp(argv[1], "--host") == 0;
+	bool is_check, is_release, dry = false;
 	__u32 pid = 0;
 	int ifindex, a = 1;
 
-	if (argc < 3)
+	if (host) {
+		argv++;
+		argc--;
+	}
+	is_check = strcmp(argv[argc > 1 ? 1 : 0], "--check") == 0;
+	is_release = strcmp(argv[argc > 1 ? 1 : 0], "--release") == 0;
+	if (argc < 3 || (host && (is_check || is_release || strcmp(argv[1], "--owner") != 0)))
 		return usage();
 	if (is_check) {
 		a = 2;
@@ -279,8 +294,10 @@ main(int argc, char **argv)
 		if (pid == 0)
 			return usage();
 	}
+	if (host)
+		return argc == a + 1 ? list_addrs(argv[a], pid, true, NULL, 0) : usage();
 	if (!is_check && !is_release)
-		return argc >= a + 2 ? list_addrs(argv[a], pid, argv + a + 1, argc - a - 1) :
+		return argc >= a + 2 ? list_addrs(argv[a], pid, false, argv + a + 1, argc - a - 1) :
 				       usage();
 	if (argc != a + 1)
 		return usage();

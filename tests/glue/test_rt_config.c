@@ -353,7 +353,35 @@ test_inflight(void)
 	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "rto", "2", err, sizeof(err)), -EINVAL);
 }
 
-DROCE_TEST_MAIN("rt_config", DROCE_TEST(test_inflight), DROCE_TEST(test_defaults_need_address),
-		DROCE_TEST(test_file_keys), DROCE_TEST(test_env_overrides_file),
-		DROCE_TEST(test_bad_values), DROCE_TEST(test_file_errors_name_line),
-		DROCE_TEST(test_validate), DROCE_TEST(test_qp_cc), DROCE_TEST(test_eal_argv))
+/* The engine's ACK policy from its keys: defaults, the caller's order when none is set, a
+ * wrong order refused by the check. */
+static void
+test_ack_policy(void)
+{
+	struct droce_ack_policy pol;
+	struct droce_rt_config cfg;
+	char err[256] = "";
+
+	droce_rt_config_defaults(&cfg);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ipv4", "198.18.0.1/24", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_ack(&cfg, DROCE_ACK_ORDER_FIFO, &pol), 0);
+	CU_ASSERT(pol.delay_ns == 10000 && pol.coalesce == 16 && pol.order == DROCE_ACK_ORDER_FIFO);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ack_delay_us", "3", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ack_coalesce", "0", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ack_order", "requests_first", err, sizeof(err)),
+			0);
+	CU_ASSERT_EQUAL(droce_rt_config_ack(&cfg, DROCE_ACK_ORDER_FIFO, &pol), 0);
+	CU_ASSERT(pol.delay_ns == 3000 && pol.coalesce == 0 &&
+		  pol.order == DROCE_ACK_ORDER_REQUESTS_FIRST);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "ack_order", "last", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_ack(&cfg, DROCE_ACK_ORDER_FIFO, &pol), -EINVAL);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "ack_order last"));
+}
+
+DROCE_TEST_MAIN("rt_config", DROCE_TEST(test_inflight), DROCE_TEST(test_ack_policy),
+		DROCE_TEST(test_defaults_need_address), DROCE_TEST(test_file_keys),
+		DROCE_TEST(test_env_overrides_file), DROCE_TEST(test_bad_values),
+		DROCE_TEST(test_file_errors_name_line), DROCE_TEST(test_validate),
+		DROCE_TEST(test_qp_cc), DROCE_TEST(test_eal_argv))

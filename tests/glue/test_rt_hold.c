@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Inline droce_rt_run_until() holds an iteration's frames (the ACKs of what arrived) until the
- * next iteration, which sends what the application posted in answer first, in a burst of its
- * own, and the held ACKs after it; nothing stays held once run_until returns. droce_rt_poll_hold() (the verbs shim's) holds
- * them one iteration at a time, and with acks_only never holds anything but ACKs. Two RC QPs
+ * Inline droce_rt_run_until() lets the engine hold an iteration's ACKs (stack/droce_ackpol.h)
+ * until the next iteration, which sends them in one burst with what the application posted in
+ * answer; nothing stays held once run_until returns. droce_rt_poll_hold() (the verbs shim's)
+ * holds them one iteration at a time, and only ACKs: a READ response never waits. Two RC QPs
  * of one device play WRITE ping-pong over a net_ring port, which loops every frame it sends
  * back to its own Rx queue.
  * EAL starts once per process: the case runs in a child (glue_child.h).
@@ -25,7 +25,7 @@ struct seen {
 	int open_rc, setup_rc, run_rc, bad_wc;
 	char err[256];
 	unsigned int rounds;
-	uint64_t tx_pkts, tx_bursts, engine_pkts, requests_first;
+	uint64_t tx_pkts, tx_bursts, engine_pkts, acks_held;
 };
 
 struct side {
@@ -178,7 +178,7 @@ counters(struct droce_rt *rt, uint64_t v[4])
 	droce_rt_counter(rt, "rt.tx_pkts", &v[0]);
 	droce_rt_counter(rt, "rt.tx_bursts", &v[1]);
 	droce_rt_counter(rt, "dev.sent_pkts", &v[2]);
-	droce_rt_counter(rt, "rt.tx_requests_first", &v[3]);
+	droce_rt_counter(rt, "dev.ack_held", &v[3]);
 }
 
 /* The runtime on a looped-back net_ring port and the game's two QPs, start-up frames (the
@@ -234,7 +234,7 @@ child(void *out, const void *arg)
 	s->tx_pkts = after[0] - before[0];
 	s->tx_bursts = after[1] - before[1];
 	s->engine_pkts = after[2] - before[2];
-	s->requests_first = after[3] - before[3];
+	s->acks_held = after[3] - before[3];
 	droce_rt_close(rt);
 }
 
@@ -258,17 +258,19 @@ test_run_until_holds_acks(void)
 	CU_ASSERT_EQUAL(s.bad_wc, 0);
 	CU_ASSERT_EQUAL(s.rounds, ROUNDS);
 	fprintf(stderr,
-		"%u rounds: %llu frames built, %llu sent in %llu bursts, %llu times "
-		"requests ahead of held ACKs\n",
+		"%u rounds: %llu frames built, %llu sent in %llu bursts, %llu ACKs held for the "
+		"answer\n",
 		s.rounds, (unsigned long long)s.engine_pkts, (unsigned long long)s.tx_pkts,
-		(unsigned long long)s.tx_bursts, (unsigned long long)s.requests_first);
+		(unsigned long long)s.tx_bursts, (unsigned long long)s.acks_held);
 	/* two WRITEs and up to two ACKs a round */
 	CU_ASSERT(s.engine_pkts >= 3 * ROUNDS && s.engine_pkts <= 4 * ROUNDS + 2);
 	/* nothing held back when run_until returned: the last echo's ACK left too */
 	CU_ASSERT_EQUAL(s.tx_pkts, s.engine_pkts);
-	/* each side's WRITE (the echo, the next round) left ahead of the ACK held for what it
-	 * answers: twice a round (never without the hold, where ACKs leave as they are made) */
-	CU_ASSERT(s.requests_first >= 2 * ROUNDS - 2);
+	/* each side's ACK waited for the WRITE that answers it, twice a round (never without
+	 * the hold, where ACKs leave as they are made), and left in its burst: about two frames
+	 * a burst (one without the hold) */
+	CU_ASSERT(s.acks_held >= 2 * ROUNDS - 2);
+	CU_ASSERT(s.tx_pkts * 10 >= s.tx_bursts * 18);
 }
 
 /* droce_rt_poll_hold, step by step: what each iteration held and sent. */
@@ -277,7 +279,7 @@ struct ph_seen {
 	int open_rc, setup_rc, post_rc;
 	char err[256];
 	unsigned int held[PH_STEPS];
-	uint64_t sent[PH_STEPS], bursts[PH_STEPS], first[PH_STEPS];
+	uint64_t sent[PH_STEPS], bursts[PH_STEPS], waited[PH_STEPS];
 	bool placed[PH_STEPS];
 };
 
@@ -301,19 +303,19 @@ post_read(struct game *g, unsigned int from)
 }
 
 static void
-ph_step(struct droce_rt *rt, struct ph_seen *s, unsigned int k, int hold, bool placed)
+ph_step(struct droce_rt *rt, struct ph_seen *s, unsigned int k, bool hold, bool placed)
 {
 	uint64_t before[4], after[4];
 
 	counters(rt, before);
-	if (hold < 0)
+	if (!hold)
 		droce_rt_poll(rt);
 	else
-		droce_rt_poll_hold(rt, hold == 1, &s->held[k]);
+		droce_rt_poll_hold(rt, &s->held[k]);
 	counters(rt, after);
 	s->sent[k] = after[0] - before[0];
 	s->bursts[k] = after[1] - before[1];
-	s->first[k] = after[3] - before[3];
+	s->waited[k] = after[3] - before[3];
 	s->placed[k] = placed;
 }
 
@@ -333,30 +335,29 @@ child_poll_hold(void *out, const void *arg)
 		return;
 	/* 0: side 0's WRITE leaves before Rx, comes back, is placed; its ACK is held */
 	s->post_rc |= post_write(&g, 0, 0);
-	ph_step(rt, s, 0, 0, false);
+	ph_step(rt, s, 0, true, false);
 	s->placed[0] = g.s[1].buf[7] == 1;
-	/* 1: side 1's answer leaves, then that ACK; the answer's own ACK is held */
+	/* 1: side 1's answer leaves with that ACK, in one burst; the answer's own ACK is held */
 	s->post_rc |= post_write(&g, 1, 0);
-	ph_step(rt, s, 1, 0, g.s[0].buf[7] == 1);
+	ph_step(rt, s, 1, true, g.s[0].buf[7] == 1);
 	s->placed[1] = g.s[0].buf[7] == 1;
 	/* 2: a plain iteration sends what is held */
-	ph_step(rt, s, 2, -1, true);
-	/* 3: acks_only, a READ: its response (data, not an ACK) is never held */
+	ph_step(rt, s, 2, false, true);
+	/* 3: a READ: its response (data, not an ACK) is never held */
 	s->post_rc |= post_read(&g, 0);
-	ph_step(rt, s, 3, 1, true);
+	ph_step(rt, s, 3, true, true);
 	for (i = 0; i < 100; i++)
 		droce_rt_poll(rt);
-	/* 4: without acks_only the READ response would wait */
-	s->post_rc |= post_read(&g, 0);
-	ph_step(rt, s, 4, 0, true);
-	/* 5: acks_only, a WRITE: its ACK is held */
+	/* 4: a WRITE: its ACK is held */
 	s->post_rc |= post_write(&g, 0, 1);
-	ph_step(rt, s, 5, 1, true);
-	s->placed[5] = g.s[1].buf[7] == 2;
-	/* 6: acks_only (the shim's hold): the answer leaves in one burst with that ACK */
+	ph_step(rt, s, 4, true, true);
+	s->placed[4] = g.s[1].buf[7] == 2;
+	/* 5: the answer leaves in one burst with that ACK */
 	s->post_rc |= post_write(&g, 1, 1);
-	ph_step(rt, s, 6, 1, true);
-	s->placed[6] = g.s[0].buf[7] == 2;
+	ph_step(rt, s, 5, true, true);
+	s->placed[5] = g.s[0].buf[7] == 2;
+	/* 6: a plain iteration sends the answer's ACK */
+	ph_step(rt, s, 6, false, true);
 	for (i = 0; i < 100; i++)
 		droce_rt_poll(rt);
 	while (droce_cq_poll(g.cq, 8, wc) > 0)
@@ -375,30 +376,25 @@ test_poll_hold(void)
 	CU_ASSERT_EQUAL(s.post_rc, 0);
 	for (k = 0; k < PH_STEPS; k++)
 		fprintf(stderr,
-			"step %u: held %u, sent %llu in %llu bursts (requests first %llu), "
-			"placed %d\n",
+			"step %u: held %u, sent %llu in %llu bursts (%llu ACKs held), placed %d\n",
 			k, s.held[k], (unsigned long long)s.sent[k],
-			(unsigned long long)s.bursts[k], (unsigned long long)s.first[k],
+			(unsigned long long)s.bursts[k], (unsigned long long)s.waited[k],
 			s.placed[k]);
 	/* 0: the WRITE went out alone and was placed; its ACK waits */
-	CU_ASSERT(s.sent[0] == 1 && s.bursts[0] == 1 && s.held[0] == 1 && s.placed[0]);
-	/* 1: the answer in a burst of its own, then the held ACK; the answer placed, its ACK
-	 * waits */
-	CU_ASSERT(s.sent[1] == 2 && s.bursts[1] == 2 && s.first[1] == 1 && s.held[1] == 1 &&
+	CU_ASSERT(s.sent[0] == 1 && s.bursts[0] == 1 && s.held[0] == 1 && s.waited[0] == 1 &&
+		  s.placed[0]);
+	/* 1: the answer and the held ACK in one burst; the answer placed, its ACK waits */
+	CU_ASSERT(s.sent[1] == 2 && s.bursts[1] == 1 && s.held[1] == 1 && s.waited[1] == 1 &&
 		  s.placed[1]);
 	/* 2: droce_rt_poll sends it */
 	CU_ASSERT(s.sent[2] == 1 && s.held[2] == 0);
-	/* 3: acks_only: READ request and its response both left, nothing held */
-	CU_ASSERT(s.sent[3] == 2 && s.held[3] == 0);
-	/* 4: all frames held: the response waits */
-	CU_ASSERT(s.sent[4] == 1 && s.held[4] == 1);
-	/* 5: acks_only holds a WRITE's ACK (the READ response of step 4 left first: a response
-	 * held back is never overtaken, so one burst) */
-	CU_ASSERT(s.sent[5] == 2 && s.bursts[5] == 1 && s.first[5] == 0 && s.held[5] == 1 &&
-		  s.placed[5]);
-	/* 6: the shim's hold never lets the answer overtake: its peer waits in its verbs for
-	 * the ACK's completion and the answer together */
-	CU_ASSERT(s.sent[6] == 2 && s.bursts[6] == 1 && s.first[6] == 0 && s.placed[6]);
+	/* 3: READ request and its response both left, nothing held */
+	CU_ASSERT(s.sent[3] == 2 && s.held[3] == 0 && s.waited[3] == 0);
+	/* 4, 5: as 0 and 1 */
+	CU_ASSERT(s.sent[4] == 1 && s.held[4] == 1 && s.placed[4]);
+	CU_ASSERT(s.sent[5] == 2 && s.bursts[5] == 1 && s.held[5] == 1 && s.placed[5]);
+	/* 6: droce_rt_poll sends the last ACK */
+	CU_ASSERT(s.sent[6] == 1 && s.held[6] == 0);
 }
 
 DROCE_TEST_MAIN("rt_hold", DROCE_TEST(test_run_until_holds_acks), DROCE_TEST(test_poll_hold))

@@ -27,7 +27,8 @@ static int addrs_fd = -1;
 static int
 set_complete(int map_fd, bool on)
 {
-	uint8_t zero[16] = { 0 }, one = 1;
+	uint8_t zero[16] = { 0 };
+	uint32_t one = 1; /* the value is 32 bits: the owner's PID */
 
 	return on ? bpf_map_update_elem(map_fd, zero, &one, BPF_ANY) :
 		    bpf_map_delete_elem(map_fd, zero);
@@ -255,5 +256,56 @@ test_roce_addressed(void)
 	CU_ASSERT_EQUAL_FATAL(set_complete(addrs_fd, true), 0);
 }
 
+/* droce's addresses as map keys */
+static void
+addr_keys(uint8_t k4[16], uint8_t k6[16])
+{
+	memset(k4, 0, 16);
+	k4[10] = k4[11] = 0xff;
+	inet_pton(AF_INET, "198.18.0.1", k4 + 12);
+	inet_pton(AF_INET6, "2001:2::1", k6);
+}
+
+/* Host-address mode (droce-xdp-addrs --host): no address listed, "::" holds the owner with
+ * DROCE_XDP_HOST (bit 31). Every RoCEv2 datagram to droce, whatever the interface address,
+ * every ARP/ND and everything else to the kernel. */
+static void
+test_host_mode(void)
+{
+	uint8_t f[128], zero[16] = { 0 }, k4[16], k6[16];
+	uint32_t n, l3 = 14, owner = 4242u | 0x80000000u, one = 1;
+
+	CU_ASSERT_EQUAL_FATAL(load(), 0);
+	addr_keys(k4, k6);
+	CU_ASSERT_EQUAL_FATAL(bpf_map_delete_elem(addrs_fd, k4), 0);
+	CU_ASSERT_EQUAL_FATAL(bpf_map_delete_elem(addrs_fd, k6), 0);
+	CU_ASSERT_EQUAL_FATAL(bpf_map_update_elem(addrs_fd, zero, &owner, BPF_ANY), 0);
+	n = ip4(f, 0, 17, 4791, 5, 0);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE);
+	inet_pton(AF_INET, "198.19.0.1", f + l3 + 16);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_DROCE); /* any address of the interface */
+	memset(f, 0xff, 6);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* broadcast never */
+	n = ip6(f, 0, 17, "2001:2::7") + 40;
+	f[n + 2] = 0x12;
+	f[n + 3] = 0xb7;
+	CU_ASSERT_EQUAL(verdict(f, n + 20), TO_DROCE);
+	n = arp(f, "198.18.0.1", 0);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* the kernel answers ARP */
+	n = ip6(f, 0, 58, "ff02::1:ff00:1") + 40;
+	f[n] = 135;
+	inet_pton(AF_INET6, "2001:2::1", f + n + 8);
+	CU_ASSERT_EQUAL(verdict(f, n + 24), TO_KERNEL); /* and ND */
+	n = ip4(f, 0, 6, 4791, 5, 0);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* TCP */
+	n = ip4(f, 0, 17, 53, 5, 0);
+	CU_ASSERT_EQUAL(verdict(f, n), TO_KERNEL); /* other UDP */
+	/* back to own mode's map */
+	CU_ASSERT_EQUAL(bpf_map_update_elem(addrs_fd, k4, &one, BPF_ANY), 0);
+	CU_ASSERT_EQUAL(bpf_map_update_elem(addrs_fd, k6, &one, BPF_ANY), 0);
+	CU_ASSERT_EQUAL(set_complete(addrs_fd, true), 0);
+}
+
 DROCE_TEST_MAIN("xdp_verdicts", DROCE_TEST(test_roce), DROCE_TEST(test_roce_addressed),
-		DROCE_TEST(test_kernel_keeps), DROCE_TEST(test_neighbours))
+		DROCE_TEST(test_kernel_keeps), DROCE_TEST(test_neighbours),
+		DROCE_TEST(test_host_mode))

@@ -64,7 +64,8 @@ struct sim_qp_params {
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
-	bool sr; /* selective repeat (droce_qp_set_recovery), RC only */
+	bool sr;  /* selective repeat (droce_qp_set_recovery), RC only */
+	bool srq; /* sim_scen: receives through a shared receive queue per node */
 };
 
 void sim_qp_params_default(struct sim_qp_params *p);

@@ -53,6 +53,14 @@ scen_init(struct scen *s, uint64_t seed, const struct sim_link_cfg *link, enum d
 		if (s->cq[n] == NULL)
 			return -err;
 		memset(&ia, 0, sizeof(ia));
+		if (qp->srq) {
+			struct droce_srq_attr sa = { .max_wr = 32, .max_sge = 4 };
+
+			s->srq[n] = droce_srq_create(s->pd[n], &sa, NULL, &err);
+			if (s->srq[n] == NULL)
+				return -err;
+			ia.srq = s->srq[n];
+		}
 		ia.qp_type = type;
 		ia.send_cq = s->cq[n];
 		ia.recv_cq = s->cq[n];
@@ -83,6 +91,8 @@ scen_fini(struct scen *s)
 			continue;
 		if (s->qp[n] != NULL)
 			droce_qp_destroy(s->qp[n]);
+		if (s->srq[n] != NULL)
+			droce_srq_destroy(s->srq[n]);
 		if (s->cq[n] != NULL)
 			droce_cq_destroy(s->cq[n]);
 		if (s->mr[n] != NULL)
@@ -154,6 +164,8 @@ scen_post_recv(struct scen *s, unsigned int n, uint64_t wr_id, uint32_t off, uin
 	wr.wr_id = wr_id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
+	if (s->srq[n] != NULL)
+		return droce_post_srq_recv(s->srq[n], &wr, &bad);
 	return droce_post_recv(s->qp[n], &wr, &bad);
 }
 

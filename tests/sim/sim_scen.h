@@ -29,6 +29,7 @@ struct scen {
 	struct droce_mr *mr[2];
 	struct droce_cq *cq[2];
 	struct droce_qp *qp[2];
+	struct droce_srq *srq[2]; /* with sim_qp_params.srq: scen_post_recv posts there */
 	enum droce_qp_type type;
 	struct droce_wc wc[2][SCEN_WC];
 	uint64_t wc_t[2][SCEN_WC];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * DCQCN reaction point (stack/droce_cc_dcqcn.c) against the paper's rules (Zhu et al., SIGCOMM 2015) and mlx5's:
- * the cut on a CNP and its floor, one cut per monitor period, alpha's rise and decay, the timer
+ * the cut on a CNP and its floor, one cut per monitor period and per round trip, alpha's rise and decay, the timer
  * and byte-counter stages (fast recovery, additive, hyper increase), pacing at the current
  * rate, recovery to line rate, parameter checks; then end to end: CE-marked data makes the
  * receiver send CNPs and the sender's QP slows down, every byte still arriving.
@@ -124,6 +124,54 @@ test_cut_and_monitor_period(void)
 	start(&s, 0);
 	droce_cc_dcqcn.on_cnp(&s, 0);
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps / 100 * 70);
+}
+
+/* cut_per_rtt: after a cut, CNPs within the smoothed round trip (at most F timer stages) raise
+ * alpha and restart the recovery stages but do not cut; mlx5's values (0) cut on each. */
+static void
+test_cut_per_rtt(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t r;
+
+	p.cut_per_rtt = 1;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_rtt(&s, 100000, 0); /* 100 us, under F x T = 275 us */
+	droce_cc_dcqcn.on_cnp(&s, 10000);
+	r = stats(&s).rate_bps;
+	/* 40 us on (past the monitor period, inside the round trip): no cut; and the timer
+	 * stage that would have ended 55 us after the cut starts again from this CNP */
+	droce_cc_dcqcn.on_cnp(&s, 50000);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.cuts, 1);
+	CU_ASSERT_EQUAL(st.cnp_ignored, 1);
+	CU_ASSERT_EQUAL(st.rate_bps, r);
+	droce_cc_dcqcn.on_send(&s, 1, 50000 + p.time_reset_ns - 1);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, r);
+	droce_cc_dcqcn.on_send(&s, 1, 50000 + p.time_reset_ns);
+	CU_ASSERT(stats(&s).rate_bps > r);
+	/* a round trip after the cut: the next one */
+	droce_cc_dcqcn.on_cnp(&s, 110000);
+	CU_ASSERT_EQUAL(stats(&s).cuts, 2);
+	/* a round trip longer than F timer stages waits those only */
+	droce_cc_dcqcn.on_rtt(&s, 10000000, 110000);
+	droce_cc_dcqcn.on_cnp(&s, 110000 + p.threshold * p.time_reset_ns - 1);
+	CU_ASSERT_EQUAL(stats(&s).cuts, 2);
+	droce_cc_dcqcn.on_cnp(&s, 110000 + 2 * p.threshold * p.time_reset_ns);
+	CU_ASSERT_EQUAL(stats(&s).cuts, 3);
+	/* off: each CNP past the monitor period cuts */
+	p.cut_per_rtt = 0;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_rtt(&s, 100000, 0);
+	droce_cc_dcqcn.on_cnp(&s, 10000);
+	droce_cc_dcqcn.on_cnp(&s, 70000);
+	CU_ASSERT_EQUAL(stats(&s).cuts, 2);
+	p.cut_per_rtt = 2;
+	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
 }
 
 static void
@@ -306,11 +354,13 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(configure(&d), 0);
 	CU_ASSERT_EQUAL(tp.dcqcn.max_rate_bps, 100000000000ull); /* link unknown: 100G */
 	CU_ASSERT_EQUAL(tp.dcqcn.time_reset_ns, 55000);
-	CU_ASSERT_EQUAL(tp.dcqcn.alpha_period_ns, 20000);
-	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_bps, 100000000ull); /* link / 1000 */
+	CU_ASSERT_EQUAL(tp.dcqcn.alpha_period_ns, 50000);   /* the CNP interval */
+	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_bps, 40000000ull); /* link / 2500 */
+	CU_ASSERT_EQUAL(tp.dcqcn.byte_reset, 10000000);
+	CU_ASSERT_EQUAL(tp.dcqcn.cut_per_rtt, 1);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
 	droce_cc_dcqcn_defaults(&d, 25000000000ull);
-	CU_ASSERT_EQUAL(d.ai_rate_bps, 25000000ull);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 10000000ull);
 	CU_ASSERT_EQUAL(d.time_reset_ns, 55000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(25000000000ull), 50000);
 	/* scaled to the link: a 2 Gbit/s port's QPs start there and step by its 1/500, on timers
@@ -322,6 +372,7 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(d.hai_rate_bps, 20000000ull);
 	CU_ASSERT_EQUAL(d.time_reset_ns, 687500);
 	CU_ASSERT_EQUAL(d.alpha_period_ns, 250000);
+	CU_ASSERT_EQUAL(d.byte_reset, 200000); /* 10 MB would never end a stage */
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(2000000000ull), 625000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
 	/* ConnectX-5's values */
@@ -332,6 +383,7 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(d.byte_reset, 32767);
 	CU_ASSERT_EQUAL(d.threshold, 1);
 	CU_ASSERT_EQUAL(d.alpha_period_ns, 1000);
+	CU_ASSERT_EQUAL(d.cut_per_rtt, 0); /* a cut on each CNP past the monitor period */
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
 	/* by name, as the configuration and droce-sim pick one */
 	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "dcqcn"), &droce_cc_dcqcn);
@@ -401,7 +453,7 @@ test_end_to_end_ce(void)
 	configure(&p);
 }
 
-DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period),
+DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period), DROCE_TEST(test_cut_per_rtt),
 		DROCE_TEST(test_alpha_decays_without_cnp), DROCE_TEST(test_increase_stages),
 		DROCE_TEST(test_pacing), DROCE_TEST(test_pacing_across_stages),
 		DROCE_TEST(test_configure_checks), DROCE_TEST(test_end_to_end_ce))

@@ -326,6 +326,64 @@ group_mac(void)
 	eh_fini(&f.w);
 }
 
-DROCE_TEST_MAIN("rx_addr", DROCE_TEST(rc_v4), DROCE_TEST(rc_v6), DROCE_TEST(uc_v4),
-		DROCE_TEST(uc_v6), DROCE_TEST(ipv6_to_v4_port), DROCE_TEST(cnp_from_peer_only),
-		DROCE_TEST(ud_by_destination), DROCE_TEST(group_mac))
+/* droce_dev_set_gids (host-address mode follows `ip addr add/del`): an address added is a
+ * destination from then on, one removed (its slot left empty, the zero GID) no more, and the
+ * other slots keep their indices. */
+static void
+gids_follow(void)
+{
+	struct droce_recv_wr rw, *bad;
+	struct droce_sge sge;
+	struct droce_wc wc[4];
+	struct droce_pkt p;
+	uint8_t t[3][16];
+	struct fx f;
+	unsigned int i;
+
+	fx_init(&f, DROCE_QPT_UD, false);
+	for (i = 0; i < 3; i++) {
+		sge.addr = (uintptr_t)mem + 1024 * i;
+		sge.length = 1024;
+		sge.lkey = droce_mr_lkey(f.mr);
+		memset(&rw, 0, sizeof(rw));
+		rw.wr_id = i;
+		rw.sg_list = &sge;
+		rw.num_sge = 1;
+		CU_ASSERT_EQUAL_FATAL(droce_post_recv(f.qp[1], &rw, &bad), 0);
+	}
+	req_pkt(&f, DROCE_OP_UD_SEND_ONLY, &p);
+	memcpy(p.dgid, f.foreign, 16);
+	refused(&f, &p, DROCE_DROP_DST_IP);
+	/* the foreign address added in a third slot: now ours */
+	memcpy(t[0], f.w.n[1].gid, 16);
+	memcpy(t[1], f.gid2, 16);
+	memcpy(t[2], f.foreign, 16);
+	CU_ASSERT_EQUAL(droce_dev_set_gids(f.w.n[1].dev, (const uint8_t(*)[16])t, 3), 0);
+	inject(&f, &p);
+	CU_ASSERT_EQUAL(eh_poll(&f.w.n[1], wc, 4), 1);
+	/* the second removed (slot 1 empty): refused; the first and third still ours */
+	memset(t[1], 0, 16);
+	CU_ASSERT_EQUAL(droce_dev_set_gids(f.w.n[1].dev, (const uint8_t(*)[16])t, 3), 0);
+	req_pkt(&f, DROCE_OP_UD_SEND_ONLY, &p);
+	memcpy(p.dgid, f.gid2, 16);
+	refused(&f, &p, DROCE_DROP_DST_IP);
+	req_pkt(&f, DROCE_OP_UD_SEND_ONLY, &p);
+	memcpy(p.dgid, f.foreign, 16);
+	inject(&f, &p);
+	CU_ASSERT_EQUAL(eh_poll(&f.w.n[1], wc, 4), 1);
+	/* an empty slot is no destination, even for a datagram to 0.0.0.0 */
+	req_pkt(&f, DROCE_OP_UD_SEND_ONLY, &p);
+	memset(p.dgid, 0, 16);
+	p.dgid[10] = p.dgid[11] = 0xff;
+	refused(&f, &p, DROCE_DROP_DST_IP);
+	CU_ASSERT_EQUAL(droce_dev_set_gids(f.w.n[1].dev, NULL, 1), -EINVAL);
+	CU_ASSERT_EQUAL(
+		droce_dev_set_gids(f.w.n[1].dev, (const uint8_t(*)[16])t, DROCE_MAX_GIDS + 1),
+		-EINVAL);
+	eh_fini(&f.w);
+}
+
+DROCE_TEST_MAIN("rx_addr", DROCE_TEST(gids_follow), DROCE_TEST(rc_v4), DROCE_TEST(rc_v6),
+		DROCE_TEST(uc_v4), DROCE_TEST(uc_v6), DROCE_TEST(ipv6_to_v4_port),
+		DROCE_TEST(cnp_from_peer_only), DROCE_TEST(ud_by_destination),
+		DROCE_TEST(group_mac))

@@ -4,7 +4,8 @@
 # 64 KiB WRITEs over independent and burst (Gilbert-Elliott) loss 0-10 % for each recovery mode
 # (go-back-N, with the in-flight cap, with the cap and the RTO, and selective repeat with and
 # without the cap when droce-sim has --recovery), the 99th-percentile completion time of 4 KiB
-# WRITEs over loss, and droce-sim-cc incasts N:1 up to 64 with and without DCQCN and the cap.
+# WRITEs over loss, and droce-sim-cc incasts N:1 up to 64 with and without DCQCN and the cap,
+# each flow's rate and the queue over time at 16:1 and 64:1 with and without DCQCN.
 # CSV and, with gnuplot, PNG into OUT (default BUILD/research); each title carries the commit
 # and the date. Deterministic: the same commit and seeds give the same CSVs.
 #   droce-research.sh BUILD [OUT]     DROCE_RESEARCH_SEEDS=N seeds per point (default 3)
@@ -164,19 +165,29 @@ GP
 	echo "  -> $out/incast.png"
 fi
 
-# Queue and per-flow rates over time: 16:1 and 64:1 with DCQCN and the cap (DCQCN's paper:
-# flows converging to a fair share, the queue bounded).
+# Queue and per-flow rates over time: 16:1 and 64:1 with DCQCN and without (DCQCN's paper:
+# flows converging to a fair share, the queue bounded), both with the cap; fairness.csv: the
+# queue and Jain's index (over 200 us samples) from 2 ms on, median and lowest.
+fair=$out/fairness.csv
+echo "flows,cc,link_pct,queue_median_b,queue_p99_b,jain_median,jain_p10" >"$fair"
 for n in 16 64; do
-	csv=$out/incast$n-dcqcn.csv
-	"$simcc" --cc dcqcn --flows "$n" --gbps 25 --cnp-us 50 --ms 20 --seed "$n" --csv "$csv" \
-		--sample-us 200 >"$out/incast$n-dcqcn.txt" || true
-	echo "  -> $csv"
-	[ "$plot" = 1 ] || continue
-	gnuplot <<GP || exit 1
+	for cc in none dcqcn; do
+		csv=$out/incast$n-$cc.csv
+		"$simcc" --cc "$cc" --flows "$n" --gbps 25 --cnp-us 50 --ms 20 --seed "$n" \
+			--csv "$csv" --sample-us 200 >"$out/incast$n-$cc.txt" || true
+		echo "  -> $csv"
+		sed -n 's/.*link \([0-9.]*\) %, queue median \([0-9]*\) B p99 \([0-9]*\) B.*/\1,\2,\3/p' \
+			"$out/incast$n-$cc.txt" | tr -d '\n' | sed "s/^/$n,$cc,/" >>"$fair"
+		awk -F, '$1 ~ /^[0-9.]+$/ && $1 + 0 >= 2 { print $4 }' "$csv" | sort -g |
+			awk '{ a[NR] = $1 } END { if (NR) printf ",%.3f,%.3f", a[int((NR + 1) / 2)],
+				a[int(NR / 10) + 1] }' >>"$fair"
+		echo >>"$fair"
+		[ "$plot" = 1 ] || continue
+		gnuplot <<GP || exit 1
 set datafile separator ','
 set terminal pngcairo size 1000,800 noenhanced
-set output '$out/incast$n-dcqcn.png'
-set multiplot layout 2,1 title "droce-sim-cc --cc dcqcn --flows $n --gbps 25 --cnp-us 50 ($commit, $date)" font ',10'
+set output '$out/incast$n-$cc.png'
+set multiplot layout 2,1 title "droce-sim-cc --cc $cc --flows $n --gbps 25 --cnp-us 50 ($commit, $date)" font ',10'
 set xlabel 'ms'
 set grid
 set key off
@@ -186,6 +197,8 @@ set ylabel 'queue bytes'
 plot '$csv' using 1:2 with lines
 unset multiplot
 GP
-	echo "  -> $out/incast$n-dcqcn.png"
+		echo "  -> $out/incast$n-$cc.png"
+	done
 done
+echo "  -> $fair"
 echo "droce-research: done ($out)"

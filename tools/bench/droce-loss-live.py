@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Goodput against loss for the four recovery modes, live: two droce-perf processes through
+droce-netem over memif (no hugepages, abstract sockets named per run).
+
+droce-perf write bw, 64 KiB messages, 16 posted, every run bounded by time (-D) and verified,
+through droce-netem at RATE with DELAY each way and independent loss each way. Modes (the
+runtime keys of both processes, pmd-glue/README.md):
+  gbn      recovery=gbn inflight_cap=off   go-back-N over the engine's whole window
+  gbn_cap  recovery=gbn inflight_cap=bdp   go-back-N with the in-flight cap (link_mbps = RATE)
+  sr       recovery=sr  inflight_cap=off   selective repeat
+  sr_cap   recovery=sr  inflight_cap=bdp   selective repeat with the cap
+Writes OUT/loss_live.csv (every run) and, with gnuplot, OUT/loss_live.png titled with the
+commit and the date; prints a table. A benchmark: it fails only when a run fails.
+
+    droce-loss-live.py NETEM PERF OUT [LOSS...]    (default 0 0.1 1 2 5)
+    DROCE_LIVE_SECONDS (3) per run, DROCE_LIVE_REPS (1) runs per point, DROCE_LIVE_MBPS (1000)
+    droce-netem's rate and link_mbps, DROCE_LIVE_DELAY_US (20) its one-way delay,
+    DROCE_LIVE_CAP_RTT_US (3000) inflight_rtt_us
+"""
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+MODES = [('gbn', 'gbn', 'off'), ('gbn_cap', 'gbn', 'bdp'), ('sr', 'sr', 'off'),
+	 ('sr_cap', 'sr', 'bdp')]
+EAL_NETEM = ['--no-huge', '-m', '128', '--no-pci', '--no-shconf', '--lcores=0@(0,1)',
+	     '--log-level=3']
+EAL_PERF = '--no-huge -m 256 --no-pci'
+SECONDS = int(os.environ.get('DROCE_LIVE_SECONDS', '3'))
+REPS = int(os.environ.get('DROCE_LIVE_REPS', '1'))
+MBPS = int(os.environ.get('DROCE_LIVE_MBPS', '1000'))
+DELAY_US = int(os.environ.get('DROCE_LIVE_DELAY_US', '20'))
+# the round trip the cap is made for (inflight_rtt_us): with a window in flight, this host's path
+# takes milliseconds, not the idle 8 B round trip (tools/bench/README.md, "Live")
+CAP_RTT_US = int(os.environ.get('DROCE_LIVE_CAP_RTT_US', '3000'))
+BOUND = SECONDS + 40  # seconds any one process may take
+
+
+def wait_for(path, pattern, proc, seconds):
+	end = time.monotonic() + seconds
+	while time.monotonic() < end:
+		if os.path.exists(path):
+			with open(path, errors='replace') as f:
+				if re.search(pattern, f.read()):
+					return True
+		if proc.poll() is not None:
+			return False
+		time.sleep(0.05)
+	return False
+
+
+def stop(proc):
+	if proc.poll() is None:
+		proc.kill()
+		proc.wait()
+
+
+def counter(text, name):
+	m = re.search(r'^client %s = (\d+)$' % re.escape(name), text, re.M)
+	return int(m.group(1)) if m else 0
+
+
+def one(netem, perf, tmp, loss, recovery, cap, seed, rtt_us, lat=False):
+	"""One run: (goodput Gbit/s, or with lat the median round trip in us, or None; data
+	packets sent, frames netem dropped)."""
+	tag = 'droce-ll-%d-%d' % (os.getpid(), random.randrange(1 << 30))
+	name = '%s-%s-%s-%s' % (loss, recovery, cap, tag)
+	procs = []
+	try:
+		netem_out = os.path.join(tmp, 'netem-%s.out' % name)
+		nproc = subprocess.Popen([netem] + EAL_NETEM + [
+			'--vdev=net_memif0,role=server,socket=/%s-a' % tag,
+			'--vdev=net_memif1,role=server,socket=/%s-b' % tag, '--',
+			'--delay', '%dus' % DELAY_US, '--rate', '%dmbit' % MBPS, '--limit', '1MiB',
+			'--loss', '%s%%' % loss, '--seed', str(seed),
+			'--duration', '%ds' % (BOUND + 20)], stdout=open(netem_out, 'w'),
+			stderr=subprocess.STDOUT)
+		procs.append(nproc)
+		if not wait_for(netem_out, r'ready', nproc, 10):
+			print('droce-netem did not start:\n' + open(netem_out).read(), file=sys.stderr)
+			return None, 0, 0
+
+		def env(addr, sock, lcore):
+			e = dict(os.environ)
+			e.update(DROCE_EAL=EAL_PERF, DROCE_LCORES=lcore, DROCE_IPV4=addr,
+				 DROCE_VDEV='net_memif0,role=client,socket=/%s-%s' % (tag, sock),
+				 DROCE_RECOVERY=recovery, DROCE_INFLIGHT_CAP=cap,
+				 DROCE_LINK_MBPS=str(MBPS), DROCE_INFLIGHT_RTT_US=str(rtt_us))
+			return e
+
+		port_file = os.path.join(tmp, 'port-%s' % name)
+		server_out = os.path.join(tmp, 'server-%s.out' % name)
+		sproc = subprocess.Popen([perf, '-p', '0', '--port-file', port_file],
+					 env=env('198.18.0.1/24', 'b', '0'),
+					 stdout=open(server_out, 'w'), stderr=subprocess.STDOUT)
+		procs.append(sproc)
+		end = time.monotonic() + 15
+		while not (os.path.exists(port_file) and os.path.getsize(port_file) > 0):
+			if time.monotonic() > end or sproc.poll() is not None:
+				print('server never wrote its port:\n' + open(server_out).read(),
+				      file=sys.stderr)
+				return None, 0, 0
+			time.sleep(0.1)
+		if lat:
+			what = ['-m', 'lat', '-s', '8', '-n', '2000']
+		else:
+			what = ['-m', 'bw', '-s', '65536', '-t', '16', '-D', str(SECONDS), '-n',
+				'1000000']
+		cmd = [perf, '-p', open(port_file).read().strip(), '-o', 'write'] + what + [
+		       '--verify', '-Q', '-J', '--counters', '127.0.0.1']
+		try:
+			c = subprocess.run(cmd, env=env('198.18.0.2/24', 'a', '1'),
+					   capture_output=True, text=True, timeout=BOUND)
+			crc, cout, cerr = c.returncode, c.stdout, c.stderr
+		except subprocess.TimeoutExpired:
+			crc, cout, cerr = 'timeout', '', ''
+		try:
+			sproc.wait(timeout=30)
+		except subprocess.TimeoutExpired:
+			pass
+		nproc.send_signal(signal.SIGTERM)
+		try:
+			nproc.wait(timeout=10)
+		except subprocess.TimeoutExpired:
+			pass
+		nout = open(netem_out, errors='replace').read()
+		dropped = sum(float(x) for x in re.findall(r' drop_\w+=([0-9.]+)', nout))
+		try:
+			r = json.loads(cout.strip().splitlines()[-1])['results'][0]
+		except (ValueError, IndexError, KeyError):
+			r = None
+		if crc != 0 or r is None or r['verified'] is not True or r['bad'] != 0:
+			print('run %s failed (exit %s):\n%s' % (name, crc, cerr[-2000:]), file=sys.stderr)
+			return None, 0, dropped
+		return r['lat_us']['p50'] if lat else r['gbps'], counter(cerr, 'dev.roce_adp_retrans'), dropped
+	finally:
+		for p in procs:
+			stop(p)
+
+
+def main():
+	if len(sys.argv) < 4:
+		print(__doc__, file=sys.stderr)
+		return 2
+	netem, perf, out = sys.argv[1:4]
+	losses = sys.argv[4:] or ['0', '0.1', '1', '2', '5']
+	os.makedirs(out, exist_ok=True)
+	tmp = tempfile.mkdtemp(prefix='droce-loss-live.')
+	here = os.path.dirname(os.path.abspath(__file__))
+	commit = subprocess.run(['git', '-C', here, 'rev-parse', '--short', 'HEAD'],
+				capture_output=True, text=True).stdout.strip() or 'unknown'
+	date = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+	runs = os.path.join(out, 'loss_live-runs.csv')
+	csv = os.path.join(out, 'loss_live.csv')
+	res = {}
+	failed = 0
+	try:
+		# the idle path's round trip, printed beside the cap's (tools/bench/README.md)
+		rtt, _, _ = one(netem, perf, tmp, '0', 'gbn', 'off', 11, 100, lat=True)
+		if rtt is None:
+			return 1
+		rtt_us = CAP_RTT_US
+		ncap = MBPS * rtt_us // 8 // 1024
+		with open(runs, 'w') as f:
+			f.write('mode,loss_pct,rep,goodput_gbps,resent,frames_lost\n')
+			# interleaved: every mode at a loss before the next loss, so a change of the
+			# host's load falls on all four alike
+			for loss in losses:
+				for rep in range(REPS):
+					for mode, rec, cap in MODES:
+						g, resent, lost = one(netem, perf, tmp, loss, rec, cap,
+								      11 + rep, rtt_us)
+						if g is None:
+							failed += 1
+						else:
+							res.setdefault((mode, loss), []).append(g)
+						f.write('%s,%s,%d,%s,%d,%d\n' % (
+							mode, loss, rep, '%.3f' % g if g is not None else '',
+							resent, lost))
+						f.flush()
+				print('  loss %s %%: done' % loss, file=sys.stderr)
+	finally:
+		shutil.rmtree(tmp, ignore_errors=True)
+
+	def med(v):
+		v = sorted(v)
+		return v[len(v) // 2] if v else None
+
+	with open(csv, 'w') as f:
+		f.write('loss_pct,' + ','.join('%s_gbps' % m for m, _, _ in MODES) + '\n')
+		for loss in losses:
+			f.write(loss + ''.join(',%.3f' % med(res[(m, loss)]) if (m, loss) in res
+					       else ',' for m, _, _ in MODES) + '\n')
+	print('droce-loss-live: droce-perf write bw 64 KiB x 16 posted, %d s a run, median of %d;'
+	      ' droce-netem %d Mbit/s, %d us each way; 8 B round trip %.0f us, cap %d packets'
+	      ' (inflight_rtt_us %d) (%s, %s)' % (SECONDS, REPS, MBPS, DELAY_US, rtt, ncap, rtt_us,
+						   commit, date))
+	print('loss %   ' + ''.join('%10s' % m for m, _, _ in MODES) + '   (Gbit/s)')
+	for loss in losses:
+		print('%6s  ' % loss + ''.join(
+			'%10s' % ('%.3f' % med(res[(m, loss)]) if (m, loss) in res else '-')
+			for m, _, _ in MODES))
+	print('  -> %s (%s)' % (csv, runs))
+	if shutil.which('gnuplot'):
+		png = os.path.join(out, 'loss_live.png')
+		gp = '''set datafile separator ','
+set terminal pngcairo size 900,600 noenhanced
+set output '%s'
+set title "droce-perf write bw 64 KiB, droce-netem %d Mbit/s, %d us each way, cap %d (%s, %s)" font ',10'
+set xlabel 'loss %%'
+set ylabel 'goodput Gbit/s'
+set key top right
+set grid
+plot for [i=2:5] '%s' using 1:i with linespoints title columnhead(i)
+''' % (png, MBPS, DELAY_US, ncap, commit, date, csv)
+		if subprocess.run(['gnuplot'], input=gp, text=True).returncode == 0:
+			print('  -> %s' % png)
+		else:
+			failed += 1
+	if failed:
+		print('droce-loss-live: %d run(s) failed' % failed, file=sys.stderr)
+	return 1 if failed else 0
+
+
+if __name__ == '__main__':
+	sys.exit(main())
