@@ -103,6 +103,7 @@ live_run() {	# live_run srv|cli N CMD...: sets SRV or CLI
 # the same offered load spread over more QPs, so a per-QP cost shows as a falling curve
 perf_point() {	# perf_point NAME N SIZE: droce-perf server lcore 0, client lcore 1
 	local name=$1 n=$2 d=$(($2 >= 64 ? 1 : 64 / $2))
+	local BOUND=$((BOUND + $2 / 128))	# set-up takes about 0.5 ms a QP here, both sides
 	LIVE_LCORES=0 live_run srv "$n" "$PERF" -p 0 --port-file "$TMP/port" -Q
 	LIVE_LCORES=1 live_run cli "$n" "$PERF" -p PORT -J -Q -o write -q "$n" -t "$d" --max-outstanding 64 \
 		-s "$3" -D "$SECS" 127.0.0.1
