@@ -12,20 +12,15 @@ a few for frames memif held back past others).
 
     [NETEM_GOODPUT_ITERS=400] netem_goodput.py NETEM PERF [LOSS...]   (default 0 1 5)
 """
-import json
 import os
-import random
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 
-EAL_NETEM = ['--no-huge', '-m', '128', '--no-pci', '--no-shconf', '--lcores=0@(0,1)',
-	     '--log-level=3']
-EAL_PERF = '--no-huge -m 256 --no-pci'
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+				'tools', 'droce-netem'))
+import netem_pair  # noqa: E402
+
 BOUND = 100	# seconds any one process may take
 # 64 KiB messages per run (WRITE at 5 % loss is the slow one)
 ITERS = int(os.environ.get('NETEM_GOODPUT_ITERS', '400'))
@@ -40,98 +35,22 @@ def check(desc, ok, detail=''):
 		fails += 1
 
 
-def counters(text, side):
-	return {m.group(1): int(m.group(2))
-		for m in re.finditer(r'^%s (\S+) = (\d+)$' % side, text, re.M)}
-
-
-def wait_for(path, pattern, proc, seconds):
-	end = time.monotonic() + seconds
-	while time.monotonic() < end:
-		if os.path.exists(path):
-			with open(path, errors='replace') as f:
-				if re.search(pattern, f.read()):
-					return True
-		if proc.poll() is not None:
-			return False
-		time.sleep(0.05)
-	return False
-
-
-def stop(proc):
-	if proc.poll() is None:
-		proc.kill()
-		proc.wait()
-
-
 def one(netem, perf, tmp, loss, op):
 	"""One run: (gbps or None, client counters, frames netem dropped)."""
-	tag = 'droce-ng-%d-%d' % (os.getpid(), random.randrange(1 << 30))
-	procs = []
-	try:
-		netem_out = os.path.join(tmp, 'netem-%s-%s.out' % (loss, op))
-		nproc = subprocess.Popen([netem] + EAL_NETEM + [
-			'--vdev=net_memif0,role=server,socket=/%s-a' % tag,
-			'--vdev=net_memif1,role=server,socket=/%s-b' % tag, '--',
-			'--delay', '20us', '--loss', '%s%%' % loss, '--seed', '11',
-			'--duration', '%ds' % BOUND], stdout=open(netem_out, 'w'),
-			stderr=subprocess.STDOUT)
-		procs.append(nproc)
-		if not wait_for(netem_out, r'ready', nproc, 10):
-			print('droce-netem did not start:\n' + open(netem_out).read())
-			return None, {}, 0
-
-		def env(addr, sock, lcore):
-			e = dict(os.environ)
-			e.update(DROCE_EAL=EAL_PERF, DROCE_LCORES=lcore, DROCE_IPV4=addr,
-				 DROCE_VDEV='net_memif0,role=client,socket=/%s-%s' % (tag, sock))
-			return e
-
-		port_file = os.path.join(tmp, 'port-%s-%s' % (loss, op))
-		server_out = os.path.join(tmp, 'server-%s-%s.out' % (loss, op))
-		sproc = subprocess.Popen([perf, '-p', '0', '--port-file', port_file],
-					 env=env('198.18.0.1/24', 'b', '0'),
-					 stdout=open(server_out, 'w'), stderr=subprocess.STDOUT)
-		procs.append(sproc)
-		end = time.monotonic() + 15
-		while not (os.path.exists(port_file) and os.path.getsize(port_file) > 0):
-			if time.monotonic() > end or sproc.poll() is not None:
-				print('server never wrote its port:\n' + open(server_out).read())
-				return None, {}, 0
-			time.sleep(0.1)
-		cmd = [perf, '-p', open(port_file).read().strip(), '-o', op, '-m', 'bw', '-s',
-		       '65536', '-t', '16', '-n', str(ITERS), '--verify', '-Q', '-J', '--counters',
-		       '127.0.0.1']
-		try:
-			c = subprocess.run(cmd, env=env('198.18.0.2/24', 'a', '1'),
-					   capture_output=True, text=True, timeout=BOUND)
-			crc, cout, cerr = c.returncode, c.stdout, c.stderr
-		except subprocess.TimeoutExpired:
-			crc, cout, cerr = 'timeout', '', ''
-		try:
-			sproc.wait(timeout=30)
-		except subprocess.TimeoutExpired:
-			pass
-		nproc.send_signal(signal.SIGTERM)
-		try:
-			nproc.wait(timeout=10)
-		except subprocess.TimeoutExpired:
-			pass
-		nout = open(netem_out, errors='replace').read()
-		# every frame netem did not deliver: its loss, and any queue or ring that was full
-		dropped = sum(float(x) for x in re.findall(r' drop_\w+=([0-9.]+)', nout))
-		try:
-			r = json.loads(cout.strip().splitlines()[-1])['results'][0]
-		except (ValueError, IndexError, KeyError):
-			r = None
-		ok = crc == 0 and r is not None and r['iters'] == ITERS and r['verified'] is True \
-			and r['bad'] == 0
-		check('%s at %s %% loss: %d x 64 KiB, verified' % (op, loss, ITERS), ok,
-		      'exit %s' % crc)
-		return (r['gbps'] if ok else None), counters(cerr, 'client'), dropped
-	finally:
-		for p in procs:
-			stop(p)
+	r = netem_pair.run(netem, perf, tmp, [
+		'--delay', '20us', '--loss', '%s%%' % loss, '--seed', '11', '--duration',
+		'%ds' % BOUND], [
+		'-o', op, '-m', 'bw', '-s', '65536', '-t', '16', '-n', str(ITERS), '--verify', '-Q',
+		'-J', '--counters', '127.0.0.1'], bound=BOUND)
+	if r.error:
+		print(r.error)
+		return None, {}, 0
+	res = r.results()
+	ok = r.crc == 0 and len(res) == 1 and res[0]['iters'] == ITERS and \
+		res[0]['verified'] is True and res[0]['bad'] == 0
+	check('%s at %s %% loss: %d x 64 KiB, verified' % (op, loss, ITERS), ok,
+	      'exit %s' % r.crc)
+	return (res[0]['gbps'] if ok else None), netem_pair.counters(r.cerr, 'client'), r.dropped()
 
 
 def main():

@@ -11,16 +11,15 @@ counters), and that netem itself dropped, duplicated and reordered frames. No ti
     netem_perf.py NETEM PERF SCENARIO
     (write, read, send, fadd, cswap, write_bw, send_bw, awrite_bw, read_bw_2qp_v6)
 """
-import json
 import os
-import random
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+				'tools', 'droce-netem'))
+import netem_pair  # noqa: E402
 
 # delay 100 us +- 20 us (--keep-order: jitter alone would reorder nearly every multi-packet
 # message, which go-back-N cannot get through), 3 % of frames held 50 us more so later ones
@@ -57,9 +56,6 @@ SCENARIOS = {
 			   ['-x', '1']),
 }
 
-EAL_NETEM = ['--no-huge', '-m', '128', '--no-pci', '--no-shconf', '--lcores=0@(0,1)',
-	     '--log-level=3']
-EAL_PERF = '--no-huge -m 256 --no-pci'
 BOUND = 100	# seconds any one process may take (meson's timeout is above it)
 
 fails = 0
@@ -72,14 +68,6 @@ def check(desc, ok, detail=''):
 		fails += 1
 
 
-def counters(text, side):
-	"""'client dev.x = 3' lines (droce-perf --counters) -> {'dev.x': 3}."""
-	out = {}
-	for m in re.finditer(r'^%s (\S+) = (\d+)$' % side, text, re.M):
-		out[m.group(1)] = int(m.group(2))
-	return out
-
-
 def netem_counters(text):
 	"""'droce-netem ab: rx=1 ...' -> {'ab': {'rx': 1.0, ...}, 'ba': {...}}."""
 	out = {}
@@ -89,103 +77,31 @@ def netem_counters(text):
 	return out
 
 
-def wait_for(path, pattern, proc, seconds):
-	end = time.monotonic() + seconds
-	while time.monotonic() < end:
-		if os.path.exists(path):
-			with open(path, errors='replace') as f:
-				if re.search(pattern, f.read()):
-					return True
-		if proc.poll() is not None:
-			return False
-		time.sleep(0.05)
-	return False
-
-
-def stop(proc):
-	if proc.poll() is None:
-		proc.kill()
-		proc.wait()
-
-
 def main():
 	netem, perf, scenario = sys.argv[1:4]
 	copts, resp_counters = SCENARIOS[scenario][:2]
 	sopts = SCENARIOS[scenario][2] if len(SCENARIOS[scenario]) > 2 else []
-	tag = 'droce-np-%d-%d' % (os.getpid(), random.randrange(1 << 30))
 	tmp = tempfile.mkdtemp(prefix='droce-netem-perf.')
-	procs = []
 	try:
-		netem_out = os.path.join(tmp, 'netem.out')
-		nproc = subprocess.Popen([netem] + EAL_NETEM + [
-			'--vdev=net_memif0,role=server,socket=/%s-a' % tag,
-			'--vdev=net_memif1,role=server,socket=/%s-b' % tag, '--'] + NETEM_IMPAIR +
-			['--duration', '%ds' % BOUND], stdout=open(netem_out, 'w'),
-			stderr=subprocess.STDOUT)
-		procs.append(nproc)
-		if not wait_for(netem_out, r'ready', nproc, 10):
-			print('droce-netem did not start:\n' + open(netem_out).read())
+		# both sides: IPv4 is GID 0, IPv6 GID 1 (-x 1)
+		r = netem_pair.run(netem, perf, tmp, NETEM_IMPAIR + ['--duration', '%ds' % BOUND],
+				   copts + ['--verify', '-Q', '-J', '--counters', '127.0.0.1'],
+				   server_args=['--counters'] + sopts, ipv6=True, bound=BOUND,
+				   show_cmd=True)
+		if r.error:
+			print(r.error)
 			return 1
-
-		def env(addr, sock, lcore):
-			e = dict(os.environ)
-			e.update(DROCE_EAL=EAL_PERF, DROCE_LCORES=lcore, DROCE_IPV4=addr,
-				 DROCE_VDEV='net_memif0,role=client,socket=/%s-%s' % (tag, sock))
-			# both sides: IPv4 is GID 0, IPv6 GID 1 (-x 1)
-			e['DROCE_IPV6'] = '2001:2::%s/64' % addr.split('/')[0].split('.')[-1]
-			return e
-
-		port_file = os.path.join(tmp, 'port')
-		server_out = os.path.join(tmp, 'server.out')
-		sproc = subprocess.Popen([perf, '-p', '0', '--port-file', port_file, '--counters'] +
-					 sopts,
-					 env=env('198.18.0.1/24', 'b', '0'),
-					 stdout=open(server_out, 'w'), stderr=subprocess.STDOUT)
-		procs.append(sproc)
-		end = time.monotonic() + 15
-		while not (os.path.exists(port_file) and os.path.getsize(port_file) > 0):
-			if time.monotonic() > end or sproc.poll() is not None:
-				print('server never wrote its port:\n' + open(server_out).read())
-				return 1
-			time.sleep(0.1)
-		port = open(port_file).read().strip()
-		cmd = [perf, '-p', port] + copts + ['--verify', '-Q', '-J', '--counters',
-						    '127.0.0.1']
-		print('client: ' + ' '.join(cmd[1:]))
-		t0 = time.monotonic()
-		try:
-			c = subprocess.run(cmd, env=env('198.18.0.2/24', 'a', '1'),
-					   capture_output=True, text=True, timeout=BOUND)
-			crc, cout, cerr = c.returncode, c.stdout, c.stderr
-		except subprocess.TimeoutExpired as e:
-			crc, cout, cerr = 'timeout', e.stdout or '', e.stderr or ''
-			cout = cout.decode() if isinstance(cout, bytes) else cout
-			cerr = cerr.decode() if isinstance(cerr, bytes) else cerr
-		try:
-			src = sproc.wait(timeout=30)
-		except subprocess.TimeoutExpired:
-			src = 'timeout'
-		secs = time.monotonic() - t0
-		nproc.send_signal(signal.SIGTERM)
-		try:
-			nproc.wait(timeout=10)
-		except subprocess.TimeoutExpired:
-			pass
-		sout = open(server_out, errors='replace').read()
-		nout = open(netem_out, errors='replace').read()
+		crc, cout, cerr, src, sout, nout = r.crc, r.cout, r.cerr, r.src, r.sout, r.nout
 		print('--- client stdout\n' + cout + '--- client stderr (non-zero counters)')
 		print('\n'.join(l for l in cerr.splitlines() if ' dev.' in l or 'droce-perf' in l))
 		print('--- server\n' + '\n'.join(l for l in sout.splitlines()
 						if ' dev.' in l or not l.startswith('server ')))
 		print('--- netem\n' + '\n'.join(l for l in nout.splitlines() if 'droce-netem' in l))
-		print('--- %.1f s\n' % secs)
+		print('--- %.1f s\n' % r.secs)
 
 		check('client exit 0', crc == 0, crc)
 		check('server exit 0', src == 0, src)
-		try:
-			res = json.loads(cout.strip().splitlines()[-1])['results']
-		except (ValueError, IndexError, KeyError):
-			res = []
+		res = r.results()
 		n = int(copts[copts.index('-n') + 1])
 		want = 1 if '--sizes' not in copts else \
 			len(copts[copts.index('--sizes') + 1].split(','))
@@ -198,7 +114,7 @@ def main():
 		check('server: every size served and verified', len(served) == want and
 		      all(int(s[1]) == n for s in served), served)
 
-		cc, sc = counters(cerr, 'client'), counters(sout, 'server')
+		cc, sc = netem_pair.counters(cerr, 'client'), netem_pair.counters(sout, 'server')
 		retrans = sum(r.get('retrans', 0) for r in res)
 		# JSON retrans is dev.roce_adp_retrans within each round; the counter holds them all
 		check('client retransmitted (JSON retrans, dev.roce_adp_retrans)',
@@ -232,8 +148,6 @@ def main():
 			      0.02 * tot['rx'] <= tot['drop_loss'] <= 0.09 * tot['rx'],
 			      '%d of %d' % (tot['drop_loss'], tot['rx']))
 	finally:
-		for p in procs:
-			stop(p)
 		shutil.rmtree(tmp, ignore_errors=True)
 	print('%s: %d failure(s)' % (scenario, fails))
 	return 1 if fails else 0

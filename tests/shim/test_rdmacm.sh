@@ -127,11 +127,14 @@ if [ -z "${K2:-}" ]; then
 	cp "$TMP/srv.out" "$OUT"
 	fail "mw_pair server: no keys line"
 elif command -v tshark >/dev/null; then
-	mw_fields() {	# the RoCE frames' opcode and R_Keys (RETH, IETH), one line each
+	# the RoCE frames' opcode and R_Keys (RETH, IETH), one line each; a frame sent again
+	# (an ACK that came after the requester's timeout on a loaded host) counts once: the
+	# PSN and direction make it the same request
+	mw_fields() {
 		tshark -r "$TMP/mw.pcap" -Y "udp.dstport == 4791" -T fields -E separator=, \
-			-E occurrence=f \
+			-E occurrence=f -e ip.src -e infiniband.bth.psn \
 			-e infiniband.bth.opcode -e infiniband.reth.r_key -e infiniband.ieth \
-			2>/dev/null
+			2>/dev/null | sort -u | cut -d, -f3-
 	}
 	got=$(mw_fields | sort | uniq -c | awk '{ print $1 " " $2 }' | tr '\n' ' ')
 	# WRITE FIRST (6) to each window, the refused one to the type 2 key again; two READ

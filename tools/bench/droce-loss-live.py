@@ -18,22 +18,18 @@ commit and the date; prints a table. A benchmark: it fails only when a run fails
     droce-netem's rate and link_mbps, DROCE_LIVE_DELAY_US (20) its one-way delay,
     DROCE_LIVE_CAP_RTT_US (3000) inflight_rtt_us
 """
-import json
 import os
-import random
-import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'droce-netem'))
+import netem_pair  # noqa: E402
+
 MODES = [('gbn', 'gbn', 'off'), ('gbn_cap', 'gbn', 'bdp'), ('sr', 'sr', 'off'),
 	 ('sr_cap', 'sr', 'bdp')]
-EAL_NETEM = ['--no-huge', '-m', '128', '--no-pci', '--no-shconf', '--lcores=0@(0,1)',
-	     '--log-level=3']
-EAL_PERF = '--no-huge -m 256 --no-pci'
 SECONDS = int(os.environ.get('DROCE_LIVE_SECONDS', '3'))
 REPS = int(os.environ.get('DROCE_LIVE_REPS', '1'))
 MBPS = int(os.environ.get('DROCE_LIVE_MBPS', '1000'))
@@ -44,106 +40,30 @@ CAP_RTT_US = int(os.environ.get('DROCE_LIVE_CAP_RTT_US', '3000'))
 BOUND = SECONDS + 40  # seconds any one process may take
 
 
-def wait_for(path, pattern, proc, seconds):
-	end = time.monotonic() + seconds
-	while time.monotonic() < end:
-		if os.path.exists(path):
-			with open(path, errors='replace') as f:
-				if re.search(pattern, f.read()):
-					return True
-		if proc.poll() is not None:
-			return False
-		time.sleep(0.05)
-	return False
-
-
-def stop(proc):
-	if proc.poll() is None:
-		proc.kill()
-		proc.wait()
-
-
-def counter(text, name):
-	m = re.search(r'^client %s = (\d+)$' % re.escape(name), text, re.M)
-	return int(m.group(1)) if m else 0
-
-
 def one(netem, perf, tmp, loss, recovery, cap, seed, rtt_us, lat=False):
 	"""One run: (goodput Gbit/s, or with lat the median round trip in us, or None; data
 	packets sent, frames netem dropped)."""
-	tag = 'droce-ll-%d-%d' % (os.getpid(), random.randrange(1 << 30))
-	name = '%s-%s-%s-%s' % (loss, recovery, cap, tag)
-	procs = []
-	try:
-		netem_out = os.path.join(tmp, 'netem-%s.out' % name)
-		nproc = subprocess.Popen([netem] + EAL_NETEM + [
-			'--vdev=net_memif0,role=server,socket=/%s-a' % tag,
-			'--vdev=net_memif1,role=server,socket=/%s-b' % tag, '--',
-			'--delay', '%dus' % DELAY_US, '--rate', '%dmbit' % MBPS, '--limit', '1MiB',
-			'--loss', '%s%%' % loss, '--seed', str(seed),
-			'--duration', '%ds' % (BOUND + 20)], stdout=open(netem_out, 'w'),
-			stderr=subprocess.STDOUT)
-		procs.append(nproc)
-		if not wait_for(netem_out, r'ready', nproc, 10):
-			print('droce-netem did not start:\n' + open(netem_out).read(), file=sys.stderr)
-			return None, 0, 0
-
-		def env(addr, sock, lcore):
-			e = dict(os.environ)
-			e.update(DROCE_EAL=EAL_PERF, DROCE_LCORES=lcore, DROCE_IPV4=addr,
-				 DROCE_VDEV='net_memif0,role=client,socket=/%s-%s' % (tag, sock),
-				 DROCE_RECOVERY=recovery, DROCE_INFLIGHT_CAP=cap,
-				 DROCE_LINK_MBPS=str(MBPS), DROCE_INFLIGHT_RTT_US=str(rtt_us))
-			return e
-
-		port_file = os.path.join(tmp, 'port-%s' % name)
-		server_out = os.path.join(tmp, 'server-%s.out' % name)
-		sproc = subprocess.Popen([perf, '-p', '0', '--port-file', port_file],
-					 env=env('198.18.0.1/24', 'b', '0'),
-					 stdout=open(server_out, 'w'), stderr=subprocess.STDOUT)
-		procs.append(sproc)
-		end = time.monotonic() + 15
-		while not (os.path.exists(port_file) and os.path.getsize(port_file) > 0):
-			if time.monotonic() > end or sproc.poll() is not None:
-				print('server never wrote its port:\n' + open(server_out).read(),
-				      file=sys.stderr)
-				return None, 0, 0
-			time.sleep(0.1)
-		if lat:
-			what = ['-m', 'lat', '-s', '8', '-n', '2000']
-		else:
-			what = ['-m', 'bw', '-s', '65536', '-t', '16', '-D', str(SECONDS), '-n',
-				'1000000']
-		cmd = [perf, '-p', open(port_file).read().strip(), '-o', 'write'] + what + [
-		       '--verify', '-Q', '-J', '--counters', '127.0.0.1']
-		try:
-			c = subprocess.run(cmd, env=env('198.18.0.2/24', 'a', '1'),
-					   capture_output=True, text=True, timeout=BOUND)
-			crc, cout, cerr = c.returncode, c.stdout, c.stderr
-		except subprocess.TimeoutExpired:
-			crc, cout, cerr = 'timeout', '', ''
-		try:
-			sproc.wait(timeout=30)
-		except subprocess.TimeoutExpired:
-			pass
-		nproc.send_signal(signal.SIGTERM)
-		try:
-			nproc.wait(timeout=10)
-		except subprocess.TimeoutExpired:
-			pass
-		nout = open(netem_out, errors='replace').read()
-		dropped = sum(float(x) for x in re.findall(r' drop_\w+=([0-9.]+)', nout))
-		try:
-			r = json.loads(cout.strip().splitlines()[-1])['results'][0]
-		except (ValueError, IndexError, KeyError):
-			r = None
-		if crc != 0 or r is None or r['verified'] is not True or r['bad'] != 0:
-			print('run %s failed (exit %s):\n%s' % (name, crc, cerr[-2000:]), file=sys.stderr)
-			return None, 0, dropped
-		return r['lat_us']['p50'] if lat else r['gbps'], counter(cerr, 'dev.roce_adp_retrans'), dropped
-	finally:
-		for p in procs:
-			stop(p)
+	if lat:
+		what = ['-m', 'lat', '-s', '8', '-n', '2000']
+	else:
+		what = ['-m', 'bw', '-s', '65536', '-t', '16', '-D', str(SECONDS), '-n', '1000000']
+	r = netem_pair.run(netem, perf, tmp, [
+		'--delay', '%dus' % DELAY_US, '--rate', '%dmbit' % MBPS, '--limit', '1MiB', '--loss',
+		'%s%%' % loss, '--seed', str(seed), '--duration', '%ds' % (BOUND + 20)],
+		['-o', 'write'] + what + ['--verify', '-Q', '-J', '--counters', '127.0.0.1'],
+		env_extra=dict(DROCE_RECOVERY=recovery, DROCE_INFLIGHT_CAP=cap,
+			       DROCE_LINK_MBPS=str(MBPS), DROCE_INFLIGHT_RTT_US=str(rtt_us)),
+		bound=BOUND)
+	if r.error:
+		print(r.error, file=sys.stderr)
+		return None, 0, 0
+	res = r.results()
+	if r.crc != 0 or len(res) != 1 or res[0]['verified'] is not True or res[0]['bad'] != 0:
+		print('run %s %s %s failed (exit %s):\n%s' % (loss, recovery, cap, r.crc,
+							       r.cerr[-2000:]), file=sys.stderr)
+		return None, 0, r.dropped()
+	return (res[0]['lat_us']['p50'] if lat else res[0]['gbps'],
+		netem_pair.counters(r.cerr, 'client').get('dev.roce_adp_retrans', 0), r.dropped())
 
 
 def main():
