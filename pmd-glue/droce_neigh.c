@@ -235,17 +235,7 @@ droce_neigh_resolve(struct droce_neigh *n, const uint8_t addr[16], uint64_t now,
 	if (droce_gid_is_multicast(addr)) {
 		if (is_v4(addr) ? !n->conf.has_ipv4 : !n->conf.has_ipv6)
 			return -EAFNOSUPPORT;
-		if (is_v4(addr)) {
-			mac[0] = 0x01;
-			mac[1] = 0x00;
-			mac[2] = 0x5e;
-			mac[3] = addr[13] & 0x7F;
-			mac[4] = addr[14];
-			mac[5] = addr[15];
-		} else {
-			mac[0] = mac[1] = 0x33;
-			memcpy(mac + 2, addr + 12, 4);
-		}
+		droce_gid_mcast_mac(addr, mac);
 		return 0;
 	}
 	rc = next_hop(n, addr, nh);

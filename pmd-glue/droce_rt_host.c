@@ -137,17 +137,7 @@ droce_rt_host_resolve(struct droce_rt *rt, const uint8_t gid[16], uint8_t mac[6]
 {
 	/* A group's MAC is derived (RFC 1112 6.4, RFC 2464 7), as droce_neigh_resolve does. */
 	if (droce_gid_is_multicast(gid)) {
-		if (gid[10] == 0xff && gid[11] == 0xff) {
-			mac[0] = 0x01;
-			mac[1] = 0x00;
-			mac[2] = 0x5e;
-			mac[3] = gid[13] & 0x7f;
-			mac[4] = gid[14];
-			mac[5] = gid[15];
-		} else {
-			mac[0] = mac[1] = 0x33;
-			memcpy(mac + 2, gid + 12, 4);
-		}
+		droce_gid_mcast_mac(gid, mac);
 		return 0;
 	}
 	/* On the caller's thread: the kernel answers, the loop is not involved. */

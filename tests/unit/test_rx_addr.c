@@ -250,28 +250,36 @@ cnp_from_peer_only(void)
 	eh_fini(&f.w);
 }
 
-/* UD: any of the port's GIDs; the MAC and IP checks as for every transport. */
+/* n receives of 1 KiB each on the fixture's receiving QP (wr_id 0..n-1). */
 static void
-ud_by_destination(void)
+post_recvs(struct fx *f, unsigned int n)
 {
 	struct droce_recv_wr rw, *bad;
 	struct droce_sge sge;
-	struct droce_wc wc[4];
-	struct droce_pkt p;
-	struct fx f;
 	unsigned int i;
 
-	fx_init(&f, DROCE_QPT_UD, false);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < n; i++) {
 		sge.addr = (uintptr_t)mem + 1024 * i;
 		sge.length = 1024;
-		sge.lkey = droce_mr_lkey(f.mr);
+		sge.lkey = droce_mr_lkey(f->mr);
 		memset(&rw, 0, sizeof(rw));
 		rw.wr_id = i;
 		rw.sg_list = &sge;
 		rw.num_sge = 1;
-		CU_ASSERT_EQUAL_FATAL(droce_post_recv(f.qp[1], &rw, &bad), 0);
+		CU_ASSERT_EQUAL_FATAL(droce_post_recv(f->qp[1], &rw, &bad), 0);
 	}
+}
+
+/* UD: any of the port's GIDs; the MAC and IP checks as for every transport. */
+static void
+ud_by_destination(void)
+{
+	struct droce_wc wc[4];
+	struct droce_pkt p;
+	struct fx f;
+
+	fx_init(&f, DROCE_QPT_UD, false);
+	post_recvs(&f, 2);
 	req_pkt(&f, DROCE_OP_UD_SEND_ONLY, &p);
 	memcpy(p.dmac, bcast, 6);
 	refused(&f, &p, DROCE_DROP_DST_MAC);
@@ -332,25 +340,13 @@ group_mac(void)
 static void
 gids_follow(void)
 {
-	struct droce_recv_wr rw, *bad;
-	struct droce_sge sge;
 	struct droce_wc wc[4];
 	struct droce_pkt p;
 	uint8_t t[3][16];
 	struct fx f;
-	unsigned int i;
 
 	fx_init(&f, DROCE_QPT_UD, false);
-	for (i = 0; i < 3; i++) {
-		sge.addr = (uintptr_t)mem + 1024 * i;
-		sge.length = 1024;
-		sge.lkey = droce_mr_lkey(f.mr);
-		memset(&rw, 0, sizeof(rw));
-		rw.wr_id = i;
-		rw.sg_list = &sge;
-		rw.num_sge = 1;
-		CU_ASSERT_EQUAL_FATAL(droce_post_recv(f.qp[1], &rw, &bad), 0);
-	}
+	post_recvs(&f, 3);
 	req_pkt(&f, DROCE_OP_UD_SEND_ONLY, &p);
 	memcpy(p.dgid, f.foreign, 16);
 	refused(&f, &p, DROCE_DROP_DST_IP);
