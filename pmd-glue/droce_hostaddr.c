@@ -306,6 +306,36 @@ is_v4(const uint8_t a[16])
 	return memcmp(a, pfx, 12) == 0;
 }
 
+/* A request's header: body bytes of its family's message follow, attributes after them. */
+static void
+nl_head(struct nlmsghdr *nh, size_t body, uint16_t type, uint16_t flags, uint32_t seq)
+{
+	nh->nlmsg_len = NLMSG_LENGTH(body);
+	nh->nlmsg_type = type;
+	nh->nlmsg_flags = flags;
+	nh->nlmsg_seq = seq;
+}
+
+/* A neighbour request (RTM_GETNEIGH, RTM_NEWNEIGH) for nh on ifindex. */
+struct nd_req {
+	struct nlmsghdr nh;
+	struct ndmsg nd;
+	char attrs[64];
+};
+
+static void
+nd_req_init(struct nd_req *req, uint16_t type, uint16_t flags, int ifindex, const uint8_t nh[16],
+	    uint32_t seq)
+{
+	bool v4 = is_v4(nh);
+
+	memset(req, 0, sizeof(*req));
+	nl_head(&req->nh, sizeof(req->nd), type, flags, seq);
+	req->nd.ndm_family = v4 ? AF_INET : AF_INET6;
+	req->nd.ndm_ifindex = ifindex;
+	put_attr(&req->nh, NDA_DST, v4 ? nh + 12 : nh, v4 ? 4 : 16);
+}
+
 /* The next hop towards addr as the kernel routes it (the gateway, or addr itself). */
 static int
 route_nh(int fd, int ifindex, const uint8_t addr[16], uint8_t nh_out[16], uint32_t seq)
@@ -325,10 +355,7 @@ route_nh(int fd, int ifindex, const uint8_t addr[16], uint8_t nh_out[16], uint32
 	bool v4 = is_v4(addr);
 
 	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.rt));
-	req.nh.nlmsg_type = RTM_GETROUTE;
-	req.nh.nlmsg_flags = NLM_F_REQUEST;
-	req.nh.nlmsg_seq = seq;
+	nl_head(&req.nh, sizeof(req.rt), RTM_GETROUTE, NLM_F_REQUEST, seq);
 	req.rt.rtm_family = v4 ? AF_INET : AF_INET6;
 	req.rt.rtm_dst_len = v4 ? 32 : 128;
 	put_attr(&req.nh, RTA_DST, v4 ? addr + 12 : addr, v4 ? 4 : 16);
@@ -357,28 +384,16 @@ route_nh(int fd, int ifindex, const uint8_t addr[16], uint8_t nh_out[16], uint32
 static int
 neigh_get(int fd, int ifindex, const uint8_t nh[16], uint8_t mac[6], bool *has_mac, uint32_t seq)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct ndmsg nd;
-		char attrs[64];
-	} req;
 	union {
 		struct nlmsghdr nh;
 		uint8_t b[4096];
 	} resp;
 	const struct ndmsg *nd;
 	const struct rtattr *a;
+	struct nd_req req;
 	int n, len;
-	bool v4 = is_v4(nh);
 
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.nd));
-	req.nh.nlmsg_type = RTM_GETNEIGH;
-	req.nh.nlmsg_flags = NLM_F_REQUEST;
-	req.nh.nlmsg_seq = seq;
-	req.nd.ndm_family = v4 ? AF_INET : AF_INET6;
-	req.nd.ndm_ifindex = ifindex;
-	put_attr(&req.nh, NDA_DST, v4 ? nh + 12 : nh, v4 ? 4 : 16);
+	nd_req_init(&req, RTM_GETNEIGH, NLM_F_REQUEST, ifindex, nh, seq);
 	n = nl_talk(fd, &req.nh, &resp, sizeof(resp));
 	if (n < 0)
 		return n;
@@ -400,27 +415,15 @@ neigh_get(int fd, int ifindex, const uint8_t nh[16], uint8_t mac[6], bool *has_m
 static int
 neigh_use(int fd, int ifindex, const uint8_t nh[16], uint32_t seq)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct ndmsg nd;
-		char attrs[64];
-	} req;
 	union {
 		struct nlmsghdr nh;
 		uint8_t b[1024];
 	} resp;
-	bool v4 = is_v4(nh);
+	struct nd_req req;
 	int n;
 
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.nd));
-	req.nh.nlmsg_type = RTM_NEWNEIGH;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_ACK;
-	req.nh.nlmsg_seq = seq;
-	req.nd.ndm_family = v4 ? AF_INET : AF_INET6;
-	req.nd.ndm_ifindex = ifindex;
+	nd_req_init(&req, RTM_NEWNEIGH, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_ACK, ifindex, nh, seq);
 	req.nd.ndm_flags = NTF_USE;
-	put_attr(&req.nh, NDA_DST, v4 ? nh + 12 : nh, v4 ? 4 : 16);
 	n = nl_talk(fd, &req.nh, &resp, sizeof(resp));
 	return n < 0 ? n : 0;
 }

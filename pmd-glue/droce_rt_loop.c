@@ -270,7 +270,8 @@ dispatch(struct droce_rt_shard *s, struct rte_mbuf **pkts, unsigned int n, bool 
 		steer_flush(s);
 	if (nroce > 0) {
 		s->st.rx_roce += nroce;
-		droce_dev_rx_burst(s->dev, frames, lens, nroce, s->now);
+		/* their ACKs and responses leave in the same call, held only as the policy says */
+		droce_dev_rx_process(s->dev, frames, lens, nroce, s->now, rt->cfg.burst);
 		rte_pktmbuf_free_bulk(roce, nroce);
 	}
 }
@@ -395,7 +396,7 @@ unsigned int
 droce_rt_shard_iter(struct droce_rt_shard *s)
 {
 	struct droce_rt *rt = s->rt;
-	unsigned int work = 0;
+	unsigned int work = 0, rx = 0, calls = 0;
 	uint64_t now;
 	uint16_t q;
 
@@ -427,16 +428,19 @@ droce_rt_shard_iter(struct droce_rt_shard *s)
 	else
 		for (q = (uint16_t)s->idx; q < rt->port.nb_queues && !s->out_pending;
 		     q = (uint16_t)(q + rt->nb_shards))
-			work += rx_queue(s, q);
+			rx += rx_queue(s, q);
 	if (rt->nb_shards > 1)
-		work += rx_steered(s);
+		rx += rx_steered(s);
 	if (s->calls != NULL)
-		work += drain_calls(s);
+		calls = drain_calls(s);
+	work += rx + calls;
 	if (s->idx == 0)
 		work += shard0_duties(s);
 	else
 		droce_rt_host_sync(s); /* shard 0 follows the interface's addresses */
-	if (s->dev != NULL && droce_dev_next_deadline(s->dev) <= s->now)
+	/* Received frames had their transmit turn in droce_dev_rx_process at this time; timers
+	 * of an idle iteration and work a closure posted have theirs here. */
+	if (s->dev != NULL && (rx == 0 || calls != 0) && droce_dev_next_deadline(s->dev) <= s->now)
 		work += droce_dev_process(s->dev, s->now, rt->cfg.burst);
 	/* Only frames that left count as work: a PMD refusing everything (link down) must not
 	 * keep the loop from backing off. */

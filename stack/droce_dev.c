@@ -463,6 +463,16 @@ droce_dev_rx_burst(struct droce_dev *dev, const uint8_t *const *frames, const ui
 		rx_one(dev, frames[i], lens[i], now_ns);
 }
 
+/* What a poll loop calls: the frames' ACKs and responses leave in the same call, so a received
+ * WRITE enters the engine once before its ACK is handed to tx_send. */
+unsigned int
+droce_dev_rx_process(struct droce_dev *dev, const uint8_t *const *frames, const uint32_t *lens,
+		     unsigned int n, uint64_t now_ns, unsigned int budget)
+{
+	droce_dev_rx_burst(dev, frames, lens, n, now_ns);
+	return droce_dev_next_deadline(dev) <= now_ns ? droce_dev_process(dev, now_ns, budget) : 0;
+}
+
 int
 droce_dev_set_rx_offload(struct droce_dev *dev, unsigned int parse_flags)
 {

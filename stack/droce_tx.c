@@ -202,7 +202,7 @@ droce_tx_end(struct droce_qp *qp, struct droce_pkt *p, uint8_t *buf, void *cooki
 		l3_len = len - DROCE_ICRC_LEN - t->l3_off;
 		memset(end, 0, p->padcnt);
 		/* Per packet only the variable prefix bytes and what follows the BTH are folded;
-		 * a DestQP other than the template's (none today) takes the full computation. */
+		 * a DestQP other than the template's (no caller sends one) takes the full computation. */
 		droce_icrc_put(end + p->padcnt,
 			       droce_likely(p->dqpn == t->dqpn) ?
 				       droce_icrc_v4_fast(t->icrc_base, l3, l3_len) :

@@ -355,6 +355,11 @@ void droce_dev_destroy(struct droce_dev *dev);
 /* Feed received frames; the engine copies what it keeps, so the caller frees them after. */
 void droce_dev_rx_burst(struct droce_dev *dev, const uint8_t *const *frames, const uint32_t *lens,
 			unsigned int n, uint64_t now_ns);
+/* droce_dev_rx_burst, then droce_dev_process if anything is due (the ACKs and responses the
+ * frames made): a poll loop's one call per burst. Returns frames sent. */
+unsigned int droce_dev_rx_process(struct droce_dev *dev, const uint8_t *const *frames,
+				  const uint32_t *lens, unsigned int n, uint64_t now_ns,
+				  unsigned int budget);
 /* Run expired timers and transmit up to budget frames; returns frames sent. */
 unsigned int droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget);
 /* Earliest time droce_dev_process() has work to do (UINT64_MAX: none until new input). */

@@ -192,6 +192,37 @@ int droce_shim_resolve(struct droce_av *av);
 /* shim_ah.c: an ibv_ah_attr's GRH as an engine address vector (0 or -EINVAL) */
 int droce_shim_av(struct droce_av *av, const struct ibv_ah_attr *a);
 
+/* The object an async event names, by its type (IBTA 11.6.3's affiliated events). */
+enum droce_shim_ev_obj {
+	DROCE_SHIM_EV_UNAFFILIATED, /* port and device events */
+	DROCE_SHIM_EV_CQ,
+	DROCE_SHIM_EV_QP,
+	DROCE_SHIM_EV_SRQ,
+};
+
+static inline enum droce_shim_ev_obj
+droce_shim_ev_obj(enum ibv_event_type t)
+{
+	switch (t) {
+	case IBV_EVENT_CQ_ERR:
+		return DROCE_SHIM_EV_CQ;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return DROCE_SHIM_EV_QP;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return DROCE_SHIM_EV_SRQ;
+	default:
+		return DROCE_SHIM_EV_UNAFFILIATED;
+	}
+}
+
 /* shim_events.c: completion-channel and async event delivery */
 int droce_shim_events_start(void);
 void droce_shim_events_stop(void);

@@ -184,26 +184,18 @@ ibv_ack_async_event(struct ibv_async_event *event)
 	pthread_cond_t *cond;
 	uint32_t *count;
 
-	switch (event->event_type) {
-	case IBV_EVENT_CQ_ERR:
+	switch (droce_shim_ev_obj(event->event_type)) {
+	case DROCE_SHIM_EV_CQ:
 		mutex = &event->element.cq->mutex;
 		cond = &event->element.cq->cond;
 		count = &event->element.cq->async_events_completed;
 		break;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case DROCE_SHIM_EV_QP:
 		mutex = &event->element.qp->mutex;
 		cond = &event->element.qp->cond;
 		count = &event->element.qp->events_completed;
 		break;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case DROCE_SHIM_EV_SRQ:
 		mutex = &event->element.srq->mutex;
 		cond = &event->element.srq->cond;
 		count = &event->element.srq->events_completed;

@@ -301,6 +301,16 @@ droce_shim_device_attr(const struct droce_shim_dev *d, struct ibv_device_attr *a
 	a->phys_port_cnt = 1;
 }
 
+/* A struct of ours into a caller's of len bytes: callers built against an older verbs.h pass
+ * a shorter one, a newer one a longer one (zeroed past ours). */
+static void
+copy_sized(void *dst, size_t len, const void *src, size_t size)
+{
+	memcpy(dst, src, len < size ? len : size);
+	if (len > size)
+		memset((char *)dst + size, 0, len - size);
+}
+
 int
 droce_shim_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input *in,
 			   struct ibv_device_attr_ex *a, size_t len)
@@ -317,10 +327,7 @@ droce_shim_query_device_ex(struct ibv_context *c, const struct ibv_query_device_
 	 * that does not wrap in 584 years. */
 	full.completion_timestamp_mask = UINT64_MAX;
 	full.hca_core_clock = DROCE_SHIM_CLOCK_KHZ;
-	/* Callers built against an older verbs.h pass a shorter struct. */
-	memcpy(a, &full, len < sizeof(full) ? len : sizeof(full));
-	if (len > sizeof(full))
-		memset((char *)a + sizeof(full), 0, len - sizeof(full));
+	copy_sized(a, len, &full, sizeof(full));
 	return 0;
 }
 
@@ -353,10 +360,7 @@ droce_shim_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr 
 	a.active_width = DROCE_SHIM_WIDTH_1X;
 	a.active_speed = DROCE_SHIM_SPEED_EDR;
 	a.link_layer = IBV_LINK_LAYER_ETHERNET;
-	/* Callers built against an older verbs.h pass the 48-byte struct. */
-	memcpy(out, &a, len < sizeof(a) ? len : sizeof(a));
-	if (len > sizeof(a))
-		memset((char *)out + sizeof(a), 0, len - sizeof(a));
+	copy_sized(out, len, &a, sizeof(a)); /* older callers: the 48-byte struct */
 	return 0;
 }
 

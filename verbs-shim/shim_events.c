@@ -230,25 +230,17 @@ droce_shim_take_async_event(const struct ibv_async_event *ev)
 	struct droce_shim_cq *cq;
 	struct droce_shim_qp *qp;
 
-	switch (ev->event_type) {
-	case IBV_EVENT_CQ_ERR:
+	switch (droce_shim_ev_obj(ev->event_type)) {
+	case DROCE_SHIM_EV_CQ:
 		cq = (struct droce_shim_cq *)ev->element.cq;
 		return shim_ev_take((void **)&ev_cqs, cq, offsetof(struct droce_shim_cq, reg_next),
 				    &ev->element.cq->mutex, &cq->async_reported);
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case DROCE_SHIM_EV_SRQ:
 		srq = (struct droce_shim_srq *)ev->element.srq;
 		return shim_ev_take((void **)&ev_srqs, srq,
 				    offsetof(struct droce_shim_srq, reg_next),
 				    &ev->element.srq->mutex, &srq->async_reported);
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case DROCE_SHIM_EV_QP:
 		qp = (struct droce_shim_qp *)ev->element.qp;
 		return shim_ev_take((void **)&ev_qps, qp, offsetof(struct droce_shim_qp, reg_next),
 				    &ev->element.qp->mutex, &qp->async_reported);

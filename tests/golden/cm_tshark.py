@@ -108,7 +108,7 @@ REQ = (
     ("infiniband.cm.req.ip_cm.sport", lambda m: m["sport"]),	# the active side's port
     ("infiniband.cm.req.ip_cm.private", lambda m: priv(m, 36)),
 )
-# Wireshark (4.0, and its source today) reads the primary flow label as 3 bytes at data offset
+# Wireshark (4.0, and its later sources) reads the primary flow label as 3 bytes at data offset
 # 88 under the 32-bit mask 0xFFFFF000, which leaves the label's top 12 bits, and the packet rate
 # from byte 88 instead of 91. Either reading is accepted: the IBTA value, or Wireshark's
 # misreading of the IBTA bytes (which still checks where the flow label's bits went; the unit

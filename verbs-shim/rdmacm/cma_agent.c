@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "cma_priv.h"
 #include "droce_shim_gsi.h"
@@ -24,7 +26,9 @@ enum {
 	AGENT_SENDS = 1024,
 	GRH_SIZE = 40, /* a UD receive starts with the GRH's room */
 	RECV_SLOT = GRH_SIZE + DROCE_MAD_SIZE,
-	AGENT_TICK_MS = 50, /* the CM's tick (its resends are 268 ms apart) */
+	/* The agent sleeps until the CM's next deadline or a MAD; a verb that sends wakes it. The
+	 * bound only limits how long a wake-up that never came could hold a timer back. */
+	AGENT_IDLE_MS = 1000,
 };
 
 struct droce_cm cma_cm;
@@ -34,6 +38,7 @@ static struct {
 	bool stop;
 	struct droce_cm_conn *conns;
 	pthread_t thread;
+	int kick; /* eventfd: a verb made a timer the sleeping agent does not know of */
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *cq;
@@ -136,6 +141,25 @@ log_mad(const char *what, const uint8_t *mad)
 		d[2], d[3], d[4], d[5], d[6], d[7], reason);
 }
 
+/* A failed write or read is harmless: the counter is non-zero (the agent wakes) or zero. */
+static void
+kick(void)
+{
+	uint64_t one = 1;
+	ssize_t r = write(ag.kick, &one, sizeof(one));
+
+	(void)r;
+}
+
+static void
+unkick(void)
+{
+	uint64_t n;
+	ssize_t r = read(ag.kick, &n, sizeof(n));
+
+	(void)r;
+}
+
 /* Lock held. Send slots are reused round robin: AGENT_SENDS MADs in flight at most. */
 static int
 post_mad(struct ibv_ah *ah, const uint8_t mad[DROCE_MAD_SIZE], const char *what)
@@ -152,6 +176,10 @@ post_mad(struct ibv_ah *ah, const uint8_t mad[DROCE_MAD_SIZE], const char *what)
 			   *bad;
 
 	log_mad(what, mad);
+	/* A MAD sent from a verb (REQ, REP, DREQ, SIDR_REQ) starts a resend timer; the agent's
+	 * own sends are followed by its look at the next deadline anyway. */
+	if (ag.up && !pthread_equal(pthread_self(), ag.thread))
+		kick();
 	memcpy(send_slot(i), mad, DROCE_MAD_SIZE);
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = 1;
@@ -233,24 +261,42 @@ drain(void)
 	}
 }
 
+/* Milliseconds from now to the earlier of two deadlines (0: none), rounded up, bounded. */
+static int
+wait_ms(uint64_t now, uint64_t a, uint64_t b)
+{
+	uint64_t next = a == 0 ? b : b == 0 || a < b ? a : b;
+
+	if (next == 0 || next > now + (uint64_t)AGENT_IDLE_MS * 1000000)
+		return AGENT_IDLE_MS;
+	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+}
+
 static void *
 agent_main(void *arg)
 {
-	struct pollfd pfd = { .fd = ag.ch->fd, .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = ag.ch->fd, .events = POLLIN },
+				 { .fd = ag.kick, .events = POLLIN } };
 	struct ibv_cq *cq;
+	uint64_t now, cm_next, park_next;
 	void *ctx;
 
 	(void)arg;
 	while (!__atomic_load_n(&ag.stop, __ATOMIC_RELAXED)) {
 		ibv_req_notify_cq(ag.cq, 0);
 		drain();
-		if (poll(&pfd, 1, AGENT_TICK_MS) > 0 && ibv_get_cq_event(ag.ch, &cq, &ctx) == 0)
-			ibv_ack_cq_events(cq, 1);
-		drain();
 		pthread_mutex_lock(&cma_lock);
-		droce_cm_tick(&cma_cm, cma_now_ns());
-		cma_park_timers(cma_now_ns());
+		now = cma_now_ns();
+		cm_next = droce_cm_tick(&cma_cm, now);
+		cma_park_timers(now);
+		park_next = cma_park_next();
 		pthread_mutex_unlock(&cma_lock);
+		if (poll(pfd, 2, wait_ms(now, cm_next, park_next)) <= 0)
+			continue;
+		if ((pfd[0].revents & POLLIN) && ibv_get_cq_event(ag.ch, &cq, &ctx) == 0)
+			ibv_ack_cq_events(cq, 1);
+		if (pfd[1].revents & POLLIN)
+			unkick();
 	}
 	return NULL;
 }
@@ -303,6 +349,9 @@ cma_agent_start(void)
 			   cma_now_ns() << 16);
 	if (rc != 0)
 		return rc;
+	ag.kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ag.kick < 0)
+		return -errno;
 	ag.pd = ibv_alloc_pd(cma_verbs);
 	ag.ch = ag.pd != NULL ? ibv_create_comp_channel(cma_verbs) : NULL;
 	ag.cq = ag.ch != NULL ?
@@ -335,6 +384,7 @@ static void __attribute__((destructor)) cma_agent_stop(void)
 	if (!ag.up)
 		return;
 	__atomic_store_n(&ag.stop, true, __ATOMIC_RELAXED);
+	kick();
 	pthread_join(ag.thread, NULL);
 	ag.up = false;
 	if (log_on())

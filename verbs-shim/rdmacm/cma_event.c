@@ -121,12 +121,7 @@ queue_event(struct cma_id *c, enum rdma_cm_event_type type, int status,
 		/* SIDR_REP: the peer's QP and Q_Key, and an address handle's worth of path */
 		u->qp_num = m->local_qpn;
 		u->qkey = m->local_qkey;
-		u->ah_attr.is_global = 1;
-		memcpy(u->ah_attr.grh.dgid.raw, c->dgid, 16);
-		u->ah_attr.grh.sgid_index = (uint8_t)c->sgid_index;
-		u->ah_attr.grh.hop_limit = 64;
-		u->ah_attr.grh.traffic_class = c->tos;
-		u->ah_attr.port_num = 1;
+		cma_ah_attr(c, &u->ah_attr);
 	} else if (m != NULL) {
 		struct rdma_conn_param *p = &e->ev.param.conn;
 

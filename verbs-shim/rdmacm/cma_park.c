@@ -131,3 +131,16 @@ cma_park_timers(uint64_t now)
 		expiring = false;
 	}
 }
+
+/* The earliest wait that ends (0: none waits). */
+uint64_t
+cma_park_next(void)
+{
+	uint64_t next = 0;
+	unsigned int i;
+
+	for (i = 0; i < PARK_SLOTS; i++)
+		if (park[i].used && (next == 0 || park[i].deadline_ns < next))
+			next = park[i].deadline_ns;
+	return next;
+}

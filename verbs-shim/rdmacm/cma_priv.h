@@ -152,6 +152,7 @@ int cma_sgid_index(const uint8_t gid[16]);
 bool cma_park(const struct droce_cm_msg *m, uint16_t ps, uint16_t port);
 void cma_park_listen(uint16_t ps, uint16_t port);
 void cma_park_timers(uint64_t now);
+uint64_t cma_park_next(void);
 
 /* cma_agent.c: the GSI QP, its thread, and the CM (cma_cm) */
 extern struct droce_cm cma_cm;
@@ -163,6 +164,7 @@ struct ibv_ah *cma_agent_ah(const uint8_t dgid[16], int sgid_index, int *err);
 uint64_t cma_agent_guid(void);
 
 /* cma_qp.c */
+void cma_ah_attr(const struct cma_id *c, struct ibv_ah_attr *a);
 int cma_qp_connect(struct cma_id *c);
 void cma_qp_error(struct cma_id *c);
 enum ibv_mtu cma_port_mtu(void);

@@ -38,6 +38,18 @@ qp_init(struct ibv_qp *qp)
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -errno : 0;
 }
 
+/* The id's path as an address: the peer's GID over our GID of its family, the id's ToS. */
+void
+cma_ah_attr(const struct cma_id *c, struct ibv_ah_attr *a)
+{
+	a->is_global = 1;
+	memcpy(a->grh.dgid.raw, c->dgid, 16);
+	a->grh.sgid_index = (uint8_t)c->sgid_index;
+	a->grh.hop_limit = 64;
+	a->grh.traffic_class = c->tos;
+	a->port_num = 1;
+}
+
 static void
 rtr_attr(const struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 {
@@ -51,12 +63,7 @@ rtr_attr(const struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 	a->rq_psn = c->local_psn;
 	a->max_dest_rd_atomic = c->resp_res;
 	a->min_rnr_timer = 12; /* 0.64 ms (the kernel's CM asks 0: 655 ms) */
-	a->ah_attr.is_global = 1;
-	memcpy(a->ah_attr.grh.dgid.raw, c->dgid, 16);
-	a->ah_attr.grh.sgid_index = (uint8_t)c->sgid_index;
-	a->ah_attr.grh.hop_limit = 64;
-	a->ah_attr.grh.traffic_class = c->tos;
-	a->ah_attr.port_num = 1;
+	cma_ah_attr(c, &a->ah_attr);
 	*mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 		IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 }

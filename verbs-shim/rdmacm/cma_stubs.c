@@ -19,6 +19,9 @@
 #include <rdma/rdma_verbs.h>
 #include <rdma/rsocket.h>
 
+/* The parameters are the ABI's: a stub has no use for them. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
 static void
 unsupported(const char *fn, const char *what, bool *said)
 {
@@ -41,287 +44,175 @@ unsupported(const char *fn, const char *what, bool *said)
 int
 rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
-	(void)id;
-	(void)pd;
-	(void)attr;
 	FAIL_SRQ(-1);
 }
 int
 rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr)
 {
-	(void)id;
-	(void)attr;
 	FAIL_SRQ(-1);
 }
 void
 rdma_destroy_srq(struct rdma_cm_id *id)
 {
-	(void)id;
 }
 int
 rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 {
-	(void)id;
-	(void)channel;
 	FAIL_AS("moving an id to another channel is", -1);
 }
 int
 rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 {
-	(void)id;
-	(void)event;
 	return 0;
 } /* ESTABLISHED comes from the RTU here */
 int
 rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {
-	(void)id;
-	(void)ece;
 	FAIL_ECE(-1);
 }
 int
 rdma_get_remote_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {
-	(void)id;
-	(void)ece;
 	FAIL_ECE(-1);
 }
 int
 rdma_reject_ece(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
 {
-	(void)id;
-	(void)private_data;
-	(void)private_data_len;
 	FAIL_ECE(-1);
 }
 
 int
 rsocket(int domain, int type, int protocol)
 {
-	(void)domain;
-	(void)type;
-	(void)protocol;
 	FAIL_RS(-1);
 }
 int
 rbind(int s, const struct sockaddr *a, socklen_t l)
 {
-	(void)s;
-	(void)a;
-	(void)l;
 	FAIL_RS(-1);
 }
 int
 rlisten(int s, int backlog)
 {
-	(void)s;
-	(void)backlog;
 	FAIL_RS(-1);
 }
 int
 raccept(int s, struct sockaddr *a, socklen_t *l)
 {
-	(void)s;
-	(void)a;
-	(void)l;
 	FAIL_RS(-1);
 }
 int
 rconnect(int s, const struct sockaddr *a, socklen_t l)
 {
-	(void)s;
-	(void)a;
-	(void)l;
 	FAIL_RS(-1);
 }
 int
 rshutdown(int s, int how)
 {
-	(void)s;
-	(void)how;
 	FAIL_RS(-1);
 }
 int
 rclose(int s)
 {
-	(void)s;
 	FAIL_RS(-1);
 }
 ssize_t
 rrecv(int s, void *b, size_t n, int f)
 {
-	(void)s;
-	(void)b;
-	(void)n;
-	(void)f;
 	FAIL_RS(-1);
 }
 ssize_t
 rrecvfrom(int s, void *b, size_t n, int f, struct sockaddr *a, socklen_t *l)
 {
-	(void)s;
-	(void)b;
-	(void)n;
-	(void)f;
-	(void)a;
-	(void)l;
 	FAIL_RS(-1);
 }
 ssize_t
 rrecvmsg(int s, struct msghdr *m, int f)
 {
-	(void)s;
-	(void)m;
-	(void)f;
 	FAIL_RS(-1);
 }
 ssize_t
 rsend(int s, const void *b, size_t n, int f)
 {
-	(void)s;
-	(void)b;
-	(void)n;
-	(void)f;
 	FAIL_RS(-1);
 }
 ssize_t
 rsendto(int s, const void *b, size_t n, int f, const struct sockaddr *a, socklen_t l)
 {
-	(void)s;
-	(void)b;
-	(void)n;
-	(void)f;
-	(void)a;
-	(void)l;
 	FAIL_RS(-1);
 }
 ssize_t
 rsendmsg(int s, const struct msghdr *m, int f)
 {
-	(void)s;
-	(void)m;
-	(void)f;
 	FAIL_RS(-1);
 }
 ssize_t
 rread(int s, void *b, size_t n)
 {
-	(void)s;
-	(void)b;
-	(void)n;
 	FAIL_RS(-1);
 }
 ssize_t
 rreadv(int s, const struct iovec *v, int n)
 {
-	(void)s;
-	(void)v;
-	(void)n;
 	FAIL_RS(-1);
 }
 ssize_t
 rwrite(int s, const void *b, size_t n)
 {
-	(void)s;
-	(void)b;
-	(void)n;
 	FAIL_RS(-1);
 }
 ssize_t
 rwritev(int s, const struct iovec *v, int n)
 {
-	(void)s;
-	(void)v;
-	(void)n;
 	FAIL_RS(-1);
 }
 int
 rpoll(struct pollfd *fds, nfds_t n, int t)
 {
-	(void)fds;
-	(void)n;
-	(void)t;
 	FAIL_RS(-1);
 }
 int
 rselect(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
 {
-	(void)n;
-	(void)r;
-	(void)w;
-	(void)e;
-	(void)t;
 	FAIL_RS(-1);
 }
 int
 rgetpeername(int s, struct sockaddr *a, socklen_t *l)
 {
-	(void)s;
-	(void)a;
-	(void)l;
 	FAIL_RS(-1);
 }
 int
 rgetsockname(int s, struct sockaddr *a, socklen_t *l)
 {
-	(void)s;
-	(void)a;
-	(void)l;
 	FAIL_RS(-1);
 }
 int
 rsetsockopt(int s, int lv, int o, const void *v, socklen_t l)
 {
-	(void)s;
-	(void)lv;
-	(void)o;
-	(void)v;
-	(void)l;
 	FAIL_RS(-1);
 }
 int
 rgetsockopt(int s, int lv, int o, void *v, socklen_t *l)
 {
-	(void)s;
-	(void)lv;
-	(void)o;
-	(void)v;
-	(void)l;
 	FAIL_RS(-1);
 }
 int
 rfcntl(int s, int cmd, ...)
 {
-	(void)s;
-	(void)cmd;
 	FAIL_RS(-1);
 }
 off_t
 riomap(int s, void *b, size_t n, int p, int f, off_t o)
 {
-	(void)s;
-	(void)b;
-	(void)n;
-	(void)p;
-	(void)f;
-	(void)o;
 	FAIL_RS(-1);
 }
 int
 riounmap(int s, void *b, size_t n)
 {
-	(void)s;
-	(void)b;
-	(void)n;
 	FAIL_RS(-1);
 }
 size_t
 riowrite(int s, const void *b, size_t n, off_t o, int f)
 {
-	(void)s;
-	(void)b;
-	(void)n;
-	(void)o;
-	(void)f;
 	FAIL_RS(0);
 }
