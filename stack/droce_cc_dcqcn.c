@@ -42,19 +42,18 @@ enum {
  * F = 5, B = 10 MB, R_AI 40 Mb/s, R_HAI 200 Mb/s, alpha every K = 55 us, CNPs 50 us apart), and
  * one cut per round trip (cut_per_rtt). What droce-sim-cc showed (pmd-glue/README.md,
  * "Congestion control"):
- * - From 25 Gbit/s: alpha's period is the CNP interval (50 us, as the paper's K ~ its 50 us),
+ * - At 25 Gbit/s: alpha's period is the CNP interval (50 us, as the paper's K ~ its 50 us),
  *   so alpha is the share of CNP windows that had a CNP; a 20 us period decayed it faster than
  *   marks could raise it and 8-16 flows held the queue above Kmax (CE 14-28 %). R_AI is
  *   link / 2500: with 16 flows, link / 1000 every 55 us climbs from Kmin to Kmax faster than
  *   RED's 1 % marks answer. B stays 10 MB: at 200 KB the faster flow of a pair finishes its
  *   byte stages first and reaches hyper increase first (Jain's index below 0.95).
- * - Below 25 Gbit/s a flow sends fewer packets for a mark to fall on: the rate-increase timer,
- *   the alpha period (20 us there) and the notification point's CNP interval stretch by
- *   25G / link, R_AI is link / 500 (cut at the start, flows would take most of a 100 ms run to
- *   recover at link / 1000) and B is 200 KB: at 10 MB no byte stage ever ends, so neither the
- *   byte counter nor hyper increase runs; a stage of B with F stages of fast recovery holds a
- *   flow's rate at one mark in F x B / MTU packets (4 KiB frames: 0.4 %), which RED gives
- *   between Kmin and Kmax whatever the number of flows.
+ * - Below 25 Gbit/s the same run, slowed down: the rate-increase timer, the alpha period and
+ *   the notification point's CNP interval stretch by 25G / link, R_AI and R_HAI are the same
+ *   shares of the link and B stays. A flow then sends as many packets per timer period as at
+ *   25 Gbit/s, RED marks as many of them, and the queue in bytes follows the 25 Gbit/s one on
+ *   a time axis 25G / link as long. Steps of link / 500 and 200 KB stages (shortcuts for a
+ *   faster start) drove 16 flows at 2 Gbit/s above Kmax (CE 51 %).
  */
 #define DCQCN_UNKNOWN_LINK 100000000000ull /* 100G when the port's rate is unknown */
 #define DCQCN_SCALE_LINK   25000000000ull  /* below it, the timers stretch */
@@ -75,16 +74,16 @@ droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 
 	p->line_rate_bps = p->max_rate_bps = l;			     /* rpg_max_rate 0: line rate */
 	p->min_rate_bps = l / 10000 > 1000000 ? l / 10000 : 1000000; /* rpg_min_rate */
-	p->ai_rate_bps = x == 1024 ? l / 2500 : l / 500;	     /* rpg_ai_rate */
+	p->ai_rate_bps = l / 2500;				     /* rpg_ai_rate */
 	p->hai_rate_bps = l / 100;				     /* rpg_hai_rate */
 	p->time_reset_ns = 55000 * x / 1024;			     /* rpg_time_reset */
-	p->byte_reset = x == 1024 ? 10000000 : 200000;		     /* rpg_byte_reset */
+	p->byte_reset = 10000000;				     /* rpg_byte_reset */
 	p->threshold = 5;					     /* rpg_threshold (F) */
-	p->min_dec_fac = 50; /* rpg_min_dec_fac, percent kept */
-	p->g = 1020;	     /* dce_tcp_g: 1/256 */
-	p->alpha_period_ns = x == 1024 ? 50000 : 20000 * x / 1024; /* dce_tcp_rtt */
-	p->reduce_period_ns = 4000;				   /* rate_reduce_monitor_period */
-	p->initial_alpha = 1023;				   /* initial_alpha_value */
+	p->min_dec_fac = 50;		       /* rpg_min_dec_fac, percent kept */
+	p->g = 1020;			       /* dce_tcp_g: 1/256 */
+	p->alpha_period_ns = 50000 * x / 1024; /* dce_tcp_rtt: the CNP interval */
+	p->reduce_period_ns = 4000;	       /* rate_reduce_monitor_period */
+	p->initial_alpha = 1023;	       /* initial_alpha_value */
 	p->cut_per_rtt = 1;
 }
 

@@ -40,6 +40,7 @@ struct cfg {
 	const char *cc;
 	unsigned int flows, outstanding;
 	uint64_t rate_bps, delay_ns, time_ns, sample_ns, warm_ns, seed;
+	unsigned int seeds; /* --seeds: runs at seed, seed + 1, ... */
 	uint32_t kmin, kmax, qcap, msg;
 	double pmax;
 	const char *csv;
@@ -417,39 +418,33 @@ usage(void)
 		"D]\n"
 		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] "
 		"[--outstanding K]\n"
-		"       [--sample-us S] [--seed S] [--csv FILE] [--check] [--line-gbps L]\n"
+		"       [--sample-us S] [--seed S] [--seeds N] [--csv FILE] [--check] "
+		"[--line-gbps L]\n"
 		"       [--cnp-us I] [--param NAME=VALUE]... [--floor "
 		"MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
 		"       [--mlx5] [--cap on|off|N] [--rto on|off]\n"
 		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), and the\n"
-		"engine's in-flight cap and RTO (--cap, --rto: stack/droce_inflight.h).\n");
+		"engine's in-flight cap and RTO (--cap, --rto: stack/droce_inflight.h).\n"
+		"--seeds N runs the case at seeds S..S+N-1 (no --csv), one line each, and fails "
+		"if\n"
+		"one does.\n");
 }
 
 static int
 parse(int argc, char **argv, struct cfg *c)
 {
 	static const struct option lo[] = {
-		{ "cc", 1, NULL, 'c' },
-		{ "flows", 1, NULL, 'n' },
-		{ "gbps", 1, NULL, 'g' },
-		{ "delay-us", 1, NULL, 'd' },
-		{ "red", 1, NULL, 'r' },
-		{ "qcap", 1, NULL, 'q' },
-		{ "ms", 1, NULL, 't' },
-		{ "msg", 1, NULL, 'm' },
-		{ "outstanding", 1, NULL, 'o' },
-		{ "sample-us", 1, NULL, 's' },
-		{ "seed", 1, NULL, 'S' },
-		{ "csv", 1, NULL, 'C' },
-		{ "check", 0, NULL, 'k' },
-		{ "line-gbps", 1, NULL, 'l' },
-		{ "cnp-us", 1, NULL, 'I' },
-		{ "param", 1, NULL, 'P' },
-		{ "floor", 1, NULL, 'F' },
-		{ "mlx5", 0, NULL, 'M' },
-		{ "cap", 1, NULL, 'X' },
-		{ "rto", 1, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
+		{ "cc", 1, NULL, 'c' },		 { "flows", 1, NULL, 'n' },
+		{ "gbps", 1, NULL, 'g' },	 { "delay-us", 1, NULL, 'd' },
+		{ "red", 1, NULL, 'r' },	 { "qcap", 1, NULL, 'q' },
+		{ "ms", 1, NULL, 't' },		 { "msg", 1, NULL, 'm' },
+		{ "outstanding", 1, NULL, 'o' }, { "sample-us", 1, NULL, 's' },
+		{ "seed", 1, NULL, 'S' },	 { "seeds", 1, NULL, 'N' },
+		{ "csv", 1, NULL, 'C' },	 { "check", 0, NULL, 'k' },
+		{ "line-gbps", 1, NULL, 'l' },	 { "cnp-us", 1, NULL, 'I' },
+		{ "param", 1, NULL, 'P' },	 { "floor", 1, NULL, 'F' },
+		{ "mlx5", 0, NULL, 'M' },	 { "cap", 1, NULL, 'X' },
+		{ "rto", 1, NULL, 'R' },	 { NULL, 0, NULL, 0 },
 	};
 	double pm;
 	int o;
@@ -465,6 +460,7 @@ parse(int argc, char **argv, struct cfg *c)
 	c->time_ns = 20000000;
 	c->sample_ns = 0;
 	c->seed = 1;
+	c->seeds = 1;
 	c->msg = 65536;
 	c->kmin = 5000;
 	c->kmax = 200000;
@@ -509,6 +505,9 @@ parse(int argc, char **argv, struct cfg *c)
 		case 'S':
 			c->seed = strtoull(optarg, NULL, 0);
 			break;
+		case 'N':
+			c->seeds = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
 		case 'C':
 			c->csv = optarg;
 			break;
@@ -552,7 +551,8 @@ parse(int argc, char **argv, struct cfg *c)
 		}
 	}
 	if (c->flows == 0 || c->flows > MAX_FLOWS || c->outstanding == 0 || c->msg == 0 ||
-	    c->rate_bps == 0 || c->time_ns == 0 || optind != argc)
+	    c->rate_bps == 0 || c->time_ns == 0 || c->seeds == 0 || c->seeds > 1000 ||
+	    (c->seeds > 1 && c->csv != NULL) || optind != argc)
 		return -1;
 	/* 100 us at 25 Gbit/s and above; longer below, so that a sample holds as many frames */
 	if (c->sample_ns == 0)
@@ -563,103 +563,128 @@ parse(int argc, char **argv, struct cfg *c)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* One run at r->c (its seed): 0 targets (or floor) held, 1 not, 2 it could not run. */
+static int
+run_seed(struct run *r)
 {
-	static struct run r;
-	struct sim_app app = { step, never, &r, 0 };
+	struct sim_app app = { step, never, r, 0 };
 	double util, ce, qmed = 0, q99 = 0;
 	unsigned int i, bad_qp = 0, errors = 0;
 	int fail = 0;
 
-	if (parse(argc, argv, &r.c) != 0) {
-		usage();
-		return 2;
-	}
-	r.cap_backlog = 4000000;
-	r.backlog = malloc(r.cap_backlog * sizeof(*r.backlog));
-	r.next_sample = r.c.sample_ns;
-	if (r.c.csv != NULL) {
-		r.csv = fopen(r.c.csv, "w");
-		if (r.csv == NULL) {
-			perror(r.c.csv);
+	r->cap_backlog = 4000000;
+	r->backlog = malloc(r->cap_backlog * sizeof(*r->backlog));
+	r->next_sample = r->c.sample_ns;
+	if (r->c.csv != NULL) {
+		r->csv = fopen(r->c.csv, "w");
+		if (r->csv == NULL) {
+			perror(r->c.csv);
 			return 2;
 		}
-		fprintf(r.csv,
+		fprintf(r->csv,
 			"# droce-sim-cc --cc %s%s --flows %u --outstanding %u --msg %u "
 			"--gbps %.3f --delay-us %.1f --red %u,%u,%.1f --qcap %u --seed %" PRIu64
 			"\n",
-			r.c.cc, r.c.mlx5 ? " --mlx5" : "", r.c.flows, r.c.outstanding, r.c.msg,
-			r.c.rate_bps / 1e9, r.c.delay_ns / 1e3, r.c.kmin, r.c.kmax, r.c.pmax * 100,
-			r.c.qcap, r.c.seed);
-		fprintf(r.csv, "ms,queue_bytes,ce_fraction,jain");
-		for (i = 0; i < r.c.flows; i++)
-			fprintf(r.csv, ",flow%u_mbps,flow%u_limit_mbps", i, i);
-		fputc('\n', r.csv);
+			r->c.cc, r->c.mlx5 ? " --mlx5" : "", r->c.flows, r->c.outstanding, r->c.msg,
+			r->c.rate_bps / 1e9, r->c.delay_ns / 1e3, r->c.kmin, r->c.kmax,
+			r->c.pmax * 100, r->c.qcap, r->c.seed);
+		fprintf(r->csv, "ms,queue_bytes,ce_fraction,jain");
+		for (i = 0; i < r->c.flows; i++)
+			fprintf(r->csv, ",flow%u_mbps,flow%u_limit_mbps", i, i);
+		fputc('\n', r->csv);
 	}
-	if (r.backlog == NULL || setup(&r) != 0) {
-		fprintf(stderr, "droce-sim-cc: setup failed (cc %s?)\n", r.c.cc);
-		teardown(&r);
+	if (r->backlog == NULL || setup(r) != 0) {
+		fprintf(stderr, "droce-sim-cc: setup failed (cc %s?)\n", r->c.cc);
+		teardown(r);
 		return 2;
 	}
-	r.net.time_limit = r.c.time_ns;
+	r->net.time_limit = r->c.time_ns;
 	app.wake = UINT64_MAX;
-	sim_net_run(&r.net, &app);
-	for (i = 0; i < r.c.flows; i++) {
+	sim_net_run(&r->net, &app);
+	for (i = 0; i < r->c.flows; i++) {
 		struct droce_qp_attr a, b;
 		struct droce_qp_init_attr ia;
 
-		errors += r.f[i].errors;
-		if (droce_qp_query(r.f[i].qp, &a, &ia) != 0 ||
-		    droce_qp_query(r.f[i].rqp, &b, &ia) != 0 || a.qp_state == DROCE_QPS_ERR ||
+		errors += r->f[i].errors;
+		if (droce_qp_query(r->f[i].qp, &a, &ia) != 0 ||
+		    droce_qp_query(r->f[i].rqp, &b, &ia) != 0 || a.qp_state == DROCE_QPS_ERR ||
 		    b.qp_state == DROCE_QPS_ERR)
 			bad_qp++;
 	}
-	util = (double)r.bytes_after_warm * 8 /
-	       ((double)r.c.rate_bps * (r.c.time_ns - r.c.warm_ns) / 1e9);
-	ce = r.frames ? (double)r.ce / r.frames : 0;
-	if (r.n_backlog > 0) {
-		qsort(r.backlog, r.n_backlog, sizeof(*r.backlog), cmp_u32);
-		qmed = r.backlog[r.n_backlog / 2];
-		q99 = r.backlog[r.n_backlog * 99 / 100];
+	util = (double)r->bytes_after_warm * 8 /
+	       ((double)r->c.rate_bps * (r->c.time_ns - r->c.warm_ns) / 1e9);
+	ce = r->frames ? (double)r->ce / r->frames : 0;
+	if (r->n_backlog > 0) {
+		qsort(r->backlog, r->n_backlog, sizeof(*r->backlog), cmp_u32);
+		qmed = r->backlog[r->n_backlog / 2];
+		q99 = r->backlog[r->n_backlog * 99 / 100];
 	}
 	printf("cc %s%s flows %u x %u x %u B at %.1f Gbit/s, %.1f us, %s %u/%u/%.1f%%, CNP %.0f "
 	       "us, "
 	       "seed %" PRIu64 ": "
 	       "link %.1f %%, queue median %.0f B p99 %.0f B, CE %.2f %%, drops %" PRIu64
 	       ", Jain >= 0.95 from %.2f ms (min after %.3f), errors %u, QPs in error %u\n",
-	       r.c.cc, r.c.mlx5 ? " (mlx5)" : "", r.c.flows, r.c.outstanding, r.c.msg,
-	       r.c.rate_bps / 1e9, r.c.delay_ns / 1e3, r.c.kmax ? "RED" : "tail-drop",
-	       r.c.kmax ? r.c.kmin : r.c.qcap, r.c.kmax, r.c.pmax * 100, r.c.cnp_ns / 1e3, r.c.seed,
-	       util * 100, qmed, q99, ce * 100, r.drops, r.settled ? r.settle_ns / 1e6 : -1.0,
-	       r.settled ? r.jain_min_after : 0.0, errors, bad_qp);
-	if (r.c.check) {
+	       r->c.cc, r->c.mlx5 ? " (mlx5)" : "", r->c.flows, r->c.outstanding, r->c.msg,
+	       r->c.rate_bps / 1e9, r->c.delay_ns / 1e3, r->c.kmax ? "RED" : "tail-drop",
+	       r->c.kmax ? r->c.kmin : r->c.qcap, r->c.kmax, r->c.pmax * 100, r->c.cnp_ns / 1e3,
+	       r->c.seed, util * 100, qmed, q99, ce * 100, r->drops,
+	       r->settled ? r->settle_ns / 1e6 : -1.0, r->settled ? r->jain_min_after : 0.0, errors,
+	       bad_qp);
+	if (r->c.check) {
 		if (errors != 0 || bad_qp != 0)
 			fail = 1;
-		if (r.c.kmax != 0) {
-			if (util < 0.90 || qmed < r.c.kmin || qmed > r.c.kmax ||
-			    q99 > 1.5 * r.c.kmax || ce > 0.10)
+		if (r->c.kmax != 0) {
+			if (util < 0.90 || qmed < r->c.kmin || qmed > r->c.kmax ||
+			    q99 > 1.5 * r->c.kmax || ce > 0.10)
 				fail = 1;
 			/* fair within 10 ms of the start, at 25 Gbit/s and above */
-			if (r.c.flows > 1 && r.c.rate_bps >= 25000000000ull &&
-			    (!r.settled || r.settle_ns > 10000000))
+			if (r->c.flows > 1 && r->c.rate_bps >= 25000000000ull &&
+			    (!r->settled || r->settle_ns > 10000000))
 				fail = 1;
 		}
 		if (fail)
-			printf("FAIL: targets missed (seed %" PRIu64 ")\n", r.c.seed);
+			printf("FAIL: targets missed (seed %" PRIu64 ")\n", r->c.seed);
 	}
-	if (r.c.min_util >= 0) {
-		if (errors != 0 || bad_qp != 0 || util * 100 < r.c.min_util ||
-		    ce * 100 > r.c.max_ce || q99 > r.c.max_p99) {
+	if (r->c.min_util >= 0) {
+		if (errors != 0 || bad_qp != 0 || util * 100 < r->c.min_util ||
+		    ce * 100 > r->c.max_ce || q99 > r->c.max_p99) {
 			printf("FAIL: below the floor: link >= %.0f %%, CE <= %.0f %%, queue p99 "
 			       "<= "
 			       "%.0f B (seed %" PRIu64 ")\n",
-			       r.c.min_util, r.c.max_ce, r.c.max_p99, r.c.seed);
+			       r->c.min_util, r->c.max_ce, r->c.max_p99, r->c.seed);
 			fail = 1;
 		}
 	}
-	if (r.csv != NULL)
-		fclose(r.csv);
-	teardown(&r);
+	if (r->csv != NULL)
+		fclose(r->csv);
+	teardown(r);
 	return fail;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct run r;
+	struct cfg c;
+	unsigned int k, failed = 0;
+	int rc;
+
+	if (parse(argc, argv, &c) != 0) {
+		usage();
+		return 2;
+	}
+	/* --seeds N: the case at seeds S..S+N-1, each on its own line; fails if one fails */
+	for (k = 0; k < c.seeds; k++) {
+		memset(&r, 0, sizeof(r));
+		r.c = c;
+		r.c.seed = c.seed + k;
+		rc = run_seed(&r);
+		if (rc == 2)
+			return 2;
+		failed += rc != 0;
+	}
+	if (c.seeds > 1)
+		printf("%u of %u seeds (%" PRIu64 "..%" PRIu64 ") failed\n", failed, c.seeds,
+		       c.seed, c.seed + c.seeds - 1);
+	return failed != 0;
 }

@@ -363,16 +363,16 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(d.ai_rate_bps, 10000000ull);
 	CU_ASSERT_EQUAL(d.time_reset_ns, 55000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(25000000000ull), 50000);
-	/* scaled to the link: a 2 Gbit/s port's QPs start there and step by its 1/500, on timers
-	 * 12.5 times as long (25G / link) */
+	/* scaled to the link: a 2 Gbit/s port's QPs start there and step by its 1/2500, on timers
+	 * 12.5 times as long (25G / link): the 25 Gbit/s run, slowed down */
 	droce_cc_dcqcn_defaults(&d, 2000000000ull);
 	CU_ASSERT_EQUAL(d.max_rate_bps, 2000000000ull);
 	CU_ASSERT_EQUAL(d.line_rate_bps, 2000000000ull);
-	CU_ASSERT_EQUAL(d.ai_rate_bps, 4000000ull);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 800000ull);
 	CU_ASSERT_EQUAL(d.hai_rate_bps, 20000000ull);
 	CU_ASSERT_EQUAL(d.time_reset_ns, 687500);
-	CU_ASSERT_EQUAL(d.alpha_period_ns, 250000);
-	CU_ASSERT_EQUAL(d.byte_reset, 200000); /* 10 MB would never end a stage */
+	CU_ASSERT_EQUAL(d.alpha_period_ns, 625000);
+	CU_ASSERT_EQUAL(d.byte_reset, 10000000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(2000000000ull), 625000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
 	/* ConnectX-5's values */
