@@ -643,7 +643,8 @@ run_seed(uint64_t seed, bool verbose)
 		paths.seeds_lossy++;
 	if (w.nodes[FALLS_SILENT_NODE].silent_from == UINT64_MAX - 1)
 		w.nodes[FALLS_SILENT_NODE].silent_from = UINT64_MAX;
-	/* Virtual time on a 1 ms grid (the engine's tick), skipping where nothing is due. */
+	/* Virtual time on a 1 ms grid (the agent sleeps until the CM's next deadline, rounded up to
+	 * whole ms), skipping where nothing is due. */
 	for (w.now = 0; w.now <= END_NS && w.fail[0] == '\0';) {
 		uint64_t next = UINT64_MAX, d;
 
