@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "droce_pkt.h"
+#include "wire/droce_eth.h"
+
 int
 droce_portd_slots_init(struct droce_portd_slots *t, unsigned int bits)
 {
@@ -56,4 +59,49 @@ droce_portd_slot_range(const struct droce_portd_slots *t, unsigned int s, uint32
 {
 	*first = s << (24 - t->bits);
 	*last = ((s + 1) << (24 - t->bits)) - 1;
+}
+
+enum droce_portd_route
+droce_portd_route(const struct droce_portd_slots *t, const uint8_t *frame, uint32_t len,
+		  unsigned int *slot, enum droce_portd_drop *drop)
+{
+	struct droce_pkt p;
+	uint32_t dqpn;
+	int s;
+
+	if (len >= 14 && frame[12] == (DROCE_ETHERTYPE_ARP >> 8) &&
+	    frame[13] == (DROCE_ETHERTYPE_ARP & 0xFF))
+		return DROCE_PORTD_ARP;
+	if (droce_parse_l4(frame, len, &p) != DROCE_DROP_NONE) {
+		*drop = DROCE_PORTD_DROP_not_roce;
+		return DROCE_PORTD_DROP;
+	}
+	if ((uint32_t)p.bth_off + 8 > len) {
+		*drop = DROCE_PORTD_DROP_bth_short;
+		return DROCE_PORTD_DROP;
+	}
+	/* BTH bytes 5..7: DestQP (IBTA 9.2) */
+	dqpn = (uint32_t)frame[p.bth_off + 5] << 16 | (uint32_t)frame[p.bth_off + 6] << 8 |
+	       frame[p.bth_off + 7];
+	s = droce_portd_qpn_slot(t, dqpn);
+	if (s < 0) {
+		*drop = dqpn >> (24 - t->bits) == 0 || dqpn == 0xFFFFFF ?
+				DROCE_PORTD_DROP_special_qp :
+				DROCE_PORTD_DROP_no_program;
+		return DROCE_PORTD_DROP;
+	}
+	*slot = (unsigned int)s;
+	return DROCE_PORTD_TO_PROGRAM;
+}
+
+const char *
+droce_portd_drop_name(enum droce_portd_drop d)
+{
+	static const char *const names[] = {
+#define DROCE_PORTD_X(n, d) #n,
+		DROCE_PORTD_DROP_LIST(DROCE_PORTD_X)
+#undef DROCE_PORTD_X
+	};
+
+	return (unsigned int)d < DROCE_PORTD_DROP_COUNT ? names[d] : "?";
 }

@@ -22,6 +22,36 @@ struct droce_portd_slots {
 	uint32_t gen[1u << DROCE_PORTD_MAX_BITS]; /* times slot s was handed out */
 };
 
+/* Why droce-portd drops a frame: X(name, description); counted as portd.drop_<name>. */
+#define DROCE_PORTD_DROP_LIST(X) \
+	X(not_roce, "from the port: neither RoCEv2 nor ARP (the kernel's, or nobody's)") \
+	X(no_program, "from the port: DestQP in a slot no program holds (it left, or never was)") \
+	X(special_qp, "from the port: DestQP 0, 1 or multicast: no program owns them") \
+	X(bth_short, "from the port: UDP 4791 ending before the BTH's DestQP") \
+	X(program_full, "to a program: its memif took no more (it is slow or gone)") \
+	X(port_full, "to the port: its Tx queue took no more") \
+	X(src_mac, "from a program: a source MAC other than the port's")
+
+enum droce_portd_drop {
+#define DROCE_PORTD_X(n, d) DROCE_PORTD_DROP_##n,
+	DROCE_PORTD_DROP_LIST(DROCE_PORTD_X)
+#undef DROCE_PORTD_X
+		DROCE_PORTD_DROP_COUNT
+};
+
+/* Where a frame from the port goes. */
+enum droce_portd_route {
+	DROCE_PORTD_TO_PROGRAM, /* *slot's program */
+	DROCE_PORTD_ARP,	/* the service's own ARP: answer for the port, copy replies out */
+	DROCE_PORTD_DROP,	/* *drop says why */
+};
+
+/* Route a frame received on the port (untagged or one 802.1Q tag, the engine's parser). */
+enum droce_portd_route droce_portd_route(const struct droce_portd_slots *t, const uint8_t *frame,
+					 uint32_t len, unsigned int *slot,
+					 enum droce_portd_drop *drop);
+const char *droce_portd_drop_name(enum droce_portd_drop d);
+
 /* 0, or -EINVAL for bits outside 1..DROCE_PORTD_MAX_BITS. */
 int droce_portd_slots_init(struct droce_portd_slots *t, unsigned int bits);
 /* The lowest free slot (>= 1), now held; -ENOSPC when every slot is held. */

@@ -10,6 +10,7 @@
 
 #include "droce_portd.h"
 #include "droce_test.h"
+#include "droce_opcode.h"
 #include "num_dev.h"
 
 static void
@@ -98,5 +99,68 @@ test_engine_qpns_in_range(void)
 	}
 }
 
-DROCE_TEST_MAIN("portd", DROCE_TEST(test_slots_order_and_reuse), DROCE_TEST(test_qpn_slot),
-		DROCE_TEST(test_engine_qpns_in_range))
+static uint32_t
+roce_frame(uint8_t *buf, uint32_t dqpn)
+{
+	struct droce_pkt p;
+	uint8_t pay[8] = { 0 };
+	int n;
+
+	memset(&p, 0, sizeof(p));
+	p.dmac[0] = 2;
+	p.smac[0] = 2;
+	p.ip_ver = 4;
+	p.hop_limit = 64;
+	droce_gid_from_v4(p.sgid, 0xC6120002u);
+	droce_gid_from_v4(p.dgid, 0xC6120001u);
+	p.udp_sport = 0xC000;
+	p.opcode = DROCE_OP_RC_SEND_ONLY;
+	p.pkey = 0xFFFF;
+	p.dqpn = dqpn;
+	n = droce_build(buf, 256, &p, pay, sizeof(pay));
+	CU_ASSERT_FATAL(n > 0);
+	return (uint32_t)n;
+}
+
+/* Frames from the port: RoCE by DestQP to the slot's program, ARP to the service, the rest
+ * dropped with a reason (not RoCE, a free slot, QP1, multicast, cut before the DestQP). */
+static void
+test_route(void)
+{
+	struct droce_portd_slots t;
+	enum droce_portd_drop d = DROCE_PORTD_DROP_COUNT;
+	uint8_t f[256];
+	unsigned int slot = 0;
+	uint32_t n;
+
+	CU_ASSERT_EQUAL_FATAL(droce_portd_slots_init(&t, 3), 0);
+	CU_ASSERT_EQUAL(droce_portd_slot_get(&t), 1);
+	n = roce_frame(f, 0x200005);
+	CU_ASSERT_EQUAL(droce_portd_route(&t, f, n, &slot, &d), DROCE_PORTD_TO_PROGRAM);
+	CU_ASSERT_EQUAL(slot, 1);
+	n = roce_frame(f, 0x400005);
+	CU_ASSERT_EQUAL(droce_portd_route(&t, f, n, &slot, &d), DROCE_PORTD_DROP);
+	CU_ASSERT_EQUAL(d, DROCE_PORTD_DROP_no_program);
+	n = roce_frame(f, 1);
+	CU_ASSERT_EQUAL(droce_portd_route(&t, f, n, &slot, &d), DROCE_PORTD_DROP);
+	CU_ASSERT_EQUAL(d, DROCE_PORTD_DROP_special_qp);
+	n = roce_frame(f, 0xFFFFFF);
+	CU_ASSERT_EQUAL(droce_portd_route(&t, f, n, &slot, &d), DROCE_PORTD_DROP);
+	CU_ASSERT_EQUAL(d, DROCE_PORTD_DROP_special_qp);
+	/* UDP 4791 cut inside the BTH */
+	n = roce_frame(f, 0x200005);
+	CU_ASSERT_EQUAL(droce_portd_route(&t, f, 14 + 20 + 8 + 6, &slot, &d), DROCE_PORTD_DROP);
+	CU_ASSERT(d == DROCE_PORTD_DROP_bth_short || d == DROCE_PORTD_DROP_not_roce);
+	/* another UDP port */
+	f[14 + 20 + 3] ^= 1;
+	CU_ASSERT_EQUAL(droce_portd_route(&t, f, n, &slot, &d), DROCE_PORTD_DROP);
+	CU_ASSERT_EQUAL(d, DROCE_PORTD_DROP_not_roce);
+	memset(f, 0, 60);
+	f[12] = 0x08;
+	f[13] = 0x06;
+	CU_ASSERT_EQUAL(droce_portd_route(&t, f, 60, &slot, &d), DROCE_PORTD_ARP);
+	CU_ASSERT_STRING_EQUAL(droce_portd_drop_name(DROCE_PORTD_DROP_src_mac), "src_mac");
+}
+
+DROCE_TEST_MAIN("portd", DROCE_TEST(test_route), DROCE_TEST(test_slots_order_and_reuse),
+		DROCE_TEST(test_qpn_slot), DROCE_TEST(test_engine_qpns_in_range))
