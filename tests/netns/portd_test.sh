@@ -1,21 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # droce-portd (tools/droce-portd): one port, several programs, each its own engine.
-#   portd_test.sh DROCE_PORTD DROCE_PERF
+#   portd_test.sh DROCE_PORTD DROCE_PERF HOSTILE_PY WIRE_DIR
 # Namespace A runs droce-portd on its veth end (net_af_packet, droce address 198.18.0.1) and
 # two droce-perf servers that find it through DROCE_PORTD (a control socket in the test's
 # directory); namespace B runs a plain droce-perf client (its own port, 198.18.0.2) for each.
 #  1. the servers get slots 1 and 2 (distinct QPN ranges);
 #  2. server 1 is killed with SIGKILL while both sessions run: server 2's session goes on and
 #     finishes with every byte checked (--verify), the service frees slot 1;
-#  3. a third server started afterwards gets slot 1 again and its session passes;
-#  4. a hostile sender in B writes RDMA WRITEs to guessed QPNs and R_Keys of every slot while
-#     server 2 runs: its verified buffer keeps its bytes, and frames to free slots are dropped
-#     by the service under their own reason.
+#  3. a third server started afterwards gets slot 1 again, while a hostile sender in B
+#     (portd_hostile.py) posing as its client sends RDMA WRITEs of 0xEE bytes into its buffer
+#     with guessed QPNs and R_Keys (and the real QPN with stale PSNs), and to the free slot:
+#     the session passes with every byte of its buffer checked (--verify), the service drops
+#     the free slot's frames (portd.drop_no_program), the victim's engine drops the rest.
 # Root only: as another user the test fails (never skipped). Everything is removed on exit.
 set -u
 portd=$1
 perf=$2
+hostile=$3
+wire_dir=$4
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "netns tests need root (network namespaces, veth, nftables): run them as root"
 for t in ip nft timeout; do
@@ -72,12 +75,13 @@ server() {
 	for t in $(seq 150); do [ -s "$dir/port$k" ] && break; sleep 0.1; done
 	[ -s "$dir/port$k" ] || { logs; fail "droce-perf server $k wrote no port"; }
 }
-# its client in B, on B's own port
+# its client in B, on B's own port (through the qdisc: the hostile sender's packet socket
+# sees what it sends)
 client() {
 	k=$1
 	shift
 	ip netns exec "$nsb" env "DROCE_EAL=$eal" DROCE_LCORES=0 DROCE_IPV4=198.18.0.2/24 \
-		DROCE_VDEV=net_af_packet0,iface=drb DROCE_ARP_RETRY_MS=100 DROCE_ARP_TRIES=40 \
+		DROCE_VDEV=net_af_packet0,iface=drb,qdisc_bypass=0 DROCE_ARP_RETRY_MS=100 DROCE_ARP_TRIES=40 \
 		timeout 100 "$perf" -p "$(cat "$dir/port$k")" -o write --verify -Q --counters \
 		"$@" 198.19.0.1 >"$dir/c$k.log" 2>&1 &
 	eval "pc$k=$!"
@@ -85,19 +89,33 @@ client() {
 }
 # the kth program the service took in: "SLOT PID" (the PID is droce-perf's own, under timeout)
 joined() { sed -n 's/^droce-portd: slot \([0-9]*\) .* to pid \([0-9]*\)$/\1 \2/p' "$dir/portd.log" | sed -n "$1p"; }
+# droce-perf opens its runtime (and joins the service) once its client connects
+wait_joined() {
+	for t in $(seq 300); do [ -n "$(joined "$1")" ] && return; sleep 0.1; done
+	logs
+	fail "program $1 never joined the service"
+}
 
 server 1
 server 2
+# long sessions: server 1's is cut short by SIGKILL, server 2's must finish
+client 1 -s 65536 -D 30 -n 100000000 --timeout-ms 3000
+wait_joined 1
+client 2 --sizes 1024,65536 -D 4 -n 100000000 --timeout-ms 20000
+wait_joined 2
 set -- $(joined 1) $(joined 2)
 s1=${1:-} p1=${2:-} s2=${3:-} p2=${4:-}
 [ -n "$s1" ] && [ -n "$s2" ] && [ "$s1" != "$s2" ] ||
 	{ logs; fail "servers got slots '$s1' and '$s2', expected two distinct ones"; }
 echo "servers 1 and 2 (pids $p1 $p2) hold slots $s1 and $s2"
-
-# long sessions: server 1's is cut short by SIGKILL, server 2's must finish
-client 1 -s 65536 -D 30 -n 100000000 --timeout-ms 3000
-client 2 --sizes 1024,65536 -D 4 -n 100000000 --timeout-ms 20000
-sleep 3
+# both sessions under way: the service saw frames for each slot
+for t in $(seq 300); do
+	grep -q "slot $s1: first frame" "$dir/portd.log" && grep -q "slot $s2: first frame" "$dir/portd.log" && break
+	sleep 0.1
+done
+grep -q "slot $s1: first frame" "$dir/portd.log" && grep -q "slot $s2: first frame" "$dir/portd.log" ||
+	{ logs; fail "no traffic for slots $s1 and $s2"; }
+sleep 1
 kill -0 "$p1" 2>/dev/null && kill -0 "$pc2" 2>/dev/null || { logs; fail "a session ended before the kill"; }
 kill -KILL "$p1"
 for t in $(seq 50); do
@@ -117,10 +135,18 @@ echo "client 1 (its server killed) exit $?"
 
 # a program started afterwards gets the dead one's range
 server 3
+client 3 --sizes 65536 -D 6 -n 100000000 --timeout-ms 20000
+wait_joined 3
 set -- $(joined 3)
 s3=${1:-} p3=${2:-}
 [ "$s3" = "$s1" ] || { logs; fail "server 3 got slot '$s3', expected the freed slot $s1"; }
-client 3 --sizes 1,4096,65536 -n 200
+free=3
+[ "$s2" != 3 ] || free=2	# slot 2 is free too now: server 2 is done
+ip netns exec "$nsb" timeout 60 /usr/bin/python3 "$hostile" "$wire_dir" drb "$s1" "$free" 2 4 \
+	>"$dir/hostile.log" 2>&1
+rh=$?
+cat "$dir/hostile.log"
+[ $rh = 0 ] || { logs; fail "the hostile sender did not run"; }
 wait "$pc3"
 rc3=$?
 wait "$ps3"
@@ -129,9 +155,16 @@ rs3=$?
 for t in $(seq 50); do grep -q "slot $s1 freed: pid $p3 gone" "$dir/portd.log" && break; sleep 0.1; done
 grep "slot $s1 freed: pid $p3 gone" "$dir/portd.log" | grep -qv "frames to it 0," ||
 	{ logs; fail "server 3's frames did not pass through slot $s1"; }
-echo "server 3 (pid $p3) reused slot $s1, its session verified"
+echo "server 3 (pid $p3) reused slot $s1, its session verified under the hostile WRITEs"
 
 kill -TERM "$ppd"
 wait "$ppd"
 cat "$dir/portd.log"
+nf=$(sed -n 's/^ *portd.drop_no_program = //p' "$dir/portd.log")
+[ "${nf:-0}" -gt 0 ] || fail "the service dropped no frame for the free slot"
+grep -E "server dev.drop_|server dev.*(dup|nak)" "$dir/s3.log"
+nq=$(sed -n 's/^server dev.drop_bad_qpn = //p' "$dir/s3.log")
+[ "${nq:-0}" -gt 0 ] || fail "server 3's engine dropped no WRITE to a guessed QPN"
+grep -q "verify ok" "$dir/s2.log" && grep -q "verify ok" "$dir/s3.log" ||
+	fail "servers 2 and 3 did not both report verify ok"
 echo "ok"

@@ -143,6 +143,10 @@ from_port(struct portd *d)
 		if (nto[s] == 0)
 			continue;
 		k = droce_rt_guard_tx(d->memif[s], 0, to[s], (uint16_t)nto[s], &d->faults);
+		if (d->to_prog[s] == 0 && k > 0) {
+			printf("droce-portd: slot %u: first frame\n", s);
+			fflush(stdout);
+		}
 		d->to_prog[s] += k;
 		/* the program's RC peer resends what a full memif refused */
 		if (k < nto[s])
