@@ -17,7 +17,8 @@
 struct droce_portd_req {
 	uint32_t magic;
 	uint32_t version;
-	int32_t pid; /* for the service's log */
+	int32_t pid;	/* for the service's log */
+	uint32_t query; /* 1: the port's addresses only, no slot (the verbs shim's device list) */
 };
 
 struct droce_portd_rep {

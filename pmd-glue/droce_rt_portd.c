@@ -14,9 +14,10 @@
 #include "droce_rt_err.h"
 
 static int
-ask(int fd, struct droce_portd_rep *rep)
+ask(int fd, struct droce_portd_rep *rep, uint32_t query)
 {
-	struct droce_portd_req req = { DROCE_PORTD_MAGIC, DROCE_PORTD_VERSION, (int32_t)getpid() };
+	struct droce_portd_req req = { DROCE_PORTD_MAGIC, DROCE_PORTD_VERSION, (int32_t)getpid(),
+				       query };
 	struct timeval tv = { 5, 0 }; /* the service answers at once; bound a stuck one */
 	ssize_t n;
 
@@ -32,14 +33,13 @@ ask(int fd, struct droce_portd_rep *rep)
 	return 0;
 }
 
-int
-droce_rt_portd_attach(struct droce_rt_config *cfg, uint32_t *slot, uint32_t *slot_bits, char *err,
-		      size_t errlen)
+/* Connected to the service, or -ENOENT (none to use), or -errno with err filled. */
+static int
+dial(const struct droce_rt_config *cfg, char *err, size_t errlen)
 {
 	const char *path = droce_rt_config_portd(cfg);
 	bool auto_mode = strcmp(cfg->portd, "auto") == 0;
 	struct sockaddr_un sa;
-	struct droce_portd_rep rep;
 	int fd, rc;
 
 	if (path == NULL)
@@ -63,7 +63,61 @@ droce_rt_portd_attach(struct droce_rt_config *cfg, uint32_t *slot, uint32_t *slo
 				     "portd %s: %s: start droce-portd, or set DROCE_PORTD=off",
 				     path, strerror(-rc));
 	}
-	rc = ask(fd, &rep);
+	return fd;
+}
+
+/* The port's addresses into cfg. */
+static void
+apply(struct droce_rt_config *cfg, const struct droce_portd_rep *rep)
+{
+	memcpy(cfg->mac, rep->mac, 6);
+	cfg->has_mac = true;
+	memcpy(cfg->ipv4, rep->ipv4, 4);
+	cfg->ipv4_prefix = rep->ipv4_prefix;
+	cfg->has_ipv4 = true;
+	cfg->has_ipv6 = false;
+	memcpy(cfg->gw4, rep->gw4, 4);
+	cfg->has_gw4 = (rep->gw4[0] | rep->gw4[1] | rep->gw4[2] | rep->gw4[3]) != 0;
+	cfg->mtu = rep->mtu;
+	if (cfg->path_mtu > 4096 || cfg->path_mtu + 92 > cfg->mtu) {
+		/* the largest RoCE path MTU the port's MTU carries */
+		for (cfg->path_mtu = 4096; cfg->path_mtu > 256 && cfg->path_mtu + 92 > cfg->mtu;)
+			cfg->path_mtu /= 2;
+	}
+}
+
+int
+droce_rt_portd_query(struct droce_rt_config *cfg, char *err, size_t errlen)
+{
+	struct droce_portd_rep rep;
+	int fd, rc;
+
+	fd = dial(cfg, err, errlen);
+	if (fd < 0)
+		return fd;
+	rc = ask(fd, &rep, 1);
+	close(fd);
+	if (rc == 0 && rep.status != 0)
+		rc = rep.status;
+	if (rc != 0)
+		return droce_rt_errf(rc, err, errlen, "portd %s: %s", droce_rt_config_portd(cfg),
+				     strerror(-rc));
+	apply(cfg, &rep);
+	return 0;
+}
+
+int
+droce_rt_portd_attach(struct droce_rt_config *cfg, uint32_t *slot, uint32_t *slot_bits, char *err,
+		      size_t errlen)
+{
+	const char *path = droce_rt_config_portd(cfg);
+	struct droce_portd_rep rep;
+	int fd, rc;
+
+	fd = dial(cfg, err, errlen);
+	if (fd < 0)
+		return fd;
+	rc = ask(fd, &rep, 0);
 	if (rc == 0 && rep.status != 0)
 		rc = rep.status;
 	if (rc == 0 && (rep.slot_bits < 1 || rep.slot_bits > DROCE_PORTD_MAX_BITS ||
@@ -83,23 +137,14 @@ droce_rt_portd_attach(struct droce_rt_config *cfg, uint32_t *slot, uint32_t *slo
 						     "");
 	}
 	rep.memif_sock[sizeof(rep.memif_sock) - 1] = '\0';
+	/* the port is the memif: the host's PCI devices are the service's business, not ours */
+	if (strstr(cfg->eal, "--no-pci") == NULL &&
+	    strlen(cfg->eal) + sizeof(" --no-pci") <= sizeof(cfg->eal))
+		strcat(cfg->eal, " --no-pci");
 	snprintf(cfg->vdev, sizeof(cfg->vdev), "net_memif0,role=client,socket=%s,id=%u",
 		 rep.memif_sock, rep.slot);
 	cfg->port[0] = '\0';
-	memcpy(cfg->mac, rep.mac, 6);
-	cfg->has_mac = true;
-	memcpy(cfg->ipv4, rep.ipv4, 4);
-	cfg->ipv4_prefix = rep.ipv4_prefix;
-	cfg->has_ipv4 = true;
-	cfg->has_ipv6 = false;
-	memcpy(cfg->gw4, rep.gw4, 4);
-	cfg->has_gw4 = (rep.gw4[0] | rep.gw4[1] | rep.gw4[2] | rep.gw4[3]) != 0;
-	cfg->mtu = rep.mtu;
-	if (cfg->path_mtu > 4096 || cfg->path_mtu + 92 > cfg->mtu) {
-		/* the largest RoCE path MTU the port's MTU carries */
-		for (cfg->path_mtu = 4096; cfg->path_mtu > 256 && cfg->path_mtu + 92 > cfg->mtu;)
-			cfg->path_mtu /= 2;
-	}
+	apply(cfg, &rep);
 	*slot = rep.slot;
 	*slot_bits = rep.slot_bits;
 	return fd;

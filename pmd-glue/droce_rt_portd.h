@@ -21,4 +21,11 @@
 int droce_rt_portd_attach(struct droce_rt_config *cfg, uint32_t *slot, uint32_t *slot_bits,
 			  char *err, size_t errlen);
 
+/*
+ * The port's addresses from the service, without a slot: cfg's MAC, IPv4 address and MTU as
+ * droce_rt_portd_attach() would set them (the verbs shim lists its device before the runtime
+ * opens). 0, -ENOENT (no service to use), or another -errno with err filled.
+ */
+int droce_rt_portd_query(struct droce_rt_config *cfg, char *err, size_t errlen);
+
 #endif

@@ -88,6 +88,12 @@ answer(struct portd_ctl *c, int fd, portd_ctl_event ev, void *ctx, unsigned int 
 		close(fd);
 		return;
 	}
+	if (req.query) {
+		/* the port's addresses only: the connection ends here, no slot taken */
+		send(fd, &rep, sizeof(rep), MSG_NOSIGNAL);
+		close(fd);
+		return;
+	}
 	s = droce_portd_slot_get(&c->slots);
 	rep.status = s < 0 ? s : 0;
 	rep.slot = s < 0 ? 0 : (uint32_t)s;
