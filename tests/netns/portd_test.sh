@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # droce-portd (tools/droce-portd): one port, several programs, each its own engine.
-#   portd_test.sh DROCE_PORTD DROCE_PERF HOSTILE_PY WIRE_DIR
+#   portd_test.sh DROCE_PORTD DROCE_PERF HOSTILE_PY WIRE_DIR DROCE_RUN
 # Namespace A runs droce-portd on its veth end (net_af_packet, droce address 198.18.0.1) and
 # two droce-perf servers that find it through DROCE_PORTD (a control socket in the test's
 # directory); namespace B runs a plain droce-perf client (its own port, 198.18.0.2) for each.
@@ -12,16 +12,20 @@
 #     (portd_hostile.py) posing as its client sends RDMA WRITEs of 0xEE bytes into its buffer
 #     with guessed QPNs and R_Keys (and the real QPN with stale PSNs), and to the free slot:
 #     the session passes with every byte of its buffer checked (--verify), the service drops
-#     the free slot's frames (portd.drop_no_program), the victim's engine drops the rest.
+#     the free slot's frames (portd.drop_no_program), the victim's engine drops the rest;
+#  4. an unmodified ib_write_bw server through droce-run and the verbs shim, given neither port
+#     nor address, runs under the service (its QPN in its slot's range) against ib_write_bw
+#     through droce-run on B's own port.
 # Root only: as another user the test fails (never skipped). Everything is removed on exit.
 set -u
 portd=$1
 perf=$2
 hostile=$3
 wire_dir=$4
+drun=$5
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "netns tests need root (network namespaces, veth, nftables): run them as root"
-for t in ip nft timeout; do
+for t in ip nft timeout ss; do
 	command -v $t >/dev/null || fail "'$t' not found (packages: iproute2 nftables coreutils)"
 done
 tag=$$$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
@@ -156,6 +160,30 @@ for t in $(seq 50); do grep -q "slot $s1 freed: pid $p3 gone" "$dir/portd.log" &
 grep "slot $s1 freed: pid $p3 gone" "$dir/portd.log" | grep -qv "frames to it 0," ||
 	{ logs; fail "server 3's frames did not pass through slot $s1"; }
 echo "server 3 (pid $p3) reused slot $s1, its session verified under the hostile WRITEs"
+
+# an unmodified verbs program under the service: droce-run finds it through DROCE_PORTD
+command -v ib_write_bw >/dev/null || fail "ib_write_bw not found (package perftest)"
+ip netns exec "$nsa" env DROCE_PORTD="$sock" timeout 60 "$drun" -q -- \
+	ib_write_bw -x 0 -s 65536 -n 300 >"$dir/shim_s.log" 2>&1 &
+pss=$!
+pids="$pids $pss"
+# perftest opens the device once its client has connected over TCP: wait for its port
+for t in $(seq 100); do
+	ip netns exec "$nsa" ss -ltn 2>/dev/null | grep -q ":18515 " && break
+	sleep 0.1
+done
+ip netns exec "$nsb" timeout 60 "$drun" -q --iface drb --ip 198.18.0.2/24 -- \
+	ib_write_bw -x 0 -s 65536 -n 300 198.19.0.1 >"$dir/shim_c.log" 2>&1
+rc=$?
+set -- $(joined 4)
+s4=${1:-}
+wait "$pss"
+rs=$?
+[ $rc = 0 ] && [ $rs = 0 ] || { cat "$dir/shim_s.log" "$dir/shim_c.log"; logs; fail "ib_write_bw under the service: client exit $rc, server exit $rs"; }
+qpn=$(sed -n 's/^ *local address: .* QPN \(0x[0-9a-f]*\) .*/\1/p' "$dir/shim_s.log" | head -n 1)
+[ -n "$qpn" ] && [ $((qpn >> 22)) = "$s4" ] ||
+	{ cat "$dir/shim_s.log"; fail "ib_write_bw's QPN '$qpn' is not in slot $s4's range"; }
+echo "ib_write_bw through droce-run under the service: slot $s4, QPN $qpn, both ends exit 0"
 
 kill -TERM "$ppd"
 wait "$ppd"

@@ -77,7 +77,7 @@ PY
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-ip netns exec "$nsa" "$PORTD" --iface dra --ip 198.18.0.1/24 --socket "$sock" --programs 3 \
+ip netns exec "$nsa" "$PORTD" --iface dra --ip 198.18.0.1/24 --socket "$sock" --programs 3 ${DROCE_BENCH_PORTD_ARGS:-} \
 	--eal "$eal" >"$dir/portd.log" 2>&1 &
 pids="$pids $!"
 for t in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
