@@ -454,10 +454,13 @@ droce_rt_close(struct droce_rt *rt)
 		}
 		rte_ring_free(rt->exc);
 	}
-	droce_rt_port_close(&rt->port);
-	/* after our memif is gone: droce-portd frees our slot for the next program */
-	if (rt->portd_fd >= 0)
+	if (rt->portd_fd >= 0) {
+		/* our slot back first: droce-portd stops bursting on our memif (it looks every
+		 * 2 ms) before the memif is torn down under it on its interrupt thread */
 		close(rt->portd_fd);
+		usleep(10000);
+	}
+	droce_rt_port_close(&rt->port);
 	if (rt->eal_up)
 		droce_rt_eal_cleanup(&rt->cfg);
 	free(rt);

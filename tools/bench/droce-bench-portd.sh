@@ -17,7 +17,11 @@ PORTD=$B/tools/droce-portd/droce-portd
 REPS=${DROCE_BENCH_REPS:-3}
 SECS=${DROCE_BENCH_SECONDS:-3}
 LATN=${DROCE_BENCH_LAT_ITERS:-20000}
-die() { echo "droce-bench-portd: $*" >&2; exit 1; }
+die() {
+	echo "droce-bench-portd: $*" >&2
+	[ -f "${dir:-}/portd.log" ] && grep -v "^EAL" "$dir/portd.log" | tail -n 20 >&2
+	exit 1
+}
 [ "$(id -u)" = 0 ] || die "root needed (network namespaces, veth)"
 for x in "$PERF" "$PORTD"; do [ -x "$x" ] || die "$x missing: build first (ninja -C $B)"; done
 tag=$$
@@ -62,8 +66,19 @@ run() {
 	ip netns exec "$nsb" env "DROCE_EAL=$eal --lcores=0@(0-1)" DROCE_LCORES=0 \
 		DROCE_PORTD=off DROCE_VDEV=net_af_packet0,iface=drb DROCE_IPV4=198.18.0.2/24 \
 		timeout 120 "$PERF" -p "$(cat "$dir/port")" -o write -J -Q "$@" 198.19.0.1 \
-		>"$dir/$name.json" 2>"$dir/$name.cli" || { cat "$dir/$name.cli" "$dir/$name.srv"; die "$name: client failed"; }
+		>"$dir/$name.json" 2>"$dir/$name.cli"
+	rc=$?
 	wait $ps
+	return $rc
+}
+# a run that fails (a loaded host can stall a side past its retries) is repeated once, said
+# on stderr and counted
+retried=0
+run_retry() {
+	run "$@" && return
+	echo "droce-bench-portd: $2 failed, once more: $(tail -n 1 "$dir/$2.cli")" >&2
+	retried=$((retried + 1))
+	run "$@" || { cat "$dir/$2.cli" "$dir/$2.srv"; die "$2: client failed twice"; }
 }
 fig() {	# fig NAME KEY: from the client's JSON (results[0] or its lat_us)
 	/usr/bin/python3 - "$dir/$1.json" "$2" <<'PY'
@@ -89,8 +104,8 @@ for r in $(seq "$REPS"); do
 	order="one shared"
 	[ $((r % 2)) = 0 ] && order="shared one"
 	for m in $order; do
-		run "$m" "lat_$m" -m lat -s 8 -n "$LATN"
-		run "$m" "bw_$m" -s 65536 -D "$SECS"
+		run_retry "$m" "lat_$m" -m lat -s 8 -n "$LATN"
+		run_retry "$m" "bw_$m" -s 65536 -D "$SECS"
 		if [ $m = one ]; then
 			L1+=("$(fig lat_one p50)"); A1+=("$(fig lat_one avg)"); W1+=("$(fig bw_one gbps)")
 		else
@@ -107,3 +122,5 @@ row() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%-28s %14s %14s %8.2f
 row "8 B WRITE round trip p50 us" "$l1" "$l2"
 row "8 B WRITE round trip avg us" "$a1" "$a2"
 row "64 KiB WRITE Gbit/s" "$w1" "$w2"
+echo "runs repeated after a failure: $retried; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+kill -0 "${pids##* }" 2>/dev/null || die "droce-portd ended during the runs"
