@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -18,6 +19,7 @@
 #include "droce_ext.h"
 #include "droce_rt_cc_plugin.h"
 #include "droce_rt_err.h"
+#include "droce_rt_portd.h"
 #include "droce_rt_priv.h"
 
 static void
@@ -230,6 +232,11 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 	a.max_pd = c->max_pd;
 	a.shard = (uint8_t)s->idx;
 	a.shard_bits = (uint8_t)rt->shard_bits;
+	if (rt->portd_fd >= 0) {
+		/* one shard (droce_rt_portd_attach): the QPNs of droce-portd's slot for us */
+		a.shard = (uint8_t)rt->portd_slot;
+		a.shard_bits = (uint8_t)rt->portd_bits;
+	}
 	a.link_bps = rt->link_bps;
 	droce_rt_io_init(s, &io);
 	s->dev = droce_dev_create(&a, &io, &e);
@@ -315,8 +322,17 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	memset(rt, 0, sizeof(*rt));
 	rt->cfg = *cfg;
 	rt->host_fd = -1;
+	rt->portd_fd =
+		droce_rt_portd_attach(&rt->cfg, &rt->portd_slot, &rt->portd_bits, err, errlen);
+	if (rt->portd_fd < 0 && rt->portd_fd != -ENOENT) {
+		free(rt);
+		return NULL;
+	}
+	cfg = &rt->cfg; /* the port as droce-portd gave it */
 	rc = droce_rt_eal_init(cfg, argv0, err, errlen);
 	if (rc != 0) {
+		if (rt->portd_fd >= 0)
+			close(rt->portd_fd);
 		free(rt);
 		return NULL;
 	}
@@ -437,6 +453,12 @@ droce_rt_close(struct droce_rt *rt)
 			rte_pktmbuf_free(m);
 		}
 		rte_ring_free(rt->exc);
+	}
+	if (rt->portd_fd >= 0) {
+		/* our slot back first: droce-portd stops bursting on our memif (it looks every
+		 * 2 ms) before the memif is torn down under it on its interrupt thread */
+		close(rt->portd_fd);
+		usleep(10000);
 	}
 	droce_rt_port_close(&rt->port);
 	if (rt->eal_up)

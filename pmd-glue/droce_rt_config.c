@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "droce_cc.h"
 #include "droce_ext.h"
 #include "droce_rt_afpacket.h"
 #include "droce_rt_err.h"
 #include "droce_rt_config.h"
+#include "droce_portd_proto.h"
 
 enum droce_rt_key_type {
 	KT_STR,
@@ -120,6 +122,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	STR("ack_order", ack_order),
 	STR("addr_mode", addr_mode),
 	STR("host_iface", host_iface),
+	STR("portd", portd),
 };
 
 #define NKEYS (sizeof(droce_rt_keys) / sizeof(droce_rt_keys[0]))
@@ -183,6 +186,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->ack_delay_us = 10;
 	cfg->ack_coalesce = 16;
 	snprintf(cfg->addr_mode, sizeof(cfg->addr_mode), "own");
+	snprintf(cfg->portd, sizeof(cfg->portd), "auto");
 }
 
 int
@@ -662,6 +666,16 @@ droce_rt_config_host_iface(const struct droce_rt_config *cfg, char *out, size_t 
 	return -ENOENT;
 }
 
+const char *
+droce_rt_config_portd(const struct droce_rt_config *cfg)
+{
+	if (cfg->portd[0] == '\0' || strcmp(cfg->portd, "off") == 0)
+		return NULL;
+	if (strcmp(cfg->portd, "auto") != 0)
+		return cfg->portd;
+	return access(DROCE_PORTD_SOCK, F_OK) == 0 ? DROCE_PORTD_SOCK : NULL;
+}
+
 /* addr_mode: host needs a port that keeps UDP 4791 from the kernel and leaves it the rest. */
 static int
 validate_addr_mode(const struct droce_rt_config *cfg, char *err, size_t errlen)
@@ -674,7 +688,8 @@ validate_addr_mode(const struct droce_rt_config *cfg, char *err, size_t errlen)
 				     "or host (the interface's addresses, the kernel's ARP/ND)",
 				     cfg->addr_mode);
 	if (!droce_rt_config_host_mode(cfg)) {
-		if (!cfg->has_ipv4 && !cfg->has_ipv6)
+		/* under droce-portd the port's address is the service's */
+		if (!cfg->has_ipv4 && !cfg->has_ipv6 && droce_rt_config_portd(cfg) == NULL)
 			return droce_rt_errf(
 				-EINVAL, err, errlen,
 				"no address configured: set DROCE_IPV4=198.18.0.1/24 "

@@ -94,6 +94,9 @@ struct droce_rt_config {
 	 * interface's addresses as GIDs, the kernel's neighbour table (droce_hostaddr.h) */
 	char addr_mode[8];
 	char host_iface[32]; /* host mode: the kernel interface; "" = the vdev's iface= */
+	/* droce-portd (a shared port): "auto" its well-known socket when it answers, "off", or
+	 * the socket's path (then it must answer) */
+	char portd[108];
 };
 
 void droce_rt_config_defaults(struct droce_rt_config *cfg);
@@ -124,6 +127,10 @@ int droce_rt_config_load(struct droce_rt_config *cfg, const char *path, char *er
 uint32_t droce_rt_config_nb_queues(const struct droce_rt_config *cfg);
 /* QPN top bits that name a shard: ceil(log2(shards)). */
 unsigned int droce_rt_config_shard_bits(const struct droce_rt_config *cfg);
+
+/* The droce-portd control socket to try: cfg's path, the well-known one for "auto" when it
+ * exists, or NULL (off, or auto without the socket: the one-process mode). */
+const char *droce_rt_config_portd(const struct droce_rt_config *cfg);
 
 /* Cross-key checks that need no system access (shards vs lcores, path MTU vs MTU, addresses). */
 int droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t errlen);

@@ -112,6 +112,11 @@ struct droce_rt {
 	int host_ifindex;
 	struct droce_host_gids host_gids;
 	bool eal_up;
+	/* droce-portd (droce_rt_portd.h): the control connection held for our life (-1: none),
+	 * our slot, the top bits of every QPN our device makes */
+	int portd_fd;
+	uint32_t portd_slot;
+	uint32_t portd_bits;
 
 	uint64_t tsc_base;
 	uint64_t ns_mult; /* ns per cycle << 32 */

@@ -3,6 +3,7 @@
  * The device list and everything answered from the configuration alone (no DPDK): device
  * and port attributes, the GID and P_Key tables, GUIDs and the sysfs files tools read.
  */
+#include <errno.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "droce_hostaddr.h"
 #include "droce_rt.h"
+#include "droce_rt_portd.h"
 #include "droce_shim.h"
 
 static struct droce_shim_dev shim_devs[DROCE_SHIM_MAX_DEVS];
@@ -173,9 +175,17 @@ static void
 shim_scan(void)
 {
 	char err[DROCE_RT_ERR_MAX];
+	int rc;
 
 	/* Same configuration as the runtime: $DROCE_CONFIG, then DROCE_* variables. */
 	if (droce_rt_config_load(&shim_devs[0].cfg, NULL, err, sizeof(err)) != 0) {
+		fprintf(stderr, "droce: no device: %s\n", err);
+		return;
+	}
+	/* under droce-portd the port's addresses are the service's (the runtime takes a slot
+	 * when it opens) */
+	rc = droce_rt_portd_query(&shim_devs[0].cfg, err, sizeof(err));
+	if (rc != 0 && rc != -ENOENT) {
 		fprintf(stderr, "droce: no device: %s\n", err);
 		return;
 	}
