@@ -24,6 +24,7 @@ xdp_obj=${3:-}
 xdp_addrs=${4:-}
 perf=${5:-}
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/ns_kernel_side.sh"
 [ "$(id -u)" = 0 ] || fail "netns tests need root (network namespaces, veth, nftables, XDP): run them as root"
 for t in ip nft ping timeout mkfifo; do
 	command -v $t >/dev/null || fail "'$t' not found (packages: iproute2 nftables iputils-ping coreutils)"
@@ -84,16 +85,11 @@ else
 	inns "$nsm" nft "add table bridge droce; add chain bridge droce impair { type filter hook forward priority 0; }; $rules" ||
 		fail "nft: $rules"
 fi
-# The kernel's own side of each interface: IPv4 only (IPv6 off so it stays quiet), and UDP 4791
-# never reaches its sockets (no ICMP port unreachable answering droce's traffic on af_packet).
+# The kernel's own side of each interface (ns_kernel_side.sh).
 for x in "a dra 198.19.0.1" "b drb 198.19.0.2"; do
 	set -- $x
 	n=$(eval echo \$ns$1)
-	inns "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	inns "$n" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$n" addr add "$3/24" dev "$2" && ip -n "$n" link set "$2" up || fail "address on $2"
-	inns "$n" nft "add table inet droce; add chain inet droce in { type filter hook input priority 0; }; add rule inet droce in udp dport 4791 counter drop" ||
-		fail "nft input rule"
+	ns_kernel_side "$n" "$2" "$3"
 done
 
 eal="--no-huge -m 128 --no-pci --no-telemetry"

@@ -24,6 +24,7 @@ hostile=$3
 wire_dir=$4
 drun=$5
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/ns_kernel_side.sh"
 [ "$(id -u)" = 0 ] || fail "netns tests need root (network namespaces, veth, nftables): run them as root"
 for t in ip nft timeout ss; do
 	command -v $t >/dev/null || fail "'$t' not found (packages: iproute2 nftables coreutils)"
@@ -49,12 +50,8 @@ ip -n "$nsa" link add dra address 02:00:00:00:00:01 type veth \
 for x in "a dra 198.19.0.1" "b drb 198.19.0.2"; do
 	set -- $x
 	n=$(eval echo \$ns$1)
-	inns "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	inns "$n" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$n" addr add "$3/24" dev "$2" && ip -n "$n" link set "$2" up || fail "address on $2"
+	ns_kernel_side "$n" "$2" "$3"
 	ip -n "$n" link set lo up
-	inns "$n" nft "add table inet droce; add chain inet droce in { type filter hook input priority 0; }; add rule inet droce in udp dport 4791 counter drop" ||
-		fail "nft input rule"
 done
 
 eal="--no-huge -m 128 --no-pci --no-telemetry"
