@@ -148,7 +148,7 @@ def main():
 	if shutil.which('gnuplot'):
 		png = os.path.join(out, 'loss_live.png')
 		gp = '''set datafile separator ','
-set terminal pngcairo size 900,600 noenhanced
+set terminal png size 900,600 noenhanced
 set output '%s'
 set title "droce-perf write bw 64 KiB, droce-netem %d Mbit/s, %d us each way, cap %s from %d (%s, %s)" font ',10'
 set xlabel 'loss %%'
