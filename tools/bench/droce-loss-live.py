@@ -10,15 +10,16 @@ runtime keys of both processes, pmd-glue/README.md):
   gbn_cap  recovery=gbn inflight_cap=CAP   go-back-N with the in-flight cap (link_mbps = RATE)
   sr       recovery=sr  inflight_cap=off   selective repeat
   sr_cap   recovery=sr  inflight_cap=CAP   selective repeat with the cap
-CAP is auto (the link's rate x each QP's smoothed round trip, from the 8 B round trip through
-the same netem up) or bdp (the link's rate x DROCE_LIVE_CAP_RTT_US).
+CAP is bdp (the link's rate x DROCE_LIVE_CAP_RTT_US) or auto (the link's rate x each QP's
+smoothed round trip, from the 8 B round trip through the same netem up; on a loaded host that
+round trip is the processes' stalls and the cap outgrows netem's queue: tools/bench/README.md).
 Writes OUT/loss_live.csv (every run) and, with gnuplot, OUT/loss_live.png titled with the
 commit and the date; prints a table. A benchmark: it fails only when a run fails.
 
     droce-loss-live.py NETEM PERF OUT [LOSS...]    (default 0 0.1 1 2 5)
     DROCE_LIVE_SECONDS (3) per run, DROCE_LIVE_REPS (1) runs per point, DROCE_LIVE_MBPS (1000)
     droce-netem's rate and link_mbps, DROCE_LIVE_DELAY_US (20) its one-way delay,
-    DROCE_LIVE_CAP (auto) or bdp, DROCE_LIVE_CAP_RTT_US (3000) bdp's inflight_rtt_us
+    DROCE_LIVE_CAP (bdp) or auto, DROCE_LIVE_CAP_RTT_US (3000) bdp's inflight_rtt_us
 """
 import os
 import shutil
@@ -30,7 +31,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'droce-netem'))
 import netem_pair  # noqa: E402
 
-CAP = os.environ.get('DROCE_LIVE_CAP', 'auto')
+CAP = os.environ.get('DROCE_LIVE_CAP', 'bdp')
 MODES = [('gbn', 'gbn', 'off'), ('gbn_cap', 'gbn', CAP), ('sr', 'sr', 'off'),
 	 ('sr_cap', 'sr', CAP)]
 SECONDS = int(os.environ.get('DROCE_LIVE_SECONDS', '3'))
