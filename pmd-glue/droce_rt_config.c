@@ -205,7 +205,8 @@ droce_rt_config_ack(const struct droce_rt_config *cfg, int def_order, struct dro
 	return 0;
 }
 
-/* inflight_cap: "bdp" (the link's rate x inflight_rtt_us), "off" or "0", or 1..1023 packets. */
+/* inflight_cap: "bdp" (the link's rate x inflight_rtt_us), "auto" (the link's rate x the QP's
+ * smoothed RTT, at least bdp's), "off" or "0", or 1..1023 packets. */
 int
 droce_rt_config_inflight(const struct droce_rt_config *cfg, struct droce_inflight_cfg *c)
 {
@@ -218,6 +219,10 @@ droce_rt_config_inflight(const struct droce_rt_config *cfg, struct droce_infligh
 	c->rto_min_ns = cfg->rto_min_us * 1000;
 	if (strcmp(cfg->inflight_cap, "bdp") == 0)
 		return 0;
+	if (strcmp(cfg->inflight_cap, "auto") == 0) {
+		c->cap = DROCE_INFLIGHT_CAP_AUTO;
+		return 0;
+	}
 	if (strcmp(cfg->inflight_cap, "off") == 0) {
 		c->cap = 0;
 		return 0;
@@ -748,10 +753,10 @@ droce_rt_config_validate(const struct droce_rt_config *cfg, char *err, size_t er
 		struct droce_inflight_cfg inf;
 
 		if (droce_rt_config_inflight(cfg, &inf) != 0)
-			return droce_rt_errf(
-				-EINVAL, err, errlen,
-				"inflight_cap %s is not bdp, off or a number of packets 0..1023",
-				cfg->inflight_cap);
+			return droce_rt_errf(-EINVAL, err, errlen,
+					     "inflight_cap %s is not bdp, auto, off or a number of "
+					     "packets 0..1023",
+					     cfg->inflight_cap);
 	}
 	if (validate_shards(cfg, err, errlen) != 0)
 		return -EINVAL;

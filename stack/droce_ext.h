@@ -59,14 +59,17 @@ uint64_t droce_dev_events_lost(const struct droce_dev *dev);
  * from measured round trips (RFC 6298, Karn's rule) resends a lost tail long before the IBTA
  * local ACK timeout (4.096 us x 2^timeout, its upper bound); only that timeout spends retry_cnt.
  */
-#define DROCE_INFLIGHT_CAP_BDP	  UINT32_MAX /* cap: path_bps x rtt_ns over the path MTU */
-#define DROCE_INFLIGHT_RTT_NS	  10000	     /* default round trip of the BDP cap */
-#define DROCE_INFLIGHT_RTO_MIN_NS 20000	     /* default floor of the RTO */
+#define DROCE_INFLIGHT_CAP_BDP UINT32_MAX /* cap: path_bps x rtt_ns over the path MTU */
+/* cap: path_bps x the QP's smoothed round trip over the path MTU, at least the BDP of rtt_ns
+ * (also what it starts at, before the first sample) */
+#define DROCE_INFLIGHT_CAP_AUTO	  (UINT32_MAX - 1)
+#define DROCE_INFLIGHT_RTT_NS	  10000 /* default round trip of the BDP cap */
+#define DROCE_INFLIGHT_RTO_MIN_NS 20000 /* default floor of the RTO */
 
 struct droce_inflight_cfg {
-	uint32_t cap;	   /* packets; 0: no cap (the engine's 1024-PSN window); or _CAP_BDP */
+	uint32_t cap;	   /* packets; 0: no cap (the engine's 1024-PSN window); _CAP_BDP, _AUTO */
 	uint64_t path_bps; /* the BDP's rate; 0: the device's link_bps (100 Gbit/s unknown) */
-	uint32_t rtt_ns;   /* the BDP's round trip; 0: DROCE_INFLIGHT_RTT_NS */
+	uint32_t rtt_ns;   /* the BDP's round trip (_AUTO's floor); 0: DROCE_INFLIGHT_RTT_NS */
 	bool rto;	   /* resend after an RTO from measured RTT (else the local ACK timeout) */
 	uint32_t rto_min_ns; /* the RTO's floor */
 };

@@ -4,7 +4,12 @@
  *
  * The cap bounds what a go-back-N rewind throws away: without it a requester puts its whole
  * send queue on the wire (up to 1024 PSNs), and one loss costs all of it sent again. With it,
- * about one bandwidth-delay product is out, as IRN's BDP flow control keeps it.
+ * about one bandwidth-delay product is out, as IRN's BDP flow control keeps it. Its round trip
+ * is configured (_CAP_BDP), or with _CAP_AUTO the QP's smoothed RTT above a configured floor:
+ * a software path's round trip under load is its processes' scheduling, not the wire's, and
+ * no one figure fits every host. The RTT includes the queue the cap itself builds, so the cap
+ * settles where it is when the link is the bottleneck (cap = rate x (delay + queue)); it
+ * grows when the path is slower than path_bps, hence path_bps should be the bottleneck's.
  *
  * The RTO (RFC 6298 2.2-2.3, 5.5-5.7): SRTT and RTTVAR from round trips of request packets that
  * ask for an ACK, one timed at a time, from its first transmission to the ACK (or response)
@@ -12,8 +17,9 @@
  * be told from one to the first). Per packet, not per message: under loss a long message is
  * rarely sent once from end to end, and the RTO would never learn a round trip.
  * RTO = SRTT + 4 RTTVAR, at least the floor, doubled after each early resend until the peer
- * acknowledges something new (as Linux TCP does: under heavy loss waiting for the next sample
- * let the backoff climb to the local ACK timeout). An early resend sends one packet and the
+ * acknowledges something sent after it (under heavy loss waiting for the next sample let the
+ * backoff climb to the local ACK timeout; ending it at any ACK kept an RTO below a grown round
+ * trip firing for every packet, never sampled). An early resend sends one packet and the
  * window reopens, doubling per ACK (RFC 5681 3.1's loss window): a timer that fired early
  * costs one packet, not a window. It only ever fires before the IBTA local ACK timer
  * (C9-140, 9.7.6.1.3: 4.096 us x 2^timeout): that timer keeps its own deadline, and only its
@@ -38,19 +44,34 @@ droce_inflight_defaults(struct droce_inflight_cfg *c)
 	c->rto_min_ns = DROCE_INFLIGHT_RTO_MIN_NS;
 }
 
-/* Packets in path_bps x rtt_ns at this MTU; bps / 8000 x ns / 10^6 = bytes without overflow
+/* Packets in path_bps x rtt ns at this MTU; bps / 8000 x ns / 10^6 = bytes without overflow
  * up to 1.6 Tbit/s and seconds of round trip. */
 static uint32_t
-bdp_pkts(const struct droce_qp *qp, const struct droce_inflight_cfg *c)
+bdp_pkts(const struct droce_qp *qp, const struct droce_inflight_cfg *c, uint64_t rtt)
 {
 	uint64_t bps = c->path_bps	      ? c->path_bps :
 		       qp->dev->attr.link_bps ? qp->dev->attr.link_bps :
 						INFLIGHT_UNKNOWN_BPS;
-	uint64_t rtt = c->rtt_ns ? c->rtt_ns : DROCE_INFLIGHT_RTT_NS;
 	uint64_t bytes = bps / 8000 * rtt / 1000000;
 	uint64_t n = (bytes + qp->mtu - 1) / qp->mtu;
 
 	return n > DROCE_MAX_INFLIGHT ? DROCE_MAX_INFLIGHT : (uint32_t)n;
+}
+
+/* The cap's packets from the settings: the configured round trip's BDP, and with _AUTO the
+ * smoothed round trip's when that is longer (what this path takes with the window in flight). */
+static uint32_t
+cap_pkts(const struct droce_qp *qp, const struct droce_inflight *f)
+{
+	uint64_t rtt = f->cfg.rtt_ns ? f->cfg.rtt_ns : DROCE_INFLIGHT_RTT_NS;
+
+	if (f->cfg.cap != DROCE_INFLIGHT_CAP_BDP && f->cfg.cap != DROCE_INFLIGHT_CAP_AUTO)
+		return f->cfg.cap;
+	if (qp->mtu == 0)
+		return 0; /* sized again with the MTU */
+	if (f->cfg.cap == DROCE_INFLIGHT_CAP_AUTO && f->srtt > rtt)
+		rtt = f->srtt;
+	return bdp_pkts(qp, &f->cfg, rtt);
 }
 
 /* The window in force: the cap, or less while it reopens after an early resend. */
@@ -64,20 +85,38 @@ set_limit(struct droce_inflight *f, uint32_t n)
 		f->ackreq_every = n / 4 ? n / 4 : 1;
 }
 
+static uint32_t
+full_pkts(const struct droce_qp *qp, const struct droce_inflight *f)
+{
+	uint32_t cap = cap_pkts(qp, f);
+
+	if (cap == 0 || cap >= DROCE_MAX_INFLIGHT)
+		return DROCE_MAX_INFLIGHT;
+	return cap < INFLIGHT_MIN_CAP ? INFLIGHT_MIN_CAP : cap;
+}
+
 void
 droce_inflight_update(struct droce_qp *qp)
 {
 	struct droce_inflight *f = &qp->inf;
-	uint32_t cap = f->cfg.cap;
 
-	if (cap == DROCE_INFLIGHT_CAP_BDP)
-		cap = qp->mtu ? bdp_pkts(qp, &f->cfg) : 0; /* sized again with the MTU */
-	if (cap == 0 || cap >= DROCE_MAX_INFLIGHT) {
-		f->full = DROCE_MAX_INFLIGHT;
-	} else {
-		f->full = cap < INFLIGHT_MIN_CAP ? INFLIGHT_MIN_CAP : cap;
-	}
+	f->full = full_pkts(qp, f);
 	set_limit(f, f->full);
+}
+
+/* _AUTO after a round-trip sample: the cap follows it; a window reopening after an early
+ * resend keeps reopening (droce_inflight_acked) up to the new cap. */
+static void
+follow_rtt(struct droce_qp *qp)
+{
+	struct droce_inflight *f = &qp->inf;
+	uint32_t full = full_pkts(qp, f);
+
+	if (full == f->full)
+		return;
+	if (f->limit >= f->full || f->limit > full)
+		set_limit(f, full);
+	f->full = full;
 }
 
 void
@@ -94,6 +133,7 @@ droce_inflight_reset(struct droce_qp *qp)
 
 	f->srtt = f->rttvar = f->rto = 0;
 	f->backoff = 0;
+	f->rewound = false;
 	f->timing = false;
 	f->ibta_at = UINT64_MAX;
 	droce_inflight_update(qp);
@@ -104,7 +144,8 @@ droce_inflight_sent(struct droce_qp *qp, uint32_t psn, uint64_t now)
 {
 	struct droce_inflight *f = &qp->inf;
 
-	if (f->timing || !f->cfg.rto)
+	/* the auto cap samples round trips as the RTO does */
+	if (f->timing || (!f->cfg.rto && f->cfg.cap != DROCE_INFLIGHT_CAP_AUTO))
 		return;
 	f->timing = true;
 	f->timed_psn = psn;
@@ -116,7 +157,15 @@ droce_inflight_acked(struct droce_qp *qp, uint32_t una, uint64_t now)
 {
 	struct droce_inflight *f = &qp->inf;
 
-	f->backoff = 0;		/* as the retry count: the path delivers again */
+	/* The path delivers again: the backoff ends, as the retry count refills, once una passes
+	 * what was out at the last early resend. An ACK for those PSNs may answer their first
+	 * transmission (the resend was spurious: the round trip outgrew the RTO), and ending the
+	 * backoff there would let every later packet time out alike and never be sampled (Karn;
+	 * RFC 6298 5.7 keeps the backed-off RTO until a new sample). */
+	if (!f->rewound || droce_psn_lt(f->rewind_hi, una)) {
+		f->backoff = 0;
+		f->rewound = false;
+	}
 	if (f->limit < f->full) /* reopen: double per ACK that moves una (slow start) */
 		set_limit(f, f->limit * 2 < f->full ? f->limit * 2 : f->full);
 	if (f->timing && droce_psn_lt(f->timed_psn, una)) {
@@ -145,6 +194,8 @@ droce_inflight_rtt(struct droce_qp *qp, uint64_t rtt)
 	if (f->rto < f->cfg.rto_min_ns)
 		f->rto = f->cfg.rto_min_ns;
 	f->backoff = 0;
+	if (f->cfg.cap == DROCE_INFLIGHT_CAP_AUTO)
+		follow_rtt(qp);
 }
 
 static uint64_t
@@ -194,6 +245,8 @@ droce_inflight_early(struct droce_qp *qp, uint64_t now)
 	droce_qp_cnt(qp, DROCE_CNT_RTO_RESEND);
 	if (f->backoff < INFLIGHT_MAX_BACKOFF)
 		f->backoff++;
+	f->rewound = true;
+	f->rewind_hi = qp->req.max_psn_sent;
 	/* One packet, then more as ACKs come (above) */
 	set_limit(f, 1);
 	droce_req_go_back(qp, qp->req.una);

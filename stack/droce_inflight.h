@@ -24,10 +24,12 @@ struct droce_inflight {
 	uint32_t ackreq_every; /* AckReq on every Nth packet besides each message's last */
 	uint64_t srtt;	       /* ns; 0: no sample yet (the local ACK timeout alone runs) */
 	uint64_t rttvar;
-	uint64_t rto;	  /* srtt + 4 rttvar, at least cfg.rto_min_ns */
-	uint64_t ibta_at; /* the local ACK timer's own deadline; req.rto_at may be earlier */
-	uint8_t backoff;  /* early resends since una last moved: the RTO doubles each */
-	bool timing;	  /* timed_psn's first transmission is out, unanswered */
+	uint64_t rto;	    /* srtt + 4 rttvar, at least cfg.rto_min_ns */
+	uint64_t ibta_at;   /* the local ACK timer's own deadline; req.rto_at may be earlier */
+	uint8_t backoff;    /* early resends since una passed rewind_hi: the RTO doubles each */
+	bool rewound;	    /* an early resend went; una has not passed rewind_hi since */
+	uint32_t rewind_hi; /* max_psn_sent at the last early resend */
+	bool timing;	    /* timed_psn's first transmission is out, unanswered */
 	uint32_t timed_psn;
 	uint64_t timed_at;
 };

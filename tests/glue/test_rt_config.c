@@ -317,7 +317,8 @@ test_eal_argv(void)
 	CU_ASSERT_EQUAL(droce_rt_config_eal_argv(&cfg, "p", buf, sizeof(buf), argv, 2), -E2BIG);
 }
 
-/* inflight_cap, inflight_rtt_us, rto, rto_min_us: the engine's settings, a bad cap refused. */
+/* inflight_cap (bdp, auto, off, N), inflight_rtt_us, rto, rto_min_us: the engine's settings, a
+ * bad cap refused. */
 static void
 test_inflight(void)
 {
@@ -344,6 +345,11 @@ test_inflight(void)
 	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "24", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(droce_rt_config_inflight(&cfg, &c), 0);
 	CU_ASSERT_EQUAL(c.cap, 24);
+	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "auto", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(droce_rt_config_inflight(&cfg, &c), 0);
+	CU_ASSERT_EQUAL(c.cap, DROCE_INFLIGHT_CAP_AUTO);
+	CU_ASSERT_EQUAL(c.rtt_ns, 40000); /* its floor */
 	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(droce_rt_config_set(&cfg, "inflight_cap", "lots", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(droce_rt_config_validate(&cfg, err, sizeof(err)), -EINVAL);

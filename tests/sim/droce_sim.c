@@ -52,7 +52,9 @@ usage(FILE *out)
 		"  --pcap FILE       write every frame sent to FILE (the last seed's run)\n"
 		"  --tx-busy P       tx_alloc reports no free buffer\n"
 		"  --timeout C       RC local ACK timeout code (default 8)\n"
-		"  --cap on|off|N    RC in-flight cap: the link's BDP (default), none, N packets\n"
+		"  --cap on|auto|off|N RC in-flight cap: the link's BDP (default), the link's rate "
+		"x\n"
+		"                   the smoothed RTT (at least --cap-rtt's BDP), none, N packets\n"
 		"  --cap-rtt NS      the round trip of the BDP cap (default 10us)\n"
 		"  --rto on|off      resend after an RTO from measured RTT (default on)\n"
 		"  --rto-min NS      the RTO's floor (default 20us)\n"
@@ -317,6 +319,8 @@ main(int argc, char **argv)
 		case OPT_CAP:
 			if (strcmp(optarg, "on") == 0)
 				cfg.inflight.cap = DROCE_INFLIGHT_CAP_BDP;
+			else if (strcmp(optarg, "auto") == 0)
+				cfg.inflight.cap = DROCE_INFLIGHT_CAP_AUTO;
 			else if (strcmp(optarg, "off") == 0)
 				cfg.inflight.cap = 0;
 			else if ((cfg.inflight.cap = (uint32_t)strtoul(optarg, NULL, 0)) == 0)

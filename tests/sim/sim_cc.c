@@ -422,7 +422,7 @@ usage(void)
 		"[--line-gbps L]\n"
 		"       [--cnp-us I] [--param NAME=VALUE]... [--floor "
 		"MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
-		"       [--mlx5] [--cap on|off|N] [--rto on|off]\n"
+		"       [--mlx5] [--cap on|auto|off|N] [--rto on|off]\n"
 		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), and the\n"
 		"engine's in-flight cap and RTO (--cap, --rto: stack/droce_inflight.h).\n"
 		"--seeds N runs the case at seeds S..S+N-1 (no --csv), one line each, and fails "
@@ -531,6 +531,8 @@ parse(int argc, char **argv, struct cfg *c)
 		case 'X':
 			if (strcmp(optarg, "on") == 0)
 				c->inflight.cap = DROCE_INFLIGHT_CAP_BDP;
+			else if (strcmp(optarg, "auto") == 0)
+				c->inflight.cap = DROCE_INFLIGHT_CAP_AUTO;
 			else if (strcmp(optarg, "off") == 0)
 				c->inflight.cap = 0;
 			else if ((c->inflight.cap = (uint32_t)strtoul(optarg, NULL, 0)) == 0)

@@ -239,6 +239,64 @@ test_cap_info(void)
 	teardown(&s);
 }
 
+/* inflight_cap=auto: one-packet WRITEs one after the other over a path of this one-way delay,
+ * then the cap the smoothed round trip gives. */
+static uint32_t
+auto_cap_after(struct scen *s, uint64_t one_way, unsigned int n)
+{
+	struct droce_inflight_info info;
+	unsigned int k, want;
+
+	s->net.node[0].down.cfg.delay_ns = one_way;
+	s->net.node[1].down.cfg.delay_ns = one_way;
+	for (k = 0; k < n; k++) {
+		want = s->nwc[0] + 1;
+		CU_ASSERT(scen_post(s, 0, DROCE_WR_RDMA_WRITE, k, 0, 512, scen_addr(s, 1, 0),
+				    droce_mr_rkey(s->mr[1]), 0) == 0);
+		CU_ASSERT_EQUAL(scen_run_until(s, 0, want, 100 * MS), SIM_DONE);
+	}
+	CU_ASSERT_EQUAL(droce_qp_inflight(s->qp[0], &info), 0);
+	printf("\n    auto, one-way %.0f us: SRTT %.1f us, cap %u", (double)one_way / 1e3,
+	       (double)info.srtt_ns / 1e3, info.cap);
+	return info.cap;
+}
+
+/* The auto cap starts at the configured round trip's BDP (25 Gbit/s x 10 us over 1024 B: 31
+ * packets), follows the smoothed round trip up when the path's grows (200 us: 610 packets)
+ * and back down to that floor when it shrinks again. */
+static void
+test_cap_auto(void)
+{
+	struct droce_inflight_info info;
+	struct droce_inflight_cfg inf;
+	struct sim_qp_params p;
+	struct scen s;
+	uint32_t cap;
+
+	sim_qp_params_default(&p);
+	inf_cfg(&inf, DROCE_INFLIGHT_CAP_AUTO, true);
+	setup(&s, &scen_clean_link, &p, &inf);
+	CU_ASSERT_EQUAL(droce_qp_inflight(s.qp[0], &info), 0);
+	CU_ASSERT_EQUAL(info.cap, 31); /* no sample yet */
+	CU_ASSERT_EQUAL(info.ackreq_every, 7);
+	/* 2 us each way: a round trip below the floor's 10 us */
+	CU_ASSERT_EQUAL(auto_cap_after(&s, 2 * US, 40), 31);
+	cap = auto_cap_after(&s, 100 * US, 60);
+	CU_ASSERT(cap >= 600 && cap <= 640);
+	CU_ASSERT_EQUAL(droce_qp_inflight(s.qp[0], &info), 0);
+	CU_ASSERT_EQUAL(info.ackreq_every, cap / 4);
+	CU_ASSERT_EQUAL(auto_cap_after(&s, 2 * US, 60), 31);
+	/* rto off: the auto cap still samples round trips */
+	inf.rto = false;
+	CU_ASSERT_EQUAL(droce_qp_set_inflight(s.qp[0], &inf), 0);
+	cap = auto_cap_after(&s, 100 * US, 60);
+	CU_ASSERT(cap >= 600 && cap <= 640);
+	CU_ASSERT_EQUAL(s.nwc[0], 220);
+	for (unsigned int k = 0; k < s.nwc[0]; k++)
+		CU_ASSERT(s.wc[0][k].status == DROCE_WC_SUCCESS);
+	teardown(&s);
+}
+
 /* Warm up: 20 one-packet WRITEs one after the other give the estimator its samples. */
 static void
 warm_up(struct scen *s)
@@ -398,5 +456,5 @@ test_retry_cnt_unchanged(void)
 }
 
 DROCE_TEST_MAIN("sim_inflight", DROCE_TEST(test_cap_holds), DROCE_TEST(test_cap_info),
-		DROCE_TEST(test_lost_tail), DROCE_TEST(test_rto_bound),
+		DROCE_TEST(test_cap_auto), DROCE_TEST(test_lost_tail), DROCE_TEST(test_rto_bound),
 		DROCE_TEST(test_retry_cnt_unchanged))

@@ -7,16 +7,19 @@ droce-perf write bw, 64 KiB messages, 16 posted, every run bounded by time (-D) 
 through droce-netem at RATE with DELAY each way and independent loss each way. Modes (the
 runtime keys of both processes, pmd-glue/README.md):
   gbn      recovery=gbn inflight_cap=off   go-back-N over the engine's whole window
-  gbn_cap  recovery=gbn inflight_cap=bdp   go-back-N with the in-flight cap (link_mbps = RATE)
+  gbn_cap  recovery=gbn inflight_cap=CAP   go-back-N with the in-flight cap (link_mbps = RATE)
   sr       recovery=sr  inflight_cap=off   selective repeat
-  sr_cap   recovery=sr  inflight_cap=bdp   selective repeat with the cap
+  sr_cap   recovery=sr  inflight_cap=CAP   selective repeat with the cap
+CAP is bdp (the link's rate x DROCE_LIVE_CAP_RTT_US) or auto (the link's rate x each QP's
+smoothed round trip, from the 8 B round trip through the same netem up; on a loaded host that
+round trip is the processes' stalls and the cap outgrows netem's queue: tools/bench/README.md).
 Writes OUT/loss_live.csv (every run) and, with gnuplot, OUT/loss_live.png titled with the
 commit and the date; prints a table. A benchmark: it fails only when a run fails.
 
     droce-loss-live.py NETEM PERF OUT [LOSS...]    (default 0 0.1 1 2 5)
     DROCE_LIVE_SECONDS (3) per run, DROCE_LIVE_REPS (1) runs per point, DROCE_LIVE_MBPS (1000)
     droce-netem's rate and link_mbps, DROCE_LIVE_DELAY_US (20) its one-way delay,
-    DROCE_LIVE_CAP_RTT_US (3000) inflight_rtt_us
+    DROCE_LIVE_CAP (bdp) or auto, DROCE_LIVE_CAP_RTT_US (3000) bdp's inflight_rtt_us
 """
 import os
 import shutil
@@ -28,21 +31,28 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'droce-netem'))
 import netem_pair  # noqa: E402
 
-MODES = [('gbn', 'gbn', 'off'), ('gbn_cap', 'gbn', 'bdp'), ('sr', 'sr', 'off'),
-	 ('sr_cap', 'sr', 'bdp')]
+CAP = os.environ.get('DROCE_LIVE_CAP', 'bdp')
+MODES = [('gbn', 'gbn', 'off'), ('gbn_cap', 'gbn', CAP), ('sr', 'sr', 'off'),
+	 ('sr_cap', 'sr', CAP)]
 SECONDS = int(os.environ.get('DROCE_LIVE_SECONDS', '3'))
 REPS = int(os.environ.get('DROCE_LIVE_REPS', '1'))
 MBPS = int(os.environ.get('DROCE_LIVE_MBPS', '1000'))
 DELAY_US = int(os.environ.get('DROCE_LIVE_DELAY_US', '20'))
-# the round trip the cap is made for (inflight_rtt_us): with a window in flight, this host's path
-# takes milliseconds, not the idle 8 B round trip (tools/bench/README.md, "Live")
+# the round trip the bdp cap is made for (inflight_rtt_us): with a window in flight, this host's
+# path takes milliseconds, not the idle 8 B round trip (tools/bench/README.md, "Live"); the auto
+# cap measures it, from the 8 B round trip up
 CAP_RTT_US = int(os.environ.get('DROCE_LIVE_CAP_RTT_US', '3000'))
 BOUND = SECONDS + 40  # seconds any one process may take
 
 
-def one(netem, perf, tmp, loss, recovery, cap, seed, rtt_us, lat=False):
-	"""One run: (goodput Gbit/s, or with lat the median round trip in us, or None; data
-	packets sent, frames netem dropped)."""
+# client counters each run records (dev.*: droce-stat's names)
+KEPT = ['roce_adp_retrans', 'rto_resend', 'local_ack_timeout_err', 'rcvd_seq_err',
+	'retry_exceeded_err']
+
+
+def one(netem, perf, tmp, loss, recovery, cap, seed, rtt_us, lat=False, keep=None):
+	"""One run: (goodput Gbit/s, or with lat the median round trip in us, or None; the
+	client's counters KEPT, frames netem dropped). keep: a failed run's output goes there."""
 	if lat:
 		what = ['-m', 'lat', '-s', '8', '-n', '2000']
 	else:
@@ -56,14 +66,19 @@ def one(netem, perf, tmp, loss, recovery, cap, seed, rtt_us, lat=False):
 		bound=BOUND)
 	if r.error:
 		print(r.error, file=sys.stderr)
-		return None, 0, 0
+		return None, {}, 0
 	res = r.results()
+	cnt = netem_pair.counters(r.cerr, 'client')
+	cnt = {k: cnt.get('dev.' + k, 0) for k in KEPT}
 	if r.crc != 0 or len(res) != 1 or res[0]['verified'] is not True or res[0]['bad'] != 0:
 		print('run %s %s %s failed (exit %s):\n%s' % (loss, recovery, cap, r.crc,
 							       r.cerr[-2000:]), file=sys.stderr)
-		return None, 0, r.dropped()
-	return (res[0]['lat_us']['p50'] if lat else res[0]['gbps'],
-		netem_pair.counters(r.cerr, 'client').get('dev.roce_adp_retrans', 0), r.dropped())
+		if keep:
+			with open(keep, 'w') as f:
+				f.write('client exit %s\n%s\n%s\nserver exit %s\n%s\nnetem\n%s\n' % (
+					r.crc, r.cout, r.cerr, r.src, r.sout, r.nout))
+		return None, cnt, r.dropped()
+	return (res[0]['lat_us']['p50'] if lat else res[0]['gbps'], cnt, r.dropped())
 
 
 def main():
@@ -87,24 +102,26 @@ def main():
 		rtt, _, _ = one(netem, perf, tmp, '0', 'gbn', 'off', 11, 100, lat=True)
 		if rtt is None:
 			return 1
-		rtt_us = CAP_RTT_US
+		rtt_us = CAP_RTT_US if CAP == 'bdp' else max(10, int(rtt))
 		ncap = MBPS * rtt_us // 8 // 1024
 		with open(runs, 'w') as f:
-			f.write('mode,loss_pct,rep,goodput_gbps,resent,frames_lost\n')
+			f.write('mode,loss_pct,rep,goodput_gbps,%s,frames_lost\n' % ','.join(KEPT))
 			# interleaved: every mode at a loss before the next loss, so a change of the
 			# host's load falls on all four alike
 			for loss in losses:
 				for rep in range(REPS):
 					for mode, rec, cap in MODES:
-						g, resent, lost = one(netem, perf, tmp, loss, rec, cap,
-								      11 + rep, rtt_us)
+						keep = os.path.join(out, 'loss_live-fail-%s-%s-%d.txt' % (
+							mode, loss, rep))
+						g, cnt, lost = one(netem, perf, tmp, loss, rec, cap,
+								   11 + rep, rtt_us, keep=keep)
 						if g is None:
 							failed += 1
 						else:
 							res.setdefault((mode, loss), []).append(g)
-						f.write('%s,%s,%d,%s,%d,%d\n' % (
+						f.write('%s,%s,%d,%s,%s,%d\n' % (
 							mode, loss, rep, '%.3f' % g if g is not None else '',
-							resent, lost))
+							','.join(str(cnt.get(k, '')) for k in KEPT), lost))
 						f.flush()
 				print('  loss %s %%: done' % loss, file=sys.stderr)
 	finally:
@@ -120,9 +137,9 @@ def main():
 			f.write(loss + ''.join(',%.3f' % med(res[(m, loss)]) if (m, loss) in res
 					       else ',' for m, _, _ in MODES) + '\n')
 	print('droce-loss-live: droce-perf write bw 64 KiB x 16 posted, %d s a run, median of %d;'
-	      ' droce-netem %d Mbit/s, %d us each way; 8 B round trip %.0f us, cap %d packets'
-	      ' (inflight_rtt_us %d) (%s, %s)' % (SECONDS, REPS, MBPS, DELAY_US, rtt, ncap, rtt_us,
-						   commit, date))
+	      ' droce-netem %d Mbit/s, %d us each way; 8 B round trip %.0f us, cap %s from %d packets'
+	      ' (inflight_rtt_us %d) (%s, %s)' % (SECONDS, REPS, MBPS, DELAY_US, rtt, CAP, ncap,
+						   rtt_us, commit, date))
 	print('loss %   ' + ''.join('%10s' % m for m, _, _ in MODES) + '   (Gbit/s)')
 	for loss in losses:
 		print('%6s  ' % loss + ''.join(
@@ -132,15 +149,15 @@ def main():
 	if shutil.which('gnuplot'):
 		png = os.path.join(out, 'loss_live.png')
 		gp = '''set datafile separator ','
-set terminal pngcairo size 900,600 noenhanced
+set terminal png size 900,600 noenhanced
 set output '%s'
-set title "droce-perf write bw 64 KiB, droce-netem %d Mbit/s, %d us each way, cap %d (%s, %s)" font ',10'
+set title "droce-perf write bw 64 KiB, droce-netem %d Mbit/s, %d us each way, cap %s from %d (%s, %s)" font ',10'
 set xlabel 'loss %%'
 set ylabel 'goodput Gbit/s'
 set key top right
 set grid
 plot for [i=2:5] '%s' using 1:i with linespoints title columnhead(i)
-''' % (png, MBPS, DELAY_US, ncap, commit, date, csv)
+''' % (png, MBPS, DELAY_US, CAP, ncap, commit, date, csv)
 		if subprocess.run(['gnuplot'], input=gp, text=True).returncode == 0:
 			print('  -> %s' % png)
 		else:

@@ -101,7 +101,7 @@ plot_modes() {
 	names=$(for m in $modes; do printf '%s ' "${m%%=*}"; done)
 	gnuplot <<GP || exit 1
 set datafile separator ','
-set terminal pngcairo size 900,600 noenhanced
+set terminal png size 900,600 noenhanced
 set output '$out/$name-$off.png'
 set title "$title ($commit, $date)" font ',10'
 set xlabel 'loss %'
@@ -150,7 +150,7 @@ echo "  -> $inc"
 if [ "$plot" = 1 ]; then
 	gnuplot <<GP || exit 1
 set datafile separator ','
-set terminal pngcairo size 900,900 noenhanced
+set terminal png size 900,900 noenhanced
 set output '$out/incast.png'
 set multiplot layout 2,1 title "droce-sim-cc incast N:1, 25 Gbit/s, RED 5-200 KB, 10 ms ($commit, $date)" font ',10'
 set logscale x 2
@@ -186,7 +186,7 @@ for n in 16 64; do
 		[ "$plot" = 1 ] || continue
 		gnuplot <<GP || exit 1
 set datafile separator ','
-set terminal pngcairo size 1000,800 noenhanced
+set terminal png size 1000,800 noenhanced
 set output '$out/incast$n-$cc.png'
 set multiplot layout 2,1 title "droce-sim-cc --cc $cc --flows $n --gbps 25 --cnp-us 50 ($commit, $date)" font ',10'
 set xlabel 'ms'
