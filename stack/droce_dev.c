@@ -107,6 +107,7 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	droce_dev_set_gids(dev, (const uint8_t(*)[16])attr->gids, attr->num_gids);
 	dev->qpn_gen = (uint32_t)io->rand64(io->ctx);
 	dev->cnp_interval_ns = DROCE_CNP_INTERVAL_NS;
+	dev->rto_heard = true; /* the first early resend goes */
 	droce_inflight_defaults(&dev->inflight);
 	return dev;
 nomem:
@@ -482,6 +483,8 @@ droce_dev_rx_burst(struct droce_dev *dev, const uint8_t *const *frames, const ui
 	unsigned int i;
 
 	dev->now = now_ns;
+	if (n != 0)
+		dev->rto_heard = true;
 	for (i = 0; i < n; i++)
 		rx_one(dev, frames[i], lens[i], now_ns);
 }
