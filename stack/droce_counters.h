@@ -71,6 +71,7 @@ struct droce_qp;
 	X(SR_KEPT, "sr_kept") \
 	X(SR_PEER, "sr_peer") \
 	X(RTO_RESEND, "rto_resend") \
+	X(RTO_DEFERRED, "rto_deferred") \
 	X(ACK_HELD, "ack_held") \
 	X(ACK_HELD_TIMEOUT, "ack_held_timeout")
 

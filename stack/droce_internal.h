@@ -382,7 +382,10 @@ struct droce_dev {
 	struct droce_async_event ev[DROCE_EVENT_RING];
 	uint32_t ev_head, ev_tail;
 	uint64_t ev_lost;
-	uint64_t now;			  /* the latest now_ns the caller gave */
+	uint64_t now; /* the latest now_ns the caller gave */
+	/* Early resends (droce_inflight.c): one QP probes while the device hears nothing */
+	bool rto_heard;			  /* a frame came in since the last early resend */
+	uint32_t rto_prober;		  /* the QPN whose early resend that was */
 	uint64_t cnt_gone[DROCE_CNT_MAX]; /* counters of destroyed QPs */
 	struct droce_drop_stats drops;
 	/* Received frames' ICRC prefix state, one per QP slot (DestQP & qp_mask, droce_parse_rx):

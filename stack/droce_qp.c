@@ -236,8 +236,10 @@ droce_qp_destroy(struct droce_qp *qp)
 	droce_ack_drop(qp);
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = UINT64_MAX;
 	droce_sched_deadline(qp);
-	droce_mcast_detach_all(qp); /* as the kernel does for a QP destroyed attached */
-	droce_mw_qp_gone(qp);	    /* its type 2 windows: no QP left to serve */
+	if (dev->rto_prober == qp->qpn)
+		dev->rto_heard = true; /* no probe of the path left: the next early resend goes */
+	droce_mcast_detach_all(qp);    /* as the kernel does for a QP destroyed attached */
+	droce_mw_qp_gone(qp);	       /* its type 2 windows: no QP left to serve */
 	for (i = 0; i < DROCE_CNT_MAX; i++)
 		dev->cnt_gone[i] += qp->cnt[i];
 	qp_free_mem(qp);

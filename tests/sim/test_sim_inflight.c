@@ -455,6 +455,90 @@ test_retry_cnt_unchanged(void)
 	teardown(&s);
 }
 
+/* Two QPs with a WRITE each in flight when the peer goes quiet: one QP's early resends probe
+ * the silence, the other's wait (rto_deferred) instead of resending into it too; once the peer
+ * answers again the waiting one resends at its next RTO, and both complete before any local ACK
+ * timeout. */
+static void
+test_quiet_path_one_probe(void)
+{
+	struct droce_inflight_cfg inf;
+	struct droce_qp_init_attr ia;
+	struct droce_qp *b[2], *a[2];
+	struct sim_qp_params p;
+	uint64_t t0, res_a, res_b, def_a, def_b;
+	unsigned int n, k;
+	struct scen s;
+	int err = 0;
+
+	sim_qp_params_default(&p);
+	p.timeout = 10; /* 4.19 ms: the early resends alone act in the first 2 ms */
+	inf_cfg(&inf, DROCE_INFLIGHT_CAP_BDP, true);
+	setup(&s, &scen_clean_link, &p, &inf);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = DROCE_QPT_RC;
+	ia.cap.max_send_wr = 32;
+	ia.cap.max_recv_wr = 32;
+	ia.cap.max_send_sge = 4;
+	ia.cap.max_recv_sge = 4;
+	for (n = 0; n < 2; n++) {
+		ia.send_cq = ia.recv_cq = s.cq[n];
+		b[n] = droce_qp_create(s.pd[n], &ia, &err);
+		CU_ASSERT_FATAL(b[n] != NULL);
+		CU_ASSERT_FATAL(droce_qp_set_inflight(b[n], &inf) == 0);
+		a[n] = s.qp[n];
+	}
+	for (n = 0; n < 2; n++)
+		CU_ASSERT_FATAL(sim_qp_bring_up(b[n], DROCE_QPT_RC, &s.ep[!n], droce_qp_num(b[!n]),
+						&p) == 0);
+	/* both learn a round trip: 20 WRITEs on each, one after the other */
+	warm_up(&s);
+	s.qp[0] = b[0];
+	s.qp[1] = b[1];
+	for (k = 0; k < 20; k++) {
+		CU_ASSERT(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 200 + k, 0, 512,
+				    scen_addr(&s, 1, 0), droce_mr_rkey(s.mr[1]), 0) == 0);
+		CU_ASSERT_EQUAL(scen_run_until(&s, 0, 21 + k, 10 * MS), SIM_DONE);
+	}
+	s.net.node[1].down.cfg.down = true;
+	t0 = s.net.now;
+	s.qp[0] = a[0];
+	CU_ASSERT(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 512, scen_addr(&s, 1, 0),
+			    droce_mr_rkey(s.mr[1]), 0) == 0);
+	s.qp[0] = b[0];
+	CU_ASSERT(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 2, 512, 512, scen_addr(&s, 1, 512),
+			    droce_mr_rkey(s.mr[1]), 0) == 0);
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 42, 2 * MS), SIM_TIME_LIMIT);
+	res_a = droce_qp_counter(a[0], DROCE_CNT_RTO_RESEND);
+	res_b = droce_qp_counter(b[0], DROCE_CNT_RTO_RESEND);
+	def_a = droce_qp_counter(a[0], DROCE_CNT_RTO_DEFERRED);
+	def_b = droce_qp_counter(b[0], DROCE_CNT_RTO_DEFERRED);
+	printf("\n    peer quiet 2 ms: early resends %llu and %llu, deferred %llu and %llu",
+	       (unsigned long long)res_a, (unsigned long long)res_b, (unsigned long long)def_a,
+	       (unsigned long long)def_b);
+	/* the first to fire probes (20 us, 40, 80 ... within 2 ms); the other never resends */
+	CU_ASSERT(res_a + res_b >= 4);
+	CU_ASSERT(res_a == 0 || res_b == 0);
+	CU_ASSERT(res_a == 0 ? def_a >= 4 && def_b == 0 : def_b >= 4 && def_a == 0);
+	s.net.node[1].down.cfg.down = false;
+	CU_ASSERT_EQUAL(scen_run_until(&s, 0, 42, 10 * MS), SIM_DONE);
+	CU_ASSERT_EQUAL(s.nwc[0], 42);
+	for (k = 40; k < 42 && k < s.nwc[0]; k++) {
+		CU_ASSERT_EQUAL(s.wc[0][k].status, DROCE_WC_SUCCESS);
+		CU_ASSERT(s.wc_t[0][k] - t0 < 4096ull << 10);
+	}
+	CU_ASSERT(s.wc[0][40].wr_id + s.wc[0][41].wr_id == 3); /* wr_ids 1 and 2 */
+	/* the one that waited resent once the peer answered the probe */
+	CU_ASSERT(droce_qp_counter(res_a == 0 ? a[0] : b[0], DROCE_CNT_RTO_RESEND) >= 1);
+	CU_ASSERT_EQUAL(droce_qp_counter(a[0], DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 0);
+	CU_ASSERT_EQUAL(droce_qp_counter(b[0], DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 0);
+	for (n = 0; n < 2; n++) {
+		s.qp[n] = a[n];
+		droce_qp_destroy(b[n]);
+	}
+	teardown(&s);
+}
+
 DROCE_TEST_MAIN("sim_inflight", DROCE_TEST(test_cap_holds), DROCE_TEST(test_cap_info),
 		DROCE_TEST(test_cap_auto), DROCE_TEST(test_lost_tail), DROCE_TEST(test_rto_bound),
-		DROCE_TEST(test_retry_cnt_unchanged))
+		DROCE_TEST(test_retry_cnt_unchanged), DROCE_TEST(test_quiet_path_one_probe))

@@ -311,8 +311,12 @@ connect_fn(struct perf_ctx *c)
 
 	memset(&cn, 0, sizeof(cn));
 	cn.path_mtu = mtu_enum(mtu);
-	cn.max_dest_rd_atomic = 16;
-	cn.max_rd_atomic = 16;
+	/* responder resources only where READs or atomics run (as perftest): 16 of them make
+	 * each QP allocate a response ring twice the size (5.5 KB) again at RTR */
+	if (c->plan.op == PERF_OP_READ || perf_is_atomic(c->plan.op)) {
+		cn.max_dest_rd_atomic = 16;
+		cn.max_rd_atomic = 16;
+	}
 	cn.min_rnr_timer = 1; /* 0.01 ms: a send outrunning the receives retries soon */
 	cn.timeout = 14;      /* 67 ms: a loaded 2-core machine stalls for tens of ms */
 	cn.retry_cnt = 7;
