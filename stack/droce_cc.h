@@ -33,6 +33,10 @@ struct droce_dcqcn_params {
 	/* 1: also at most one cut per smoothed round trip, and a CNP inside it restarts the
 	 * recovery stages (droce's; mlx5 has no such rule: 0) */
 	uint32_t cut_per_rtt;
+	/* N: a cut starts from at most N times the rate the QP sent since its last cut, for a
+	 * QP held below RC by something else (a path slower than line_rate_bps, its window,
+	 * the loop); 0: from RC alone (the paper's and mlx5's) */
+	uint32_t cut_from_sent;
 };
 
 struct droce_timely_params {

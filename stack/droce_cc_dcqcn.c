@@ -32,10 +32,11 @@ enum {
 	W_CNP_IN_PERIOD, /* a CNP came in the current alpha period */
 	W_T_TIMER,	 /* start of the current rate-increase timer period */
 	W_T_CUT,	 /* the last cut (rate_reduce_monitor_period) */
-	W_CUTS,		 /* cuts made */
-	W_IGNORED,	 /* CNPs inside the monitor period: no cut */
+	W_CUTS,		 /* cuts made (low 32 bits), CNPs that did not cut (high 32) */
+	W_SENT,		 /* bytes sent since the last cut (the rate a cut starts from) */
 	W_SRTT,		 /* smoothed round trip (cut_per_rtt), 0: no sample yet */
 };
+#define IGNORED_ONE (1ull << 32)
 
 /*
  * Defaults for a port of link_bps, after the paper's values (made for 40G: g = 1/256, T = 55 us,
@@ -85,6 +86,7 @@ droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 	p->reduce_period_ns = 4000;	       /* rate_reduce_monitor_period */
 	p->initial_alpha = 1023;	       /* initial_alpha_value */
 	p->cut_per_rtt = 1;
+	p->cut_from_sent = 0;
 }
 
 uint64_t
@@ -112,6 +114,7 @@ droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps)
 	p->reduce_period_ns = 4000;		/* rate_reduce_monitor_period 4 */
 	p->initial_alpha = 1023;		/* initial_alpha_value */
 	p->cut_per_rtt = 0;
+	p->cut_from_sent = 0;
 }
 
 int
@@ -120,7 +123,7 @@ droce_cc_dcqcn_check(const struct droce_dcqcn_params *p)
 	if (p == NULL || p->line_rate_bps == 0 || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
 	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->byte_reset == 0 ||
 	    p->min_dec_fac > 100 || p->g > G_ONE || p->alpha_period_ns == 0 ||
-	    p->initial_alpha > G_ONE || p->cut_per_rtt > 1)
+	    p->initial_alpha > G_ONE || p->cut_per_rtt > 1 || p->cut_from_sent > 64)
 		return -EINVAL;
 	return 0;
 }
@@ -252,6 +255,7 @@ dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	advance(s, now_ns);
 	s->w[W_BYTES] += bytes;
+	s->w[W_SENT] += bytes;
 	while (s->w[W_BYTES] >= P->byte_reset) {
 		s->w[W_BYTES] -= P->byte_reset;
 		if (s->w[W_RC] < P->max_rate_bps) {
@@ -277,18 +281,44 @@ cut_spacing(const struct droce_cc_state *s)
 	return s->w[W_SRTT] < fr ? s->w[W_SRTT] : fr;
 }
 
+/*
+ * The rate a cut starts from: RC, or with cut_from_sent N, N times what the QP sent since the
+ * last cut when that is less. RC is a ceiling: a QP held back by something else (its window,
+ * the loop, a path slower than the port's link_bps) sends below it, and cuts of RC alone must
+ * take RC down to the bottleneck before one shows in the queue (10 Gbit/s over a 2 Gbit/s
+ * path: RC stayed near 8 Gbit/s live while the queue stayed marked). A span shorter than a
+ * timer period says little of a rate (one burst), so RC stands then. Off by default: in the
+ * simulator, flows that a two-message window holds below RC are cut deeper and leave the link
+ * less used (pmd-glue/README.md, Congestion control).
+ */
+static uint64_t
+sent_rate(const struct droce_cc_state *s, uint64_t rc, uint64_t now)
+{
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
+	uint64_t t = s->w[W_T_CUT], r;
+
+	if (P->cut_from_sent == 0 || t == UINT64_MAX || now < t || now - t < P->time_reset_ns)
+		return rc;
+	if (s->w[W_SENT] < (1ull << 31))
+		r = s->w[W_SENT] * 8u * 1000000000u / (now - t);
+	else /* in microseconds, against overflow */
+		r = s->w[W_SENT] * 8u * 1000000u / ((now - t) / 1000 + 1);
+	r *= P->cut_from_sent;
+	return r < rc ? r : rc;
+}
+
 static void
 dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 {
 	const struct droce_dcqcn_params *P = &s->params->dcqcn;
-	uint64_t rc = s->w[W_RC], cut, floor;
+	uint64_t rc = sent_rate(s, s->w[W_RC], now_ns), cut, floor;
 
 	advance(s, now_ns);
 	/* alpha = (1 - g) alpha + g, in mlx5's terms G/1024 alpha + (1 - G/1024) */
 	s->w[W_ALPHA] = (s->w[W_ALPHA] * P->g + (G_ONE - P->g) * ALPHA_ONE) / G_ONE;
 	s->w[W_CNP_IN_PERIOD] = 1;
 	if (s->w[W_T_CUT] != UINT64_MAX && now_ns - s->w[W_T_CUT] < P->reduce_period_ns) {
-		s->w[W_IGNORED]++; /* at most one cut per monitor period */
+		s->w[W_CUTS] += IGNORED_ONE; /* at most one cut per monitor period */
 		return;
 	}
 	if (P->cut_per_rtt && s->w[W_T_CUT] != UINT64_MAX &&
@@ -297,7 +327,7 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 		 * compounds on marks it answered already (16 flows starting at line rate halved
 		 * a dozen times in one drain). The CNP says the queue has not drained yet, so
 		 * the recovery waits. */
-		s->w[W_IGNORED]++;
+		s->w[W_CUTS] += IGNORED_ONE;
 		s->w[W_T_STAGE] = s->w[W_B_STAGE] = s->w[W_BYTES] = 0;
 		s->w[W_T_TIMER] = now_ns;
 		return;
@@ -313,6 +343,7 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 	s->w[W_T_STAGE] = s->w[W_B_STAGE] = s->w[W_BYTES] = 0;
 	s->w[W_T_TIMER] = now_ns;
 	s->w[W_T_CUT] = now_ns;
+	s->w[W_SENT] = 0;
 	s->w[W_CUTS]++;
 }
 
@@ -322,8 +353,8 @@ droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *s
 	st->rate_bps = s->w[W_RC];
 	st->target_bps = s->w[W_RT];
 	st->alpha = (uint32_t)(s->w[W_ALPHA] >> (ALPHA_SHIFT - 10));
-	st->cuts = s->w[W_CUTS];
-	st->cnp_ignored = s->w[W_IGNORED];
+	st->cuts = s->w[W_CUTS] & (IGNORED_ONE - 1);
+	st->cnp_ignored = s->w[W_CUTS] >> 32;
 }
 
 static unsigned int

@@ -265,6 +265,7 @@ set_params(struct run *r, const struct droce_cc_ops *ops, union droce_cc_params 
 		SET(dcqcn, "reduce_period_us", reduce_period_ns, 1e3)
 		SET(dcqcn, "min_dec_fac", min_dec_fac, 1)
 		SET(dcqcn, "initial_alpha", initial_alpha, 1)
+		SET(dcqcn, "cut_from_sent", cut_from_sent, 1)
 		SET(timely, "max_rate_mbps", max_rate_bps, 1e6)
 		SET(timely, "min_rate_mbps", min_rate_bps, 1e6)
 		SET(timely, "delta_mbps", delta_bps, 1e6)

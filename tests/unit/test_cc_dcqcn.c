@@ -126,6 +126,53 @@ test_cut_and_monitor_period(void)
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps / 100 * 70);
 }
 
+/* A cut starts from what the QP sent since the last cut when that is below RC: a QP held to
+ * 2 Gbit/s by something else (its window, a slower path) while its limiter allows 5 is cut
+ * from 2, not from 5 (RC alone stayed far above a live bottleneck). A span shorter than a
+ * timer period, or a QP that sends at RC, cuts from RC. */
+static void
+test_cut_from_sent_rate(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t t = 1000, r;
+	int i;
+
+	p.cut_per_rtt = 0;
+	p.cut_from_sent = 1;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, t); /* no cut before: from RC, 10G to ~5G */
+	r = stats(&s).rate_bps;
+	CU_ASSERT(r > 4900000000ull && r < 5100000000ull);
+	/* 1 ms of 1000 B frames 4 us apart: 2 Gbit/s */
+	for (i = 1; i <= 250; i++)
+		droce_cc_dcqcn.on_send(&s, 1000, t + (uint64_t)i * 4000);
+	t += 250 * 4000;
+	droce_cc_dcqcn.on_cnp(&s, t);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.cuts, 2);
+	CU_ASSERT(st.target_bps >= 1990000000ull && st.target_bps <= 2000000000ull);
+	CU_ASSERT(st.rate_bps < st.target_bps && st.rate_bps >= st.target_bps / 2);
+	/* within a timer period of that cut: one frame is no rate, RC stands */
+	r = st.rate_bps;
+	droce_cc_dcqcn.on_send(&s, 1000, t + 1000);
+	droce_cc_dcqcn.on_cnp(&s, t + 10000);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.cuts, 3);
+	CU_ASSERT_EQUAL(st.target_bps, r);
+	/* sending faster than RC (a burst the wire took): from RC (one timer stage raised it
+	 * meanwhile), not from the burst's rate */
+	t += 10000;
+	r = st.rate_bps;
+	for (i = 1; i <= 100; i++)
+		droce_cc_dcqcn.on_send(&s, 4000, t + (uint64_t)i * 1000); /* 32 Gbit/s */
+	droce_cc_dcqcn.on_cnp(&s, t + 100000);
+	st = stats(&s);
+	CU_ASSERT(st.target_bps > r && st.target_bps < p.max_rate_bps);
+}
+
 /* cut_per_rtt: after a cut, CNPs within the smoothed round trip (at most F timer stages) raise
  * alpha and restart the recovery stages but do not cut; mlx5's values (0) cut on each. */
 static void
@@ -454,6 +501,7 @@ test_end_to_end_ce(void)
 }
 
 DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period), DROCE_TEST(test_cut_per_rtt),
-		DROCE_TEST(test_alpha_decays_without_cnp), DROCE_TEST(test_increase_stages),
-		DROCE_TEST(test_pacing), DROCE_TEST(test_pacing_across_stages),
-		DROCE_TEST(test_configure_checks), DROCE_TEST(test_end_to_end_ce))
+		DROCE_TEST(test_cut_from_sent_rate), DROCE_TEST(test_alpha_decays_without_cnp),
+		DROCE_TEST(test_increase_stages), DROCE_TEST(test_pacing),
+		DROCE_TEST(test_pacing_across_stages), DROCE_TEST(test_configure_checks),
+		DROCE_TEST(test_end_to_end_ce))
