@@ -166,7 +166,8 @@ int droce_cm_sidr_reply(struct droce_cm *cm, const uint8_t gid[16], struct droce
 /* A received MAD from the port with GID src_gid. Returns what was dropped (NONE if used). */
 enum droce_cm_drop droce_cm_recv(struct droce_cm *cm, const uint8_t *mad, uint32_t len,
 				 const uint8_t src_gid[16], uint64_t now_ns);
-/* Resends, timeouts, TimeWait's end: call every few ms; returns the next deadline (or 0). */
+/* Resends, timeouts, TimeWait's end; returns the next deadline (0: none): call it again by
+ * then, or sooner after a call that sent a MAD (it may have set an earlier one). */
 uint64_t droce_cm_tick(struct droce_cm *cm, uint64_t now_ns);
 
 const char *droce_cm_state_name(enum droce_cm_state s);
