@@ -649,7 +649,7 @@ void droce_rd_rereq_sent(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn
 bool droce_rd_resp_fits(const struct droce_qp *qp, const struct droce_swqe *w,
 			const struct droce_pkt *p);
 
-/* droce_resp.c: responder */
+/* resp/: the responder (resp/README.md) */
 void droce_resp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame,
 		   uint64_t now);
 int droce_resp_tx(struct droce_qp *qp, uint64_t now);

@@ -9,7 +9,7 @@
 #include "droce_byteorder.h"
 #include "droce_internal.h"
 #include "droce_psn.h"
-#include "droce_resp.h"
+#include "resp/droce_resp.h"
 #include "droce_sr.h"
 #include "wire/droce_aeth.h"
 #include "wire/droce_srh.h"
