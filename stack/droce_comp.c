@@ -42,7 +42,7 @@ droce_comp_arm_rto(struct droce_qp *qp, uint64_t now)
 	qp->req.rto_at = droce_inflight_arm(qp, now, ibta);
 	/* A later timeout needs no heap move: the QP's entry pops at its earlier deadline, finds
 	 * nothing due and is re-keyed then (run_timers), once per timeout instead of per ACK. */
-	if (qp->heap_idx != UINT32_MAX && qp->deadline <= qp->req.rto_at)
+	if (droce_sched_timed(qp) && qp->deadline <= qp->req.rto_at)
 		return;
 	droce_sched_deadline(qp);
 }
@@ -131,7 +131,7 @@ progress(struct droce_qp *qp, uint32_t una, uint64_t now)
 	if (r->una == r->max_psn_sent) {
 		/* all acknowledged: the timer's heap entry is dropped lazily (droce_comp_arm_rto) */
 		r->rto_at = UINT64_MAX;
-		if (qp->heap_idx == UINT32_MAX)
+		if (!droce_sched_timed(qp))
 			droce_sched_deadline(qp);
 	} else {
 		droce_comp_arm_rto(qp, now);

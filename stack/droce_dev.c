@@ -94,10 +94,13 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	dev->srqs = calloc(attr->max_srq + 1, sizeof(*dev->srqs));
 	dev->ahs = calloc(attr->max_ah + 1, sizeof(*dev->ahs));
 	dev->heap = calloc(nqp, sizeof(*dev->heap));
+	dev->heap_pos = malloc(nqp * sizeof(*dev->heap_pos));
+	if (dev->heap_pos != NULL)
+		memset(dev->heap_pos, 0xff, nqp * sizeof(*dev->heap_pos));
 	dev->icrc_rx = table_calloc(nqp, sizeof(*dev->icrc_rx));
 	/* ordinary QPs take slots 2 .. max_qp + 1 */
 	if (!dev->qps || !dev->mrs || !dev->pds || !dev->cqs || !dev->srqs || !dev->ahs ||
-	    !dev->heap || !dev->icrc_rx ||
+	    !dev->heap || !dev->heap_pos || !dev->icrc_rx ||
 	    droce_slots_init(&dev->qp_slots, 2, attr->max_qp + 2) != 0 ||
 	    droce_slots_init(&dev->mr_slots, 1, attr->max_mr + 1) != 0 ||
 	    droce_slots_init(&dev->cq_slots, 0, attr->max_cq) != 0) {
@@ -169,6 +172,7 @@ droce_dev_destroy(struct droce_dev *dev)
 	free(dev->srqs);
 	free(dev->ahs);
 	free(dev->heap);
+	free(dev->heap_pos);
 	free(dev->icrc_rx);
 	droce_slots_fini(&dev->qp_slots);
 	droce_slots_fini(&dev->mr_slots);
@@ -219,48 +223,46 @@ droce_dev_get_async_event(struct droce_dev *dev, struct droce_async_event *ev)
 }
 
 /* ---- Timer heap: one entry per QP, keyed by its earliest deadline ---- */
-static void
-heap_swap(struct droce_dev *dev, uint32_t a, uint32_t b)
+static inline void
+heap_put(struct droce_dev *dev, uint32_t i, struct droce_timer_ent e)
 {
-	struct droce_qp *t = dev->heap[a];
-
-	dev->heap[a] = dev->heap[b];
-	dev->heap[b] = t;
-	dev->heap[a]->heap_idx = a;
-	dev->heap[b]->heap_idx = b;
+	dev->heap[i] = e;
+	dev->heap_pos[e.slot] = i;
 }
 
 static void
 heap_fix(struct droce_dev *dev, uint32_t i)
 {
-	while (i > 0 && dev->heap[(i - 1) / 2]->deadline > dev->heap[i]->deadline) {
-		heap_swap(dev, i, (i - 1) / 2);
+	struct droce_timer_ent e = dev->heap[i];
+
+	while (i > 0 && dev->heap[(i - 1) / 2].key > e.key) {
+		heap_put(dev, i, dev->heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
 	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		uint32_t l = 2 * i + 1, r = l + 1, m = l;
 
-		if (l < dev->heap_n && dev->heap[l]->deadline < dev->heap[m]->deadline)
-			m = l;
-		if (r < dev->heap_n && dev->heap[r]->deadline < dev->heap[m]->deadline)
+		if (l >= dev->heap_n)
+			break;
+		if (r < dev->heap_n && dev->heap[r].key < dev->heap[l].key)
 			m = r;
-		if (m == i)
-			return;
-		heap_swap(dev, i, m);
+		if (dev->heap[m].key >= e.key)
+			break;
+		heap_put(dev, i, dev->heap[m]);
 		i = m;
 	}
+	heap_put(dev, i, e);
 }
 
 static void
-heap_remove(struct droce_dev *dev, struct droce_qp *qp)
+heap_remove(struct droce_dev *dev, uint32_t slot)
 {
-	uint32_t i = qp->heap_idx;
+	uint32_t i = dev->heap_pos[slot];
 
-	qp->heap_idx = UINT32_MAX;
+	dev->heap_pos[slot] = UINT32_MAX;
 	if (--dev->heap_n == i)
 		return;
-	dev->heap[i] = dev->heap[dev->heap_n];
-	dev->heap[i]->heap_idx = i;
+	heap_put(dev, i, dev->heap[dev->heap_n]);
 	heap_fix(dev, i);
 }
 
@@ -269,6 +271,7 @@ void
 droce_sched_deadline(struct droce_qp *qp)
 {
 	struct droce_dev *dev = qp->dev;
+	uint32_t slot = qp->qpn & dev->qp_mask, i;
 	uint64_t d = qp->req.rto_at;
 
 	if (qp->req.rnr_at < d)
@@ -278,23 +281,23 @@ droce_sched_deadline(struct droce_qp *qp)
 	if (qp->ack_due < d)
 		d = qp->ack_due;
 	qp->deadline = d;
+	i = dev->heap_pos[slot];
 	if (d == UINT64_MAX) {
-		if (qp->heap_idx != UINT32_MAX)
-			heap_remove(dev, qp);
+		if (i != UINT32_MAX)
+			heap_remove(dev, slot);
 		return;
 	}
-	if (qp->heap_idx == UINT32_MAX) {
-		qp->heap_idx = dev->heap_n;
-		dev->heap[dev->heap_n++] = qp;
-	}
-	heap_fix(dev, qp->heap_idx);
+	if (i == UINT32_MAX)
+		i = dev->heap_n++;
+	dev->heap[i] = (struct droce_timer_ent){ .key = d, .slot = slot };
+	heap_fix(dev, i);
 }
 
 static void
 run_timers(struct droce_dev *dev, uint64_t now)
 {
-	while (dev->heap_n > 0 && dev->heap[0]->deadline <= now) {
-		struct droce_qp *qp = dev->heap[0];
+	while (dev->heap_n > 0 && dev->heap[0].key <= now) {
+		struct droce_qp *qp = &dev->qps[dev->heap[0].slot];
 
 		if (qp->cc_at <= now) {
 			qp->cc_at = UINT64_MAX;
@@ -388,7 +391,7 @@ droce_dev_next_deadline(const struct droce_dev *dev)
 {
 	if (dev->ready_head != NULL || (!dev->ack_hold && dev->held_head != NULL))
 		return dev->now;
-	return dev->heap_n > 0 ? dev->heap[0]->deadline : UINT64_MAX;
+	return dev->heap_n > 0 ? dev->heap[0].key : UINT64_MAX;
 }
 
 static uint32_t

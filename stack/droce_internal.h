@@ -313,9 +313,8 @@ struct droce_qp {
 	/* Scheduling */
 	struct droce_qp *rnext, *rprev; /* ready list */
 	bool ready;
-	uint32_t heap_idx; /* timer heap slot, UINT32_MAX when absent */
-	uint64_t deadline;
-	uint64_t cc_at; /* CC holds the next data packet until then */
+	uint64_t deadline; /* its timer heap key; in the heap when dev->heap_pos[slot] is set */
+	uint64_t cc_at;	   /* CC holds the next data packet until then */
 	/* A pure ACK waiting for company (droce_ackpol.c): on the device's held list */
 	struct droce_ack_policy ackpol; /* this QP's delay and bound, when ackpol_own */
 	bool ackpol_own;
@@ -348,6 +347,11 @@ struct droce_mcast_grp {
 	struct droce_qp *qps[DROCE_MCAST_QPS];
 };
 
+struct droce_timer_ent {
+	uint64_t key;  /* the QP's deadline */
+	uint32_t slot; /* qpn & qp_mask */
+};
+
 struct droce_dev {
 	struct droce_dev_attr attr;
 	bool sr_default; /* new RC QPs use selective repeat (droce_dev_set_recovery) */
@@ -377,7 +381,11 @@ struct droce_dev {
 	bool ack_hold;			/* ACKs may wait now (droce_dev_ack_hold) */
 	struct droce_qp *held_head;	/* QPs whose ACK waits */
 	unsigned int n_held;
-	struct droce_qp **heap;
+	/* Timer min-heap: the key beside the QP's slot and each slot's position in a dense
+	 * array, so a sift compares and moves 16 B entries and touches no other QP's state
+	 * (with a thousand QPs a sift read another QP's line per level and wrote its index). */
+	struct droce_timer_ent *heap;
+	uint32_t *heap_pos; /* by QP slot; UINT32_MAX: not in the heap */
 	uint32_t heap_n;
 	struct droce_async_event ev[DROCE_EVENT_RING];
 	uint32_t ev_head, ev_tail;
@@ -527,6 +535,14 @@ droce_sched_unready(struct droce_qp *qp)
 }
 
 void droce_sched_deadline(struct droce_qp *qp);
+
+/* Whether the QP has an entry in the device's timer heap (keyed by qp->deadline). */
+static inline bool
+droce_sched_timed(const struct droce_qp *qp)
+{
+	return qp->dev->heap_pos[qp->qpn & qp->dev->qp_mask] != UINT32_MAX;
+}
+
 void droce_dev_drop(struct droce_dev *dev, enum droce_drop reason);
 
 /* O(1) lookups, inline: one per received frame (QP), one per SGE or R_Key check (MR). */

@@ -195,7 +195,6 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	qp->attr.qp_state = DROCE_QPS_RESET;
 	qp->attr.cap = qp->cap;
 	qp->attr.port_num = DROCE_PORT_NUM;
-	qp->heap_idx = UINT32_MAX;
 	qp->req.rto_at = qp->req.rnr_at = qp->cc_at = qp->ack_due = UINT64_MAX;
 	qp->deadline = UINT64_MAX;
 	qp->np_last = UINT64_MAX;

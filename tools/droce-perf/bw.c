@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "droce_counters.h"
+#include "droce_drop.h"
 #include "perf.h"
 
 enum { CQ_BATCH = 32, TCP_POLL_NS = 1000000 };
@@ -288,9 +289,10 @@ perf_server_poll_tcp(struct perf_ctx *c, uint64_t now)
 	return 0;
 }
 
-/* Progress on a passive server is the engines receiving packets (each read on its thread).
- * A look sums a counter over every QP slot: taken only once the last sign of progress is
- * PERF_RX_LOOK_NS old, not on every step (it cost the server ~5 % of its CPU at 64 KiB). */
+/* Progress on a passive server is the engines receiving packets (each read on its thread):
+ * the device's count of accepted RoCE frames, one word (a QP counter would sum every QP's
+ * state: a cache miss a QP with thousands of them). Looked at only once the last sign of
+ * progress is PERF_RX_LOOK_NS old, not on every step. */
 #define PERF_RX_LOOK_NS (10 * 1000 * 1000ull)
 
 static void
@@ -304,7 +306,7 @@ rx_progress(struct perf_ctx *c)
 	for (s = 0; s < c->nshards; s++) {
 		if (c->cur_shard >= 0 && (unsigned int)c->cur_shard != s)
 			continue;
-		rx = droce_dev_counter(droce_rt_shard_dev(c->rt, s), DROCE_CNT_RCVD_PKTS);
+		rx = droce_dev_drops(droce_rt_shard_dev(c->rt, s), DROCE_DROP_NONE);
 		if (rx != c->last_rx[s]) {
 			c->last_rx[s] = rx;
 			c->t_last = perf_now(c);
