@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_dev.h>
 #include <rte_errno.h>
@@ -14,6 +15,7 @@
 #include <rte_ethdev.h>
 #include <rte_flow.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_mempool.h>
 
 #include "droce_rt_afpacket.h"
@@ -22,6 +24,79 @@
 #include "droce_rt_port.h"
 
 enum { ETH_OVERHEAD = RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN };
+
+/*
+ * DPDK 22.11's net_af_xdp gives the kernel a umem of populated_size x the object size from the
+ * pool's first chunk (fixed in DPDK 24.07): it takes the objects to lie back to back. Objects
+ * kept IOVA-contiguous do not cross pages, so under --no-huge each 2368-byte mbuf takes a 4 KiB
+ * page and the umem covers 58 % of the pool. The kernel refuses the addresses past its end: a
+ * frame sent from such an mbuf is dropped without a word (the socket's tx_invalid_descs) and
+ * the mbuf never comes back; a fill ring entry is lost alike. af_xdp needs no IOVA: packed.
+ */
+struct rte_mempool *
+droce_rt_port_pool_create(const char *name, unsigned int n, unsigned int cache, uint16_t room,
+			  bool packed)
+{
+	struct rte_pktmbuf_pool_private priv;
+	struct rte_mempool *mp;
+	int rc;
+
+	if (!packed)
+		return rte_pktmbuf_pool_create(name, n, cache, 0, room, (int)rte_socket_id());
+	mp = rte_mempool_create_empty(name, n, (unsigned int)sizeof(struct rte_mbuf) + room, cache,
+				      sizeof(priv), (int)rte_socket_id(),
+				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+	if (mp == NULL)
+		return NULL;
+	rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
+	if (rc == 0) {
+		memset(&priv, 0, sizeof(priv));
+		priv.mbuf_data_room_size = room;
+		rte_pktmbuf_pool_init(mp, &priv);
+		rc = rte_mempool_populate_default(mp);
+	}
+	if (rc < 0) {
+		rte_mempool_free(mp);
+		rte_errno = -rc;
+		return NULL;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+}
+
+struct umem_span {
+	uintptr_t start, end;
+	bool outside;
+};
+
+static void
+umem_check_obj(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
+{
+	struct umem_span *u = arg;
+	uintptr_t o = (uintptr_t)obj - mp->header_size;
+
+	(void)idx;
+	if (o < u->start || o + mp->header_size + mp->elt_size + mp->trailer_size > u->end)
+		u->outside = true;
+}
+
+bool
+droce_rt_port_pool_fits_umem(struct rte_mempool *mp)
+{
+	struct rte_mempool_memhdr *first = STAILQ_FIRST(&mp->mem_list);
+	uintptr_t page = (uintptr_t)getpagesize();
+	struct umem_span u;
+
+	if (first == NULL)
+		return false;
+	/* the umem DPDK 22.11 registers (xdp_umem_configure, unaligned chunks) */
+	u.start = (uintptr_t)first->addr & ~(page - 1);
+	u.end = (uintptr_t)first->addr +
+		(uintptr_t)mp->populated_size * (mp->header_size + mp->elt_size + mp->trailer_size);
+	u.outside = false;
+	rte_mempool_obj_iter(mp, umem_check_obj, &u);
+	return !u.outside;
+}
 
 static int
 find_port(const struct droce_rt_config *cfg, uint16_t *port, char *err, size_t errlen)
@@ -268,6 +343,7 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 	char pool[RTE_MEMPOOL_NAMESIZE];
 	struct droce_rt_afp afp;
 	uint32_t room, max_mtu;
+	bool afxdp;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -327,14 +403,25 @@ droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, c
 				      "them (droce sizes them for DROCE_MTU)" :
 				      "set DROCE_MTU within it");
 	snprintf(pool, sizeof(pool), "droce_p%u", p->port_id);
-	p->mp = rte_pktmbuf_pool_create(pool, cfg->mbufs, cfg->mbuf_cache, 0,
-					(uint16_t)(room + RTE_PKTMBUF_HEADROOM),
-					(int)rte_socket_id());
+	afxdp = strncmp(p->name, "net_af_xdp", 10) == 0;
+	p->mp = droce_rt_port_pool_create(pool, cfg->mbufs, cfg->mbuf_cache,
+					  (uint16_t)(room + RTE_PKTMBUF_HEADROOM), afxdp);
 	if (p->mp == NULL)
 		return droce_rt_errf(-ENOMEM, err, errlen,
 				     "cannot allocate %u mbufs of %u bytes (%s): give "
 				     "EAL more memory (-m in DROCE_EAL) or lower DROCE_MBUFS",
 				     cfg->mbufs, room, rte_strerror(rte_errno));
+	if (afxdp && !droce_rt_port_pool_fits_umem(p->mp)) {
+		/* frames in the mbufs past the umem would vanish: refuse rather than lose them */
+		rte_mempool_free(p->mp);
+		p->mp = NULL;
+		return droce_rt_errf(
+			-ENOMEM, err, errlen,
+			"port %s: %u mbufs do not fit in one block of memory (af_xdp's "
+			"umem): give EAL more memory (-m in DROCE_EAL) or lower "
+			"DROCE_MBUFS",
+			p->name, cfg->mbufs);
+	}
 	p->max_frame = room;
 	rc = start(p, cfg, &info, err, errlen);
 	if (rc == 0) {

@@ -43,6 +43,17 @@ int droce_rt_eal_init(const struct droce_rt_config *cfg, const char *argv0, char
 /* rte_eal_cleanup(), and removal of the runtime directory of a generated --file-prefix. */
 void droce_rt_eal_cleanup(const struct droce_rt_config *cfg);
 
+/*
+ * The port's mbuf pool (rte_pktmbuf_pool_create's), its objects packed back to back when
+ * `packed` (RTE_MEMPOOL_F_NO_IOVA_CONTIG: net_af_xdp, whose umem in DPDK 22.11 assumes it).
+ * NULL with rte_errno set on failure.
+ */
+struct rte_mempool *droce_rt_port_pool_create(const char *name, unsigned int n, unsigned int cache,
+					      uint16_t room, bool packed);
+
+/* Whether every object of mp lies in the umem DPDK 22.11's net_af_xdp registers for it. */
+bool droce_rt_port_pool_fits_umem(struct rte_mempool *mp);
+
 /* Find the port, create the mempool, configure queues and MTU, start, read or set the MAC. */
 int droce_rt_port_open(struct droce_rt_port *p, const struct droce_rt_config *cfg, char *err,
 		       size_t errlen);

@@ -11,8 +11,9 @@
 #    emptied first: the MAC is A's, the kernel's entry made by that request; an address no one
 #    holds is "peer unreachable" from the kernel's FAILED entry. Meanwhile ping and a TCP
 #    transfer (1 MiB, digest compared) between the same addresses.
-# 3. Unmodified qperf -cm1 (one host name for its TCP exchange and for rdma_cm) rc_lat rc_bw
-#    through droce-run's default on af_xdp (host mode), ping across while it runs.
+# 3. Unmodified qperf -cm1 (one host name for its TCP exchange and for rdma_cm) rc_bw rc_lat
+#    rc_rdma_read_lat through droce-run's default on af_xdp (host mode), ping across while it
+#    runs: each test after rc_bw is a new server child whose REQ follows rc_bw's DREQ.
 # Root only: as another user it fails (never skipped). Everything is removed on exit.
 set -u
 side=$1
@@ -171,10 +172,8 @@ rb=$?
 
 # --- 3. qperf -cm1: one host name for TCP and rdma_cm ---
 # each rc test is a child of qperf's server that opens the port anew; -to 30: a child starts EAL
-# and its port before it answers (seconds on a loaded host). rc_bw last: after rc_bw the next
-# child never comes here, its server child still waiting for the client's DREQ (pmd-glue/README.md,
-# Host-address mode, Limits). Two tries: on a host loaded to several times its cores a RoCE
-# session may run its retries out.
+# and its port before it answers (seconds on a loaded host). Two tries: on a host loaded to
+# several times its cores a RoCE session may run its retries out.
 qperf_try() {
 	inns "$nsa" "$dr" -q --no-huge --eal --no-telemetry --iface dra --pmd af_xdp -- qperf \
 		>"$dir/qs.log" 2>&1 &
@@ -184,7 +183,7 @@ qperf_try() {
 	inns "$nsb" ping -q -c 20 -i 0.2 -W 2 198.18.0.1 >"$dir/ping_q.log" 2>&1 &
 	pp=$!
 	inns "$nsb" "$dr" -q --no-huge --eal --no-telemetry --iface drb --pmd af_xdp -- \
-		qperf -cm1 -to 30 198.18.0.1 rc_lat rc_bw >"$dir/qc.log" 2>&1
+		qperf -cm1 -to 30 198.18.0.1 rc_bw rc_lat rc_rdma_read_lat >"$dir/qc.log" 2>&1
 	rq=$?
 	wait $pp
 	rp=$?
@@ -192,11 +191,15 @@ qperf_try() {
 	kill $(ip netns pids "$nsa") 2>/dev/null
 	wait $ps 2>/dev/null
 	cat "$dir/qc.log"
-	[ $rq = 0 ] && grep -q "^ *bw *= *[0-9.]* [KMG]B/sec" "$dir/qc.log" &&
-		grep -q "^ *latency *= *[0-9.]* [mun]*s" "$dir/qc.log" || return 1
+	# each test's name, then its figure: rc_bw's bandwidth, the two latencies
+	bw=$(grep -A1 "^rc_bw:" "$dir/qc.log" | grep -c "^ *bw *= *[0-9.]* [KMG]B/sec")
+	lat=$(grep -A1 -e "^rc_lat:" -e "^rc_rdma_read_lat:" "$dir/qc.log" |
+		grep -c "^ *latency *= *[0-9.]* [mun]*s")
+	[ $rq = 0 ] && [ "$bw" = 1 ] && [ "$lat" = 2 ] || return 1
 	[ $rp = 0 ] || { cat "$dir/ping_q.log"; fail "ping during qperf failed"; }
 }
 qperf_try || { echo "qperf: first try failed, once more"; qperf_try; } ||
-	{ cat "$dir/qs.log"; fail "qperf -cm1 198.18.0.1 rc_lat rc_bw"; }
-echo "qperf -cm1 rc_lat rc_bw on the interfaces' own addresses, ping answered during it"
+	{ cat "$dir/qs.log"; fail "qperf -cm1 198.18.0.1 rc_bw rc_lat rc_rdma_read_lat"; }
+echo "qperf -cm1 rc_bw rc_lat rc_rdma_read_lat on the interfaces' own addresses, ping answered" \
+	"during it"
 echo "PASS"

@@ -22,10 +22,12 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include "droce_neigh.h"
 #include "droce_portd.h"
 #include "droce_rt_guard.h"
+#include "droce_rt_port.h"
 #include "portd_ctl.h"
 #include "portd_opts.h"
 
@@ -290,6 +292,7 @@ main(int argc, char **argv)
 	char ebuf[4096], name[32];
 	unsigned int s, nslots;
 	int eargc, rc;
+	bool afxdp;
 
 	rc = portd_opts_parse(&d.o, argc, argv);
 	if (rc != 0)
@@ -306,11 +309,17 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	nslots = 1u << d.o.slot_bits;
-	d.pool = rte_pktmbuf_pool_create("portd", 1024 * (nslots + 2) - 1, 256, 0,
-					 RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	/* af_xdp: every mbuf inside DPDK 22.11's umem (droce_rt_port.h) */
+	afxdp = strncmp(d.o.port_name, "net_af_xdp", 10) == 0;
+	d.pool = droce_rt_port_pool_create("portd", 1024 * (nslots + 2) - 1, 256,
+					   RTE_MBUF_DEFAULT_BUF_SIZE, afxdp);
+	if (d.pool != NULL && afxdp && !droce_rt_port_pool_fits_umem(d.pool)) {
+		rte_mempool_free(d.pool);
+		d.pool = NULL;
+	}
 	if (d.pool == NULL || rte_eth_dev_get_port_by_name(d.o.port_name, &d.port) != 0) {
 		fprintf(stderr, "droce-portd: %s\n",
-			d.pool == NULL ? "no memory for the mbuf pool" :
+			d.pool == NULL ? "no memory for the mbuf pool (in one block for af_xdp)" :
 					 "the port did not come up");
 		rc = 1;
 		goto out;
