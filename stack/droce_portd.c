@@ -103,6 +103,8 @@ route_mad(const struct droce_portd_slots *t, const uint8_t *frame, uint32_t len,
 		/* the service ID at data byte 8 in both */
 		sid = (uint64_t)be32_at(data + 8) << 32 | be32_at(data + 12);
 		*drop = DROCE_PORTD_DROP_no_listener;
+		if (sid == 0) /* an empty listen entry is 0 */
+			return -1;
 		for (s = 1; s < (1u << t->bits); s++)
 			for (i = 0; (t->used & (1u << s)) && i < DROCE_PORTD_LISTENS; i++)
 				if (t->listen[s][i] == sid)

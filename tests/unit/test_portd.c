@@ -263,6 +263,10 @@ test_route_cm(void)
 	CU_ASSERT_EQUAL(droce_portd_listen(&t, 1, sid, true), -EADDRINUSE);
 	CU_ASSERT_EQUAL(droce_portd_route(&t, f, n, &slot, &d), DROCE_PORTD_TO_PROGRAM);
 	CU_ASSERT_EQUAL(slot, 2);
+	/* service ID 0 is nobody's, though empty listen entries hold 0 */
+	n = mad_frame(f, DROCE_CM_ATTR_REQ, 0x1234, 0, 0, DROCE_MAD_CLASS_CM);
+	CU_ASSERT_EQUAL(droce_portd_route(&t, f, n, &slot, &d), DROCE_PORTD_DROP);
+	CU_ASSERT_EQUAL(d, DROCE_PORTD_DROP_no_listener);
 	n = mad_frame(f, DROCE_CM_ATTR_SIDR_REQ, 0x1234, 0, sid2, DROCE_MAD_CLASS_CM);
 	CU_ASSERT_EQUAL(droce_portd_route(&t, f, n, &slot, &d), DROCE_PORTD_DROP);
 	CU_ASSERT_EQUAL(d, DROCE_PORTD_DROP_no_listener);
