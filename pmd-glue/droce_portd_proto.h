@@ -6,7 +6,8 @@
  * The control socket of droce-portd (tools/droce-portd): a program connects (SOCK_SEQPACKET),
  * sends one request and reads one reply naming its slot (its QPN range, stack/droce_portd.h),
  * the memif it reaches the port through and the port's addresses. It keeps the connection open
- * for its life: the service frees the slot when the connection closes (exit, SIGKILL).
+ * for its life: the service frees the slot (and its listens) when the connection closes (exit,
+ * SIGKILL).
  */
 #include <stdint.h>
 
@@ -33,6 +34,19 @@ struct droce_portd_rep {
 	uint8_t pad;
 	uint8_t gw4[4];	      /* 0.0.0.0: none */
 	char memif_sock[108]; /* the memif control socket, role=client, id=slot */
+};
+
+/* Later on the held connection, no reply: the program's CM listens on (or stops listening on)
+ * a service ID; the service hands it the REQs and SIDR_REQs for it (stack/droce_portd.h). */
+enum {
+	DROCE_PORTD_OP_LISTEN = 1,
+	DROCE_PORTD_OP_UNLISTEN = 2,
+};
+
+struct droce_portd_listen_msg {
+	uint32_t magic;
+	uint32_t op;
+	uint64_t service_id;
 };
 
 #endif

@@ -237,6 +237,7 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 		/* one shard (droce_rt_portd_attach): the QPNs of droce-portd's slot for us */
 		a.shard = (uint8_t)rt->portd_slot;
 		a.shard_bits = (uint8_t)rt->portd_bits;
+		a.gsi_any_shard = true;
 	}
 	a.link_bps = rt->link_bps;
 	droce_rt_io_init(s, &io);

@@ -12,6 +12,7 @@
 #include "droce_portd.h"
 #include "droce_portd_proto.h"
 #include "droce_rt_err.h"
+#include "droce_rt_priv.h"
 
 static int
 ask(int fd, struct droce_portd_rep *rep, uint32_t query)
@@ -148,4 +149,29 @@ droce_rt_portd_attach(struct droce_rt_config *cfg, uint32_t *slot, uint32_t *slo
 	*slot = rep.slot;
 	*slot_bits = rep.slot_bits;
 	return fd;
+}
+
+int
+droce_rt_portd_slot(const struct droce_rt *rt, uint32_t *slot, uint32_t *slot_bits)
+{
+	if (rt->portd_fd < 0)
+		return -ENOENT;
+	*slot = rt->portd_slot;
+	*slot_bits = rt->portd_bits;
+	return 0;
+}
+
+int
+droce_rt_portd_listen(struct droce_rt *rt, uint64_t service_id, bool on)
+{
+	struct droce_portd_listen_msg m = { DROCE_PORTD_MAGIC,
+					    on ? DROCE_PORTD_OP_LISTEN : DROCE_PORTD_OP_UNLISTEN,
+					    service_id };
+
+	if (rt->portd_fd < 0)
+		return -ENOENT;
+	/* one datagram: threads sending at once do not interleave */
+	if (send(rt->portd_fd, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+		return -errno;
+	return 0;
 }

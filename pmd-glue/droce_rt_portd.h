@@ -6,6 +6,7 @@
  * A program on a port droce-portd owns (tools/droce-portd): the runtime asks the service for a
  * slot and reaches the port through a memif to it. Plain C, no EAL.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,5 +28,14 @@ int droce_rt_portd_attach(struct droce_rt_config *cfg, uint32_t *slot, uint32_t 
  * opens). 0, -ENOENT (no service to use), or another -errno with err filled.
  */
 int droce_rt_portd_query(struct droce_rt_config *cfg, char *err, size_t errlen);
+
+struct droce_rt;
+
+/* Under droce-portd, rt's slot and the service's slot bits: 0, or -ENOENT (the port is its own). */
+int droce_rt_portd_slot(const struct droce_rt *rt, uint32_t *slot, uint32_t *slot_bits);
+
+/* Tell the service that rt's CM listens (on) or stops listening (!on) on a CM service ID: it
+ * hands rt the REQs and SIDR_REQs for it. 0, -ENOENT (no service), or -errno of the send. */
+int droce_rt_portd_listen(struct droce_rt *rt, uint64_t service_id, bool on);
 
 #endif

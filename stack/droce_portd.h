@@ -14,19 +14,28 @@
 
 enum {
 	DROCE_PORTD_MAX_BITS = 5, /* up to 31 programs; a program keeps 19+ bits of QPN */
+	DROCE_PORTD_LISTENS = 16, /* CM service IDs a program may listen on */
 };
 
+/*
+ * QP1 (the IB CM over RoCE) is shared too: a program's CM makes its local comm IDs (and SIDR
+ * RequestIDs) with its slot in their top bits (droce_cm_set_id_prefix), so a MAD that names one
+ * (REP, RTU, MRA, REJ, DREQ, DREP, SIDR_REP) goes to its slot; a REQ or SIDR_REQ goes to the
+ * program that listens on its service ID (droce_portd_listen).
+ */
 struct droce_portd_slots {
 	uint8_t bits;  /* QPN top bits naming a slot: 1..DROCE_PORTD_MAX_BITS */
 	uint32_t used; /* bit s: slot s is held by a program */
 	uint32_t gen[1u << DROCE_PORTD_MAX_BITS]; /* times slot s was handed out */
+	uint64_t listen[1u << DROCE_PORTD_MAX_BITS][DROCE_PORTD_LISTENS]; /* 0: none */
 };
 
 /* Why droce-portd drops a frame: X(name, description); counted as portd.drop_<name>. */
 #define DROCE_PORTD_DROP_LIST(X) \
 	X(not_roce, "from the port: neither RoCEv2 nor ARP (the kernel's, or nobody's)") \
 	X(no_program, "from the port: DestQP in a slot no program holds (it left, or never was)") \
-	X(special_qp, "from the port: DestQP 0, 1 or multicast: no program owns them") \
+	X(special_qp, "from the port: DestQP 0, multicast, or a MAD to QP1 not of the CM class") \
+	X(no_listener, "from the port: a CM REQ or SIDR_REQ for a service ID nobody listens on") \
 	X(bth_short, "from the port: UDP 4791 ending before the BTH's DestQP") \
 	X(program_full, "to a program: its memif took no more (it is slow or gone)") \
 	X(port_full, "to the port: its Tx queue took no more") \
@@ -60,6 +69,10 @@ int droce_portd_slot_get(struct droce_portd_slots *t);
 int droce_portd_slot_put(struct droce_portd_slots *t, unsigned int s);
 /* The slot a DestQP names, or -ENOENT: slot 0 (QP0, QP1, multicast) or a slot nobody holds. */
 int droce_portd_qpn_slot(const struct droce_portd_slots *t, uint32_t dqpn);
+/* Slot s listens (on) or stops listening (!on) on a CM service ID (not 0). 0; -EINVAL (slot not
+ * held, ID 0); -EADDRINUSE (another slot listens on it); -ENOSPC (s has DROCE_PORTD_LISTENS);
+ * -ENOENT (s does not listen on it). Freeing a slot drops its listens. */
+int droce_portd_listen(struct droce_portd_slots *t, unsigned int s, uint64_t service_id, bool on);
 /* First and last QPN of slot s. */
 void droce_portd_slot_range(const struct droce_portd_slots *t, unsigned int s, uint32_t *first,
 			    uint32_t *last);

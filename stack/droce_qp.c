@@ -129,8 +129,9 @@ droce_qp_create(struct droce_pd *pd, const struct droce_qp_init_attr *attr, int 
 	top = sb != 0 ? ((uint32_t)dev->attr.shard & ((1u << sb) - 1)) << (24 - sb) : 0;
 	if (attr->gsi) {
 		/* QP1 is UD (IBTA 11.2.5, Annex A17.5.8). Its top bits say shard 0, where the
-		 * runtime steers DestQP 1: on another shard it would never receive. */
-		if (attr->qp_type != DROCE_QPT_UD || top != 0) {
+		 * runtime steers DestQP 1: on another shard it would never receive, unless the
+		 * shard is a droce-portd slot (the service routes MADs itself). */
+		if (attr->qp_type != DROCE_QPT_UD || (top != 0 && !dev->attr.gsi_any_shard)) {
 			e = -EINVAL;
 			goto fail;
 		}

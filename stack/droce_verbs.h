@@ -203,7 +203,7 @@ struct droce_qp_init_attr {
 	void *qp_context;
 	/* The GSI, QP1 (IBTA 11.2.5 Get Special QP; Annex A17.5.8: the only special QP of a
 	 * RoCEv2 port): UD only (else -EINVAL), one per device (-EBUSY), on a device of shard 0
-	 * (-EINVAL). Otherwise an ordinary UD QP: the caller sets its Q_Key, DROCE_QKEY_GSI. */
+	 * or with gsi_any_shard (else -EINVAL). Otherwise an ordinary UD QP: the caller sets its Q_Key, DROCE_QKEY_GSI. */
 	bool gsi;
 	/* UD: the datagrams it sends to a group it is attached to do not come back to it (the
 	 * device's other members still get them): IBV_QP_CREATE_BLOCK_SELF_MCAST_LB. */
@@ -344,6 +344,9 @@ struct droce_dev_attr {
 	 * alone: the top shard_bits bits of every QPN this device allocates are shard (0: none). */
 	uint8_t shard;
 	uint8_t shard_bits;
+	/* QP1 allowed on this device whatever its shard: the QPN range is not a runtime's shard
+	 * but a droce-portd slot, and the service routes MADs to QP1 itself (by CM comm ID). */
+	bool gsi_any_shard;
 	/* The port's rate in bit/s (0: unknown): congestion control's defaults scale with it. */
 	uint64_t link_bps;
 };

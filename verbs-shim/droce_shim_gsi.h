@@ -34,4 +34,14 @@ struct ibv_qp *droce_shim_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_at
  */
 int droce_shim_mcast_report(struct ibv_context *context, const union ibv_gid *gid, int join);
 
+/*
+ * Under droce-portd (the port shared by several programs, each its own CM on QP1): the top bits
+ * every local comm ID of this process must carry (*prefix in the top *bits), by which the
+ * service routes the CM's MADs to it; and its listens (service_id on or off), by which it routes
+ * REQs and SIDR_REQs. 0; -ENOENT when the port is the process's own (nothing to do); -ENODEV
+ * without a runtime; another -errno.
+ */
+int droce_shim_cm_id_prefix(struct ibv_context *context, uint32_t *prefix, uint32_t *bits);
+int droce_shim_cm_listen(struct ibv_context *context, uint64_t service_id, int on);
+
 #endif /* DROCE_SHIM_GSI_H */

@@ -28,7 +28,8 @@ DRIVER_H_PTR = {'_verbs_init_and_alloc_context', 'verbs_open_device', 'ibv_get_s
 NEG_ONE = {'ibv_read_ibdev_sysfs_file', 'ibv_rereg_mr'}  # rereg is implemented now; kept for safety
 # The shim's own exports, each node without a parent (tests/shim/check_abi.py expects these):
 # droce_shim_gsi.h, for the in-tree librdmacm replacement.
-SHIM_NODES = [('DROCE_SHIM_1.0', ['droce_shim_create_gsi_qp', 'droce_shim_mcast_report'])]
+SHIM_NODES = [('DROCE_SHIM_1.0', ['droce_shim_create_gsi_qp', 'droce_shim_mcast_report',
+                                  'droce_shim_cm_id_prefix', 'droce_shim_cm_listen'])]
 
 
 def run(cmd, stdin=None):

@@ -3,11 +3,15 @@
  * UD multicast: ibv_attach_mcast / ibv_detach_mcast join a UD QP to a group's GID on the
  * engine (droce_mcast_attach). RoCE has no subnet manager: the group is the IP multicast
  * address itself, the LID is ignored, and the port (allmulticast) receives every group's
- * frames; senders address the group with an AH to its GID and DestQP 0xFFFFFF.
+ * frames; senders address the group with an AH to its GID and DestQP 0xFFFFFF. Beside them,
+ * the rdma_cm replacement's other ties to the port: IGMP/MLD reports, and under droce-portd the
+ * comm ID prefix and listens by which the service routes QP1's MADs (droce_shim_gsi.h).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "droce_rt.h"
+#include "droce_rt_portd.h"
 #include "droce_shim.h"
 #include "droce_shim_gsi.h"
 
@@ -66,4 +70,30 @@ droce_shim_mcast_report(struct ibv_context *context, const union ibv_gid *gid, i
 	if (rt == NULL)
 		return -ENODEV;
 	return droce_rt_mcast_report(rt, gid->raw, join != 0);
+}
+
+int
+droce_shim_cm_id_prefix(struct ibv_context *context, uint32_t *prefix, uint32_t *bits)
+{
+	struct droce_rt *rt;
+
+	if (context == NULL || prefix == NULL || bits == NULL)
+		return -EINVAL;
+	rt = droce_shim_rt(droce_shim_ctx(context)->dev);
+	if (rt == NULL)
+		return -ENODEV;
+	return droce_rt_portd_slot(rt, prefix, bits);
+}
+
+int
+droce_shim_cm_listen(struct ibv_context *context, uint64_t service_id, int on)
+{
+	struct droce_rt *rt;
+
+	if (context == NULL)
+		return -EINVAL;
+	rt = droce_shim_rt(droce_shim_ctx(context)->dev);
+	if (rt == NULL)
+		return -ENODEV;
+	return droce_rt_portd_listen(rt, service_id, on != 0);
 }

@@ -64,6 +64,17 @@ droce_cm_init(struct droce_cm *cm, struct droce_cm_conn *conns, uint32_t n,
 	return 0;
 }
 
+int
+droce_cm_set_id_prefix(struct droce_cm *cm, uint32_t prefix, unsigned int bits)
+{
+	/* the index and a generation bit must fit below the prefix */
+	if (bits > 31 - cm->idx_bits || prefix >> bits != 0)
+		return -EINVAL;
+	cm->id_prefix = prefix;
+	cm->id_prefix_bits = (uint8_t)bits;
+	return 0;
+}
+
 static uint32_t
 hash_of(const struct droce_cm *cm, uint32_t remote_comm_id, const uint8_t gid[16])
 {
@@ -79,7 +90,7 @@ struct droce_cm_conn *
 droce_cm_conn_new(struct droce_cm *cm, const uint8_t gid[16])
 {
 	struct droce_cm_conn *c;
-	uint32_t idx;
+	uint32_t idx, low;
 	int32_t hh;
 	uint16_t gen;
 
@@ -95,10 +106,14 @@ droce_cm_conn_new(struct droce_cm *cm, const uint8_t gid[16])
 	c->hash_next = -1;
 	c->free_next = -1;
 	c->gen = gen;
-	/* Never 0 (a REJ with no connection behind it carries 0) and stale IDs miss. */
-	c->local_comm_id = (uint32_t)gen << cm->idx_bits | idx;
-	if (c->local_comm_id >> cm->idx_bits == 0)
-		c->local_comm_id |= 1u << cm->idx_bits;
+	/* Never 0 (a REJ with no connection behind it carries 0) and stale IDs miss; the top
+	 * bits, when set, are the prefix (droce_cm_set_id_prefix). */
+	low = ((uint32_t)gen << cm->idx_bits | idx) & (UINT32_MAX >> cm->id_prefix_bits);
+	if (low >> cm->idx_bits == 0)
+		low |= 1u << cm->idx_bits;
+	c->local_comm_id = low;
+	if (cm->id_prefix_bits != 0)
+		c->local_comm_id |= cm->id_prefix << (32 - cm->id_prefix_bits);
 	memcpy(c->peer_gid, gid, 16);
 	return c;
 }

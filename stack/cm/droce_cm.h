@@ -121,6 +121,8 @@ struct droce_cm {
 	struct droce_cm_conn *conns;
 	uint32_t n; /* a power of two, at most 1 << 16 */
 	uint32_t idx_bits;
+	uint32_t id_prefix; /* the top id_prefix_bits of every local comm ID */
+	uint8_t id_prefix_bits;
 	int32_t free_head;
 	uint64_t tid_next;
 	struct droce_cm_ops ops;
@@ -137,6 +139,11 @@ void droce_cm_params_default(struct droce_cm_params *p);
 int droce_cm_init(struct droce_cm *cm, struct droce_cm_conn *conns, uint32_t n,
 		  const struct droce_cm_ops *ops, void *ctx, const struct droce_cm_params *p,
 		  uint64_t seed);
+
+/* Every local comm ID (and SIDR RequestID) made from now on starts with the bits prefix
+ * (droce-portd routes a MAD to its program by them, stack/droce_portd.h); bits 0 clears it.
+ * 0, or -EINVAL when prefix has more than bits bits or the table's index leaves no room. */
+int droce_cm_set_id_prefix(struct droce_cm *cm, uint32_t prefix, unsigned int bits);
 
 /* Active: send req (its REQ fields filled by the caller but the transaction and local comm
  * IDs, which the CM sets); retries per req's RemoteCMResponseTimeout and MaxCMRetries. */

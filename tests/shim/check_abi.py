@@ -15,7 +15,9 @@ import sys
 
 SHIM_NODES = [('DROCE_SHIM_1.0', '')]
 SHIM_OWN = {('droce_shim_create_gsi_qp@@DROCE_SHIM_1.0', 'FUNC', 'GLOBAL'),
-            ('droce_shim_mcast_report@@DROCE_SHIM_1.0', 'FUNC', 'GLOBAL')}
+            ('droce_shim_mcast_report@@DROCE_SHIM_1.0', 'FUNC', 'GLOBAL'),
+            ('droce_shim_cm_id_prefix@@DROCE_SHIM_1.0', 'FUNC', 'GLOBAL'),
+            ('droce_shim_cm_listen@@DROCE_SHIM_1.0', 'FUNC', 'GLOBAL')}
 
 
 def readelf(*args):

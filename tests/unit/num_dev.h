@@ -55,7 +55,8 @@ num_rand64(void *ctx)
 }
 
 static inline int
-num_dev_init(struct num_dev *n, uint32_t max_qp, uint8_t shard, uint8_t shard_bits, uint64_t gen0)
+num_dev_init_gsi(struct num_dev *n, uint32_t max_qp, uint8_t shard, uint8_t shard_bits,
+		 uint64_t gen0, bool gsi_any_shard)
 {
 	struct droce_io io = { num_tx_alloc, num_tx_send, num_rand64, n };
 	struct droce_dev_attr a;
@@ -73,12 +74,19 @@ num_dev_init(struct num_dev *n, uint32_t max_qp, uint8_t shard, uint8_t shard_bi
 	a.max_cq = a.max_pd = a.max_mr = a.max_srq = a.max_ah = 1;
 	a.shard = shard;
 	a.shard_bits = shard_bits;
+	a.gsi_any_shard = gsi_any_shard;
 	n->dev = droce_dev_create(&a, &io, &err);
 	if (n->dev == NULL)
 		return -err;
 	n->pd = droce_pd_alloc(n->dev, &err);
 	n->cq = droce_cq_create(n->dev, 16, NULL, &err);
 	return n->pd != NULL && n->cq != NULL ? 0 : -ENOMEM;
+}
+
+static inline int
+num_dev_init(struct num_dev *n, uint32_t max_qp, uint8_t shard, uint8_t shard_bits, uint64_t gen0)
+{
+	return num_dev_init_gsi(n, max_qp, shard, shard_bits, gen0, false);
 }
 
 static inline struct droce_qp *

@@ -5,6 +5,7 @@
 # one-process path: droce-perf server -> net_af_packet), side by side, interleaved:
 #   8 B round trip      droce-perf -o write -m lat -s 8 -n N   (p50 and avg, us)
 #   64 KiB bandwidth    droce-perf -o write -s 65536 -D S      (Gbit/s of payload)
+#   64 B message rate   droce-perf -o write -s 64 -D S         (M messages/s)
 # Two network namespaces joined by a veth pair (198.18.0.0/15 addresses), the client in B on
 # its own af_packet port in both cases. Root. $DROCE_BENCH_REPS rounds (default 3), medians,
 # and the shared/one-process ratio of each. A measurement, not a test: it fails only when a
@@ -98,7 +99,7 @@ pids="$pids $!"
 for t in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || { cat "$dir/portd.log"; die "droce-portd did not start"; }
 
-declare -a L1 L2 A1 A2 W1 W2
+declare -a L1 L2 A1 A2 W1 W2 M1 M2
 for r in $(seq "$REPS"); do
 	# interleaved, the order swapped every round
 	order="one shared"
@@ -106,21 +107,25 @@ for r in $(seq "$REPS"); do
 	for m in $order; do
 		run_retry "$m" "lat_$m" -m lat -s 8 -n "$LATN"
 		run_retry "$m" "bw_$m" -s 65536 -D "$SECS"
+		run_retry "$m" "mr_$m" -s 64 -D "$SECS"
 		if [ $m = one ]; then
 			L1+=("$(fig lat_one p50)"); A1+=("$(fig lat_one avg)"); W1+=("$(fig bw_one gbps)")
+			M1+=("$(fig mr_one mmsg_per_s)")
 		else
 			L2+=("$(fig lat_shared p50)"); A2+=("$(fig lat_shared avg)"); W2+=("$(fig bw_shared gbps)")
+			M2+=("$(fig mr_shared mmsg_per_s)")
 		fi
 	done
-	echo "round $r: one-process p50 ${L1[-1]} us avg ${A1[-1]} us ${W1[-1]} Gbit/s;" \
-		"shared p50 ${L2[-1]} us avg ${A2[-1]} us ${W2[-1]} Gbit/s"
+	echo "round $r: one-process p50 ${L1[-1]} us avg ${A1[-1]} us ${W1[-1]} Gbit/s ${M1[-1]} M/s;" \
+		"shared p50 ${L2[-1]} us avg ${A2[-1]} us ${W2[-1]} Gbit/s ${M2[-1]} M/s"
 done
 l1=$(median "${L1[@]}") l2=$(median "${L2[@]}") a1=$(median "${A1[@]}") a2=$(median "${A2[@]}")
-w1=$(median "${W1[@]}") w2=$(median "${W2[@]}")
+w1=$(median "${W1[@]}") w2=$(median "${W2[@]}") m1=$(median "${M1[@]}") m2=$(median "${M2[@]}")
 printf '%-28s %14s %14s %8s\n' "medians of $REPS" one-process shared ratio
 row() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%-28s %14s %14s %8.2f\n", n, a, b, (a > 0 ? b / a : 0) }'; }
 row "8 B WRITE round trip p50 us" "$l1" "$l2"
 row "8 B WRITE round trip avg us" "$a1" "$a2"
 row "64 KiB WRITE Gbit/s" "$w1" "$w2"
+row "64 B WRITE M messages/s" "$m1" "$m2"
 echo "runs repeated after a failure: $retried; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 kill -0 "${pids##* }" 2>/dev/null || die "droce-portd ended during the runs"

@@ -3,6 +3,7 @@
 #include "portd_ctl.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +112,28 @@ answer(struct portd_ctl *c, int fd, portd_ctl_event ev, void *ctx, unsigned int 
 	ev(ctx, (unsigned int)s, req.pid, true);
 }
 
+/* The listen messages waiting on slot's connection; false when it has ended. */
+static bool
+listens(struct portd_ctl *c, unsigned int slot, int fd)
+{
+	struct droce_portd_listen_msg m;
+	ssize_t got;
+	int rc;
+
+	while ((got = recv(fd, &m, sizeof(m), MSG_DONTWAIT)) > 0) {
+		if (got != sizeof(m) || m.magic != DROCE_PORTD_MAGIC ||
+		    (m.op != DROCE_PORTD_OP_LISTEN && m.op != DROCE_PORTD_OP_UNLISTEN))
+			continue;
+		rc = droce_portd_listen(&c->slots, slot, m.service_id,
+					m.op == DROCE_PORTD_OP_LISTEN);
+		printf("droce-portd: slot %u %s service ID 0x%016" PRIx64 "%s%s\n", slot,
+		       m.op == DROCE_PORTD_OP_LISTEN ? "listens on" : "stops listening on",
+		       m.service_id, rc == 0 ? "" : ": ", rc == 0 ? "" : strerror(-rc));
+		fflush(stdout);
+	}
+	return got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
 unsigned int
 portd_ctl_poll(struct portd_ctl *c, portd_ctl_event ev, void *ctx)
 {
@@ -127,13 +150,12 @@ portd_ctl_poll(struct portd_ctl *c, portd_ctl_event ev, void *ctx)
 	if (k > 0 && poll(p, k, 0) > 0) {
 		for (s = 0; s < k; s++) {
 			unsigned int slot = which[s];
-			char b[64];
 
 			if (p[s].revents == 0)
 				continue;
-			/* a program says nothing after its request: anything but data is its end */
-			if (!(p[s].revents & (POLLHUP | POLLERR)) &&
-			    recv(p[s].fd, b, sizeof(b), MSG_DONTWAIT) > 0)
+			/* after its request a program only says where its CM listens: anything but
+			 * data is its end */
+			if (!(p[s].revents & (POLLHUP | POLLERR)) && listens(c, slot, p[s].fd))
 				continue;
 			close(p[s].fd);
 			c->fd[slot] = -1;

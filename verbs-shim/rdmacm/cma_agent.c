@@ -333,6 +333,7 @@ cma_agent_start(void)
 						.max_recv_sge = 1 } };
 	struct ibv_device_attr da;
 	size_t len = (size_t)AGENT_RECVS * RECV_SLOT + (size_t)AGENT_SENDS * DROCE_MAD_SIZE;
+	uint32_t prefix, bits;
 	unsigned int i;
 	int rc;
 
@@ -361,6 +362,10 @@ cma_agent_start(void)
 	ag.mr = ag.buf != NULL ? ibv_reg_mr(ag.pd, ag.buf, len, IBV_ACCESS_LOCAL_WRITE) : NULL;
 	if (ag.mr == NULL)
 		return -ENOMEM;
+	/* under droce-portd our comm IDs carry our slot: the service routes the CM's MADs by it */
+	if (droce_shim_cm_id_prefix(cma_verbs, &prefix, &bits) == 0 &&
+	    droce_cm_set_id_prefix(&cma_cm, prefix, bits) != 0)
+		return -EINVAL;
 	qa.send_cq = qa.recv_cq = ag.cq;
 	/* QP1: a process that already has one (another rdma_cm in it) cannot have two. */
 	ag.qp = droce_shim_create_gsi_qp(ag.pd, &qa);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cma_priv.h"
+#include "droce_shim_gsi.h"
 
 pthread_mutex_t cma_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t cma_acked = PTHREAD_COND_INITIALIZER;
@@ -329,6 +330,10 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	if (req != NULL)
 		cma_ack_locked(req);
 	own = c->own_ch;
+	if (c->state == CMA_LISTEN)
+		droce_shim_cm_listen(cma_verbs,
+				     cma_service_id(c->id.ps, sa_port(&c->id.route.addr.src_addr)),
+				     0);
 	cma_cm_release(c);
 	c->destroyed = true; /* no more events; the agent no longer finds it */
 	cma_drop_events(c);
@@ -490,6 +495,10 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 		c->state = CMA_LISTEN;
 	if (rc == 0) {
 		log_listen(&c->id);
+		/* under droce-portd: the service hands us this port's requests (else -ENOENT) */
+		droce_shim_cm_listen(cma_verbs,
+				     cma_service_id(c->id.ps, sa_port(&c->id.route.addr.src_addr)),
+				     1);
 		cma_park_listen(c->id.ps, sa_port(&c->id.route.addr.src_addr));
 	}
 	pthread_mutex_unlock(&cma_lock);
