@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # droce-portd (tools/droce-portd): one port, several programs, each its own engine.
-#   portd_test.sh DROCE_PORTD DROCE_PERF HOSTILE_PY WIRE_DIR DROCE_RUN
+#   portd_test.sh DROCE_PORTD DROCE_PERF HOSTILE_PY WIRE_DIR DROCE_RUN PORTD_COHOST
 # Namespace A runs droce-portd on its veth end (net_af_packet, droce address 198.18.0.1) and
 # two droce-perf servers that find it through DROCE_PORTD (a control socket in the test's
 # directory); namespace B runs a plain droce-perf client (its own port, 198.18.0.2) for each.
@@ -13,6 +13,9 @@
 #     with guessed QPNs and R_Keys (and the real QPN with stale PSNs), and to the free slot:
 #     the session passes with every byte of its buffer checked (--verify), the service drops
 #     the free slot's frames (portd.drop_no_program), the victim's engine drops the rest;
+#     meanwhile a second verbs program on the same service (portd_cohost, on the shim) aims
+#     WRITEs at the port's own GID with QPNs guessed in the victim's range and guessed R_Keys:
+#     none completes successfully (the service does not loop frames between its programs);
 #  4. an unmodified ib_write_bw server through droce-run and the verbs shim, given neither port
 #     nor address, runs under the service (its QPN in its slot's range) against ib_write_bw
 #     through droce-run on B's own port.
@@ -23,6 +26,7 @@ perf=$2
 hostile=$3
 wire_dir=$4
 drun=$5
+cohost=$6
 fail() { echo "FAIL: $*"; exit 1; }
 . "$(dirname "$0")/ns_kernel_side.sh"
 [ "$(id -u)" = 0 ] || fail "netns tests need root (network namespaces, veth, nftables): run them as root"
@@ -143,11 +147,19 @@ s3=${1:-} p3=${2:-}
 [ "$s3" = "$s1" ] || { logs; fail "server 3 got slot '$s3', expected the freed slot $s1"; }
 free=3
 [ "$s2" != 3 ] || free=2	# slot 2 is free too now: server 2 is done
+ip netns exec "$nsa" env DROCE_PORTD="$sock" timeout 60 "$drun" -q -- "$cohost" "$s1" 2 12 \
+	>"$dir/cohost.log" 2>&1 &
+pco=$!
+pids="$pids $pco"
 ip netns exec "$nsb" timeout 60 /usr/bin/python3 "$hostile" "$wire_dir" drb "$s1" "$free" 2 4 \
 	>"$dir/hostile.log" 2>&1
 rh=$?
 cat "$dir/hostile.log"
 [ $rh = 0 ] || { logs; fail "the hostile sender did not run"; }
+wait "$pco"
+rco=$?
+cat "$dir/cohost.log"
+[ $rco = 0 ] || { logs; fail "the program beside the victim on the same port: exit $rco"; }
 wait "$pc3"
 rc3=$?
 wait "$ps3"
@@ -172,7 +184,7 @@ done
 ip netns exec "$nsb" timeout 60 "$drun" -q --iface drb --ip 198.18.0.2/24 -- \
 	ib_write_bw -x 0 -s 65536 -n 300 198.19.0.1 >"$dir/shim_c.log" 2>&1
 rc=$?
-set -- $(joined 4)
+set -- $(joined 5)	# the 4th was the program beside server 3
 s4=${1:-}
 wait "$pss"
 rs=$?
