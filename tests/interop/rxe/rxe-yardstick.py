@@ -6,17 +6,21 @@
   rxe-yardstick.py run --interop IOP --server ADDR --client ADDR --out FILE.json
                        [--cases C,...] [--sizes 64,...] [--iters N] [--mtu M] [--timeout S]
                        [--lossy]
-  rxe-yardstick.py table DROCE_REPORT.json YARDSTICK.json
+  rxe-yardstick.py table DROCE_REPORT.json YARDSTICK.json [YARDSTICK_LOSSY_CLIENT.json]
   rxe-yardstick.py matrix DIR [IOP]
 
 run: each case once, the guest at --server serving and the one at --client connecting, through
 their agents (rxe-peer.py), with the command lines droce-interop builds (it is loaded as a
 module: one definition of the cases, their options and their result lines).
 table: case, size, droce serving, droce as client, rxe to rxe: figure or the failure's reason.
+Under loss the lossy guest is rxe in both of droce's columns: the requester when droce serves,
+the responder when rxe serves. So the yardstick runs twice there, YARDSTICK.json with the lossy
+guest serving and YARDSTICK_LOSSY_CLIENT.json with it connecting, and each droce column is
+judged beside the run whose lossy guest plays the same role.
 matrix: every setting rxe-matrix.sh ran into DIR (DIR/mtuM-lossL/report.json beside
-DIR/mtuM-lossL.rxe.json) as DIR/matrix.csv (one row per case x size x role x setting) and
-DIR/matrix.md (a table per setting, the yardstick beside, a verdict per row); exit 1 when a droce
-run failed where rxe to rxe passed. The loss rule (--lossy, droce-interop's): under loss an RC
+DIR/mtuM-lossL.rxe.json and, under loss, DIR/mtuM-lossL.rxe-c.json) as DIR/matrix.csv (one row per
+case x size x role x setting) and DIR/matrix.md (a table per setting, the yardstick beside, a
+verdict per row); exit 1 when a droce run failed where rxe to rxe, in the same condition, passed. The loss rule (--lossy, droce-interop's): under loss an RC
 case must pass; a UC/UD case that fails is "n/a under loss", not a failure. With IOP (droce-interop)
 the rule is applied again to every run of a lossy setting, from the verify verdict and counters
 its report kept: reports written before a change of the rule are judged as now.
@@ -126,34 +130,62 @@ def cell(r):
                         (r.get("reason") or "?")[:70])
 
 
-def load(droce_report, yard):
-    with open(droce_report) as f:
-        d = json.load(f)["results"]
+def load_json(path, default):
     try:
-        with open(yard) as f:
-            y = json.load(f)
+        with open(path) as f:
+            return json.load(f)
     except (OSError, ValueError):
-        y = []
-    return d, y
+        return default
 
 
-def table(droce_report, yard):
-    d, y = load(droce_report, yard)
-    keys = []
-    for r in d + y:
-        k = (r["case"], r["size"])
-        if k not in keys:
-            keys.append(k)
-    idx = {}
+def load(droce_report, yard, yard_c=None):
+    """droce's results, and the yardstick's keyed by the droce role each one stands beside:
+    "droce-client" (rxe serves droce) beside the lossy guest serving, "droce-server" beside it
+    connecting (YARD_C), or beside YARD when there is no such run (no loss: one condition)."""
+    d = load_json(droce_report, {"results": []})["results"]
+    y = load_json(yard, [])
+    yc = load_json(yard_c, None) if yard_c else None
+    ys = {"droce-client": y, "droce-server": y if yc is None else yc}
+    return d, ys, yc is not None
+
+
+def index(d, ys):
+    idx, keys = {}, []
     for r in d:
         idx[(r["case"], r["size"], r["role"])] = r
-    for r in y:
-        idx[(r["case"], r["size"], "rxe")] = r
-    rows = [("case", "size", "droce serves rxe", "rxe serves droce", "rxe to rxe")]
+    for role, y in ys.items():
+        for r in y:
+            idx[(r["case"], r["size"], "rxe:" + role)] = r
+    for r in d + ys["droce-server"] + ys["droce-client"]:
+        if (r["case"], r["size"]) not in keys:
+            keys.append((r["case"], r["size"]))
+    return idx, keys
+
+
+ROLES = ("droce-server", "droce-client")
+
+
+def columns(split):
+    if split:
+        return ["droce serves rxe", "rxe to rxe, lossy client", "rxe serves droce",
+                "rxe to rxe, lossy server"]
+    return ["droce serves rxe", "rxe serves droce", "rxe to rxe"]
+
+
+def cells(idx, c, s, split):
+    dr = [idx.get((c, s, role)) for role in ROLES]
+    yr = [idx.get((c, s, "rxe:" + role)) for role in ROLES]
+    if split:
+        return [cell(dr[0]), cell(yr[0]), cell(dr[1]), cell(yr[1])], dr, yr
+    return [cell(dr[0]), cell(dr[1]), cell(yr[1])], dr, yr
+
+
+def table(droce_report, yard, yard_c=None):
+    d, ys, split = load(droce_report, yard, yard_c)
+    idx, keys = index(d, ys)
+    rows = [tuple(["case", "size"] + columns(split))]
     for c, s in keys:
-        rows.append((c, "-" if s is None else str(s),
-                     cell(idx.get((c, s, "droce-server"))), cell(idx.get((c, s, "droce-client"))),
-                     cell(idx.get((c, s, "rxe")))))
+        rows.append(tuple([c, "-" if s is None else str(s)] + cells(idx, c, s, split)[0]))
     w = [max(len(x[i]) for x in rows) for i in range(len(rows[0]))]
     for x in rows:
         print("  ".join(x[i].ljust(w[i]) for i in range(len(x))).rstrip())
@@ -161,15 +193,17 @@ def table(droce_report, yard):
 
 
 def verdict(dr, yr):
-    """A row's verdict: the droce runs (both roles) judged beside the yardstick."""
-    runs = [r for r in dr if r is not None]
+    """A row's verdict: each droce run (both roles) judged beside the yardstick run in the same
+    condition (yr[i] beside dr[i])."""
+    runs = [(r, y) for r, y in zip(dr, yr) if r is not None]
     if not runs:
         return "-"
-    if all(r["ok"] for r in runs):
+    if all(r["ok"] for r, _ in runs):
         return "pass"
-    if all(r["ok"] or r.get("na") for r in runs):
+    if all(r["ok"] or r.get("na") for r, _ in runs):
         return "n/a under loss"
-    if yr is not None and not yr["ok"]:
+    failed = [y for r, y in runs if not r["ok"] and not r.get("na")]
+    if all(y is not None and not y["ok"] for y in failed):
         return "FAIL, rxe to rxe too"
     return "FAIL"
 
@@ -194,40 +228,39 @@ def matrix(top, iop_path=None):
     md = ["# droce against Linux rxe, beside rxe to rxe", "",
           "Figures as the programs print them (perftest: MB/s or t_typical us; rdma-core's "
           "pingpongs: us/iter). rxe to rxe: guest 1 serving guest 2, the loss on guest 1's side "
-          "as for droce. Under loss an RC case must pass; a UC/UD case that fails there is "
-          "n/a under loss.", ""]
+          "as for droce; under loss also guest 2 serving guest 1 (lossy client), the condition "
+          "droce serving meets, and each droce column is judged beside its own. Under loss an "
+          "RC case must pass; a UC/UD case that fails there is n/a under loss.", ""]
     lone = 0
     for mtu, loss, name in settings:
-        d, y = load(os.path.join(top, name, "report.json"), os.path.join(top, name + ".rxe.json"))
-        for r in d + y if iop is not None and loss > 0 else []:
+        d, ys, split = load(os.path.join(top, name, "report.json"),
+                            os.path.join(top, name + ".rxe.json"),
+                            os.path.join(top, name + ".rxe-c.json"))
+        yall = ys["droce-client"] + (ys["droce-server"] if split else [])
+        for r in d + yall if iop is not None and loss > 0 else []:
             na = iop.loss_na(True, r["case"], r.get("capture", {}).get("verify_rc"),
                              r.get("errors"))
             if not r["ok"] and na:
                 r["na"] = na
-        idx, keys = {}, []
+        idx, keys = index(d, ys)
         for r in d:
-            idx[(r["case"], r["size"], r["role"])] = r
-        for r in y:
-            idx[(r["case"], r["size"], "rxe-rxe")] = r
-        for r in d + y:
-            if (r["case"], r["size"]) not in keys:
-                keys.append((r["case"], r["size"]))
-        for r in d + y:
-            role = r.get("role", "rxe-rxe")
-            csv_rows.append((mtu, loss, r["case"], "" if r["size"] is None else r["size"], role,
-                             result_word(r), r["figure"] or "", r.get("reason") or ""))
+            csv_rows.append((mtu, loss, r["case"], "" if r["size"] is None else r["size"],
+                             r["role"], result_word(r), r["figure"] or "", r.get("reason") or ""))
+        for role, y in (("rxe-rxe", ys["droce-client"]),) + (
+                (("rxe-rxe-lossy-client", ys["droce-server"]),) if split else ()):
+            for r in y:
+                csv_rows.append((mtu, loss, r["case"], "" if r["size"] is None else r["size"],
+                                 role, result_word(r), r["figure"] or "", r.get("reason") or ""))
         count = {}
+        head = ["case", "size"] + columns(split) + ["verdict"]
         md += ["## path MTU %d, %d %% loss on the rxe side" % (mtu, loss), "",
-               "| case | size | droce serves rxe | rxe serves droce | rxe to rxe | verdict |",
-               "|---|---|---|---|---|---|"]
+               "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for c, s in keys:
-            dr = [idx.get((c, s, "droce-server")), idx.get((c, s, "droce-client"))]
-            yr = idx.get((c, s, "rxe-rxe"))
+            row, dr, yr = cells(idx, c, s, split)
             v = verdict(dr, yr)
             count[v] = count.get(v, 0) + 1
             lone += v == "FAIL"
-            md.append("| %s | %s | %s | %s | %s | %s |" % (
-                c, "-" if s is None else s, cell(dr[0]), cell(dr[1]), cell(yr), v))
+            md.append("| %s | %s | %s | %s |" % (c, "-" if s is None else s, " | ".join(row), v))
         md += ["", "Rows: " + ", ".join("%d %s" % (n, v) for v, n in sorted(count.items())) +
                "; droce runs: %d passed, %d failed, %d n/a under loss." % (
                    sum(r["ok"] for r in d), sum(not r["ok"] and not r.get("na") for r in d),
@@ -241,8 +274,8 @@ def matrix(top, iop_path=None):
 
 
 def main(argv):
-    if argv[:1] == ["table"] and len(argv) == 3:
-        return table(argv[1], argv[2])
+    if argv[:1] == ["table"] and len(argv) in (3, 4):
+        return table(*argv[1:])
     if argv[:1] == ["matrix"] and len(argv) in (2, 3):
         return matrix(argv[1], argv[2] if len(argv) == 3 else None)
     if argv[:1] != ["run"]:
