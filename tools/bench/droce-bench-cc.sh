@@ -5,13 +5,17 @@
 # switch-like queue that marks CE) to a server, all over memif; once per configuration: "none"
 # (DROCE_CC=none) and "dcqcn" (mlx5 defaults, from 10 Gbit/s), then each NAME=... given, e.g.
 #   paper='DROCE_CC=dcqcn DROCE_DCQCN_G=1020 DROCE_DCQCN_ALPHA_PERIOD_US=55 ...'
-# Per run: goodput, the share of frames netem marked, netem's largest backlog, CNPs the client
+# Per run: goodput, the netem's rate out towards the server (frames, from its first to its last
+# transmit: the link's use), the share of frames netem marked, netem's largest backlog, CNPs the client
 # handled, packets its rate limiter held, and the algorithm's rate (droce-stat --qps every 0.2 s:
 # lowest, median, highest) and, with several QPs, Jain's index over their sending rates per
 # sample (lowest, median). Environment: DROCE_BENCH_NETEM ("--delay 20us --rate 2gbit --limit
 # 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (4), DROCE_BENCH_QPS (QPs between the two
 # processes, 1), DROCE_BENCH_CSV (a directory: NAME.csv per run, each QP's packets per second and
-# limiter rate and Jain's index every 0.2 s; the netem's queue and marks are its totals).
+# limiter rate and Jain's index every 0.2 s; the netem's queue and marks are its totals; and
+# NAME.netem, NAME.client: the netem's output, its counters per direction, and the client's),
+# DROCE_BENCH_NETEM_LCORE (0: the netem shares the server's core; 1, the client's, puts the
+# sender's stalls and the netem's into the queue it measures: tools/bench/README.md).
 set -u
 if [ $# -lt 1 ] || [ ! -x "$1/tools/droce-perf/droce-perf" ] || [ ! -x "$1/tools/droce-netem/droce-netem" ]; then
 	echo "usage: droce-bench-cc BUILD [NAME='DROCE_VAR=value ...' ...]" >&2
@@ -32,7 +36,7 @@ run() {
 	local name=$1 vars=$2 tag="droce-cc-$$-$RANDOM" np sp g
 	# shellcheck disable=SC2086
 	timeout $((SECS + 30)) "$B/tools/droce-netem/droce-netem" --no-huge -m 128 --no-pci \
-		--no-shconf -l 1 --vdev="net_memif0,role=server,socket=/$tag-a" \
+		--no-shconf -l "${DROCE_BENCH_NETEM_LCORE:-0}" --vdev="net_memif0,role=server,socket=/$tag-a" \
 		--vdev="net_memif1,role=server,socket=/$tag-b" -- $NETEM_OPTS \
 		--duration $((SECS + 20))s >"$TMP/netem" 2>&1 &
 	np=$!
@@ -68,6 +72,10 @@ run() {
 	kill -TERM "$np" 2>/dev/null
 	wait "$np"
 	g=$(sed -n 's/.*"gbps":\([0-9.]*\).*/\1/p' "$TMP/client")
+	if [ -n "$CSV" ]; then
+		cp "$TMP/netem" "$CSV/$name.netem"
+		cat "$TMP/client" "$TMP/client.err" >"$CSV/$name.client"
+	fi
 	wait
 	/usr/bin/python3 - "$name" "${g:--}" "$TMP/netem" "$TMP/client.err" "$TMP/qps" "$CSV" <<'EOF'
 import json, re, statistics, sys
@@ -112,7 +120,8 @@ if csv and rows:
                 ",".join("qp%d_limit_mbps" % i for i in range(nq)) + ",jain\n")
         for r in rows:
             f.write(",".join("%.3f" % v for v in r) + "\n")
-print("%-10s %9s %10s %12s %10s %12s  %-20s %s" % (name, gbps,
+print("%-10s %9s %8s %10s %12s %10s %12s  %-20s %s" % (name, gbps,
+      "%.3f" % (n["tx_mbit_s"] / 1000) if "tx_mbit_s" in n else "-",
       "%.1f %%" % (100 * n.get("ce_marked", 0) / rx) if rx else "-",
       "%d" % n.get("max_backlog", 0), c.get("dev.rp_cnp_handled", 0),
       c.get("dev.cc_deferred", 0), rate, jain))
@@ -121,7 +130,7 @@ EOF
 
 [ -z "$CSV" ] || mkdir -p "$CSV" || exit 2
 echo "droce-bench-cc: droce-perf write bw 64 KiB, $QPS QP(s), ${SECS} s, through droce-netem $NETEM_OPTS"
-printf '%-10s %9s %10s %12s %10s %12s  %-20s %s\n' config Gbit/s "CE-marked" "max backlog" "CNPs" \
+printf '%-10s %9s %8s %10s %12s %10s %12s  %-20s %s\n' config Gbit/s "link" "CE-marked" "max backlog" "CNPs" \
 	"held (cc)" "rate Mbit/s min/med/max" "Jain min/median"
 run none "DROCE_CC=none"
 run dcqcn "DROCE_CC=dcqcn"
