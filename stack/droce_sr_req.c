@@ -253,8 +253,17 @@ droce_sr_timeout(struct droce_qp *qp, bool all)
 	if (all) {
 		sr->hi = r->max_psn_sent;
 	} else {
-		if (droce_psn_lt(sr->hi, droce_psn_add(r->una, 1)))
-			sr->hi = droce_psn_add(r->una, 1);
+		/* A message sent before the handshake is unmarked: the responder kept none of it
+		 * past the gap, so the rest of it goes again (up to the window). */
+		uint32_t end = droce_psn_add(r->una, 1);
+
+		if (!w->sr) {
+			end = droce_psn_add(w->first_psn, w->npkts);
+			if (droce_psn_diff(end, r->una) > (int32_t)qp->inf.limit)
+				end = droce_psn_add(r->una, qp->inf.limit);
+		}
+		if (droce_psn_lt(sr->hi, end))
+			sr->hi = end;
 		/* and the newest as a probe (RACK-TLP's, RFC 8985 7): the NAK it draws shows every
 		 * hole after the last one reported, a lost tail among them, at once */
 		sr->probe = droce_psn_add(r->max_psn_sent, DROCE_PSN_MASK);
