@@ -19,18 +19,20 @@
  * RTO = SRTT + 4 RTTVAR, at least the floor, doubled after each early resend until the peer
  * acknowledges something sent after it (under heavy loss waiting for the next sample let the
  * backoff climb to the local ACK timeout; ending it at any ACK kept an RTO below a grown round
- * trip firing for every packet, never sampled). An early resend sends one packet and the
- * window reopens, doubling per ACK (RFC 5681 3.1's loss window): a timer that fired early
- * costs one packet, not a window. While the device hears nothing after one QP's early resend,
- * only that QP resends (it probes the path); the others wait. It only ever fires before the
- * IBTA local ACK timer (C9-140, 9.7.6.1.3: 4.096 us x 2^timeout): that timer keeps its own
- * deadline, and only its expiry spends retry_cnt, so RETRY_EXC_ERR comes exactly when IBTA
- * says.
+ * trip firing for every packet, never sampled). Under go-back-N an early resend sends one
+ * packet and the window reopens, doubling per ACK (RFC 5681 3.1's loss window): a timer that
+ * fired early costs one packet, not a window. Under selective repeat it resends the oldest and
+ * a probe (droce_sr_timeout) and the window stays open. While the device hears nothing after
+ * one QP's early resend, only that QP resends (it probes the path); the others wait. It only
+ * ever fires before the IBTA local ACK timer (C9-140, 9.7.6.1.3: 4.096 us x 2^timeout): that
+ * timer keeps its own deadline, and only its expiry spends retry_cnt, so RETRY_EXC_ERR comes
+ * exactly when IBTA says.
  */
 #include <errno.h>
 
 #include "droce_internal.h"
 #include "droce_psn.h"
+#include "droce_sr.h"
 
 #define INFLIGHT_MIN_CAP     4 /* below this the window stalls on every ACK's round trip */
 #define INFLIGHT_UNKNOWN_BPS 100000000000ull /* a port that reports no speed */
@@ -260,9 +262,14 @@ droce_inflight_early(struct droce_qp *qp, uint64_t now)
 		f->backoff++;
 	f->rewound = true;
 	f->rewind_hi = qp->req.max_psn_sent;
-	/* One packet, then more as ACKs come (above) */
-	set_limit(f, 1);
-	droce_req_go_back(qp, qp->req.una);
+	/* Selective repeat resends the oldest and the holes NAKs showed, and keeps its window: new
+	 * packets draw the NAKs that find what else is missing (a window of one would wait for una
+	 * to pass every hole, each on a doubled RTO). Go-back-N resends the window from una: one
+	 * packet, then more as ACKs come (above). */
+	if (qp->sr == NULL || !qp->sr->peer || !droce_sr_timeout(qp, false)) {
+		set_limit(f, 1);
+		droce_req_go_back(qp, qp->req.una);
+	}
 	qp->req.rto_at = early_at(f, now);
 	return true;
 }

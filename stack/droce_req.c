@@ -124,6 +124,27 @@ check_local(struct droce_qp *qp, struct droce_swqe *w)
 	return 0;
 }
 
+/* The in-flight cap (droce_inflight.c); an ACK reschedules us. A READ or atomic is one request
+ * packet whose responses the responder paces: max_rd_atomic bounds those. With selective repeat
+ * the cap counts what is in the network (RFC 6675's pipe): a packet the responder reported kept
+ * has left it. So past a hole new packets keep going, and the NAKs they draw show a resend lost
+ * again at once, where counting from una held the window until the RTO. The span from una stays
+ * within DROCE_MAX_INFLIGHT (below DROCE_SR_WIN, what the responder keeps). */
+static bool
+capped(const struct droce_qp *qp, const struct droce_swqe *w)
+{
+	const struct droce_requester *r = &qp->req;
+	int32_t out = droce_psn_diff(r->psn, r->una);
+
+	if (out >= DROCE_MAX_INFLIGHT)
+		return true;
+	if (is_rd_atomic(w->opcode))
+		return false;
+	if (droce_unlikely(qp->sr != NULL) && qp->sr->peer && r->psn == r->max_psn_sent)
+		out -= (int32_t)qp->sr->sacked_n;
+	return out >= (int32_t)qp->inf.limit;
+}
+
 /* May this WQE go now? 0 yes, 1 wait for something that reschedules us. */
 static int
 gate(struct droce_qp *qp, struct droce_swqe *w)
@@ -143,11 +164,7 @@ gate(struct droce_qp *qp, struct droce_swqe *w)
 	}
 	if (is_rd_atomic(w->opcode) && r->rd_out >= lim)
 		return 1;
-	/* The in-flight cap (droce_inflight.c); an ACK reschedules us. A READ or atomic is one
-	 * request packet whose responses the responder paces: max_rd_atomic bounds those. */
-	if (qp->type == DROCE_QPT_RC &&
-	    droce_psn_diff(r->psn, r->una) >=
-		    (int32_t)(is_rd_atomic(w->opcode) ? DROCE_MAX_INFLIGHT : qp->inf.limit))
+	if (qp->type == DROCE_QPT_RC && capped(qp, w))
 		return 1;
 	/* Selective repeat, peer unknown: one request out, its response says whether the peer
 	 * marks (droce_sr.h); a window of unmarked packets would recover by go-back-N. */

@@ -23,7 +23,10 @@
  * 9.7.5.2.2), marks the PSN it carries as received, and every PSN between the first missing and
  * the highest received that is neither received nor already resent is sent again, alone. A
  * resend reported still missing by a NAK for a packet first sent after it was lost again: it is
- * resent once more. The local ACK timeout still rewinds (go-back-N) as a last resort.
+ * resent once more. The in-flight cap counts only what is in the network: packets reported
+ * kept do not count (droce_req.c), so new packets keep drawing NAKs past a hole. An RTO resends
+ * the oldest PSN and the newest as a probe and keeps the window (droce_inflight.c); the local
+ * ACK timeout resends every PSN not kept.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,13 +54,16 @@ struct droce_sr_slot {
 struct droce_sr {
 	/* requester: by PSN & (DROCE_SR_WIN - 1), for PSNs in [una, max_psn_sent) */
 	uint64_t sacked[DROCE_SR_WIN / 64]; /* the responder reported it kept */
+	uint32_t sacked_n;		    /* bits set in sacked: out of the network */
 	uint64_t resent[DROCE_SR_WIN / 64]; /* resent alone, not known lost again */
 	uint32_t tx[DROCE_SR_WIN];	    /* tx_seq of its latest transmission */
 	uint32_t tx_seq;		    /* request packets sent so far (original or resent) */
-	uint32_t base;	   /* the responder's first missing PSN, as last reported */
-	uint32_t hi;	   /* one past the highest PSN reported missing or kept */
-	uint32_t scan;	   /* PSNs below it were looked at since hi last grew */
-	uint32_t hint;	   /* ring index of the WQE the last resend belonged to */
+	uint32_t base;	/* the responder's first missing PSN, as last reported */
+	uint32_t hi;	/* one past the highest PSN reported missing or kept */
+	uint32_t scan;	/* PSNs below it were looked at since hi last grew */
+	uint32_t hint;	/* ring index of the WQE the last resend belonged to */
+	uint32_t probe; /* the RTO's probe: the newest PSN sent then */
+	bool probe_due;
 	uint32_t ord_next; /* receive ordinal of the next message that consumes one */
 	bool known;	   /* a response came: peer tells what the peer has */
 	bool peer;	   /* a marked response came: the peer has selective repeat too */
@@ -122,9 +128,10 @@ droce_sr_sent(struct droce_qp *qp, uint32_t psn)
 }
 void droce_sr_nak(struct droce_qp *qp, uint32_t psn, uint32_t got);
 int droce_sr_resend(struct droce_qp *qp, uint64_t now);
-/* The local ACK timer expired: every PSN outstanding and not kept is resent alone (false: the
- * oldest is a READ or atomic, or a rewind is under way; go-back-N then). */
-bool droce_sr_timeout(struct droce_qp *qp);
+/* A timer expired: with all (the local ACK timer) every PSN outstanding and not kept is resent
+ * alone; without (the RTO, droce_inflight.c) the oldest, the holes NAKs showed and the newest as
+ * a probe (false: the oldest is a READ or atomic, or a rewind is under way; go-back-N then). */
+bool droce_sr_timeout(struct droce_qp *qp, bool all);
 
 /* droce_req.c: send PSN psn of w once more, alone (a READ or atomic: its whole request).
  * 1 sent, -EAGAIN no buffer. */

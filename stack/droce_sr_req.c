@@ -138,6 +138,15 @@ clamp(const struct droce_requester *r, uint32_t v)
 	return v;
 }
 
+static void
+sacked_clear(struct droce_sr *sr, uint32_t psn)
+{
+	if (droce_sr_bit(sr->sacked, psn)) {
+		droce_sr_bit_clear(sr->sacked, psn);
+		sr->sacked_n--;
+	}
+}
+
 /* una moved on from old_una: the bits it passed are free for the PSNs a window later. */
 void
 droce_sr_passed(struct droce_qp *qp, uint32_t old_una)
@@ -148,10 +157,11 @@ droce_sr_passed(struct droce_qp *qp, uint32_t old_una)
 	if (n >= DROCE_SR_WIN) {
 		memset(sr->sacked, 0, sizeof(sr->sacked));
 		memset(sr->resent, 0, sizeof(sr->resent));
+		sr->sacked_n = 0;
 		return;
 	}
 	for (; n != 0; n--, psn = droce_psn_add(psn, 1)) {
-		droce_sr_bit_clear(sr->sacked, psn);
+		sacked_clear(sr, psn);
 		droce_sr_bit_clear(sr->resent, psn);
 	}
 }
@@ -173,7 +183,10 @@ droce_sr_nak(struct droce_qp *qp, uint32_t psn, uint32_t got)
 		sr->base = psn;
 	if (got != psn && droce_psn_lt(psn, got) && droce_psn_lt(got, r->max_psn_sent) &&
 	    droce_psn_diff(got, r->una) < (int32_t)DROCE_SR_WIN) {
-		droce_sr_bit_set(sr->sacked, got);
+		if (!droce_sr_bit(sr->sacked, got)) {
+			droce_sr_bit_set(sr->sacked, got);
+			sr->sacked_n++;
+		}
 		if (!droce_psn_lt(got, sr->hi))
 			sr->hi = droce_psn_add(got, 1);
 		/* psn was resent before got last left and is still missing: lost again */
@@ -223,7 +236,7 @@ whole_request(const struct droce_swqe *w)
 }
 
 bool
-droce_sr_timeout(struct droce_qp *qp)
+droce_sr_timeout(struct droce_qp *qp, bool all)
 {
 	struct droce_requester *r = &qp->req;
 	struct droce_sr *sr = qp->sr;
@@ -231,16 +244,64 @@ droce_sr_timeout(struct droce_qp *qp)
 
 	if (w == NULL || whole_request(w) || r->psn != r->max_psn_sent)
 		return false;
-	memset(sr->resent, 0, sizeof(sr->resent));
 	/* the oldest goes even if it was kept: its answer was what got lost, and a duplicate is
 	 * answered with an ACK (IBTA 9.7.5.1.2) */
-	droce_sr_bit_clear(sr->sacked, r->una);
+	sacked_clear(sr, r->una);
 	sr->base = r->una;
 	sr->scan = r->una;
-	sr->hi = r->max_psn_sent;
+	memset(sr->resent, 0, sizeof(sr->resent));
+	if (all) {
+		sr->hi = r->max_psn_sent;
+	} else {
+		/* A message sent before the handshake is unmarked: the responder kept none of it
+		 * past the gap, so the rest of it goes again (up to the window). */
+		uint32_t end = droce_psn_add(r->una, 1);
+
+		if (!w->sr) {
+			end = droce_psn_add(w->first_psn, w->npkts);
+			if (droce_psn_diff(end, r->una) > (int32_t)qp->inf.limit)
+				end = droce_psn_add(r->una, qp->inf.limit);
+		}
+		if (droce_psn_lt(sr->hi, end))
+			sr->hi = end;
+		/* and the newest as a probe (RACK-TLP's, RFC 8985 7): the NAK it draws shows every
+		 * hole after the last one reported, a lost tail among them, at once */
+		sr->probe = droce_psn_add(r->max_psn_sent, DROCE_PSN_MASK);
+		sr->probe_due = true;
+	}
 	r->sr_scan = true;
 	droce_sched_ready(qp);
 	return true;
+}
+
+/* The RTO's probe, unless the scan sent it, it was kept, or its message is a READ or atomic
+ * (one request, resent from its first PSN). 1 sent, 0 none, -EAGAIN no buffer. */
+static int
+probe(struct droce_qp *qp, uint64_t now)
+{
+	struct droce_requester *r = &qp->req;
+	struct droce_sr *sr = qp->sr;
+	uint32_t p = sr->probe;
+	struct droce_swqe *w;
+	int rc;
+
+	if (droce_psn_lt(p, r->una) || !droce_psn_lt(p, r->max_psn_sent) ||
+	    droce_sr_bit(sr->sacked, p) || droce_sr_bit(sr->resent, p)) {
+		sr->probe_due = false;
+		return 0;
+	}
+	w = find(qp, p);
+	if (w == NULL || whole_request(w)) {
+		sr->probe_due = false;
+		return 0;
+	}
+	rc = droce_req_resend(qp, w, p, now);
+	if (rc != 1)
+		return rc;
+	sr->probe_due = false;
+	droce_sr_bit_set(sr->resent, p);
+	droce_sr_sent(qp, p);
+	return 1;
 }
 
 /* The next PSN reported missing (below the highest kept), neither kept nor resent, among those
@@ -287,6 +348,11 @@ droce_sr_resend(struct droce_qp *qp, uint64_t now)
 		return 1;
 	}
 	sr->scan = p;
+	if (sr->probe_due) {
+		rc = probe(qp, now);
+		if (rc != 0)
+			return rc;
+	}
 	r->sr_scan = false;
 	return 0;
 }

@@ -19,7 +19,8 @@ commit and the date; prints a table. A benchmark: it fails only when a run fails
     droce-loss-live.py NETEM PERF OUT [LOSS...]    (default 0 0.1 1 2 5)
     DROCE_LIVE_SECONDS (3) per run, DROCE_LIVE_REPS (1) runs per point, DROCE_LIVE_MBPS (1000)
     droce-netem's rate and link_mbps, DROCE_LIVE_DELAY_US (20) its one-way delay,
-    DROCE_LIVE_CAP (bdp) or auto, DROCE_LIVE_CAP_RTT_US (3000) bdp's inflight_rtt_us
+    DROCE_LIVE_CAP (bdp) or auto, DROCE_LIVE_CAP_RTT_US (3000) bdp's inflight_rtt_us,
+    DROCE_LIVE_MODES (all four) the modes to run, e.g. sr,sr_cap
 """
 import os
 import shutil
@@ -34,6 +35,8 @@ import netem_pair  # noqa: E402
 CAP = os.environ.get('DROCE_LIVE_CAP', 'bdp')
 MODES = [('gbn', 'gbn', 'off'), ('gbn_cap', 'gbn', CAP), ('sr', 'sr', 'off'),
 	 ('sr_cap', 'sr', CAP)]
+if os.environ.get('DROCE_LIVE_MODES'):
+	MODES = [m for m in MODES if m[0] in os.environ['DROCE_LIVE_MODES'].split(',')]
 SECONDS = int(os.environ.get('DROCE_LIVE_SECONDS', '3'))
 REPS = int(os.environ.get('DROCE_LIVE_REPS', '1'))
 MBPS = int(os.environ.get('DROCE_LIVE_MBPS', '1000'))

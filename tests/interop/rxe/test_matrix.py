@@ -7,7 +7,8 @@ verdicts follow the loss rule: an RC case failing under loss is a failure, a UC/
 column is judged beside the rxe-to-rxe run whose lossy guest plays rxe's role there (serving,
 or connecting: NAME.rxe-c.json). Exit status: 1 when droce failed where rxe to rxe, in the same
 condition, passed, else 0.
-droce-interop's loss_na (the rule itself) is checked too.
+droce-interop's loss_na (the rule itself) and clock_refused (which runs go once more) are checked
+too.
 Usage: test_matrix.py RXE_DIR DROCE_INTEROP (the folder holding rxe-yardstick.py, the configured
 droce-interop)"""
 import csv
@@ -69,10 +70,20 @@ def main():
             (False, "uc_pingpong", 0, {}, None)):
         got = iop.loss_na(lossy, case, vrc, errors)
         check(got == want, "loss_na(%s, %s, verify %s, %s): %s" % (lossy, case, vrc, errors, got))
+    # perftest refusing its clock after the run is run again; nothing else is
+    for r, want in ((dict(ok=False, problems=["droce exited 1: x", "peer exited 1: Can't "
+                                               "produce a report"]), True),
+                    (dict(ok=False, reason="client exited 1: Can't produce a report"), True),
+                    (dict(ok=False, problems=["peer exited 1: Failed to modify QP to RTS"]),
+                     False),
+                    (dict(ok=True, problems=[]), False)):
+        check(iop.clock_refused(r) == want, "clock_refused(%s) != %s" % (r, want))
     with tempfile.TemporaryDirectory() as top:
         S, C = "droce-server", "droce-client"
         write(top, "mtu1024-loss0",
-              [res("write_bw", 4096, S, True, "30.1 MB/s"), res("write_bw", 4096, C, True, "20 MB/s"),
+              [res("write_bw", 4096, S, True, "30.1 MB/s"),
+               dict(res("write_bw", 4096, C, True, "20 MB/s"),
+                    rerun="first run: peer exited 1: Can't produce a report"),
                res("mcast_bw", None, S, True, "9 MB/s"),
                res("mcast_bw", None, C, False, reason="peer timed out after 60 s")],
               [res("write_bw", 4096, None, True, "19 MB/s"),
@@ -116,7 +127,7 @@ def main():
             md = f.read()
         for ln in ("## path MTU 1024, 0 % loss on the rxe side",
                    "## path MTU 1024, 5 % loss on the rxe side",
-                   "| write_bw | 4096 | 30.1 MB/s | 20 MB/s | 19 MB/s | pass |",
+                   "| write_bw | 4096 | 30.1 MB/s | 20 MB/s (2nd run) | 19 MB/s | pass |",
                    "| mcast_bw | - | 9 MB/s | FAIL (peer timed out after 60 s) | FAIL (client "
                    "timed out or killed) | FAIL, rxe to rxe too |",
                    "| case | size | droce serves rxe | rxe to rxe, lossy client | rxe serves droce "
