@@ -138,6 +138,16 @@ clamp(const struct droce_requester *r, uint32_t v)
 	return v;
 }
 
+/* sacked and its count together */
+static void
+sacked_set(struct droce_sr *sr, uint32_t psn)
+{
+	if (!droce_sr_bit(sr->sacked, psn)) {
+		droce_sr_bit_set(sr->sacked, psn);
+		sr->sacked_n++;
+	}
+}
+
 static void
 sacked_clear(struct droce_sr *sr, uint32_t psn)
 {
@@ -183,10 +193,7 @@ droce_sr_nak(struct droce_qp *qp, uint32_t psn, uint32_t got)
 		sr->base = psn;
 	if (got != psn && droce_psn_lt(psn, got) && droce_psn_lt(got, r->max_psn_sent) &&
 	    droce_psn_diff(got, r->una) < (int32_t)DROCE_SR_WIN) {
-		if (!droce_sr_bit(sr->sacked, got)) {
-			droce_sr_bit_set(sr->sacked, got);
-			sr->sacked_n++;
-		}
+		sacked_set(sr, got);
 		if (!droce_psn_lt(got, sr->hi))
 			sr->hi = droce_psn_add(got, 1);
 		/* psn was resent before got last left and is still missing: lost again */
@@ -274,6 +281,19 @@ droce_sr_timeout(struct droce_qp *qp, bool all)
 	return true;
 }
 
+/* Send psn of w again alone and note it resent. 1 sent, -EAGAIN no buffer. */
+static int
+resend_one(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint64_t now)
+{
+	int rc = droce_req_resend(qp, w, psn, now);
+
+	if (rc == 1) {
+		droce_sr_bit_set(qp->sr->resent, psn);
+		droce_sr_sent(qp, psn);
+	}
+	return rc;
+}
+
 /* The RTO's probe, unless the scan sent it, it was kept, or its message is a READ or atomic
  * (one request, resent from its first PSN). 1 sent, 0 none, -EAGAIN no buffer. */
 static int
@@ -295,13 +315,10 @@ probe(struct droce_qp *qp, uint64_t now)
 		sr->probe_due = false;
 		return 0;
 	}
-	rc = droce_req_resend(qp, w, p, now);
-	if (rc != 1)
-		return rc;
-	sr->probe_due = false;
-	droce_sr_bit_set(sr->resent, p);
-	droce_sr_sent(qp, p);
-	return 1;
+	rc = resend_one(qp, w, p, now);
+	if (rc == 1)
+		sr->probe_due = false;
+	return rc;
 }
 
 /* The next PSN reported missing (below the highest kept), neither kept nor resent, among those
@@ -337,13 +354,11 @@ droce_sr_resend(struct droce_qp *qp, uint64_t now)
 			p = droce_psn_add(w->first_psn, w->npkts);
 			continue;
 		}
-		rc = droce_req_resend(qp, w, p, now);
+		rc = resend_one(qp, w, p, now);
 		if (rc != 1) {
 			sr->scan = p;
 			return rc;
 		}
-		droce_sr_bit_set(sr->resent, p);
-		droce_sr_sent(qp, p);
 		sr->scan = droce_psn_add(p, whole_request(w) ? w->npkts : 1);
 		return 1;
 	}
