@@ -272,6 +272,35 @@ scen_events(struct scen *s, unsigned int n, enum droce_event_type type)
 
 const struct sim_link_cfg scen_clean_link = { .rate_bps = 25000000000ull, .delay_ns = 2000 };
 
+unsigned int
+scen_pick_fate(void *arg, unsigned int src, const uint8_t *f, uint32_t len)
+{
+	struct scen *s = arg;
+	int b = sim_frame_bth_off(f, len);
+	unsigned int i;
+	uint32_t psn;
+
+	if (b < 0 || (uint32_t)b + 12 > len)
+		return 0;
+	psn = ((uint32_t)f[b + 9] << 16) | ((uint32_t)f[b + 10] << 8) | f[b + 11];
+	for (i = 0; i < s->n_picks; i++)
+		if (s->picks[i].src == src && s->picks[i].psn == psn && s->picks[i].times != 0) {
+			s->picks[i].times--;
+			return s->picks[i].fate;
+		}
+	return 0;
+}
+
+void
+scen_pick(struct scen *s, unsigned int src, uint32_t psn, unsigned int fate, unsigned int times)
+{
+	CU_ASSERT_FATAL(s->n_picks < SCEN_PICKS);
+	s->picks[s->n_picks++] =
+		(struct scen_pick){ .src = src, .psn = psn, .fate = fate, .times = times };
+	s->net.pick = scen_pick_fate;
+	s->net.pick_arg = s;
+}
+
 void
 scen_setup_rc(struct scen *s, const struct sim_qp_params *p)
 {

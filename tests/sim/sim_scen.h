@@ -17,8 +17,17 @@
 #include "sim_net.h"
 #include "sim_trace.h"
 
-#define SCEN_MEM (1u << 20) /* 4096 packets at a 256 B path MTU: past the send window */
-#define SCEN_WC	 256
+#define SCEN_MEM   (1u << 20) /* 4096 packets at a 256 B path MTU: past the send window */
+#define SCEN_WC	   256
+#define SCEN_PICKS 4
+
+/* A targeted fault (scen_pick): the first `times` frames node src sends at PSN psn meet fate. */
+struct scen_pick {
+	unsigned int src;
+	uint32_t psn;
+	unsigned int fate;
+	unsigned int times;
+};
 
 struct scen {
 	struct sim_net net;
@@ -38,6 +47,8 @@ struct scen {
 	bool no_poll[2];
 	uint64_t wake;
 	void (*at_wake)(struct scen *s);
+	struct scen_pick picks[SCEN_PICKS];
+	unsigned int n_picks;
 };
 
 /* cq_depth 0: 64. qp NULL: sim_qp_params_default. Returns 0 or -errno. */
@@ -69,6 +80,13 @@ void scen_expect_wc(const struct scen *s, unsigned int n, unsigned int i, uint64
 bool scen_untouched(const struct scen *s, unsigned int n, uint32_t off, uint32_t len);
 uint64_t scen_cnt(const struct scen *s, unsigned int n, enum droce_cnt c);
 unsigned int scen_events(struct scen *s, unsigned int n, enum droce_event_type type);
+
+/* The first `times` frames node src sends at PSN psn meet fate (SIM_FATE_LOST, ...): at most
+ * SCEN_PICKS of them a scenario; the first hooks the network's pick. */
+void scen_pick(struct scen *s, unsigned int src, uint32_t psn, unsigned int fate,
+	       unsigned int times);
+/* The network's pick that scen_pick hooks (arg: the scen), for a test's own pick to chain. */
+unsigned int scen_pick_fate(void *arg, unsigned int src, const uint8_t *f, uint32_t len);
 
 /* Run until node n has collected `count` completions, or nothing is left, or limit_ns. */
 enum sim_result scen_run_until(struct scen *s, unsigned int n, unsigned int count,

@@ -20,42 +20,7 @@
 #define PSN0 0x100u	  /* sim_qp_params_default's first PSN */
 #define SEG  (1024u - 16) /* data per SEND/WRITE packet: the path MTU less the header */
 
-/* The frames a test loses or duplicates: from node src, at PSN psn, the first `times` of them. */
-struct pick {
-	unsigned int src;
-	uint32_t psn;
-	unsigned int fate;
-	unsigned int times;
-};
-
-static struct pick picks[4];
-static unsigned int n_picks;
 static uint32_t psn0; /* the first PSN of a test's own work (after the handshake) */
-
-static unsigned int
-pick_fn(void *arg, unsigned int src, const uint8_t *f, uint32_t len)
-{
-	int b = sim_frame_bth_off(f, len);
-	unsigned int i;
-	uint32_t psn;
-
-	(void)arg;
-	if (b < 0 || (uint32_t)b + 12 > len)
-		return 0;
-	psn = ((uint32_t)f[b + 9] << 16) | ((uint32_t)f[b + 10] << 8) | f[b + 11];
-	for (i = 0; i < n_picks; i++)
-		if (picks[i].src == src && picks[i].psn == psn && picks[i].times != 0) {
-			picks[i].times--;
-			return picks[i].fate;
-		}
-	return 0;
-}
-
-static void
-add_pick(unsigned int src, uint32_t psn, unsigned int fate)
-{
-	picks[n_picks++] = (struct pick){ .src = src, .psn = psn, .fate = fate, .times = 1 };
-}
 
 /* With selective repeat, one 8-byte WRITE first, far from what the tests use: its ACK is the
  * handshake (stack/wire/README.md) that lets the requester send placement headers. */
@@ -67,8 +32,6 @@ setup(struct scen *s, bool sr)
 	sim_qp_params_default(&p);
 	p.sr = sr;
 	scen_setup_rc(s, &p);
-	n_picks = 0;
-	s->net.pick = pick_fn;
 	psn0 = PSN0;
 	if (!sr)
 		return;
@@ -111,7 +74,7 @@ test_sr_lost_write_first(void)
 	struct scen s;
 
 	setup(&s, true);
-	add_pick(0, psn0, SIM_FATE_LOST);
+	scen_pick(&s, 0, psn0, SIM_FATE_LOST, 1);
 	write_and_check(&s, 16 * SEG);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SR_KEPT), 15);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RETRANSMITTED_PKTS), 1);
@@ -133,8 +96,7 @@ test_sr_lost_resend_under_cap(void)
 	droce_inflight_defaults(&inf);
 	inf.cap = 8;
 	CU_ASSERT_EQUAL_FATAL(droce_qp_set_inflight(s.qp[0], &inf), 0);
-	add_pick(0, psn0 + 2, SIM_FATE_LOST);
-	picks[n_picks - 1].times = 2;
+	scen_pick(&s, 0, psn0 + 2, SIM_FATE_LOST, 2);
 	write_and_check(&s, 32 * SEG);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RTO_RESEND), 0);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RETRANSMITTED_PKTS), 2);
@@ -154,11 +116,8 @@ test_sr_rto_unmarked_message(void)
 	sim_qp_params_default(&p);
 	p.sr = true;
 	scen_setup_rc(&s, &p);
-	n_picks = 0;
-	s.net.pick = pick_fn;
-	add_pick(0, PSN0 + 2, SIM_FATE_LOST);
-	add_pick(1, PSN0 + 2, SIM_FATE_LOST);
-	picks[n_picks - 1].times = 13;
+	scen_pick(&s, 0, PSN0 + 2, SIM_FATE_LOST, 1);
+	scen_pick(&s, 1, PSN0 + 2, SIM_FATE_LOST, 13);
 	write_and_check(&s, 16 * 1024);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SR_KEPT), 0);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RTO_RESEND), 1);
@@ -172,7 +131,7 @@ test_gbn_lost_write_first(void)
 	struct scen s;
 
 	setup(&s, false);
-	add_pick(0, psn0, SIM_FATE_LOST);
+	scen_pick(&s, 0, psn0, SIM_FATE_LOST, 1);
 	write_and_check(&s, 16 * 1024);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SR_KEPT), 0);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 0, DROCE_CNT_RETRANSMITTED_PKTS), 16);
@@ -186,8 +145,8 @@ test_sr_dup_after_placement(void)
 	struct scen s;
 
 	setup(&s, true);
-	add_pick(0, psn0 + 1, SIM_FATE_LOST);
-	add_pick(0, psn0 + 8, SIM_FATE_DUP);
+	scen_pick(&s, 0, psn0 + 1, SIM_FATE_LOST, 1);
+	scen_pick(&s, 0, psn0 + 8, SIM_FATE_DUP, 1);
 	write_and_check(&s, 16 * SEG);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_SR_KEPT), 14);
 	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_DUPLICATE_REQUEST), 1);
@@ -203,7 +162,7 @@ test_sr_send_lost_first(void)
 	struct scen s;
 
 	setup(&s, true);
-	add_pick(0, psn0, SIM_FATE_LOST);
+	scen_pick(&s, 0, psn0, SIM_FATE_LOST, 1);
 	CU_ASSERT_EQUAL(scen_post_recv(&s, 1, 9, 0, 32768), 0);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_SEND, 1, 0, 8 * SEG, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(scen_run_until(&s, 0, 1, 50 * MS), SIM_DONE);
@@ -224,7 +183,7 @@ test_sr_lost_read_response(void)
 	struct scen s;
 
 	setup(&s, true);
-	add_pick(1, psn0 + 5, SIM_FATE_LOST);
+	scen_pick(&s, 1, psn0 + 5, SIM_FATE_LOST, 1);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 1, 0, 16 * 1024, scen_addr(&s, 1, 0),
 				  droce_mr_rkey(s.mr[1]), 0),
 			0);
@@ -247,7 +206,7 @@ test_sr_lost_atomic(void)
 
 	setup(&s, true);
 	memcpy(&orig, s.mem[1] + t, 8);
-	add_pick(0, psn0 + 4, SIM_FATE_LOST);
+	scen_pick(&s, 0, psn0 + 4, SIM_FATE_LOST, 1);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 4 * SEG, scen_addr(&s, 1, 0),
 				  droce_mr_rkey(s.mr[1]), 0),
 			0);
@@ -281,7 +240,7 @@ test_sr_overlapping_writes(void)
 	struct scen s;
 
 	setup(&s, true);
-	add_pick(0, psn0 + 10, SIM_FATE_LOST);
+	scen_pick(&s, 0, psn0 + 10, SIM_FATE_LOST, 1);
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 16 * SEG, scen_addr(&s, 1, 0),
 				  droce_mr_rkey(s.mr[1]), 0),
 			0);
@@ -315,7 +274,7 @@ watch_fn(void *arg, unsigned int src, const uint8_t *f, uint32_t len)
 		marked_before[src]++;
 	seen[src]++;
 	marked[src] += m;
-	return pick_fn(arg, src, f, len);
+	return scen_pick_fate(arg, src, f, len);
 }
 
 /* The handshake: with selective repeat on both ends and no work before, the requester's first
@@ -331,15 +290,15 @@ handshake_run(bool lose_ack)
 	sim_qp_params_default(&p);
 	p.sr = true;
 	scen_setup_rc(&s, &p);
-	n_picks = 0;
 	memset(seen, 0, sizeof(seen));
 	memset(marked, 0, sizeof(marked));
 	memset(before_any, 0, sizeof(before_any));
 	memset(marked_before, 0, sizeof(marked_before));
-	s.net.pick = watch_fn;
 	if (lose_ack)
-		add_pick(1, PSN0, SIM_FATE_LOST);
-	add_pick(0, PSN0 + 20, SIM_FATE_LOST); /* a MIDDLE of the second message: kept after */
+		scen_pick(&s, 1, PSN0, SIM_FATE_LOST, 1);
+	scen_pick(&s, 0, PSN0 + 20, SIM_FATE_LOST,
+		  1); /* a MIDDLE of the second message: kept after */
+	s.net.pick = watch_fn;
 	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 0, 16 * 1024, scen_addr(&s, 1, 0),
 				  droce_mr_rkey(s.mr[1]), 0),
 			0);

@@ -18,25 +18,6 @@
 #define SEG  (1024u - 16) /* data per SEND packet: the path MTU less the placement header */
 #define RBUF 0x10000u	  /* node 1's receive buffers: 8 KiB each from here */
 
-static uint32_t lose_psn;
-static unsigned int lose_times;
-
-static unsigned int
-pick_fn(void *arg, unsigned int src, const uint8_t *f, uint32_t len)
-{
-	int b = sim_frame_bth_off(f, len);
-	uint32_t psn;
-
-	(void)arg;
-	if (src != 0 || b < 0 || (uint32_t)b + 12 > len || lose_times == 0)
-		return 0;
-	psn = ((uint32_t)f[b + 9] << 16) | ((uint32_t)f[b + 10] << 8) | f[b + 11];
-	if (psn != lose_psn)
-		return 0;
-	lose_times--;
-	return SIM_FATE_LOST;
-}
-
 /* RC with selective repeat and an SRQ on both nodes; the handshake WRITE done (its ACK lets
  * the requester send placement headers), then `nrecv` receives of 8 KiB posted to node 1's
  * SRQ (wr_id 10, 11, ...); the first frame at PSN0 + 1 is lost `times` times. */
@@ -50,8 +31,6 @@ setup(struct scen *s, unsigned int nrecv, unsigned int times)
 	p.sr = true;
 	p.srq = true;
 	scen_setup_rc(s, &p);
-	s->net.pick = pick_fn;
-	lose_times = 0;
 	CU_ASSERT_EQUAL_FATAL(scen_post(s, 0, DROCE_WR_RDMA_WRITE, 99, SCEN_MEM - 8, 8,
 					scen_addr(s, 1, SCEN_MEM - 8), droce_mr_rkey(s->mr[1]), 0),
 			      0);
@@ -60,8 +39,8 @@ setup(struct scen *s, unsigned int nrecv, unsigned int times)
 	s->nwc[0] = 0;
 	for (i = 0; i < nrecv; i++)
 		CU_ASSERT_EQUAL_FATAL(scen_post_recv(s, 1, 10 + i, RBUF + i * 8192, 8192), 0);
-	lose_psn = PSN0 + 1;
-	lose_times = times;
+	if (times != 0)
+		scen_pick(s, 0, PSN0 + 1, SIM_FATE_LOST, times);
 }
 
 /* Three 2-packet SENDs, the first one's FIRST lost: the five packets after it are kept, placed
