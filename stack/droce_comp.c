@@ -25,13 +25,6 @@ enum comp_rc {
 	COMP_IMPLIED_NAK, /* a covered READ/atomic has no response: it was lost */
 };
 
-static bool
-is_rd_atomic(enum droce_wr_opcode op)
-{
-	return op == DROCE_WR_RDMA_READ || op == DROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       op == DROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 void
 droce_comp_arm_rto(struct droce_qp *qp, uint64_t now)
 {
@@ -69,7 +62,7 @@ complete_one(struct droce_qp *qp, enum droce_wc_status st)
 	if (r->comp == r->head)
 		return; /* nothing outstanding: a response the peer should not have sent */
 	droce_qp_send_cqe(qp, w, st);
-	if (is_rd_atomic(w->opcode) && w->state != DROCE_SWQE_POSTED && r->rd_out > 0)
+	if (droce_wr_is_rd_atomic(w->opcode) && w->state != DROCE_SWQE_POSTED && r->rd_out > 0)
 		r->rd_out--;
 	w->state = DROCE_SWQE_DONE;
 	if (r->comp == r->next) {
@@ -167,7 +160,7 @@ ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
 		if (droce_psn_lt(psn, last) || w->state != DROCE_SWQE_SENT) {
 			/* Only its own responses acknowledge a READ's PSNs: an ACK or response
 			 * inside its range moves una no further than the READ's start. */
-			if (is_rd_atomic(w->opcode) && !droce_psn_lt(psn, w->first_psn)) {
+			if (droce_wr_is_rd_atomic(w->opcode) && !droce_psn_lt(psn, w->first_psn)) {
 				progress(qp, w->first_psn, now);
 				return COMP_OK;
 			}
@@ -175,7 +168,7 @@ ack_upto(struct droce_qp *qp, uint32_t psn, uint64_t now)
 		}
 		/* IBTA 9.7.5.2.x: an ACK beyond a READ or atomic without its response
 		 * means the response was lost: implied NAK. */
-		if (is_rd_atomic(w->opcode)) {
+		if (droce_wr_is_rd_atomic(w->opcode)) {
 			progress(qp, w->first_psn, now); /* what came before is done */
 			return COMP_IMPLIED_NAK;
 		}
@@ -446,7 +439,7 @@ settle(struct droce_qp *qp, uint64_t now)
 
 		if (w->state == DROCE_SWQE_POSTED)
 			break;
-		if (!is_rd_atomic(w->opcode)) {
+		if (!droce_wr_is_rd_atomic(w->opcode)) {
 			if (w->state != DROCE_SWQE_SENT || droce_psn_lt(r->rd_hi, end))
 				break;
 			progress(qp, end, now);

@@ -126,6 +126,32 @@ droce_rd_go_back(struct droce_qp *qp, uint32_t psn)
 			bit_set(r->rd_asked, x);
 }
 
+/*
+ * An early resend (droce_inflight.c) while the oldest request is a READ or atomic: the peer
+ * fell silent, so what is still missing below rd_hi was lost, re-requests included, and is
+ * asked for once more by the re-request scan (each READ from its first missing PSN, over at
+ * most RD_SPAN_GAP kept responses, as ever); from the request holding rd_hi on nothing was
+ * answered, and those requests go again (go-back-N from there). Resending every READ from una
+ * instead would re-read the responses kept between its gaps. false: nothing was answered past
+ * una, and the plain go-back-N is this.
+ */
+bool
+droce_rd_timeout(struct droce_qp *qp)
+{
+	struct droce_requester *r = &qp->req;
+	struct droce_swqe *w;
+
+	if (!droce_psn_lt(r->una, r->rd_hi))
+		return false;
+	bits_clear(r->rd_asked, r->una, (uint32_t)droce_psn_diff(r->rd_hi, r->una));
+	w = droce_rd_find(qp, r->rd_hi);
+	if (w != NULL)
+		droce_req_go_back(qp, w->first_psn);
+	r->rd_scan = true;
+	droce_sched_ready(qp);
+	return true;
+}
+
 /* The sent WQE whose PSNs hold psn, or NULL. Responses come in order, so the last one's WQE or
  * the next is nearly always it. */
 struct droce_swqe *

@@ -23,7 +23,12 @@
  * packet and the window reopens, doubling per ACK (RFC 5681 3.1's loss window): a timer that
  * fired early costs one packet, not a window. Under selective repeat it resends the oldest and
  * a probe (droce_sr_timeout) and the window stays open. While the device hears nothing after
- * one QP's early resend, only that QP resends (it probes the path); the others wait. It only
+ * one QP's early resend, only that QP resends (it probes the path); the others wait. READs and
+ * atomics take the go-back-N step too: their responses stream at the responder's pace, but each
+ * one that moves una or comes past a gap re-arms the timer (droce_comp.c), so it fires on the
+ * peer's silence, when the last responses out were lost (a READ tail, a re-request's answer).
+ * Each READ is then asked for from its first missing response (droce_req.c send_read); the
+ * local ACK timeout (code 18, rdma_cm's default, is 1.07 s) would have stalled them all. It only
  * ever fires before the IBTA local ACK timer (C9-140, 9.7.6.1.3: 4.096 us x 2^timeout): that
  * timer keeps its own deadline, and only its expiry spends retry_cnt, so RETRY_EXC_ERR comes
  * exactly when IBTA says.
@@ -229,23 +234,31 @@ droce_inflight_heard(struct droce_qp *qp, uint64_t now)
 		qp->req.rto_at = early_at(&qp->inf, now);
 }
 
+/* What an early resend sends. READs and atomics: what is missing, asked for again
+ * (droce_rd_timeout). Selective repeat resends the oldest and the holes NAKs showed, and keeps
+ * its window: new packets draw the NAKs that find what else is missing (a window of one would
+ * wait for una to pass every hole, each on a doubled RTO). Go-back-N resends the window from
+ * una: one packet, then more as ACKs come (above). */
+static void
+early_resend(struct droce_qp *qp, struct droce_inflight *f)
+{
+	const struct droce_swqe *w = &qp->req.ring[qp->req.comp & qp->req.mask];
+
+	if (droce_wr_is_rd_atomic(w->opcode) && droce_rd_timeout(qp))
+		return;
+	if (qp->sr != NULL && qp->sr->peer && droce_sr_timeout(qp, false))
+		return;
+	set_limit(f, 1);
+	droce_req_go_back(qp, qp->req.una);
+}
+
 bool
 droce_inflight_early(struct droce_qp *qp, uint64_t now)
 {
 	struct droce_inflight *f = &qp->inf;
-	const struct droce_swqe *w = &qp->req.ring[qp->req.comp & qp->req.mask];
 
 	if (now >= f->ibta_at)
 		return false;
-	/* A READ's or atomic's responses come at the responder's pace (its congestion control,
-	 * its queue), which no round trip measured here predicts: resending early re-executes
-	 * it and queues more behind. A lost response is asked for again when a later one comes
-	 * (droce_comp_rd.c); the local ACK timeout covers the rest. */
-	if (w->opcode == DROCE_WR_RDMA_READ || w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
-	    w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
-		qp->req.rto_at = f->ibta_at;
-		return true;
-	}
 	/* Nothing came in since another QP's early resend: the path or the peer is quiet for
 	 * all of them (a pause of either process, a link down), and that resend probes it. The
 	 * others wait another RTO rather than each resend into the same silence (on a loaded
@@ -262,14 +275,7 @@ droce_inflight_early(struct droce_qp *qp, uint64_t now)
 		f->backoff++;
 	f->rewound = true;
 	f->rewind_hi = qp->req.max_psn_sent;
-	/* Selective repeat resends the oldest and the holes NAKs showed, and keeps its window: new
-	 * packets draw the NAKs that find what else is missing (a window of one would wait for una
-	 * to pass every hole, each on a doubled RTO). Go-back-N resends the window from una: one
-	 * packet, then more as ACKs come (above). */
-	if (qp->sr == NULL || !qp->sr->peer || !droce_sr_timeout(qp, false)) {
-		set_limit(f, 1);
-		droce_req_go_back(qp, qp->req.una);
-	}
+	early_resend(qp, f);
 	qp->req.rto_at = early_at(f, now);
 	return true;
 }

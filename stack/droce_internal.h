@@ -405,7 +405,14 @@ struct droce_dev {
 	uint8_t n_gid_v4;
 };
 
-/* The smallest power of two >= n: table and ring sizes, so that an index is a mask. */
+/* A READ or atomic: answered by responses, counted against max_rd_atomic. */
+static inline bool
+droce_wr_is_rd_atomic(enum droce_wr_opcode op)
+{
+	return op == DROCE_WR_RDMA_READ || op == DROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == DROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 /* The slot of the first live QP at or above from, or -1: slots 0 and 1 (the special QPs) lie
  * below the slot pool, the rest are the pool's taken slots, so unused slots stay untouched (a
  * table sized for max_qp costs memory only where QPs are). */
@@ -656,6 +663,7 @@ bool droce_rd_asked(const struct droce_qp *qp, uint32_t psn);
 void droce_rd_passed(struct droce_qp *qp, uint32_t old_una);
 void droce_rd_answered(struct droce_qp *qp, uint32_t hi);
 void droce_rd_go_back(struct droce_qp *qp, uint32_t psn);
+bool droce_rd_timeout(struct droce_qp *qp);
 struct droce_swqe *droce_rd_find(struct droce_qp *qp, uint32_t psn);
 void droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame);
 struct droce_swqe *droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n);

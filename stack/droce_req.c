@@ -47,13 +47,6 @@ wr_kind(enum droce_wr_opcode op)
 	}
 }
 
-static bool
-is_rd_atomic(enum droce_wr_opcode op)
-{
-	return op == DROCE_WR_RDMA_READ || op == DROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       op == DROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Rewind transmission to psn (go-back-N, IBTA 9.7.5.2.x): the WQE holding it and every later one
  * are sent again with their original PSNs; a READ resumes at the first missing response. */
 void
@@ -73,7 +66,7 @@ droce_req_go_back(struct droce_qp *qp, uint32_t psn)
 
 		if (droce_psn_diff(psn, droce_psn_add(w->first_psn, w->npkts)) < 0)
 			break;
-		if (is_rd_atomic(w->opcode) && w->state != DROCE_SWQE_DONE)
+		if (droce_wr_is_rd_atomic(w->opcode) && w->state != DROCE_SWQE_DONE)
 			rd++;
 	}
 	if (i != r->sent_hi && droce_psn_lt(psn, r->ring[i & r->mask].first_psn))
@@ -114,7 +107,7 @@ fill_hdr(struct droce_qp *qp, const struct droce_swqe *w, struct droce_pkt *p)
 static int
 check_local(struct droce_qp *qp, struct droce_swqe *w)
 {
-	unsigned int acc = is_rd_atomic(w->opcode) ? DROCE_ACCESS_LOCAL_WRITE : 0;
+	unsigned int acc = droce_wr_is_rd_atomic(w->opcode) ? DROCE_ACCESS_LOCAL_WRITE : 0;
 	uint32_t i;
 
 	for (i = 0; i < w->num_sge; i++)
@@ -138,7 +131,7 @@ capped(const struct droce_qp *qp, const struct droce_swqe *w)
 
 	if (out >= DROCE_MAX_INFLIGHT)
 		return true;
-	if (is_rd_atomic(w->opcode))
+	if (droce_wr_is_rd_atomic(w->opcode))
 		return false;
 	if (droce_unlikely(qp->sr != NULL) && qp->sr->peer && r->psn == r->max_psn_sent)
 		out -= (int32_t)qp->sr->sacked_n;
@@ -162,7 +155,7 @@ gate(struct droce_qp *qp, struct droce_swqe *w)
 		if (droce_unlikely(qp->sr != NULL) && qp->sr->peer && droce_sr_fence(qp, w))
 			return 1;
 	}
-	if (is_rd_atomic(w->opcode) && r->rd_out >= lim)
+	if (droce_wr_is_rd_atomic(w->opcode) && r->rd_out >= lim)
 		return 1;
 	if (qp->type == DROCE_QPT_RC && capped(qp, w))
 		return 1;
@@ -601,7 +594,7 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 		 * response): a message is marked, or not, from its first packet to its resends. */
 		if (droce_unlikely(qp->sr != NULL) && qp->sr->peer && !w->sr) {
 			w->sr = true;
-			if (!is_rd_atomic(w->opcode) && w->opcode != DROCE_WR_ATOMIC_WRITE)
+			if (!droce_wr_is_rd_atomic(w->opcode) && w->opcode != DROCE_WR_ATOMIC_WRITE)
 				w->npkts = droce_qp_data_npkts(qp, w->length, qp->seg);
 		}
 		w->first_psn = r->psn;

@@ -13,15 +13,24 @@
  * 11.0 ms on average where asking for every gap at once took 7.0 ms (WRITE 6.6 ms), with 1.32x
  * the responses needed where that took 1.06x. The reference model checks
  * every byte placed, as in every simulator run.
+ *
+ * A lost tail has no later response to show it: the last response of a READ, the answer to a
+ * re-request, an atomic's response. Targeted cases on a standard wire (go-back-N, as against
+ * rxe) with the local ACK timeout of rdma_cm's default (code 18, 1.07 s) check that the RTO
+ * from measured round trips asks for it again within milliseconds, spending no retry.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "droce_test.h"
 
+#include "sim_scen.h"
 #include "sim_work.h"
 
 #define SEEDS 3
+#define MS    1000000ull
+#define PSN0  0x100u /* sim_qp_params_default's first PSN */
 
 static void
 cfg_for(struct sim_cfg *c, uint64_t seed, enum sim_op op, double loss, uint8_t rd_atomic)
@@ -115,5 +124,93 @@ test_read_loss5_rd128(void)
 	check(0.05, 1.5, 2.5, 128);
 }
 
+/* The standard-wire fixture with the local ACK timeout at code 18. */
+static void
+tail_setup(struct scen *s)
+{
+	struct sim_qp_params p;
+
+	sim_qp_params_default(&p);
+	p.timeout = 18;
+	scen_setup_rc(s, &p);
+}
+
+/* Node 0's one completion, within bound_ns of start; no local ACK timeout, one early resend. */
+static void
+tail_check(struct scen *s, uint64_t start, uint64_t bound_ns)
+{
+	CU_ASSERT_EQUAL_FATAL(scen_run_until(s, 0, 1, 2000 * MS), SIM_DONE);
+	scen_expect_wc(s, 0, 0, 2, DROCE_WC_SUCCESS);
+	printf(" (done in %.3f ms)", (double)(s->wc_t[0][0] - start) / 1e6);
+	CU_ASSERT(s->wc_t[0][0] - start < bound_ns);
+	CU_ASSERT_EQUAL(scen_cnt(s, 0, DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 0);
+	CU_ASSERT_EQUAL(scen_cnt(s, 0, DROCE_CNT_RTO_RESEND), 1);
+}
+
+/* A READ of 16 responses, the last one lost `times` times (twice: the re-request's answer
+ * too). Nothing comes after it; the READ's own first response gave the RTO its round trip. */
+static void
+read_tail(uint32_t lost, unsigned int times)
+{
+	struct scen s;
+	uint64_t start;
+
+	tail_setup(&s);
+	scen_pick(&s, 1, lost, SIM_FATE_LOST, times);
+	start = s.net.now;
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_READ, 2, 0, 16 * 1024, scen_addr(&s, 1, 0),
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
+	tail_check(&s, start, 5 * MS);
+	CU_ASSERT(memcmp(s.mem[0], s.mem[1], 16 * 1024) == 0);
+	CU_ASSERT(scen_untouched(&s, 0, 16 * 1024, 4096));
+	scen_fini(&s);
+}
+
+static void
+test_read_tail_lost(void)
+{
+	read_tail(PSN0 + 15, 1);
+}
+
+/* A MIDDLE lost, and the answer to its re-request lost as well. */
+static void
+test_read_rereq_lost(void)
+{
+	read_tail(PSN0 + 5, 2);
+}
+
+/* An atomic's response lost: the responder answers the resend from what it kept (IBTA
+ * 9.7.5.1.3), the target moves once. A WRITE before it gives the RTO its round trip. */
+static void
+test_atomic_resp_lost(void)
+{
+	const uint32_t t = 65536;
+	uint64_t orig, now, res, start;
+	struct scen s;
+
+	tail_setup(&s);
+	CU_ASSERT_EQUAL(scen_post(&s, 0, DROCE_WR_RDMA_WRITE, 1, 8192, 64, scen_addr(&s, 1, 8192),
+				  droce_mr_rkey(s.mr[1]), 0),
+			0);
+	CU_ASSERT_EQUAL_FATAL(scen_run_until(&s, 0, 1, 10 * MS), SIM_DONE);
+	s.nwc[0] = 0;
+	memcpy(&orig, s.mem[1] + t, 8);
+	scen_pick(&s, 1, PSN0 + 1, SIM_FATE_LOST, 1);
+	start = s.net.now;
+	CU_ASSERT_EQUAL(scen_post_atomic(&s, 0, DROCE_WR_ATOMIC_FETCH_AND_ADD, 2, t,
+					 scen_addr(&s, 1, t), droce_mr_rkey(s.mr[1]), 5, 0),
+			0);
+	tail_check(&s, start, 5 * MS);
+	memcpy(&now, s.mem[1] + t, 8);
+	memcpy(&res, s.mem[0] + t, 8);
+	CU_ASSERT_EQUAL(now, orig + 5);
+	CU_ASSERT_EQUAL(res, orig);
+	CU_ASSERT_EQUAL(scen_cnt(&s, 1, DROCE_CNT_ATOMIC_REPLAYED), 1);
+	scen_fini(&s);
+}
+
 DROCE_TEST_MAIN("sim_read_loss", DROCE_TEST(test_read_no_loss), DROCE_TEST(test_read_loss1),
-		DROCE_TEST(test_read_loss5), DROCE_TEST(test_read_loss5_rd128))
+		DROCE_TEST(test_read_loss5), DROCE_TEST(test_read_loss5_rd128),
+		DROCE_TEST(test_read_tail_lost), DROCE_TEST(test_read_rereq_lost),
+		DROCE_TEST(test_atomic_resp_lost))

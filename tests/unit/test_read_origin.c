@@ -86,9 +86,10 @@ drop_resp(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
 }
 
 /* NREAD READs of RLEN, node 1's responses numbered in drop lost: all complete, data intact.
- * Returns the local ACK timeouts node 0 counted. */
+ * rto: node 0 resends on the RTO from measured round trips (the default), or only at the local
+ * ACK timeout. Returns the local ACK timeouts node 0 counted; *early its early resends. */
 static uint64_t
-run(uint64_t drop)
+run_rto(uint64_t drop, bool rto, uint64_t *early)
 {
 	static struct fx f;
 	struct eh_qp_opts o;
@@ -107,6 +108,13 @@ run(uint64_t drop)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f.qp[0]);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f.lmr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f.rmr);
+	if (!rto) {
+		struct droce_inflight_cfg inf;
+
+		droce_inflight_defaults(&inf);
+		inf.rto = false;
+		CU_ASSERT_EQUAL_FATAL(droce_qp_set_inflight(f.qp[0], &inf), 0);
+	}
 	memset(la, 0, sizeof(la));
 	for (i = 0; i < sizeof(ra); i++)
 		ra[i] = (uint8_t)(i * 29 + 7);
@@ -132,8 +140,17 @@ run(uint64_t drop)
 	CU_ASSERT_EQUAL(f.refused, 0); /* no request the rule refuses was sent */
 	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_RETRY_EXCEEDED_ERR), 0);
 	tmo = droce_qp_counter(f.qp[0], DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR);
+	*early = droce_qp_counter(f.qp[0], DROCE_CNT_RTO_RESEND);
 	eh_fini(&f.w);
 	return tmo;
+}
+
+static uint64_t
+run(uint64_t drop)
+{
+	uint64_t early;
+
+	return run_rto(drop, true, &early);
 }
 
 /* Two gaps in the first READ, the re-request for the first one lost again: the first gap
@@ -145,13 +162,20 @@ test_gap_lost_again(void)
 }
 
 /* A gap in the first two READs, the first one's re-request lost twice (the second time with
- * nothing behind it: the local ACK timeout rewinds): the rewind resends the first READ from its
- * gap and passes over the second, answered through its own re-request, whose start the
- * responder took as the READ's: a resend from its first PSN would be refused. */
+ * nothing behind it, so only a timer finds it). At the local ACK timeout the rewind resends the
+ * first READ from its gap and passes over the second, answered through its own re-request,
+ * whose start the responder took as the READ's: a resend from its first PSN would be refused.
+ * With the RTO (the default) the early resend asks for the gap alone, and no retry is spent. */
 static void
 test_rewind_from_first_missing(void)
 {
-	CU_ASSERT(run(1ull << 2 | 1ull << 11 | 1ull << 32 | 1ull << 34) >= 1);
+	const uint64_t drop = 1ull << 2 | 1ull << 11 | 1ull << 32 | 1ull << 34;
+	uint64_t early;
+
+	CU_ASSERT(run_rto(drop, false, &early) >= 1);
+	CU_ASSERT_EQUAL(early, 0);
+	CU_ASSERT_EQUAL(run_rto(drop, true, &early), 0);
+	CU_ASSERT(early >= 1);
 }
 
 /* Every first response of the second and third READ and a later one of each */
