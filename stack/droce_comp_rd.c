@@ -10,8 +10,9 @@
  * The responses still in flight behind the gap are kept, not re-read. A re-request's own
  * responses come back in the order it was sent, so one arriving past a re-requested PSN still
  * missing says that PSN was lost again: it is asked for once more. The completer moves una
- * over what was kept (droce_comp.c settle). A timeout or NAK still rewinds (go-back-N,
- * droce_req_go_back).
+ * over what was kept (droce_comp.c settle). A lost tail, with no later response to show it, is
+ * asked for by the RTO's probe (droce_rd_timeout); the local ACK timeout or a NAK still rewinds
+ * (go-back-N, droce_req_go_back).
  */
 #include <string.h>
 
@@ -127,29 +128,33 @@ droce_rd_go_back(struct droce_qp *qp, uint32_t psn)
 }
 
 /*
- * An early resend (droce_inflight.c) while the oldest request is a READ or atomic: the peer
- * fell silent, so what is still missing below rd_hi was lost, re-requests included, and is
- * asked for once more by the re-request scan (each READ from its first missing PSN, over at
- * most RD_SPAN_GAP kept responses, as ever); from the request holding rd_hi on nothing was
- * answered, and those requests go again (go-back-N from there). Resending every READ from una
- * instead would re-read the responses kept between its gaps. false: nothing was answered past
- * una, and the plain go-back-N is this.
+ * An early resend (droce_inflight.c) while the oldest request is a READ or atomic: the peer fell
+ * silent for an RTO, so the oldest one's first missing run was lost (the run, or the answer to
+ * its re-request) and is asked for again, alone, through the re-request scan (a READ from its
+ * first missing PSN to the next kept response, as ever), as a probe. Its answer shows more:
+ * responses come in order, so re-requested PSNs below one answered and still missing were lost
+ * again and are asked for then (droce_rd_ahead), and una moving on re-arms the timer for what
+ * follows. Neither every gap below rd_hi nor every request after it goes again: on a host
+ * whose peer stalls (a TCG guest, a busy core) the RTO fires with those still queued there,
+ * and rxe executes each duplicate READ again in full.
  */
-bool
+void
 droce_rd_timeout(struct droce_qp *qp)
 {
 	struct droce_requester *r = &qp->req;
-	struct droce_swqe *w;
+	struct droce_swqe *w = &r->ring[r->comp & r->mask];
+	uint32_t x = droce_rd_first_missing(qp, w, r->una);
+	uint32_t end = droce_psn_add(w->first_psn, w->npkts);
+	uint32_t lim = droce_psn_add(r->una, DROCE_RD_WIN);
 
-	if (!droce_psn_lt(r->una, r->rd_hi))
-		return false;
-	bits_clear(r->rd_asked, r->una, (uint32_t)droce_psn_diff(r->rd_hi, r->una));
-	w = droce_rd_find(qp, r->rd_hi);
-	if (w != NULL)
-		droce_req_go_back(qp, w->first_psn);
+	if (droce_psn_lt(lim, end))
+		end = lim;
+	/* Nothing answered from x on counts as answered and lost: the scan covers it. */
+	if (droce_psn_lt(r->rd_hi, end))
+		r->rd_hi = end;
+	bits_clear(r->rd_asked, x, (uint32_t)droce_psn_diff(end, x));
 	r->rd_scan = true;
 	droce_sched_ready(qp);
-	return true;
 }
 
 /* The sent WQE whose PSNs hold psn, or NULL. Responses come in order, so the last one's WQE or
@@ -286,8 +291,7 @@ droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n)
 		end = droce_psn_add(w->first_psn, w->npkts);
 		if (droce_psn_lt(lim, end))
 			end = lim;
-		if (w->opcode != DROCE_WR_RDMA_READ && w->opcode != DROCE_WR_ATOMIC_CMP_AND_SWP &&
-		    w->opcode != DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		if (!droce_wr_is_rd_atomic(w->opcode)) {
 			for (; droce_psn_lt(x, end); x = droce_psn_add(x, 1))
 				bit_set(r->rd_got, x);
 			continue;

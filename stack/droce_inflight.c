@@ -24,11 +24,12 @@
  * fired early costs one packet, not a window. Under selective repeat it resends the oldest and
  * a probe (droce_sr_timeout) and the window stays open. While the device hears nothing after
  * one QP's early resend, only that QP resends (it probes the path); the others wait. READs and
- * atomics take the go-back-N step too: their responses stream at the responder's pace, but each
+ * atomics have an early resend too: their responses stream at the responder's pace, but each
  * one that moves una or comes past a gap re-arms the timer (droce_comp.c), so it fires on the
- * peer's silence, when the last responses out were lost (a READ tail, a re-request's answer).
- * Each READ is then asked for from its first missing response (droce_req.c send_read); the
- * local ACK timeout (code 18, rdma_cm's default, is 1.07 s) would have stalled them all. It only
+ * peer's silence, when the last responses out were lost (a READ's tail, a re-request's answer,
+ * an atomic's response). It asks for the oldest one's first missing run alone, a probe
+ * (droce_rd_timeout), where the local ACK timeout (code 18, rdma_cm's default: 1.07 s) would
+ * have stalled the QP. It only
  * ever fires before the IBTA local ACK timer (C9-140, 9.7.6.1.3: 4.096 us x 2^timeout): that
  * timer keeps its own deadline, and only its expiry spends retry_cnt, so RETRY_EXC_ERR comes
  * exactly when IBTA says.
@@ -234,8 +235,8 @@ droce_inflight_heard(struct droce_qp *qp, uint64_t now)
 		qp->req.rto_at = early_at(&qp->inf, now);
 }
 
-/* What an early resend sends. READs and atomics: what is missing, asked for again
- * (droce_rd_timeout). Selective repeat resends the oldest and the holes NAKs showed, and keeps
+/* What an early resend sends. READs and atomics: the oldest one's first missing run, asked for
+ * again (droce_rd_timeout). Selective repeat resends the oldest and the holes NAKs showed, and keeps
  * its window: new packets draw the NAKs that find what else is missing (a window of one would
  * wait for una to pass every hole, each on a doubled RTO). Go-back-N resends the window from
  * una: one packet, then more as ACKs come (above). */
@@ -244,8 +245,10 @@ early_resend(struct droce_qp *qp, struct droce_inflight *f)
 {
 	const struct droce_swqe *w = &qp->req.ring[qp->req.comp & qp->req.mask];
 
-	if (droce_wr_is_rd_atomic(w->opcode) && droce_rd_timeout(qp))
+	if (droce_wr_is_rd_atomic(w->opcode)) {
+		droce_rd_timeout(qp);
 		return;
+	}
 	if (qp->sr != NULL && qp->sr->peer && droce_sr_timeout(qp, false))
 		return;
 	set_limit(f, 1);

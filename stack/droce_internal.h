@@ -663,7 +663,7 @@ bool droce_rd_asked(const struct droce_qp *qp, uint32_t psn);
 void droce_rd_passed(struct droce_qp *qp, uint32_t old_una);
 void droce_rd_answered(struct droce_qp *qp, uint32_t hi);
 void droce_rd_go_back(struct droce_qp *qp, uint32_t psn);
-bool droce_rd_timeout(struct droce_qp *qp);
+void droce_rd_timeout(struct droce_qp *qp);
 struct droce_swqe *droce_rd_find(struct droce_qp *qp, uint32_t psn);
 void droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame);
 struct droce_swqe *droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n);

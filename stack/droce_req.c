@@ -517,8 +517,7 @@ droce_req_resend(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint64
 	struct droce_cursor c = { 0 };
 	int rc;
 
-	if (w->opcode == DROCE_WR_RDMA_READ || w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
-	    w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD) {
+	if (droce_wr_is_rd_atomic(w->opcode)) {
 		if (xmit_rd_request(qp, w, psn, w->npkts - k, &flen) != 1)
 			return -EAGAIN;
 	} else if (w->opcode == DROCE_WR_ATOMIC_WRITE) {
