@@ -20,7 +20,8 @@ commit and the date; prints a table. A benchmark: it fails only when a run fails
     DROCE_LIVE_SECONDS (3) per run, DROCE_LIVE_REPS (1) runs per point, DROCE_LIVE_MBPS (1000)
     droce-netem's rate and link_mbps, DROCE_LIVE_DELAY_US (20) its one-way delay,
     DROCE_LIVE_CAP (bdp) or auto, DROCE_LIVE_CAP_RTT_US (3000) bdp's inflight_rtt_us,
-    DROCE_LIVE_MODES (all four) the modes to run, e.g. sr,sr_cap
+    DROCE_LIVE_MODES (all four) the modes to run, e.g. sr,sr_cap, DROCE_LIVE_QUEUE (1MiB)
+    droce-netem's queue (its --limit)
 """
 import os
 import shutil
@@ -33,6 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import netem_pair  # noqa: E402
 
 CAP = os.environ.get('DROCE_LIVE_CAP', 'bdp')
+QUEUE = os.environ.get('DROCE_LIVE_QUEUE', '1MiB')
 MODES = [('gbn', 'gbn', 'off'), ('gbn_cap', 'gbn', CAP), ('sr', 'sr', 'off'),
 	 ('sr_cap', 'sr', CAP)]
 if os.environ.get('DROCE_LIVE_MODES'):
@@ -61,7 +63,7 @@ def one(netem, perf, tmp, loss, recovery, cap, seed, rtt_us, lat=False, keep=Non
 	else:
 		what = ['-m', 'bw', '-s', '65536', '-t', '16', '-D', str(SECONDS), '-n', '1000000']
 	r = netem_pair.run(netem, perf, tmp, [
-		'--delay', '%dus' % DELAY_US, '--rate', '%dmbit' % MBPS, '--limit', '1MiB', '--loss',
+		'--delay', '%dus' % DELAY_US, '--rate', '%dmbit' % MBPS, '--limit', QUEUE, '--loss',
 		'%s%%' % loss, '--seed', str(seed), '--duration', '%ds' % (BOUND + 20)],
 		['-o', 'write'] + what + ['--verify', '-Q', '-J', '--counters', '127.0.0.1'],
 		env_extra=dict(DROCE_RECOVERY=recovery, DROCE_INFLIGHT_CAP=cap,
@@ -154,13 +156,13 @@ def main():
 		gp = '''set datafile separator ','
 set terminal png size 900,600 noenhanced
 set output '%s'
-set title "droce-perf write bw 64 KiB, droce-netem %d Mbit/s, %d us each way, cap %s from %d (%s, %s)" font ',10'
+set title "droce-perf write bw 64 KiB, droce-netem %d Mbit/s, %d us each way, queue %s, cap %s from %d (%s, %s)" font ',10'
 set xlabel 'loss %%'
 set ylabel 'goodput Gbit/s'
 set key top right
 set grid
 plot for [i=2:5] '%s' using 1:i with linespoints title columnhead(i)
-''' % (png, MBPS, DELAY_US, CAP, ncap, commit, date, csv)
+''' % (png, MBPS, DELAY_US, QUEUE, CAP, ncap, commit, date, csv)
 		if subprocess.run(['gnuplot'], input=gp, text=True).returncode == 0:
 			print('  -> %s' % png)
 		else:
