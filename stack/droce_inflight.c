@@ -235,11 +235,11 @@ droce_inflight_heard(struct droce_qp *qp, uint64_t now)
 		qp->req.rto_at = early_at(&qp->inf, now);
 }
 
-/* What an early resend sends. READs and atomics: the oldest one's first missing run, asked for
- * again (droce_rd_timeout). Selective repeat resends the oldest and the holes NAKs showed, and keeps
- * its window: new packets draw the NAKs that find what else is missing (a window of one would
- * wait for una to pass every hole, each on a doubled RTO). Go-back-N resends the window from
- * una: one packet, then more as ACKs come (above). */
+/* What an early resend sends. READs and atomics: the oldest one's first missing run, asked
+ * for again (droce_rd_timeout). Selective repeat resends the oldest and the holes NAKs showed,
+ * and keeps its window: new packets draw the NAKs that find what else is missing (a window of
+ * one would wait for una to pass every hole, each on a doubled RTO). Go-back-N resends the
+ * window from una: one packet, then more as ACKs come (above). */
 static void
 early_resend(struct droce_qp *qp, struct droce_inflight *f)
 {
