@@ -413,6 +413,13 @@ droce_wr_is_rd_atomic(enum droce_wr_opcode op)
 	       op == DROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* One request whatever its length, resent whole: a READ, an atomic, an ATOMIC WRITE. */
+static inline bool
+droce_wr_one_request(enum droce_wr_opcode op)
+{
+	return droce_wr_is_rd_atomic(op) || op == DROCE_WR_ATOMIC_WRITE;
+}
+
 /* The slot of the first live QP at or above from, or -1: slots 0 and 1 (the special QPs) lie
  * below the slot pool, the rest are the pool's taken slots, so unused slots stay untouched (a
  * table sized for max_qp costs memory only where QPs are). */

@@ -593,7 +593,7 @@ droce_req_tx(struct droce_qp *qp, uint64_t now)
 		 * response): a message is marked, or not, from its first packet to its resends. */
 		if (droce_unlikely(qp->sr != NULL) && qp->sr->peer && !w->sr) {
 			w->sr = true;
-			if (!droce_wr_is_rd_atomic(w->opcode) && w->opcode != DROCE_WR_ATOMIC_WRITE)
+			if (!droce_wr_one_request(w->opcode))
 				w->npkts = droce_qp_data_npkts(qp, w->length, qp->seg);
 		}
 		w->first_psn = r->psn;

@@ -235,13 +235,6 @@ find(struct droce_qp *qp, uint32_t psn)
 	return NULL;
 }
 
-static bool
-whole_request(const struct droce_swqe *w)
-{
-	return w->opcode == DROCE_WR_RDMA_READ || w->opcode == DROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       w->opcode == DROCE_WR_ATOMIC_FETCH_AND_ADD || w->opcode == DROCE_WR_ATOMIC_WRITE;
-}
-
 bool
 droce_sr_timeout(struct droce_qp *qp, bool all)
 {
@@ -249,7 +242,7 @@ droce_sr_timeout(struct droce_qp *qp, bool all)
 	struct droce_sr *sr = qp->sr;
 	struct droce_swqe *w = find(qp, r->una);
 
-	if (w == NULL || whole_request(w) || r->psn != r->max_psn_sent)
+	if (w == NULL || droce_wr_one_request(w->opcode) || r->psn != r->max_psn_sent)
 		return false;
 	/* the oldest goes even if it was kept: its answer was what got lost, and a duplicate is
 	 * answered with an ACK (IBTA 9.7.5.1.2) */
@@ -311,7 +304,7 @@ probe(struct droce_qp *qp, uint64_t now)
 		return 0;
 	}
 	w = find(qp, p);
-	if (w == NULL || whole_request(w)) {
+	if (w == NULL || droce_wr_one_request(w->opcode)) {
 		sr->probe_due = false;
 		return 0;
 	}
@@ -350,7 +343,7 @@ droce_sr_resend(struct droce_qp *qp, uint64_t now)
 			continue;
 		}
 		/* a READ or atomic is one request: its first PSN stands for the rest */
-		if (whole_request(w) && p != w->first_psn) {
+		if (droce_wr_one_request(w->opcode) && p != w->first_psn) {
 			p = droce_psn_add(w->first_psn, w->npkts);
 			continue;
 		}
@@ -359,7 +352,7 @@ droce_sr_resend(struct droce_qp *qp, uint64_t now)
 			sr->scan = p;
 			return rc;
 		}
-		sr->scan = droce_psn_add(p, whole_request(w) ? w->npkts : 1);
+		sr->scan = droce_psn_add(p, droce_wr_one_request(w->opcode) ? w->npkts : 1);
 		return 1;
 	}
 	sr->scan = p;
