@@ -300,6 +300,7 @@ rx_ack(struct droce_qp *qp, const struct droce_pkt *p, uint64_t now)
 	uint32_t before = droce_psn_add(p->psn, DROCE_PSN_MASK); /* psn - 1 */
 
 	if (type == DROCE_AETH_TYPE_ACK) {
+		droce_rd_heard(qp, p->psn);
 		if (ack_upto(qp, p->psn, now) == COMP_IMPLIED_NAK)
 			implied_nak(qp, droce_psn_add(p->psn, 1));
 		return;
@@ -482,6 +483,8 @@ droce_comp_rx(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fra
 	/* the in-band handshake: a standard peer sends resv6 as 0 (wire/droce_bth.h) */
 	if (droce_unlikely(qp->sr != NULL) && !qp->sr->known)
 		sr_learn(qp, p);
+	if (op->flags & (DROCE_OPF_READ | DROCE_OPF_ATOMIC))
+		droce_rd_heard(qp, p->psn);
 	if (op->flags & DROCE_OPF_READ)
 		rx_read_resp(qp, p, frame, now);
 	else if (op->flags & DROCE_OPF_ATOMIC)

@@ -7,9 +7,10 @@
  * RETH's VA advanced and length reduced to the run (IBTA 9.7.5.2.x READ retry; a duplicate READ
  * may ask for part of the original, 9.7.5.1.x, as rxe's responder serves it), one re-request of
  * a READ at a time, each from the READ's first missing PSN (droce_rd_rereq_next says why).
- * The responses still in flight behind the gap are kept, not re-read. A re-request's own
- * responses come back in the order it was sent, so one arriving past a re-requested PSN still
- * missing says that PSN was lost again: it is asked for once more. The completer moves una
+ * The responses still in flight behind the gap are kept, not re-read. Responses come back in
+ * the order the requests were sent, re-requests among them, so an answer to one re-request (or
+ * to a request first sent after it) says that what an earlier one asked for and is still
+ * missing was lost again: it is asked for once more (droce_rd_heard). The completer moves una
  * over what was kept (droce_comp.c settle). A lost tail, with no later response to show it, is
  * asked for by the RTO's probe (droce_rd_timeout); the local ACK timeout or a NAK still rewinds
  * (go-back-N, droce_req_go_back).
@@ -59,6 +60,53 @@ bits_clear(uint64_t *b, uint32_t psn, uint32_t n)
 	}
 }
 
+/* x is asked for by a re-request whose answer may still come. */
+static bool
+rr_covers(const struct droce_requester *r, uint32_t x)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->rd_rr_n; i++)
+		if (!droce_psn_lt(x, r->rd_rr[i].psn) && droce_psn_lt(x, r->rd_rr[i].end))
+			return true;
+	return false;
+}
+
+/* The PSNs of [psn, end) asked for, still missing and awaited by no re-request were lost
+ * again: they may be asked for once more. True if there was one. */
+static bool
+rr_lost(struct droce_requester *r, uint32_t psn, uint32_t end)
+{
+	bool any = false;
+
+	if (droce_psn_lt(psn, r->una))
+		psn = r->una;
+	for (; droce_psn_lt(psn, end); psn = droce_psn_add(psn, 1)) {
+		uint32_t i = psn & RD_MASK;
+
+		if (bit_get(r->rd_asked, psn) && !bit_get(r->rd_got, psn) && !rr_covers(r, psn)) {
+			r->rd_asked[i >> 6] &= ~(1ull << (i & 63));
+			any = true;
+		}
+	}
+	return any;
+}
+
+static void
+rr_remove(struct droce_requester *r, uint32_t i)
+{
+	memmove(&r->rd_rr[i], &r->rd_rr[i + 1], (r->rd_rr_n - i - 1) * sizeof(r->rd_rr[0]));
+	r->rd_rr_n--;
+}
+
+static void
+rr_push(struct droce_requester *r, uint32_t psn, uint32_t end)
+{
+	if (r->rd_rr_n == DROCE_RD_RR)
+		rr_remove(r, 0); /* a rewind or probe forgets the oldest (droce_rd_heard) */
+	r->rd_rr[r->rd_rr_n++] = (struct droce_rd_rereq){ psn, end, r->max_psn_sent };
+}
+
 bool
 droce_rd_got(const struct droce_qp *qp, uint32_t psn)
 {
@@ -71,13 +119,29 @@ droce_rd_asked(const struct droce_qp *qp, uint32_t psn)
 	return bit_get(qp->req.rd_asked, psn);
 }
 
-/* una moved on from old_una: the bits it passed are free for the PSNs a window later. */
+/* una moved on from old_una: the bits it passed are free for the PSNs a window later, and
+ * re-requests for what it passed await nothing. */
 void
 droce_rd_passed(struct droce_qp *qp, uint32_t old_una)
 {
 	struct droce_requester *r = &qp->req;
+	bool full = r->rd_rr_n == DROCE_RD_RR;
 	uint32_t n;
 
+	for (n = 0; n < r->rd_rr_n;) {
+		struct droce_rd_rereq *e = &r->rd_rr[n];
+
+		if (droce_psn_lt(e->psn, r->una))
+			e->psn = r->una;
+		if (droce_psn_lt(e->psn, e->end))
+			n++;
+		else
+			rr_remove(r, n);
+	}
+	if (full && r->rd_rr_n < DROCE_RD_RR) {
+		r->rd_scan = true; /* a re-request waiting for room may go */
+		droce_sched_ready(qp);
+	}
 	if (!droce_psn_lt(old_una, r->rd_hi)) {
 		r->rd_hi = r->una;
 		return;
@@ -97,14 +161,6 @@ droce_rd_answered(struct droce_qp *qp, uint32_t hi)
 	struct droce_requester *r = &qp->req;
 	uint32_t lim = droce_psn_add(r->una, DROCE_RD_WIN);
 
-	/* An answer to a request first sent after the last re-request: every re-request came
-	 * before it, so what they asked for and is still missing was lost again. */
-	if (droce_psn_lt(r->una, r->rd_hi) &&
-	    !droce_psn_lt(droce_psn_add(hi, DROCE_PSN_MASK), r->rd_wm)) {
-		bits_clear(r->rd_asked, r->una, (uint32_t)droce_psn_diff(r->rd_hi, r->una));
-		r->rd_scan = true;
-		droce_sched_ready(qp);
-	}
 	if (droce_psn_lt(lim, hi))
 		hi = lim;
 	if (!droce_psn_lt(r->rd_hi, hi))
@@ -112,6 +168,55 @@ droce_rd_answered(struct droce_qp *qp, uint32_t hi)
 	r->rd_hi = hi;
 	r->rd_scan = true;
 	droce_sched_ready(qp);
+}
+
+/*
+ * A response at psn came (a READ response, an atomic or plain ACK, in order or past a gap).
+ * Answers come in the order their requests reached the responder, so it answers the oldest
+ * awaited re-request holding psn, or else a request first sent after every re-request whose
+ * mark (max_psn_sent when it left) is not past psn: each re-request sent before that one is
+ * answered, and what it asked for and is still missing was lost again, as were the PSNs below
+ * psn of the one it answers. A PSN asked for by a later re-request still awaits that one: not
+ * asked again. The order re-requests leave in is not PSN order (one per READ at a time,
+ * droce_rd_rereq_next), so "below psn" alone would ask again for PSNs still on their way.
+ */
+void
+droce_rd_heard(struct droce_qp *qp, uint32_t psn)
+{
+	struct droce_requester *r = &qp->req;
+	struct droce_rd_rereq gone[DROCE_RD_RR + 1];
+	uint32_t i, k, ng = 0;
+	bool asked = bit_get(r->rd_asked, psn), lost = false, full = r->rd_rr_n == DROCE_RD_RR;
+
+	if (r->rd_rr_n == 0 && !asked)
+		return;
+	for (k = 0; k < r->rd_rr_n; k++)
+		if (!droce_psn_lt(psn, r->rd_rr[k].psn) && droce_psn_lt(psn, r->rd_rr[k].end))
+			break;
+	if (k == r->rd_rr_n)
+		for (k = 0; k < r->rd_rr_n && !droce_psn_lt(psn, r->rd_rr[k].wm); k++)
+			;
+	else if (asked) {
+		gone[ng++] = (struct droce_rd_rereq){ r->rd_rr[k].psn, psn, 0 };
+		r->rd_rr[k].psn = droce_psn_add(psn, 1);
+		if (r->rd_rr[k].psn == r->rd_rr[k].end)
+			k++;
+	}
+	for (i = 0; i < k; i++)
+		gone[ng++] = r->rd_rr[i];
+	memmove(r->rd_rr, &r->rd_rr[k], (r->rd_rr_n - k) * sizeof(r->rd_rr[0]));
+	r->rd_rr_n -= k;
+	for (i = 0; i < ng; i++)
+		lost |= rr_lost(r, gone[i].psn, gone[i].end);
+	/* a re-request forgotten (droce_rd_timeout, a rewind past DROCE_RD_RR) was sent before
+	 * the one answered here: what it asked for below psn was lost too */
+	if (asked)
+		lost |= rr_lost(r, r->una, psn);
+	/* an answer to a re-request may end the wait of its READ's next gap (droce_rd_rereq_next) */
+	if (lost || asked || (full && k > 0)) {
+		r->rd_scan = true;
+		droce_sched_ready(qp);
+	}
 }
 
 /* A rewind to psn asks again for every PSN from psn on: the missing ones there count as asked
@@ -122,6 +227,9 @@ droce_rd_go_back(struct droce_qp *qp, uint32_t psn)
 	struct droce_requester *r = &qp->req;
 	uint32_t x = droce_psn_lt(psn, r->una) ? r->una : psn;
 
+	if (!droce_psn_lt(x, r->rd_hi))
+		return;
+	rr_push(r, x, r->rd_hi);
 	for (; droce_psn_lt(x, r->rd_hi); x = droce_psn_add(x, 1))
 		if (!bit_get(r->rd_got, x))
 			bit_set(r->rd_asked, x);
@@ -145,7 +253,7 @@ droce_rd_timeout(struct droce_qp *qp)
 	struct droce_swqe *w = &r->ring[r->comp & r->mask];
 	uint32_t x = droce_rd_first_missing(qp, w, r->una);
 	uint32_t end = droce_psn_add(w->first_psn, w->npkts);
-	uint32_t lim = droce_psn_add(r->una, DROCE_RD_WIN);
+	uint32_t lim = droce_psn_add(r->una, DROCE_RD_WIN), i;
 
 	if (droce_psn_lt(lim, end))
 		end = lim;
@@ -153,6 +261,14 @@ droce_rd_timeout(struct droce_qp *qp)
 	if (droce_psn_lt(r->rd_hi, end))
 		r->rd_hi = end;
 	bits_clear(r->rd_asked, x, (uint32_t)droce_psn_diff(end, x));
+	/* the re-requests for that run count as lost; the probe must find room */
+	for (i = 0; i < r->rd_rr_n;)
+		if (droce_psn_lt(r->rd_rr[i].psn, end) && droce_psn_lt(x, r->rd_rr[i].end))
+			rr_remove(r, i);
+		else
+			i++;
+	if (r->rd_rr_n == DROCE_RD_RR)
+		rr_remove(r, 0);
 	r->rd_scan = true;
 	droce_sched_ready(qp);
 }
@@ -247,14 +363,6 @@ droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *fr
 		droce_copy_in(w->sge, &cur, (const uint8_t *)&orig, sizeof(orig));
 	}
 	droce_qp_cnt(qp, DROCE_CNT_READ_RESP_AHEAD);
-	/* A re-request's response: the re-requested PSNs before it that are still missing were
-	 * lost again (re-requests are sent in PSN order and answered in order), so they may be
-	 * asked for once more. One asked again since is asked twice: cheaper than the timeout. */
-	if (droce_rd_asked(qp, p->psn)) {
-		bits_clear(r->rd_asked, r->una, (uint32_t)droce_psn_diff(p->psn, r->una));
-		r->rd_scan = true;
-		droce_sched_ready(qp);
-	}
 	bit_set(r->rd_got, p->psn);
 	droce_rd_answered(qp, droce_psn_add(p->psn, 1));
 }
@@ -276,6 +384,8 @@ droce_rd_rereq_next(struct droce_qp *qp, uint32_t *psn, uint32_t *n)
 	struct droce_requester *r = &qp->req;
 	uint32_t x = r->una, lim = droce_psn_lt(r->psn, r->rd_hi) ? r->psn : r->rd_hi;
 
+	if (r->rd_rr_n == DROCE_RD_RR)
+		lim = x; /* as many awaited as it keeps: the next waits for an answer */
 	while (droce_psn_lt(x, lim)) {
 		struct droce_swqe *w;
 		uint32_t end, e, y;
@@ -337,10 +447,12 @@ droce_rd_first_missing(const struct droce_qp *qp, const struct droce_swqe *w, ui
 void
 droce_rd_rereq_sent(struct droce_qp *qp, struct droce_swqe *w, uint32_t psn, uint32_t n)
 {
+	uint32_t psn0 = psn;
+
 	w->part_asked = true;
 	for (; n != 0; n--, psn = droce_psn_add(psn, 1))
 		if (!bit_get(qp->req.rd_got, psn))
 			bit_set(qp->req.rd_asked, psn);
-	qp->req.rd_wm = qp->req.max_psn_sent;
+	rr_push(&qp->req, psn0, psn);
 	droce_qp_cnt(qp, DROCE_CNT_READ_REREQ);
 }

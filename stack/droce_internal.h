@@ -28,6 +28,7 @@
 #define DROCE_ACKREQ_EVERY    32   /* AckReq on every Nth packet besides each message's last */
 #define DROCE_MAX_INFLIGHT    1024 /* unacknowledged PSNs a requester keeps out (go-back-N) */
 #define DROCE_RD_WIN	      2048 /* PSNs past una a READ/atomic response may be kept from */
+#define DROCE_RD_RR	      16   /* re-requests awaiting their answer (droce_comp_rd.c) */
 #define DROCE_RESP_RING_SPARE 48   /* response ring slots beyond 2 per responder resource */
 #define DROCE_EVENT_RING      256
 #define DROCE_UD_GRH	      40
@@ -276,11 +277,16 @@ struct droce_requester {
 	uint64_t rd_asked[DROCE_RD_WIN / 64]; /* missing and re-requested, not known lost again */
 	uint32_t rd_hi;			      /* the responder has answered every PSN below it */
 	uint32_t rd_hint; /* ring index of the WQE the last response ahead belonged to */
-	uint32_t rd_wm;	  /* max_psn_sent when the last re-request left */
-	bool rd_scan;	  /* a PSN below rd_hi may want a re-request */
-	bool sr_scan;	  /* selective repeat: a PSN may want resending (droce_sr_req.c) */
-	uint64_t rto_at;  /* local ACK timeout, UINT64_MAX when nothing is outstanding */
-	uint64_t rnr_at;  /* RNR wait end, UINT64_MAX when not waiting */
+	/* Re-requests whose answer may still come, oldest first: [psn, end) asked, wm =
+	 * max_psn_sent when it left. Answers come in the order the requests were sent. */
+	struct droce_rd_rereq {
+		uint32_t psn, end, wm;
+	} rd_rr[DROCE_RD_RR];
+	uint32_t rd_rr_n;
+	bool rd_scan;	 /* a PSN below rd_hi may want a re-request */
+	bool sr_scan;	 /* selective repeat: a PSN may want resending (droce_sr_req.c) */
+	uint64_t rto_at; /* local ACK timeout, UINT64_MAX when nothing is outstanding */
+	uint64_t rnr_at; /* RNR wait end, UINT64_MAX when not waiting */
 	bool drained_notified;
 };
 
@@ -670,6 +676,7 @@ bool droce_rd_asked(const struct droce_qp *qp, uint32_t psn);
 void droce_rd_passed(struct droce_qp *qp, uint32_t old_una);
 void droce_rd_answered(struct droce_qp *qp, uint32_t hi);
 void droce_rd_go_back(struct droce_qp *qp, uint32_t psn);
+void droce_rd_heard(struct droce_qp *qp, uint32_t psn);
 void droce_rd_timeout(struct droce_qp *qp);
 struct droce_swqe *droce_rd_find(struct droce_qp *qp, uint32_t psn);
 void droce_rd_ahead(struct droce_qp *qp, const struct droce_pkt *p, const uint8_t *frame);

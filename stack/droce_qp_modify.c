@@ -206,6 +206,7 @@ apply(struct droce_qp *qp, const struct droce_qp_attr *a, uint32_t mask)
 		qp->req.rd_hi = q->sq_psn; /* no response kept ahead (droce_comp_rd.c) */
 		memset(qp->req.rd_got, 0, sizeof(qp->req.rd_got));
 		memset(qp->req.rd_asked, 0, sizeof(qp->req.rd_asked));
+		qp->req.rd_rr_n = 0;
 	}
 	if (mask & (S_AV | S_DQPN))
 		droce_qp_build_tmpl(qp);
