@@ -186,8 +186,13 @@ droce_rd_heard(struct droce_qp *qp, uint32_t psn)
 	struct droce_requester *r = &qp->req;
 	struct droce_rd_rereq gone[DROCE_RD_RR + 1];
 	uint32_t i, k, ng = 0;
-	bool asked = bit_get(r->rd_asked, psn), lost = false, full = r->rd_rr_n == DROCE_RD_RR;
+	bool asked, lost = false, full = r->rd_rr_n == DROCE_RD_RR;
 
+	/* the common case, read from lines every response reads: nothing awaited, and psn at or
+	 * past rd_hi, where nothing is ever asked */
+	if (r->rd_rr_n == 0 && !droce_psn_lt(psn, r->rd_hi))
+		return;
+	asked = bit_get(r->rd_asked, psn);
 	if (r->rd_rr_n == 0 && !asked)
 		return;
 	for (k = 0; k < r->rd_rr_n; k++)

@@ -277,17 +277,18 @@ struct droce_requester {
 	uint64_t rd_asked[DROCE_RD_WIN / 64]; /* missing and re-requested, not known lost again */
 	uint32_t rd_hi;			      /* the responder has answered every PSN below it */
 	uint32_t rd_hint; /* ring index of the WQE the last response ahead belonged to */
+	uint32_t rd_rr_n; /* entries of rd_rr */
+	bool rd_scan;	  /* a PSN below rd_hi may want a re-request */
+	bool sr_scan;	  /* selective repeat: a PSN may want resending (droce_sr_req.c) */
+	uint64_t rto_at;  /* local ACK timeout, UINT64_MAX when nothing is outstanding */
+	uint64_t rnr_at;  /* RNR wait end, UINT64_MAX when not waiting */
+	bool drained_notified;
 	/* Re-requests whose answer may still come, oldest first: [psn, end) asked, wm =
-	 * max_psn_sent when it left. Answers come in the order the requests were sent. */
+	 * max_psn_sent when it left. Answers come in the order the requests were sent. Last:
+	 * read only while rd_rr_n is not 0. */
 	struct droce_rd_rereq {
 		uint32_t psn, end, wm;
 	} rd_rr[DROCE_RD_RR];
-	uint32_t rd_rr_n;
-	bool rd_scan;	 /* a PSN below rd_hi may want a re-request */
-	bool sr_scan;	 /* selective repeat: a PSN may want resending (droce_sr_req.c) */
-	uint64_t rto_at; /* local ACK timeout, UINT64_MAX when nothing is outstanding */
-	uint64_t rnr_at; /* RNR wait end, UINT64_MAX when not waiting */
-	bool drained_notified;
 };
 
 struct droce_qp {
