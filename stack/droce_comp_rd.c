@@ -113,12 +113,6 @@ droce_rd_got(const struct droce_qp *qp, uint32_t psn)
 	return bit_get(qp->req.rd_got, psn);
 }
 
-bool
-droce_rd_asked(const struct droce_qp *qp, uint32_t psn)
-{
-	return bit_get(qp->req.rd_asked, psn);
-}
-
 /* una moved on from old_una: the bits it passed are free for the PSNs a window later, and
  * re-requests for what it passed await nothing. */
 void

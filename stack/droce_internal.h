@@ -673,7 +673,6 @@ void droce_comp_complete(struct droce_qp *qp, enum droce_wc_status st);
 
 /* droce_comp_rd.c: READ/atomic responses ahead of una, and the re-requests for the gaps */
 bool droce_rd_got(const struct droce_qp *qp, uint32_t psn);
-bool droce_rd_asked(const struct droce_qp *qp, uint32_t psn);
 void droce_rd_passed(struct droce_qp *qp, uint32_t old_una);
 void droce_rd_answered(struct droce_qp *qp, uint32_t hi);
 void droce_rd_go_back(struct droce_qp *qp, uint32_t psn);
