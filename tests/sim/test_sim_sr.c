@@ -461,10 +461,66 @@ test_sr_cap_goodput(void)
 	printf("\n");
 }
 
+/* The four recovery modes in the order the live bench finds them (tools/bench/README.md,
+ * "Live"): its path with a tail-drop queue of 640 KiB, shallower than SR's window of 16
+ * messages (1 MiB), the cap of a 1.5 ms round trip (183 packets), 200 WRITEs of 64 KiB at 1 %
+ * loss. Medians of five seeds: go-back-N < go-back-N + cap < selective repeat < selective
+ * repeat + cap. With a queue deeper than the window the two SR modes tie (the cap has nothing
+ * to keep out of the queue). */
+static double
+mode_run(uint64_t seed, bool sr, bool cap)
+{
+	struct sim_cfg c;
+	double g, pk;
+
+	sim_cfg_default(&c);
+	c.seed = seed;
+	c.timeout = 14;
+	c.link.rate_bps = 1000000000ull;
+	c.link.delay_ns = 20000;
+	c.link.qcap_bytes = 640u << 10;
+	c.link.loss = 0.01;
+	c.inflight.cap = cap ? DROCE_INFLIGHT_CAP_BDP : 0;
+	c.inflight.rtt_ns = 1500000;
+	c.sr = sr;
+	goodput_of(&c, &g, &pk);
+	(void)pk;
+	return g;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+test_modes_order_shallow_queue(void)
+{
+	static const char *const name[4] = { "gbn", "gbn + cap", "SR", "SR + cap" };
+	double g[4][5], med[4];
+	unsigned int m, s;
+
+	for (m = 0; m < 4; m++) {
+		for (s = 0; s < 5; s++)
+			g[m][s] = mode_run(s + 1, m >= 2, m & 1);
+		printf("\n    %-9s %.3f %.3f %.3f %.3f %.3f Gbit/s", name[m], g[m][0], g[m][1],
+		       g[m][2], g[m][3], g[m][4]);
+		qsort(g[m], 5, sizeof(g[m][0]), cmp_double);
+		med[m] = g[m][2];
+	}
+	printf("\n    medians %.3f < %.3f < %.3f < %.3f\n", med[0], med[1], med[2], med[3]);
+	CU_ASSERT(med[0] < med[1]);
+	CU_ASSERT(med[1] < med[2]);
+	CU_ASSERT(med[2] < med[3]);
+}
+
 DROCE_TEST_MAIN("sim_sr", DROCE_TEST(test_sr_goodput_targets), DROCE_TEST(test_sr_lost_write_first),
 		DROCE_TEST(test_sr_lost_resend_under_cap), DROCE_TEST(test_sr_rto_unmarked_message),
-		DROCE_TEST(test_sr_cap_goodput), DROCE_TEST(test_gbn_lost_write_first),
-		DROCE_TEST(test_sr_dup_after_placement), DROCE_TEST(test_sr_send_lost_first),
-		DROCE_TEST(test_sr_lost_read_response), DROCE_TEST(test_sr_lost_atomic),
-		DROCE_TEST(test_sr_overlapping_writes), DROCE_TEST(test_sr_handshake),
-		DROCE_TEST(test_sr_one_side))
+		DROCE_TEST(test_sr_cap_goodput), DROCE_TEST(test_modes_order_shallow_queue),
+		DROCE_TEST(test_gbn_lost_write_first), DROCE_TEST(test_sr_dup_after_placement),
+		DROCE_TEST(test_sr_send_lost_first), DROCE_TEST(test_sr_lost_read_response),
+		DROCE_TEST(test_sr_lost_atomic), DROCE_TEST(test_sr_overlapping_writes),
+		DROCE_TEST(test_sr_handshake), DROCE_TEST(test_sr_one_side))
