@@ -123,6 +123,65 @@ plot_modes goodput_burst 1 'goodput Gbit/s' 'one QP, 64 KiB WRITEs: goodput vs G
 sweep lat4k loss 4096 2000
 plot_modes lat4k 3 'p99 completion us' 'one QP, 4 KiB WRITEs, 16 posted: 99th-percentile completion time vs loss'
 
+# The live bench's path (1 Gbit/s, 20 us each way, local ACK timeout 14, the cap of a 1.5 ms
+# round trip: 183 packets) at 1 % loss against netem's tail-drop queue, the four modes as
+# droce-loss-live.py runs them: where the queue is shallower than selective repeat's window
+# (16 x 64 KiB) the cap decides. Medians over the seeds; ninja research-live-queue is the same
+# live.
+qs=$out/queue_sim-runs.csv
+echo "queue_kib,mode,seed,goodput_gbps,pkts,lat_p50_us,lat_p99_us" >"$qs"
+for q in 256 512 640 768 1024; do
+	for m in gbn=--cap,off gbn_cap=--cap,on sr=--recovery,sr,--cap,off sr_cap=--recovery,sr,--cap,on; do
+		s=1
+		while [ "$s" -le "$seeds" ]; do
+			# shellcheck disable=SC2046
+			f=$(figures --seed "$s" --one-way --ops write --size 65536-65536 --msgs 200 \
+				--qps 1 --sq-depth 16 --rate 1 --delay 20us --timeout 14 --cap-rtt 1500us \
+				--qcap $((q * 1024)) --loss 1 $(echo "${m#*=}" | tr ',' ' ')) || exit 1
+			echo "$q,${m%%=*},$s,$f" >>"$qs"
+			s=$((s + 1))
+		done
+	done
+	echo "  queue $q KiB done" >&2
+done
+awk -F, 'NR > 1 { v[$1, $2, ++n[$1, $2]] = $4; Q[$1] = 1 }
+	END {
+		print "queue_kib,gbn_gbps,gbn_cap_gbps,sr_gbps,sr_cap_gbps"
+		split("256 512 640 768 1024", QL, " ")
+		split("gbn gbn_cap sr sr_cap", M, " ")
+		for (j = 1; j <= 5; j++) {
+			printf "%s", QL[j]
+			for (i = 1; i <= 4; i++) {
+				k = QL[j] SUBSEP M[i]
+				c = n[k]
+				# median: sort the seeds of this point
+				for (a = 1; a <= c; a++)
+					w[a] = v[QL[j], M[i], a]
+				for (a = 2; a <= c; a++)
+					for (b = a; b > 1 && w[b - 1] > w[b]; b--) {
+						t = w[b]; w[b] = w[b - 1]; w[b - 1] = t
+					}
+				printf ",%.3f", w[int((c + 1) / 2)]
+			}
+			printf "\n"
+		}
+	}' "$qs" >"$out/queue_sim.csv"
+echo "  -> $out/queue_sim.csv ($qs)"
+if [ "$plot" = 1 ]; then
+	gnuplot <<GP || exit 1
+set datafile separator ','
+set terminal png size 900,600 noenhanced
+set output '$out/queue_sim.png'
+set title "droce-sim, 64 KiB WRITEs, 1 Gbit/s, 20 us, 1 % loss, cap 183 packets: median of $seeds seeds ($commit, $date)" font ',10'
+set xlabel 'tail-drop queue KiB'
+set ylabel 'goodput Gbit/s'
+set key bottom right
+set grid
+plot for [i=2:5] '$out/queue_sim.csv' using 1:i with linespoints title columnhead(i)
+GP
+	echo "  -> $out/queue_sim.png"
+fi
+
 # Incast N:1 into one 25 Gbit/s port (RED marking 5-200 KB), 10 ms: per N, congestion control
 # and loss recovery, link use, queue median and p99, drops, Jain's index, errors.
 inc=$out/incast.csv
