@@ -186,15 +186,16 @@ def main():
 		gp = '''set datafile separator ','
 set terminal png size 900,600 noenhanced
 set output '%s'
-set title "droce-perf write bw 64 KiB, droce-netem %d Mbit/s, %d us each way, %s, cap %s from %d (%s, %s)" font ',10'
+set title "droce-perf write 64 KiB x 16, netem %d Mbit/s %d us, %s, cap %s %d pkts (%s, %s)" font ',10'
 set xlabel '%s'
 set ylabel 'goodput Gbit/s'
+set yrange [0:%g]
 set key %s
 set grid
 plot for [i=2:%d] '%s' using 1:i with linespoints title columnhead(i)
-''' % (png, MBPS, DELAY_US, where, CAP, ncap, commit, date,
-       'netem queue KiB' if by_queue else 'loss %', 'bottom right' if by_queue else 'top right',
-       len(MODES) + 1, csv)
+''' % (png, MBPS, DELAY_US, 'loss %s %%' % losses[0] if by_queue else where, CAP, ncap,
+       commit, date, 'netem queue KiB' if by_queue else 'loss %', MBPS * 1.1 / 1000,
+       'bottom right' if by_queue else 'right center', len(MODES) + 1, csv)
 		if subprocess.run(['gnuplot'], input=gp, text=True).returncode == 0:
 			print('  -> %s' % png)
 		else:

@@ -175,6 +175,7 @@ set output '$out/queue_sim.png'
 set title "droce-sim, 64 KiB WRITEs, 1 Gbit/s, 20 us, 1 % loss, cap 183 packets: median of $seeds seeds ($commit, $date)" font ',10'
 set xlabel 'tail-drop queue KiB'
 set ylabel 'goodput Gbit/s'
+set yrange [0:1.1]
 set key bottom right
 set grid
 plot for [i=2:5] '$out/queue_sim.csv' using 1:i with linespoints title columnhead(i)
