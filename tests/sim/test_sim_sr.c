@@ -417,9 +417,22 @@ test_sr_goodput_targets(void)
 	printf("\n");
 }
 
-/* The live bench's path (tools/bench/droce-loss-live.py): 1 Gbit/s, 20 us each way, a 1 MiB
- * tail-drop queue, local ACK timeout 14, the cap of a 3 ms round trip (366 packets); 200 WRITEs
- * of 64 KiB, 16 in flight. With the cap counting only what is in the network and an RTO that
+/* The live bench's path (tools/bench/droce-loss-live.py): 1 Gbit/s, 20 us each way, local ACK
+ * timeout 14, 200 WRITEs of 64 KiB, 16 in flight; the tail-drop queue and the loss given. */
+static void
+live_path(struct sim_cfg *c, uint64_t seed, uint32_t qcap, double loss)
+{
+	sim_cfg_default(c);
+	c->seed = seed;
+	c->timeout = 14;
+	c->link.rate_bps = 1000000000ull;
+	c->link.delay_ns = 20000;
+	c->link.qcap_bytes = qcap;
+	c->link.loss = loss;
+}
+
+/* That path with a 1 MiB queue (deeper than SR's window) and the cap of a 3 ms round trip (366
+ * packets). With the cap counting only what is in the network and an RTO that
  * resends the oldest without closing the window, at 1 % loss: >= 85 % of the lossless goodput
  * with <= 1.1x the packets; at 5 %: <= 1.2x. Counted from una (RTO: go-back-N from una at a
  * window of one), 1 % took up to 1.14x and 5 % up to 1.28x. */
@@ -428,13 +441,7 @@ cap_run(uint64_t seed, double loss, double *gbps, double *pkts)
 {
 	struct sim_cfg c;
 
-	sim_cfg_default(&c);
-	c.seed = seed;
-	c.timeout = 14;
-	c.link.rate_bps = 1000000000ull;
-	c.link.delay_ns = 20000;
-	c.link.qcap_bytes = 1u << 20;
-	c.link.loss = loss;
+	live_path(&c, seed, 1u << 20, loss);
 	c.inflight.cap = DROCE_INFLIGHT_CAP_BDP;
 	c.inflight.rtt_ns = 3000000;
 	c.sr = true;
@@ -473,13 +480,7 @@ mode_run(uint64_t seed, bool sr, bool cap)
 	struct sim_cfg c;
 	double g, pk;
 
-	sim_cfg_default(&c);
-	c.seed = seed;
-	c.timeout = 14;
-	c.link.rate_bps = 1000000000ull;
-	c.link.delay_ns = 20000;
-	c.link.qcap_bytes = 640u << 10;
-	c.link.loss = 0.01;
+	live_path(&c, seed, 640u << 10, 0.01);
 	c.inflight.cap = cap ? DROCE_INFLIGHT_CAP_BDP : 0;
 	c.inflight.rtt_ns = 1500000;
 	c.sr = sr;
