@@ -47,6 +47,12 @@ figures() {
 	}'
 }
 
+# gp_png FILE WIDTH HEIGHT: the lines every plot here starts with; its own follow on stdin
+gp_png() {
+	printf "set datafile separator ','\nset terminal png size %s,%s noenhanced\nset output '%s'\n" \
+		"$2" "$3" "$1"
+}
+
 # sweep NAME LOSS-OPTION SIZE MSGS: per-seed rows, then the mean per mode and loss
 sweep() {
 	name=$1 lopt=$2 size=$3 msgs=$4
@@ -99,10 +105,9 @@ plot_modes() {
 	name=$1 off=$2 ylabel=$3 title=$4
 	nm=$(echo $modes | wc -w)
 	names=$(for m in $modes; do printf '%s ' "${m%%=*}"; done)
-	gnuplot <<GP || exit 1
-set datafile separator ','
-set terminal png size 900,600 noenhanced
-set output '$out/$name-$off.png'
+	{
+		gp_png "$out/$name-$off.png" 900 600
+		cat <<GP
 set title "$title ($commit, $date)" font ',10'
 set xlabel 'loss %'
 set ylabel '$ylabel'
@@ -111,6 +116,7 @@ set grid
 names = "$names"
 plot for [i=1:$nm] '$out/$name.csv' using 1:(column(1 + 3 * (i - 1) + $off)) with linespoints title word(names, i)
 GP
+	} | gnuplot || exit 1
 	echo "  -> $out/$name-$off.png"
 }
 
@@ -168,10 +174,9 @@ awk -F, 'NR > 1 { v[$1, $2, ++n[$1, $2]] = $4; Q[$1] = 1 }
 	}' "$qs" >"$out/queue_sim.csv"
 echo "  -> $out/queue_sim.csv ($qs)"
 if [ "$plot" = 1 ]; then
-	gnuplot <<GP || exit 1
-set datafile separator ','
-set terminal png size 900,600 noenhanced
-set output '$out/queue_sim.png'
+	{
+		gp_png "$out/queue_sim.png" 900 600
+		cat <<GP
 set title "droce-sim, 64 KiB WRITEs, 1 Gbit/s, 20 us, 1 % loss, cap 183 packets: median of $seeds seeds ($commit, $date)" font ',10'
 set xlabel 'tail-drop queue KiB'
 set ylabel 'goodput Gbit/s'
@@ -180,6 +185,7 @@ set key bottom right
 set grid
 plot for [i=2:5] '$out/queue_sim.csv' using 1:i with linespoints title columnhead(i)
 GP
+	} | gnuplot || exit 1
 	echo "  -> $out/queue_sim.png"
 fi
 
@@ -208,10 +214,9 @@ for n in 2 4 8 16 32 64; do
 done
 echo "  -> $inc"
 if [ "$plot" = 1 ]; then
-	gnuplot <<GP || exit 1
-set datafile separator ','
-set terminal png size 900,900 noenhanced
-set output '$out/incast.png'
+	{
+		gp_png "$out/incast.png" 900 900
+		cat <<GP
 set multiplot layout 2,1 title "droce-sim-cc incast N:1, 25 Gbit/s, RED 5-200 KB, 10 ms ($commit, $date)" font ',10'
 set logscale x 2
 set xlabel 'senders'
@@ -223,6 +228,7 @@ set ylabel 'link %'
 plot for [s in "none,off none,rto none,on dcqcn,off dcqcn,rto dcqcn,on"] '$inc' using 1:((strcol(2).",".strcol(3)) eq s ? column(4) : 1/0) with linespoints title s
 unset multiplot
 GP
+	} | gnuplot || exit 1
 	echo "  -> $out/incast.png"
 fi
 
@@ -244,10 +250,9 @@ for n in 16 64; do
 				a[int(NR / 10) + 1] }' >>"$fair"
 		echo >>"$fair"
 		[ "$plot" = 1 ] || continue
-		gnuplot <<GP || exit 1
-set datafile separator ','
-set terminal png size 1000,800 noenhanced
-set output '$out/incast$n-$cc.png'
+		{
+			gp_png "$out/incast$n-$cc.png" 1000 800
+			cat <<GP
 set multiplot layout 2,1 title "droce-sim-cc --cc $cc --flows $n --gbps 25 --cnp-us 50 ($commit, $date)" font ',10'
 set xlabel 'ms'
 set grid
@@ -258,6 +263,7 @@ set ylabel 'queue bytes'
 plot '$csv' using 1:2 with lines
 unset multiplot
 GP
+		} | gnuplot || exit 1
 		echo "  -> $out/incast$n-$cc.png"
 	done
 done
