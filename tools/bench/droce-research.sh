@@ -135,8 +135,9 @@ plot_modes lat4k 3 'p99 completion us' 'one QP, 4 KiB WRITEs, 16 posted: 99th-pe
 # (16 x 64 KiB) the cap decides. Medians over the seeds; ninja research-live-queue is the same
 # live.
 qs=$out/queue_sim-runs.csv
+queues="256 512 640 768 1024"
 echo "queue_kib,mode,seed,goodput_gbps,pkts,lat_p50_us,lat_p99_us" >"$qs"
-for q in 256 512 640 768 1024; do
+for q in $queues; do
 	for m in gbn=--cap,off gbn_cap=--cap,on sr=--recovery,sr,--cap,off sr_cap=--recovery,sr,--cap,on; do
 		s=1
 		while [ "$s" -le "$seeds" ]; do
@@ -150,12 +151,12 @@ for q in 256 512 640 768 1024; do
 	done
 	echo "  queue $q KiB done" >&2
 done
-awk -F, 'NR > 1 { v[$1, $2, ++n[$1, $2]] = $4; Q[$1] = 1 }
+awk -F, -v queues="$queues" 'NR > 1 { v[$1, $2, ++n[$1, $2]] = $4 }
 	END {
 		print "queue_kib,gbn_gbps,gbn_cap_gbps,sr_gbps,sr_cap_gbps"
-		split("256 512 640 768 1024", QL, " ")
+		nq = split(queues, QL, " ")
 		split("gbn gbn_cap sr sr_cap", M, " ")
-		for (j = 1; j <= 5; j++) {
+		for (j = 1; j <= nq; j++) {
 			printf "%s", QL[j]
 			for (i = 1; i <= 4; i++) {
 				k = QL[j] SUBSEP M[i]
