@@ -256,6 +256,7 @@ make_dev(struct droce_rt *rt, struct droce_rt_shard *s, char *err, size_t errlen
 		droce_dev_set_inflight(s->dev, &inf);
 	droce_dev_set_recovery(s->dev, strcmp(c->recovery, "sr") == 0 ? DROCE_RECOVERY_SR :
 									DROCE_RECOVERY_GBN);
+	droce_dev_set_tx_quantum(s->dev, c->tx_quantum); /* validated with the configuration */
 	/* By default the application's answer leads a held ACK: the peer's next Rx burst begins
 	 * with what it waits for (validated with the configuration). */
 	if (droce_rt_config_ack(c, DROCE_ACK_ORDER_REQUESTS_FIRST, &ack) == 0)

@@ -121,6 +121,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("ack_delay_us", ack_delay_us, 0, 1000000),
 	U32("ack_coalesce", ack_coalesce, 0, 1u << 20),
 	STR("ack_order", ack_order),
+	U32("tx_quantum", tx_quantum, 1, DROCE_TX_QUANTUM_MAX),
 	STR("addr_mode", addr_mode),
 	STR("host_iface", host_iface),
 	STR("portd", portd),
@@ -186,6 +187,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	 * bound keeps a bulk sender's window moving meanwhile */
 	cfg->ack_delay_us = 10;
 	cfg->ack_coalesce = 16;
+	cfg->tx_quantum = DROCE_TX_QUANTUM;
 	snprintf(cfg->addr_mode, sizeof(cfg->addr_mode), "own");
 	snprintf(cfg->portd, sizeof(cfg->portd), "auto");
 }

@@ -91,6 +91,7 @@ struct droce_rt_config {
 	uint32_t ack_delay_us; /* the longest one waits; 0: none waits */
 	uint32_t ack_coalesce; /* requests one answers at most while it waits; 0: no bound */
 	char ack_order[16];    /* fifo, requests_first; "": the caller's choice (droce_rt.c) */
+	uint32_t tx_quantum;   /* frames a QP sends a turn of the transmit round robin */
 	/* "own": droce's addresses (ipv4/ipv6) and its own ARP/ND; "host": the kernel
 	 * interface's addresses as GIDs, the kernel's neighbour table (droce_hostaddr.h) */
 	char addr_mode[8];

@@ -77,6 +77,7 @@ droce_dev_create(const struct droce_dev_attr *attr, const struct droce_io *io, i
 	nqp = droce_pow2_at_least(attr->max_qp + 2);
 	nmr = droce_pow2_at_least(attr->max_mr + 1);
 	dev->qp_mask = nqp - 1;
+	dev->tx_quantum = DROCE_TX_QUANTUM;
 	dev->mr_mask = nmr - 1;
 	dev->qps = table_calloc(nqp, sizeof(*dev->qps));
 	dev->mrs = table_calloc(nmr, sizeof(*dev->mrs));
@@ -352,6 +353,11 @@ again:
 		struct droce_qp *qp = dev->ready_head;
 		int r = qp_tx(qp, now_ns);
 
+		if (qp != dev->turn_qp) {
+			dev->turn_qp = qp;
+			dev->tx_turn = 0;
+		}
+
 		if (r == -EAGAIN) {
 			qp->cnt[DROCE_CNT_TX_NO_BUF]++;
 			break;
@@ -366,8 +372,9 @@ again:
 			droce_sched_unready(qp);
 			continue;
 		}
-		if (qp->rnext != NULL) {
-			/* round robin: to the tail, past the others */
+		if (qp->rnext != NULL && ++dev->tx_turn >= dev->tx_quantum) {
+			/* round robin, a quantum a turn: to the tail, past the others */
+			dev->turn_qp = NULL;
 			droce_sched_unready(qp);
 			droce_sched_ready(qp);
 		}
@@ -377,6 +384,15 @@ again:
 		goto again;
 	}
 	return sent;
+}
+
+int
+droce_dev_set_tx_quantum(struct droce_dev *dev, unsigned int frames)
+{
+	if (dev == NULL || frames == 0 || frames > DROCE_TX_QUANTUM_MAX)
+		return -EINVAL;
+	dev->tx_quantum = frames;
+	return 0;
 }
 
 void

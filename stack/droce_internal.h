@@ -384,6 +384,9 @@ struct droce_dev {
 	/* free slots of qps, mrs and cqs: a create finds one without a scan */
 	struct droce_slots qp_slots, mr_slots, cq_slots;
 	struct droce_qp *ready_head, *ready_tail;
+	unsigned int tx_quantum; /* frames a ready QP sends a turn */
+	unsigned int tx_turn;	 /* frames turn_qp has sent this turn */
+	const struct droce_qp *turn_qp;
 	struct droce_ack_policy ackpol; /* order; delay and bound of QPs without their own */
 	bool ack_hold;			/* ACKs may wait now (droce_dev_ack_hold) */
 	struct droce_qp *held_head;	/* QPs whose ACK waits */
