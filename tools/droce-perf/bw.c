@@ -187,9 +187,33 @@ poll_cq(struct perf_ctx *c, unsigned int s, uint64_t now)
 	return 0;
 }
 
-/* Post from the shard's ready ring of QPs with room in their window: one WR from the head QP,
- * which goes back to the tail while it has room. Round robin over the QPs, O(1) per WR however
- * many there are; --max-outstanding bounds the WRs in flight over all of them. */
+/* One WR of QP qi: its post time kept for the latency sample. */
+static int
+post_wr(struct perf_ctx *c, unsigned int s, unsigned int qi, uint64_t now)
+{
+	struct perf_qp *q = &c->q[qi];
+	int rc;
+
+	if (c->plan.mode == PERF_MODE_LAT)
+		c->t_post = perf_now(c);
+	else
+		c->tpost[(uint64_t)qi * c->plan.depth + q->posted % c->plan.depth] = now;
+	rc = post_one(c, qi, q->posted);
+	if (rc != 0) {
+		perf_fail(c, "post_send: %d", rc);
+		return rc;
+	}
+	q->posted++;
+	c->posted_all++;
+	c->outstanding[s]++;
+	c->out_all++;
+	return 0;
+}
+
+/* Post from the shard's ready ring of QPs with room in their window: the head QP fills its
+ * window (as perftest does: its WRs go out together and draw one ACK), then waits for a
+ * completion to queue it again. Round robin over the QPs, O(1) per WR however many there are;
+ * --max-outstanding bounds the WRs in flight over all of them. */
 static int
 post_ready(struct perf_ctx *c, unsigned int s, uint64_t now)
 {
@@ -204,21 +228,12 @@ post_ready(struct perf_ctx *c, unsigned int s, uint64_t now)
 		c->ready_head[s] = (c->ready_head[s] + 1) % c->ready_qps[s];
 		c->ready_n[s]--;
 		q->queued = false;
-		if (q->posted - q->done >= window(c, q))
-			continue; /* full: its next completion queues it again */
-		if (c->plan.mode == PERF_MODE_LAT)
-			c->t_post = perf_now(c);
-		else
-			c->tpost[(uint64_t)qi * c->plan.depth + q->posted % c->plan.depth] = now;
-		rc = post_one(c, qi, q->posted);
-		if (rc != 0) {
-			perf_fail(c, "post_send: %d", rc);
-			return rc;
+		while (q->posted - q->done < window(c, q) && c->posted_all < c->plan.iters &&
+		       c->out_all < max_out) {
+			rc = post_wr(c, s, qi, now);
+			if (rc != 0)
+				return rc;
 		}
-		q->posted++;
-		c->posted_all++;
-		c->outstanding[s]++;
-		c->out_all++;
 		if (q->posted - q->done < window(c, q)) {
 			q->queued = true;
 			c->ready[s][(c->ready_head[s] + c->ready_n[s]++) % c->ready_qps[s]] = qi;

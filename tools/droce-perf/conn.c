@@ -352,7 +352,14 @@ perf_connect_qps(struct perf_ctx *c)
 	c->rss0 = perf_rss();
 	rc = perf_call(c, qp_create_fn);
 	if (rc != 0) {
+		const struct droce_rt_config *cfg = droce_rt_config(c->rt);
+
 		fprintf(stderr, "droce-perf: QP set-up: %s\n", strerror(-rc));
+		if (rc == -ENOMEM && (c->plan.qps + c->nshards - 1) / c->nshards > cfg->max_qp)
+			fprintf(stderr,
+				"droce-perf: %u QPs over %u shard(s) of max_qp %u each: raise "
+				"DROCE_MAX_QP (or max_qp in the config) on both sides\n",
+				c->plan.qps, c->nshards, cfg->max_qp);
 		return rc;
 	}
 	eps = malloc(len);
