@@ -351,13 +351,17 @@ droce_dev_process(struct droce_dev *dev, uint64_t now_ns, unsigned int budget)
 again:
 	while (sent < budget && dev->ready_head != NULL) {
 		struct droce_qp *qp = dev->ready_head;
-		int r = qp_tx(qp, now_ns);
+		int r;
 
 		if (qp != dev->turn_qp) {
 			dev->turn_qp = qp;
 			dev->tx_turn = 0;
 		}
-
+		/* A request that ends the turn asks for an ACK (droce_req.c): the QP's next turn may
+		 * be many QPs' quanta away, longer than its RTO. */
+		dev->turn_end = qp->rnext != NULL && dev->tx_turn + 1 >= dev->tx_quantum;
+		r = qp_tx(qp, now_ns);
+		dev->turn_end = false;
 		if (r == -EAGAIN) {
 			qp->cnt[DROCE_CNT_TX_NO_BUF]++;
 			break;

@@ -387,6 +387,7 @@ struct droce_dev {
 	unsigned int tx_quantum; /* frames a ready QP sends a turn */
 	unsigned int tx_turn;	 /* frames turn_qp has sent this turn */
 	const struct droce_qp *turn_qp;
+	bool turn_end;			/* the frame being built is turn_qp's last of its turn */
 	struct droce_ack_policy ackpol; /* order; delay and bound of QPs without their own */
 	bool ack_hold;			/* ACKs may wait now (droce_dev_ack_hold) */
 	struct droce_qp *held_head;	/* QPs whose ACK waits */

@@ -277,9 +277,10 @@ send_data(struct droce_qp *qp, struct droce_swqe *w, uint64_t now)
 	bool first = r->off == 0, last = rem <= seg, ackreq = false;
 	int rc;
 
-	/* AckReq (IBTA 9.7.2): on a message's last packet, and every Nth so the window moves. */
+	/* AckReq (IBTA 9.7.2): on a message's last packet, every Nth so the window moves, and the
+	 * last of the QP's transmit turn, whose packets would otherwise wait for its next turn. */
 	if (qp->type == DROCE_QPT_RC)
-		ackreq = last || ++r->since_ackreq >= qp->inf.ackreq_every ||
+		ackreq = last || ++r->since_ackreq >= qp->inf.ackreq_every || qp->dev->turn_end ||
 			 (qp->sr != NULL && !qp->sr->known); /* the probe (gate) */
 	if (ackreq)
 		r->since_ackreq = 0;
