@@ -148,7 +148,7 @@ perf_slots(const struct perf_plan *p, uint32_t size)
 static int
 alloc_fn(struct perf_ctx *c)
 {
-	uint64_t len = 0, l, nreg;
+	uint64_t len = 0, l, nreg, total;
 	unsigned int i, s, k;
 	int e = 0;
 
@@ -158,7 +158,8 @@ alloc_fn(struct perf_ctx *c)
 			len = l;
 	}
 	len = (len + 4095) & ~4095ull;
-	nreg = PERF_BUF_TOTAL / len > 0 ? PERF_BUF_TOTAL / len : 1;
+	total = (uint64_t)c->plan.buf_mb << 20;
+	nreg = total / len > 0 ? total / len : 1;
 	for (s = 0; s < c->nshards; s++) {
 		uint32_t n = 0;
 
@@ -171,11 +172,11 @@ alloc_fn(struct perf_ctx *c)
 			nreg = n;
 		if (c->plan.verify && nreg < n) {
 			fprintf(stderr, "droce-perf: --verify: %u QPs of %llu B exceed %u MiB\n", n,
-				(unsigned long long)len, PERF_BUF_TOTAL >> 20);
+				(unsigned long long)len, c->plan.buf_mb);
 			return -E2BIG;
 		}
 		/* one PD, buffer and MR per shard: a device's objects never mix with another's;
-		 * QPs beyond PERF_BUF_TOTAL write the same regions (a rate, not a check) */
+		 * QPs beyond --buf-mb write the same regions (a rate, not a check) */
 		c->pd[s] = droce_pd_alloc(droce_rt_shard_dev(c->rt, s), &e);
 		if (c->pd[s] == NULL)
 			return -e;

@@ -55,8 +55,12 @@ perf_usage(FILE *f)
 		"      --corrupt-for-test  the checking side flips one byte first (verification "
 		"must fail)\n"
 		"      --timeout-ms N no progress for N ms means the peer is gone (default 10000)\n"
-		"      --max-outstanding N  bw client: at most N WRs in flight over all QPs, one "
-		"per QP in turn\n"
+		"      --max-outstanding N  bw client: at most N WRs in flight over all QPs\n"
+		"      --buf-mb N     buffer MiB per shard and side (default %u): QPs beyond it "
+		"share\n"
+		"                     regions (a rate, not a --verify), so 1 and 1000 QPs can "
+		"touch the\n"
+		"                     same memory\n"
 		"  -x, --gid-index N  0: IPv4 GID (default), 1: IPv6 GID\n"
 		"      --shard-base K QP i lives on shard (i + K) %% shards (default 0); with the "
 		"peer on\n"
@@ -82,7 +86,7 @@ perf_usage(FILE *f)
 		"    DROCE_VDEV=net_memif0,role=client,socket=/perf.sock droce-perf -o read -a "
 		"--verify 127.0.0.1\n"
 		"Exit: 0 ok, 1 run or verification failure, 2 bad options.\n",
-		PERF_MAX_SIZE, PERF_MAX_QPS, PERF_DEF_PORT);
+		PERF_MAX_SIZE, PERF_MAX_QPS, PERF_DEF_PORT, PERF_BUF_MB);
 }
 
 static int
@@ -159,6 +163,7 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 	p->qps = 1;
 	p->depth = 64;
 	p->timeout_ms = 10000;
+	p->buf_mb = PERF_BUF_MB;
 	o->port = PERF_DEF_PORT;
 	o->server = true;
 	for (i = 1; i < argc; i++) {
@@ -202,7 +207,8 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 		    !is(a, "-t", "--depth") && !is(a, NULL, "--mtu") && !is(a, "-p", "--port") &&
 		    !is(a, NULL, "--port-file") && !is(a, NULL, "--timeout-ms") &&
 		    !is(a, "-x", "--gid-index") && !is(a, "-c", "--config") &&
-		    !is(a, NULL, "--shard-base") && !is(a, NULL, "--max-outstanding"))
+		    !is(a, NULL, "--shard-base") && !is(a, NULL, "--max-outstanding") &&
+		    !is(a, NULL, "--buf-mb"))
 			BAD("unknown option '%s' (see --help)", a);
 		v = value(argc, argv, &i, err, errlen);
 		if (v == NULL)
@@ -272,6 +278,10 @@ perf_parse(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 			if (num(v, 1, 1u << 30, &x) != 0)
 				BAD("--max-outstanding '%s': 1..%u", v, 1u << 30);
 			o->max_out = (uint64_t)x;
+		} else if (is(a, NULL, "--buf-mb")) {
+			if (num(v, 1, 16384, &x) != 0)
+				BAD("--buf-mb '%s': 1..16384", v);
+			p->buf_mb = (uint32_t)x;
 		} else {
 			o->config = v;
 		}

@@ -16,7 +16,7 @@ enum {
 	PERF_MAX_QPS = 16384,
 	PERF_MAX_SIZE = 1 << 20,    /* 1 MiB: the sweep's top */
 	PERF_BUF_CAP = 16 << 20,    /* bytes of slots per QP and side */
-	PERF_BUF_TOTAL = 256 << 20, /* per shard: beyond it QPs share regions (no --verify) */
+	PERF_BUF_MB = 256,	    /* MiB per shard by default: beyond it QPs share regions */
 	PERF_MAX_SAMPLES = 1 << 22, /* latency samples kept per size */
 	PERF_DEF_PORT = 18515,	    /* perftest's default */
 	PERF_EXIT_FAIL = 1,
@@ -51,6 +51,7 @@ struct perf_plan {
 	uint32_t corrupt;    /* --corrupt-for-test: the checking side flips one byte first */
 	uint32_t timeout_ms; /* no progress for this long: the peer is gone */
 	uint32_t gid_index;  /* -x: both sides use the same GID family */
+	uint32_t buf_mb;     /* --buf-mb: buffer MiB per shard and side */
 };
 
 /* Command line. */
