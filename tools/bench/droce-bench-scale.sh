@@ -11,7 +11,9 @@
 #      DROCE_BENCH_SCALE_LIVE=0): droce-perf -q N (N = 1 .. $DROCE_BENCH_SCALE_QPS, 64 B and
 #      64 KiB WRITEs round robin over all N QPs with 64 in flight over all of them: aggregate
 #      rate, p99 post-to-completion, resident bytes per QP, create+connect time) into
-#      perf_qps.csv; unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N
+#      perf_qps.csv; the goal, 1000 QPs against 1 (droce-perf -q 1 and -q 1000, 64 WRs in flight
+#      a QP, $DROCE_BENCH_SCALE_GOAL_REPS interleaved rounds, default 5) into goal_1000.csv;
+#      unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N
 #      QPs, N = 1 .. $DROCE_BENCH_SCALE_LIVE_QPS, default 1024: perftest gives each QP its own
 #      buffer) into live_qps.csv, and unmodified cmtime -c N (rdma_cm: create, resolve, connect,
 #      disconnect, destroy; N = 100 .. $DROCE_BENCH_SCALE_CONNS, default 1000) into live_cm.csv;
@@ -32,6 +34,7 @@ MSGS=${DROCE_BENCH_SCALE_MSGS:-200000}
 LIVE=${DROCE_BENCH_SCALE_LIVE:-1}
 LIVE_QPS=${DROCE_BENCH_SCALE_LIVE_QPS:-1024}
 CONNS=${DROCE_BENCH_SCALE_CONNS:-1000}
+GOAL_REPS=${DROCE_BENCH_SCALE_GOAL_REPS:-5}
 PERF_QPS=${DROCE_BENCH_SCALE_PERF_QPS:-1 4 16 64 256 1000 4096 16384}
 PERF=${DROCE_PERF:-'@PERF@'}
 SECS=${DROCE_BENCH_SECONDS:-2}
@@ -137,6 +140,46 @@ if [ "$LIVE" != 0 ] && [ -x "$DR" ] && [ -x "$PERF" ]; then
 			100 * $2 / m1, 100 * $4 / g1 }' "$OUT/perf_qps.csv"
 else
 	echo "$ME: droce-perf curve skipped (DROCE_BENCH_SCALE_LIVE=0, or no droce-run or droce-perf)" >&2
+fi
+# The goal, 1000 active QPs against 1: droce-perf -q 1 and -q 1000 with its default window
+# (64 WRs a QP, as perftest gives each QP its tx depth), 64 B and 64 KiB, in GOAL_REPS
+# interleaved rounds (the host's noise moves runs minutes apart by several times), medians.
+# Both copy from and into the same 4 MiB a side (--buf-mb 4, one QP's 64 x 64 KiB): what is
+# compared is the number of QPs, not a 4 MiB working set against 256 MiB of DRAM.
+goal_point() {	# goal_point NAME N SIZE
+	local name=$1 n=$2
+	local BOUND=$((BOUND + $2 / 128 + 30))	# a 1000-QP 64 KiB run drains 4 GB at the end
+	LIVE_LCORES=0 live_run srv "$n" "$PERF" -p 0 --port-file "$TMP/port" -Q
+	LIVE_LCORES=1 live_run cli "$n" "$PERF" -p PORT -J -Q -o write -q "$n" -s "$3" -D "$SECS" \
+		--buf-mb 4 127.0.0.1
+	pair "$name" "file:$TMP/port"
+}
+if [ "$LIVE" != 0 ] && [ -x "$DR" ] && [ -x "$PERF" ] && [ "$GOAL_REPS" -gt 0 ]; then
+	echo "round,qps,size,mmsg,gbps,retrans" > "$OUT/goal_1000.csv"
+	for ((r = 1; r <= GOAL_REPS; r++)); do
+		for size in 64 65536; do
+			for n in 1 1000; do
+				goal_point "goal_${n}_$size" "$n" "$size"
+				m=$(perf_json "$TMP/goal_${n}_$size.cli" mmsg_per_s)
+				need mmsg_per_s "$m" "goal_${n}_$size"
+				g=$(perf_json "$TMP/goal_${n}_$size.cli" gbps)
+				x=$(perf_json "$TMP/goal_${n}_$size.cli" retrans)
+				echo "$r,$n,$size,$m,$g,$x" >> "$OUT/goal_1000.csv"
+			done
+		done
+	done
+	/usr/bin/python3 - "$OUT/goal_1000.csv" <<'EOF' || die "goal_1000.csv: no medians"
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for size, col, unit in (("64", "mmsg", "M/s"), ("65536", "gbps", "Gbit/s")):
+    v = {n: [float(r[col]) for r in rows if r["size"] == size and r["qps"] == n]
+         for n in ("1", "1000")}
+    m1, m1000 = statistics.median(v["1"]), statistics.median(v["1000"])
+    print("  goal: %s B WRITEs, 64 a QP in flight, medians of %d rounds: 1 QP %.3f %s "
+          "(%.3f-%.3f), 1000 QPs %.3f (%.3f-%.3f): %.0f %% (goal >= 80 %%)" %
+          (size, len(v["1"]), m1, unit, min(v["1"]), max(v["1"]), m1000, min(v["1000"]),
+           max(v["1000"]), 100 * m1000 / m1))
+EOF
 fi
 if [ "$LIVE" != 0 ] && [ -x "$DR" ] && command -v ib_write_bw >/dev/null; then
 	echo "qps,write64_mmsg,write64k_gbps" > "$OUT/live_qps.csv"
