@@ -27,6 +27,7 @@ SRC='@SRC_DIR@'
 BENCH='@BENCH_DIR@/droce-bench-scale'
 ICRC='@BENCH_DIR@/droce-bench-icrc'
 SIM='@SIM@'
+C2C='@C2C@'
 OUT=${DROCE_BENCH_SCALE_OUT:-'@BENCH_DIR@/scale'}
 MAXQ=${DROCE_BENCH_SCALE_QPS:-16384}
 MAXR=${DROCE_BENCH_SCALE_MRS:-100000}
@@ -155,16 +156,20 @@ goal_point() {	# goal_point NAME N SIZE
 	pair "$name" "file:$TMP/port"
 }
 if [ "$LIVE" != 0 ] && [ -x "$DR" ] && [ -x "$PERF" ] && [ "$GOAL_REPS" -gt 0 ]; then
-	echo "round,qps,size,mmsg,gbps,retrans" > "$OUT/goal_1000.csv"
+	echo "round,qps,size,mmsg,gbps,retrans,placement" > "$OUT/goal_1000.csv"
 	for ((r = 1; r <= GOAL_REPS; r++)); do
 		for size in 64 65536; do
+			before=$(c2c)
 			for n in 1 1000; do
 				goal_point "goal_${n}_$size" "$n" "$size"
+			done
+			tag=$(placement "$before" "$(c2c)")	# the CPUs' placement moves every rate
+			for n in 1 1000; do
 				m=$(perf_json "$TMP/goal_${n}_$size.cli" mmsg_per_s)
 				need mmsg_per_s "$m" "goal_${n}_$size"
 				g=$(perf_json "$TMP/goal_${n}_$size.cli" gbps)
 				x=$(perf_json "$TMP/goal_${n}_$size.cli" retrans)
-				echo "$r,$n,$size,$m,$g,$x" >> "$OUT/goal_1000.csv"
+				echo "$r,$n,$size,$m,$g,$x,$tag" >> "$OUT/goal_1000.csv"
 			done
 		done
 	done
@@ -179,6 +184,9 @@ for size, col, unit in (("64", "mmsg", "M/s"), ("65536", "gbps", "Gbit/s")):
           "(%.3f-%.3f), 1000 QPs %.3f (%.3f-%.3f): %.0f %% (goal >= 80 %%)" %
           (size, len(v["1"]), m1, unit, min(v["1"]), max(v["1"]), m1000, min(v["1000"]),
            max(v["1000"]), 100 * m1000 / m1))
+    tags = [r["placement"] for r in rows if r["size"] == size and r["qps"] == "1"]
+    print("    per round, 1000 QPs / 1 QP: " + " ".join(
+        "%.0f %% (%s)" % (100 * b / a, t) for a, b, t in zip(v["1"], v["1000"], tags)))
 EOF
 fi
 if [ "$LIVE" != 0 ] && [ -x "$DR" ] && command -v ib_write_bw >/dev/null; then
