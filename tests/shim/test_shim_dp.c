@@ -88,12 +88,21 @@ static void
 test_cq(void)
 {
 	struct ibv_comp_channel *ch;
+	struct ibv_device_attr da;
 	struct ibv_cq *cq, *cqc;
 	struct ibv_wc wc[4];
 
 	setup();
 	errno = 0;
 	CU_ASSERT(ibv_create_cq(ctx, 0, NULL, NULL, 0) == NULL && errno == EINVAL);
+	/* ib_write_bw -q 1024 asks 128 CQEs a QP in one CQ; a device reports its max_cqe */
+	CU_ASSERT(ibv_query_device(ctx, &da) == 0);
+	CU_ASSERT(da.max_cqe >= 131072);
+	cq = ibv_create_cq(ctx, 131072, NULL, NULL, 0);
+	CU_ASSERT(cq != NULL && cq->cqe >= 131072);
+	CU_ASSERT(cq != NULL && ibv_destroy_cq(cq) == 0);
+	errno = 0;
+	CU_ASSERT(ibv_create_cq(ctx, da.max_cqe + 1, NULL, NULL, 0) == NULL && errno == EINVAL);
 	cq = ibv_create_cq(ctx, 16, &cq, NULL, 0);
 	CU_ASSERT_FATAL(cq != NULL);
 	CU_ASSERT(cq->context == ctx && cq->cq_context == &cq && cq->cqe >= 16);
