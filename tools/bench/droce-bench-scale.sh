@@ -11,10 +11,10 @@
 #      DROCE_BENCH_SCALE_LIVE=0): droce-perf -q N (N = 1 .. $DROCE_BENCH_SCALE_QPS, 64 B and
 #      64 KiB WRITEs round robin over all N QPs with 64 in flight over all of them: aggregate
 #      rate, p99 post-to-completion, resident bytes per QP, create+connect time) into
-#      perf_qps.csv; the goal, 1000 QPs against 1 (droce-perf -q 1 and -q 1000, 64 WRs in flight
-#      a QP, $DROCE_BENCH_SCALE_GOAL_REPS interleaved rounds, default 5) into goal_1000.csv;
-#      unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N
-#      QPs, N = 1 .. $DROCE_BENCH_SCALE_LIVE_QPS, default 1024: perftest gives each QP its own
+#      perf_qps.csv, and 64 B WRITEs again with 64 in flight a QP (droce-perf's default);
+#      the goal, 1000 QPs against 1 (droce-perf -q 1 and -q 1000, 64 WRs in flight a QP,
+#      $DROCE_BENCH_SCALE_GOAL_REPS interleaved rounds, default 5) into goal_1000.csv;
+#      unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N QPs, N = 1 .. $DROCE_BENCH_SCALE_LIVE_QPS, default 1024: perftest gives each QP its own
 #      buffer) into live_qps.csv, and unmodified cmtime -c N (rdma_cm: create, resolve, connect,
 #      disconnect, destroy; N = 100 .. $DROCE_BENCH_SCALE_CONNS, default 1000) into live_cm.csv;
 #   4. one PNG per curve with gnuplot, titled with the commit and date.
@@ -113,9 +113,19 @@ perf_point() {	# perf_point NAME N SIZE: droce-perf server lcore 0, client lcore
 		-s "$3" -D "$SECS" 127.0.0.1
 	pair "$name" "file:$TMP/port"
 }
+# the same with each QP's own window of 64 (droce-perf's default, as perftest's tx depth): the
+# load grows with the QPs, as when each of N connections is busy
+perf_point_win() {	# perf_point_win NAME N SIZE
+	local name=$1 n=$2
+	local BOUND=$((BOUND + $2 / 128))
+	LIVE_LCORES=0 live_run srv "$n" "$PERF" -p 0 --port-file "$TMP/port" -Q
+	LIVE_LCORES=1 live_run cli "$n" "$PERF" -p PORT -J -Q -o write -q "$n" -s "$3" -D "$SECS" \
+		--buf-mb 4 127.0.0.1
+	pair "$name" "file:$TMP/port"
+}
 if [ "$LIVE" != 0 ] && [ -x "$DR" ] && [ -x "$PERF" ]; then
 	# rss_per_qp: the client's resident bytes beyond the 1-QP run's, per added QP
-	echo "qps,write64_mmsg,write64_p99_us,write64k_gbps,write64k_p99_us,rss_per_qp,connect_ms" \
+	echo "qps,write64_mmsg,write64_p99_us,write64k_gbps,write64k_p99_us,rss_per_qp,connect_ms,write64_win64_mmsg" \
 		> "$OUT/perf_qps.csv"
 	rss1=
 	for n in $PERF_QPS; do
@@ -132,9 +142,12 @@ if [ "$LIVE" != 0 ] && [ -x "$DR" ] && [ -x "$PERF" ]; then
 		g=$(perf_json "$TMP/pf64k_$n.cli" gbps)
 		need gbps "$g" "pf64k_$n"
 		g99=$(perf_json "$TMP/pf64k_$n.cli" p99)
-		echo "$n,$m,$m99,$g,$g99,$rss,$con" >> "$OUT/perf_qps.csv"
-		printf '  droce-perf -q %5d: 64 B %s M/s (p99 %s us), 64 KiB %s Gbit/s (p99 %s us), %s B RSS a QP, connected in %s ms\n' \
-			"$n" "$m" "$m99" "$g" "$g99" "${rss:--}" "$con"
+		perf_point_win "pfw64_$n" "$n" 64
+		w=$(perf_json "$TMP/pfw64_$n.cli" mmsg_per_s)
+		need mmsg_per_s "$w" "pfw64_$n"
+		echo "$n,$m,$m99,$g,$g99,$rss,$con,$w" >> "$OUT/perf_qps.csv"
+		printf '  droce-perf -q %5d: 64 B %s M/s (p99 %s us), 64 KiB %s Gbit/s (p99 %s us), %s B RSS a QP, connected in %s ms; 64 B with 64 a QP %s M/s\n' \
+			"$n" "$m" "$m99" "$g" "$g99" "${rss:--}" "$con" "$w"
 	done
 	awk -F, 'NR == 2 { m1 = $2; g1 = $4 } $1 == 1000 && m1 > 0 {
 		printf "  droce-perf 1000 QPs against 1: 64 B %.0f %%, 64 KiB %.0f %% (goal >= 80 %%)\n",
@@ -323,12 +336,13 @@ set logscale x 2
 set grid
 set key top right
 set output "$OUT/perf_qps.png"
-set title "droce-perf -q N over memif, 64 WRITEs in flight over all N QPs; $STAMP"
+set title "droce-perf -q N over memif; $STAMP"
 set xlabel "QPs"
 set ylabel "M 64 B WRITEs/s, Gbit/s 64 KiB"
 set yrange [0:*]
-plot "$OUT/perf_qps.csv" using 1:2 with linespoints title "64 B, M msgs/s", \
-     "" using 1:4 with linespoints title "64 KiB, Gbit/s"
+plot "$OUT/perf_qps.csv" using 1:2 with linespoints title "64 B, 64 in flight over all QPs, M msgs/s", \
+     "" using 1:4 with linespoints title "64 KiB, 64 in flight over all QPs, Gbit/s", \
+     "" using 1:8 with linespoints title "64 B, 64 in flight a QP, M msgs/s"
 set output "$OUT/perf_qps_cost.png"
 set title "droce-perf -q N: p99, memory, connection; $STAMP"
 set logscale y 10
