@@ -214,8 +214,8 @@ if [ "$LIVE" != 0 ] && [ -x "$DR" ] && command -v ib_write_bw >/dev/null; then
 		m=$(perftest_col "$TMP/bw64_$n.cli" 'MsgRate[Mpps]')
 		need MsgRate "$m" "bw64_$n"
 		p=$(free_port)
-		# perftest keeps 128 WRs a QP in flight: 8 GiB at 1024 QPs, whose first pass takes
-		# seconds here; at -D 2 its sample window saw no completion in 2 runs of 3
+		# perftest keeps 128 WRs a QP in flight (8 GiB at 1024 QPs) and signals one in 100:
+		# the QPs' first completions come together seconds in, after a -D 2 window closed
 		d=$((SECS + n / 128))
 		live_run srv "$n" ib_write_bw -x 0 -p "$p" -q "$n" -s 65536 -D "$d" --report_gbits
 		live_run cli "$n" ib_write_bw -x 0 -p "$p" -q "$n" -s 65536 -D "$d" \
