@@ -188,6 +188,21 @@ exchange_plan(struct perf_ctx *c)
 	return 0;
 }
 
+/* Room for as many QPs as a client may ask (-q up to PERF_MAX_QPS): the server learns the
+ * count only from the client, once its runtime is up. The QP table costs address space, not
+ * memory, until QPs take its slots. A max_qp of the user's (DROCE_MAX_QP, a config file)
+ * stands. */
+static void
+default_max_qp(const struct perf_opts *o)
+{
+	char v[16];
+
+	if (getenv("DROCE_MAX_QP") != NULL || o->config != NULL || getenv("DROCE_CONFIG") != NULL)
+		return;
+	snprintf(v, sizeof(v), "%u", PERF_MAX_QPS + 16);
+	setenv("DROCE_MAX_QP", v, 0);
+}
+
 static int
 run(struct perf_ctx *c, const char *argv0)
 {
@@ -204,6 +219,7 @@ run(struct perf_ctx *c, const char *argv0)
 			return -EIO;
 		}
 	}
+	default_max_qp(c->o);
 	rc = perf_open(c, argv0);
 	if (rc != 0) {
 		if (lfd >= 0)
