@@ -14,8 +14,9 @@
 #      perf_qps.csv, and 64 B WRITEs again with 64 in flight a QP (droce-perf's default);
 #      the goal, 1000 QPs against 1 (droce-perf -q 1 and -q 1000, 64 WRs in flight a QP,
 #      $DROCE_BENCH_SCALE_GOAL_REPS interleaved rounds, default 5) into goal_1000.csv;
-#      unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N QPs, N = 1 .. $DROCE_BENCH_SCALE_LIVE_QPS, default 1024: perftest gives each QP its own
-#      buffer) into live_qps.csv, and unmodified cmtime -c N (rdma_cm: create, resolve, connect,
+#      unmodified ib_write_bw -q N (64 B and 64 KiB WRITEs over N QPs, N = 1 ..
+#      $DROCE_BENCH_SCALE_LIVE_QPS, default 1024: perftest gives each QP its own buffer) into
+#      live_qps.csv, and unmodified cmtime -c N (rdma_cm: create, resolve, connect,
 #      disconnect, destroy; N = 100 .. $DROCE_BENCH_SCALE_CONNS, default 1000) into live_cm.csv;
 #   4. one PNG per curve with gnuplot, titled with the commit and date.
 # Output in $DROCE_BENCH_SCALE_OUT (default BUILD/tools/bench/scale). A measurement, not a test:
@@ -114,10 +115,10 @@ perf_point() {	# perf_point NAME N SIZE: droce-perf server lcore 0, client lcore
 	pair "$name" "file:$TMP/port"
 }
 # the same with each QP's own window of 64 (droce-perf's default, as perftest's tx depth): the
-# load grows with the QPs, as when each of N connections is busy
-perf_point_win() {	# perf_point_win NAME N SIZE
+# load grows with the QPs, as when each of N connections is busy; both sides' buffers 4 MiB
+perf_point_win() {	# perf_point_win NAME N SIZE [MORE_SECONDS]
 	local name=$1 n=$2
-	local BOUND=$((BOUND + $2 / 128))
+	local BOUND=$((BOUND + $2 / 128 + ${4:-0}))
 	LIVE_LCORES=0 live_run srv "$n" "$PERF" -p 0 --port-file "$TMP/port" -Q
 	LIVE_LCORES=1 live_run cli "$n" "$PERF" -p PORT -J -Q -o write -q "$n" -s "$3" -D "$SECS" \
 		--buf-mb 4 127.0.0.1
@@ -150,7 +151,7 @@ if [ "$LIVE" != 0 ] && [ -x "$DR" ] && [ -x "$PERF" ]; then
 			"$n" "$m" "$m99" "$g" "$g99" "${rss:--}" "$con" "$w"
 	done
 	awk -F, 'NR == 2 { m1 = $2; g1 = $4 } $1 == 1000 && m1 > 0 {
-		printf "  droce-perf 1000 QPs against 1: 64 B %.0f %%, 64 KiB %.0f %% (goal >= 80 %%)\n",
+		printf "  droce-perf 1000 QPs against 1, 64 in flight over all QPs: 64 B %.0f %%, 64 KiB %.0f %%\n",
 			100 * $2 / m1, 100 * $4 / g1 }' "$OUT/perf_qps.csv"
 else
 	echo "$ME: droce-perf curve skipped (DROCE_BENCH_SCALE_LIVE=0, or no droce-run or droce-perf)" >&2
@@ -160,14 +161,6 @@ fi
 # interleaved rounds (the host's noise moves runs minutes apart by several times), medians.
 # Both copy from and into the same 4 MiB a side (--buf-mb 4, one QP's 64 x 64 KiB): what is
 # compared is the number of QPs, not a 4 MiB working set against 256 MiB of DRAM.
-goal_point() {	# goal_point NAME N SIZE
-	local name=$1 n=$2
-	local BOUND=$((BOUND + $2 / 128 + 30))	# a 1000-QP 64 KiB run drains 4 GB at the end
-	LIVE_LCORES=0 live_run srv "$n" "$PERF" -p 0 --port-file "$TMP/port" -Q
-	LIVE_LCORES=1 live_run cli "$n" "$PERF" -p PORT -J -Q -o write -q "$n" -s "$3" -D "$SECS" \
-		--buf-mb 4 127.0.0.1
-	pair "$name" "file:$TMP/port"
-}
 if [ "$LIVE" != 0 ] && [ -x "$DR" ] && [ -x "$PERF" ] && [ "$GOAL_REPS" -gt 0 ]; then
 	echo "round,qps,size,mmsg,gbps,retrans,placement" > "$OUT/goal_1000.csv"
 	for ((r = 1; r <= GOAL_REPS; r++)); do
@@ -176,7 +169,8 @@ if [ "$LIVE" != 0 ] && [ -x "$DR" ] && [ -x "$PERF" ] && [ "$GOAL_REPS" -gt 0 ];
 			order="1 1000"
 			[ $((r % 2)) = 1 ] || order="1000 1"	# which goes first alternates
 			for n in $order; do
-				goal_point "goal_${n}_$size" "$n" "$size"
+				# 30 s more: a 1000-QP 64 KiB run drains 4 GB at the end
+				perf_point_win "goal_${n}_$size" "$n" "$size" 30
 			done
 			tag=$(placement "$before" "$(c2c)")	# the CPUs' placement moves every rate
 			for n in 1 1000; do
