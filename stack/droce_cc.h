@@ -23,7 +23,7 @@ struct droce_dcqcn_params {
 	uint64_t ai_rate_bps;	   /* rpg_ai_rate: additive increase step of the target */
 	uint64_t hai_rate_bps;	   /* rpg_hai_rate: hyper increase step */
 	uint64_t time_reset_ns;	   /* rpg_time_reset: rate-increase timer period */
-	uint64_t byte_reset;	   /* rpg_byte_reset: bytes per byte-counter stage */
+	uint64_t byte_reset;	   /* rpg_byte_reset: bytes per byte-counter stage, 0: none */
 	uint32_t threshold;	   /* rpg_threshold: stages of fast recovery (F) */
 	uint32_t min_dec_fac;	   /* rpg_min_dec_fac: percent of the rate a cut keeps at least */
 	uint32_t g;		   /* dce_tcp_g: alpha gain, in 1/1024 */
@@ -37,6 +37,10 @@ struct droce_dcqcn_params {
 	 * QP held below RC by something else (a path slower than line_rate_bps, its window,
 	 * the loop); 0: from RC alone (the paper's and mlx5's) */
 	uint32_t cut_from_sent;
+	/* 1: every cut sets the target to the rate it cuts from (the paper's); 0: only a cut
+	 * after a timer stage does, so a train of cuts recovers towards the rate before the
+	 * first (mlx5's clamp_tgt_rate 0 with clamp_tgt_rate_after_time_inc 1) */
+	uint32_t clamp_tgt_rate;
 };
 
 struct droce_timely_params {
@@ -191,8 +195,11 @@ void droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps);
  * stretched below 25 Gbit/s as the timers are), in ns. */
 uint64_t droce_cc_dcqcn_cnp_interval(uint64_t link_bps);
 /* ConnectX-5's firmware defaults (rpg_ai_rate 5 Mb/s, rpg_time_reset 300 us, rpg_byte_reset
- * 32767, rpg_threshold 1, dce_tcp_g 1019 every 1 us, ...) for a port of link_bps. */
+ * 32767, rpg_threshold 1, dce_tcp_g 1019 every 1 us, ...) for a port of link_bps: as they are
+ * at 25 Gbit/s and above, slowed down by 25G / link below (timers longer, steps smaller). */
 void droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps);
+/* mlx5's min_time_between_cnps (4 us) for a port of link_bps, stretched as those timers are. */
+uint64_t droce_cc_dcqcn_mlx5_cnp_interval(uint64_t link_bps);
 int droce_cc_dcqcn_check(const struct droce_dcqcn_params *p);
 /* A QP's DCQCN state (its struct droce_cc_state, while droce_cc_dcqcn drives it). */
 void droce_cc_dcqcn_stats(const struct droce_cc_state *s, struct droce_dcqcn_stats *st);

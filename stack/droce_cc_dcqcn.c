@@ -39,22 +39,24 @@ enum {
 #define IGNORED_ONE (1ull << 32)
 
 /*
- * Defaults for a port of link_bps, after the paper's values (made for 40G: g = 1/256, T = 55 us,
- * F = 5, B = 10 MB, R_AI 40 Mb/s, R_HAI 200 Mb/s, alpha every K = 55 us, CNPs 50 us apart), and
- * one cut per round trip (cut_per_rtt). What droce-sim-cc showed (pmd-glue/README.md,
- * "Congestion control"):
- * - At 25 Gbit/s: alpha's period is the CNP interval (50 us, as the paper's K ~ its 50 us),
- *   so alpha is the share of CNP windows that had a CNP; a 20 us period decayed it faster than
- *   marks could raise it and 8-16 flows held the queue above Kmax (CE 14-28 %). R_AI is
- *   link / 2500: with 16 flows, link / 1000 every 55 us climbs from Kmin to Kmax faster than
- *   RED's 1 % marks answer. B stays 10 MB: at 200 KB the faster flow of a pair finishes its
- *   byte stages first and reaches hyper increase first (Jain's index below 0.95).
- * - Below 25 Gbit/s the same run, slowed down: the rate-increase timer, the alpha period and
- *   the notification point's CNP interval stretch by 25G / link, R_AI and R_HAI are the same
- *   shares of the link and B stays. A flow then sends as many packets per timer period as at
- *   25 Gbit/s, RED marks as many of them, and the queue in bytes follows the 25 Gbit/s one on
- *   a time axis 25G / link as long. Steps of link / 500 and 200 KB stages (shortcuts for a
- *   faster start) drove 16 flows at 2 Gbit/s above Kmax (CE 51 %).
+ * Defaults for a port of link_bps. The shape is the paper's (made for 40G: g = 1/256, T = 55
+ * us, F = 5, B = 10 MB, R_AI 40 Mb/s, R_HAI 200 Mb/s, alpha every K = 55 us, CNPs 50 us apart);
+ * the values were chosen in droce-sim-cc over N = 1..16 flows at 25 and 2 Gbit/s behind the
+ * paper's marking (pmd-glue/README.md, "Congestion control"):
+ * - alpha's period is the CNP interval, so alpha is the share of CNP windows that had a CNP.
+ *   g = 1/128: at 1/256 alpha stays near its start value of 1 for most of 10 ms, and 2-16
+ *   flows at 25 Gbit/s took past 10 ms to share in 4-5 of 10 seeds (1/128: 0-1).
+ * - R_AI = link / 10000 every 35 us after F = 4 stages: 16 flows' steps then climb from Kmin
+ *   to Kmax no faster than RED's 1 % marks answer (at link / 2500, CE 16 %). B stays 10 MB,
+ *   so hyper increase is rare; R_HAI is link / 2500.
+ * - T = 35 us and F = 4: a cut's recovery ends sooner, so the next CNP finds a flow back at
+ *   its rate and cuts the faster flow of a pair more often (at 55 us and F = 5, 2 flows took
+ *   past 10 ms to share in half of the seeds, 4 flows left the link 72 % used).
+ * - One cut per round trip (cut_per_rtt): a cut shows in the marks only a round trip later.
+ * - Below 25 Gbit/s the same run, slowed down: the timers and the notification point's CNP
+ *   interval stretch by 25G / link, R_AI and R_HAI are the same shares of the link and B
+ *   stays. A flow then sends as many packets per timer period as at 25 Gbit/s, RED marks as
+ *   many, and the queue in bytes follows the 25 Gbit/s one on a time axis 25G / link as long.
  */
 #define DCQCN_UNKNOWN_LINK 100000000000ull /* 100G when the port's rate is unknown */
 #define DCQCN_SCALE_LINK   25000000000ull  /* below it, the timers stretch */
@@ -75,18 +77,19 @@ droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 
 	p->line_rate_bps = p->max_rate_bps = l;			     /* rpg_max_rate 0: line rate */
 	p->min_rate_bps = l / 10000 > 1000000 ? l / 10000 : 1000000; /* rpg_min_rate */
-	p->ai_rate_bps = l / 2500;				     /* rpg_ai_rate */
-	p->hai_rate_bps = l / 100;				     /* rpg_hai_rate */
-	p->time_reset_ns = 55000 * x / 1024;			     /* rpg_time_reset */
+	p->ai_rate_bps = l / 10000;				     /* rpg_ai_rate */
+	p->hai_rate_bps = l / 2500;				     /* rpg_hai_rate */
+	p->time_reset_ns = 35000 * x / 1024;			     /* rpg_time_reset */
 	p->byte_reset = 10000000;				     /* rpg_byte_reset */
-	p->threshold = 5;					     /* rpg_threshold (F) */
+	p->threshold = 4;					     /* rpg_threshold (F) */
 	p->min_dec_fac = 50;		       /* rpg_min_dec_fac, percent kept */
-	p->g = 1020;			       /* dce_tcp_g: 1/256 */
+	p->g = 1016;			       /* dce_tcp_g: 1/128 */
 	p->alpha_period_ns = 50000 * x / 1024; /* dce_tcp_rtt: the CNP interval */
 	p->reduce_period_ns = 4000;	       /* rate_reduce_monitor_period */
 	p->initial_alpha = 1023;	       /* initial_alpha_value */
 	p->cut_per_rtt = 1;
 	p->cut_from_sent = 0;
+	p->clamp_tgt_rate = 1;
 }
 
 uint64_t
@@ -95,35 +98,49 @@ droce_cc_dcqcn_cnp_interval(uint64_t link_bps)
 	return 50000 * stretch_1024(link_bps) / 1024; /* the paper's 50 us */
 }
 
-/* ConnectX-5's firmware values (mlxconfig's names; rates not scaled), at line rate. */
+/*
+ * ConnectX-5's firmware values (mlxconfig's names) at 25 Gbit/s and above. They are tuned for
+ * 25-100G, where a flow's packets come a microsecond or less apart. Below 25G the same run
+ * is slowed down, as droce's defaults are: the timers (rate increase, alpha, the cut monitor,
+ * the NP's CNP interval) stretch by 25G / link and the rate steps shrink by link / 25G. Left
+ * at 1 us, alpha decays between one flow's packets at 2 Gbit/s (16 flows: 260 us apart), cuts
+ * stay near nothing, and 8-16 flows hold the queue at the sum of their windows (CE 100 %).
+ */
 void
 droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps)
 {
-	uint64_t l = link_bps != 0 ? link_bps : DCQCN_UNKNOWN_LINK;
+	uint64_t l = link_bps != 0 ? link_bps : DCQCN_UNKNOWN_LINK, x = stretch_1024(l);
 
-	p->line_rate_bps = p->max_rate_bps = l; /* rpg_max_rate 0 */
-	p->min_rate_bps = 1000000;		/* rpg_min_rate 1 */
-	p->ai_rate_bps = 5000000;		/* rpg_ai_rate 5 */
-	p->hai_rate_bps = 50000000;		/* rpg_hai_rate 50 */
-	p->time_reset_ns = 300000;		/* rpg_time_reset 300 */
-	p->byte_reset = 32767;			/* rpg_byte_reset */
-	p->threshold = 1;			/* rpg_threshold */
-	p->min_dec_fac = 50;			/* rpg_min_dec_fac */
-	p->g = 1019;				/* dce_tcp_g */
-	p->alpha_period_ns = 1000;		/* dce_tcp_rtt 1 */
-	p->reduce_period_ns = 4000;		/* rate_reduce_monitor_period 4 */
-	p->initial_alpha = 1023;		/* initial_alpha_value */
+	p->line_rate_bps = p->max_rate_bps = l;	  /* rpg_max_rate 0 */
+	p->min_rate_bps = 1000000;		  /* rpg_min_rate 1 */
+	p->ai_rate_bps = 5000000ull * 1024 / x;	  /* rpg_ai_rate 5 */
+	p->hai_rate_bps = 50000000ull * 1024 / x; /* rpg_hai_rate 50 */
+	p->time_reset_ns = 300000 * x / 1024;	  /* rpg_time_reset 300 */
+	p->byte_reset = 0;			  /* see above */
+	p->threshold = 1;			  /* rpg_threshold */
+	p->min_dec_fac = 50;			  /* rpg_min_dec_fac */
+	p->g = 1019;				  /* dce_tcp_g */
+	p->alpha_period_ns = 1000 * x / 1024;	  /* dce_tcp_rtt 1 */
+	p->reduce_period_ns = 4000 * x / 1024;	  /* rate_reduce_monitor_period 4 */
+	p->initial_alpha = 1023;		  /* initial_alpha_value */
 	p->cut_per_rtt = 0;
 	p->cut_from_sent = 0;
+	p->clamp_tgt_rate = 0; /* clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1 */
+}
+
+uint64_t
+droce_cc_dcqcn_mlx5_cnp_interval(uint64_t link_bps)
+{
+	return 4000 * stretch_1024(link_bps) / 1024; /* min_time_between_cnps 4 us */
 }
 
 int
 droce_cc_dcqcn_check(const struct droce_dcqcn_params *p)
 {
 	if (p == NULL || p->line_rate_bps == 0 || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
-	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->byte_reset == 0 ||
-	    p->min_dec_fac > 100 || p->g > G_ONE || p->alpha_period_ns == 0 ||
-	    p->initial_alpha > G_ONE || p->cut_per_rtt > 1 || p->cut_from_sent > 64)
+	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->min_dec_fac > 100 ||
+	    p->g > G_ONE || p->alpha_period_ns == 0 || p->initial_alpha > G_ONE ||
+	    p->cut_per_rtt > 1 || p->cut_from_sent > 64 || p->clamp_tgt_rate > 1)
 		return -EINVAL;
 	return 0;
 }
@@ -160,10 +177,18 @@ increase_rates(const struct droce_dcqcn_params *P, uint64_t t, uint64_t b, uint6
 {
 	uint64_t hi = t > b ? t : b, lo = t < b ? t : b, f = P->threshold;
 
-	if (hi >= f && lo >= f) /* hyper increase */
+	if (P->byte_reset == 0) {
+		/* no byte counter: the timer's stages alone, F of fast recovery, one additive
+		 * step, then hyper steps */
+		if (t > f + 1)
+			*rt += P->hai_rate_bps;
+		else if (t == f + 1)
+			*rt += P->ai_rate_bps;
+	} else if (hi >= f && lo >= f) { /* hyper increase */
 		*rt += (lo - f + 1) * P->hai_rate_bps;
-	else if (hi >= f) /* additive increase */
+	} else if (hi >= f) { /* additive increase */
 		*rt += P->ai_rate_bps;
+	}
 	/* and in fast recovery RT stays: RC climbs half way to it */
 	if (*rt > P->max_rate_bps)
 		*rt = P->max_rate_bps;
@@ -256,7 +281,7 @@ dcqcn_on_send(struct droce_cc_state *s, uint32_t bytes, uint64_t now_ns)
 	advance(s, now_ns);
 	s->w[W_BYTES] += bytes;
 	s->w[W_SENT] += bytes;
-	while (s->w[W_BYTES] >= P->byte_reset) {
+	while (P->byte_reset != 0 && s->w[W_BYTES] >= P->byte_reset) {
 		s->w[W_BYTES] -= P->byte_reset;
 		if (s->w[W_RC] < P->max_rate_bps) {
 			s->w[W_B_STAGE]++;
@@ -338,7 +363,8 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 		cut = floor;
 	if (cut < P->min_rate_bps)
 		cut = P->min_rate_bps;
-	s->w[W_RT] = rc;
+	if (P->clamp_tgt_rate || s->w[W_T_STAGE] != 0)
+		s->w[W_RT] = rc;
 	s->w[W_RC] = cut;
 	s->w[W_T_STAGE] = s->w[W_B_STAGE] = s->w[W_BYTES] = 0;
 	s->w[W_T_TIMER] = now_ns;

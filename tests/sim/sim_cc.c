@@ -266,6 +266,8 @@ set_params(struct run *r, const struct droce_cc_ops *ops, union droce_cc_params 
 		SET(dcqcn, "min_dec_fac", min_dec_fac, 1)
 		SET(dcqcn, "initial_alpha", initial_alpha, 1)
 		SET(dcqcn, "cut_from_sent", cut_from_sent, 1)
+		SET(dcqcn, "clamp_tgt_rate", clamp_tgt_rate, 1)
+		SET(dcqcn, "cut_per_rtt", cut_per_rtt, 1)
 		SET(timely, "max_rate_mbps", max_rate_bps, 1e6)
 		SET(timely, "min_rate_mbps", min_rate_bps, 1e6)
 		SET(timely, "delta_mbps", delta_bps, 1e6)
@@ -317,7 +319,8 @@ setup(struct run *r)
 	if (sim_ep_create(&r->rx, &r->net, r->c.seed, &bottle, 4096 + 200) != 0)
 		return -1;
 	if (r->c.cnp_ns == 0) /* mlx5's min_time_between_cnps, or the paper's, stretched */
-		r->c.cnp_ns = r->c.mlx5 ? 4000 : droce_cc_dcqcn_cnp_interval(r->c.rate_bps);
+		r->c.cnp_ns = r->c.mlx5 ? droce_cc_dcqcn_mlx5_cnp_interval(r->c.rate_bps) :
+					  droce_cc_dcqcn_cnp_interval(r->c.rate_bps);
 	droce_dev_set_cnp_interval(r->rx.dev, r->c.cnp_ns);
 	r->rmem = aligned_alloc(4096, mem);
 	r->rpd = droce_pd_alloc(r->rx.dev, &err);

@@ -44,7 +44,8 @@ params(void)
 	p.threshold = 5;
 	p.reduce_period_ns = 4000;
 	p.alpha_period_ns = 55000;
-	p.g = 1019; /* mlx5's dce_tcp_g */
+	p.g = 1019;	      /* mlx5's dce_tcp_g */
+	p.clamp_tgt_rate = 1; /* the paper's: every cut sets RT */
 	return p;
 }
 
@@ -313,6 +314,58 @@ test_increase_stages(void)
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
 }
 
+/* mlx5's clamp_tgt_rate 0 (with clamp_tgt_rate_after_time_inc 1): a train of cuts with no
+ * timer stage between them keeps RT at the rate before the first, so the recovery aims
+ * there; a cut after a timer stage sets RT again. And with byte_reset 0 the timer alone
+ * drives the increase: F stages of fast recovery, one additive step, then hyper steps. */
+static void
+test_clamp_and_timer_only(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t rc, rt, t0, t;
+	int i;
+
+	p.clamp_tgt_rate = 0;
+	p.byte_reset = 0;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, p.reduce_period_ns);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.cuts, 2);
+	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps); /* not clamped: no timer stage yet */
+	CU_ASSERT(st.rate_bps < p.max_rate_bps * 6 / 10);
+	/* bytes alone never raise the rate with no byte counter */
+	droce_cc_dcqcn.on_send(&s, 1u << 30, p.reduce_period_ns + 1);
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, st.rate_bps);
+	/* one timer stage (fast recovery towards line rate), then a cut: now RT = RC */
+	t0 = p.reduce_period_ns;
+	droce_cc_dcqcn.on_send(&s, 1, t0 + p.time_reset_ns);
+	rc = (p.max_rate_bps + st.rate_bps + 1) / 2;
+	CU_ASSERT_EQUAL(stats(&s).rate_bps, rc);
+	t0 += p.time_reset_ns;
+	droce_cc_dcqcn.on_cnp(&s, t0);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.target_bps, rc);
+	rt = rc;
+	rc = st.rate_bps;
+	/* F = 5 stages of fast recovery, one additive, then hyper steps of HAI each */
+	for (i = 1; i <= 8; i++) {
+		t = t0 + (uint64_t)i * p.time_reset_ns;
+		droce_cc_dcqcn.on_send(&s, 1, t);
+		if (i == 6)
+			rt += p.ai_rate_bps;
+		else if (i > 6)
+			rt += p.hai_rate_bps;
+		rc = (rt + rc + 1) / 2;
+		st = stats(&s);
+		CU_ASSERT_EQUAL(st.target_bps, rt);
+		CU_ASSERT_EQUAL(st.rate_bps, rc);
+	}
+}
+
 static void
 test_pacing(void)
 {
@@ -400,24 +453,27 @@ test_configure_checks(void)
 	droce_cc_dcqcn_defaults(&d, 0);
 	CU_ASSERT_EQUAL(configure(&d), 0);
 	CU_ASSERT_EQUAL(tp.dcqcn.max_rate_bps, 100000000000ull); /* link unknown: 100G */
-	CU_ASSERT_EQUAL(tp.dcqcn.time_reset_ns, 55000);
+	CU_ASSERT_EQUAL(tp.dcqcn.time_reset_ns, 35000);
 	CU_ASSERT_EQUAL(tp.dcqcn.alpha_period_ns, 50000);   /* the CNP interval */
-	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_bps, 40000000ull); /* link / 2500 */
+	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_bps, 10000000ull); /* link / 10000 */
 	CU_ASSERT_EQUAL(tp.dcqcn.byte_reset, 10000000);
 	CU_ASSERT_EQUAL(tp.dcqcn.cut_per_rtt, 1);
+	CU_ASSERT_EQUAL(tp.dcqcn.threshold, 4);
+	CU_ASSERT_EQUAL(tp.dcqcn.g, 1016);
+	CU_ASSERT_EQUAL(tp.dcqcn.clamp_tgt_rate, 1);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
 	droce_cc_dcqcn_defaults(&d, 25000000000ull);
-	CU_ASSERT_EQUAL(d.ai_rate_bps, 10000000ull);
-	CU_ASSERT_EQUAL(d.time_reset_ns, 55000);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 2500000ull);
+	CU_ASSERT_EQUAL(d.time_reset_ns, 35000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(25000000000ull), 50000);
 	/* scaled to the link: a 2 Gbit/s port's QPs start there and step by its 1/2500, on timers
 	 * 12.5 times as long (25G / link): the 25 Gbit/s run, slowed down */
 	droce_cc_dcqcn_defaults(&d, 2000000000ull);
 	CU_ASSERT_EQUAL(d.max_rate_bps, 2000000000ull);
 	CU_ASSERT_EQUAL(d.line_rate_bps, 2000000000ull);
-	CU_ASSERT_EQUAL(d.ai_rate_bps, 800000ull);
-	CU_ASSERT_EQUAL(d.hai_rate_bps, 20000000ull);
-	CU_ASSERT_EQUAL(d.time_reset_ns, 687500);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 200000ull);
+	CU_ASSERT_EQUAL(d.hai_rate_bps, 800000ull);
+	CU_ASSERT_EQUAL(d.time_reset_ns, 437500);
 	CU_ASSERT_EQUAL(d.alpha_period_ns, 625000);
 	CU_ASSERT_EQUAL(d.byte_reset, 10000000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(2000000000ull), 625000);
@@ -427,10 +483,21 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(d.max_rate_bps, 25000000000ull);
 	CU_ASSERT_EQUAL(d.ai_rate_bps, 5000000ull);
 	CU_ASSERT_EQUAL(d.time_reset_ns, 300000);
-	CU_ASSERT_EQUAL(d.byte_reset, 32767);
+	CU_ASSERT_EQUAL(d.byte_reset, 0); /* the timer alone, as the HPCC simulator's model */
+	CU_ASSERT_EQUAL(d.clamp_tgt_rate, 0);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_mlx5_cnp_interval(25000000000ull), 4000);
 	CU_ASSERT_EQUAL(d.threshold, 1);
 	CU_ASSERT_EQUAL(d.alpha_period_ns, 1000);
 	CU_ASSERT_EQUAL(d.cut_per_rtt, 0); /* a cut on each CNP past the monitor period */
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
+	/* below 25G the same run slowed down: timers x 25G / link, steps x link / 25G */
+	droce_cc_dcqcn_mlx5(&d, 2000000000ull);
+	CU_ASSERT_EQUAL(d.time_reset_ns, 3750000);
+	CU_ASSERT_EQUAL(d.alpha_period_ns, 12500);
+	CU_ASSERT_EQUAL(d.reduce_period_ns, 50000);
+	CU_ASSERT_EQUAL(d.ai_rate_bps, 400000ull);
+	CU_ASSERT_EQUAL(d.hai_rate_bps, 4000000ull);
+	CU_ASSERT_EQUAL(droce_cc_dcqcn_mlx5_cnp_interval(2000000000ull), 50000);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(&d), 0);
 	/* by name, as the configuration and droce-sim pick one */
 	CU_ASSERT_PTR_EQUAL(droce_cc_find(NULL, "dcqcn"), &droce_cc_dcqcn);
@@ -501,7 +568,7 @@ test_end_to_end_ce(void)
 }
 
 DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period), DROCE_TEST(test_cut_per_rtt),
-		DROCE_TEST(test_cut_from_sent_rate), DROCE_TEST(test_alpha_decays_without_cnp),
-		DROCE_TEST(test_increase_stages), DROCE_TEST(test_pacing),
-		DROCE_TEST(test_pacing_across_stages), DROCE_TEST(test_configure_checks),
-		DROCE_TEST(test_end_to_end_ce))
+		DROCE_TEST(test_cut_from_sent_rate), DROCE_TEST(test_clamp_and_timer_only),
+		DROCE_TEST(test_alpha_decays_without_cnp), DROCE_TEST(test_increase_stages),
+		DROCE_TEST(test_pacing), DROCE_TEST(test_pacing_across_stages),
+		DROCE_TEST(test_configure_checks), DROCE_TEST(test_end_to_end_ce))

@@ -23,12 +23,12 @@ def main():
     ap.add_argument('--ms', type=float, default=20.0)
     ap.add_argument('--mtu', type=int, default=4096 + 58)
     ap.add_argument('--ai', type=float, default=None,
-                    help='Mbit/s (default link/2500)')
-    ap.add_argument('--hai', type=float, default=None, help='Mbit/s (default link/100)')
-    ap.add_argument('--t-us', type=float, default=None, help='default 55 x stretch')
+                    help='Mbit/s (default link/10000)')
+    ap.add_argument('--hai', type=float, default=None, help='Mbit/s (default link/2500)')
+    ap.add_argument('--t-us', type=float, default=None, help='default 35 x stretch')
     ap.add_argument('--b-bytes', type=float, default=10e6)
-    ap.add_argument('--f', type=int, default=5)
-    ap.add_argument('--g', type=float, default=1.0 / 256)
+    ap.add_argument('--f', type=int, default=4)
+    ap.add_argument('--g', type=float, default=1.0 / 128)
     ap.add_argument('--k-us', type=float, default=None, help='alpha period, 50 x stretch')
     ap.add_argument('--cnp-us', type=float, default=None, help='default 50 x stretch')
     ap.add_argument('--delay-us', type=float, default=6.0, help='feedback delay')
@@ -36,18 +36,18 @@ def main():
     a = ap.parse_args()
     # droce's defaults: below 25 Gbit/s the timers and the CNP interval stretch by 25G / link
     stretch = max(1.0, 25.0 / a.gbps)
-    a.t_us = a.t_us if a.t_us is not None else 55.0 * stretch
+    a.t_us = a.t_us if a.t_us is not None else 35.0 * stretch
     a.k_us = a.k_us if a.k_us is not None else 50.0 * stretch
     a.cnp_us = a.cnp_us if a.cnp_us is not None else 50.0 * stretch
     if a.ai is None:
-        a.ai = a.gbps * 1e3 / 2500
+        a.ai = a.gbps * 1e3 / 10000
 
     kmin, kmax, pmax = (float(x) for x in a.red.split(','))
     pmax /= 100
     bits = a.mtu * 8
     c = a.gbps * 1e9 / bits                      # link, packets/s
     ai = a.ai * 1e6 / bits
-    hai = (a.hai if a.hai is not None else a.gbps * 1e3 / 100) * 1e6 / bits
+    hai = (a.hai if a.hai is not None else a.gbps * 1e3 / 2500) * 1e6 / bits
     tau, tau_a, t_inc = a.cnp_us * 1e-6, a.k_us * 1e-6, a.t_us * 1e-6
     bpk = a.b_bytes / a.mtu                      # byte counter, packets
     dt = 1e-6
