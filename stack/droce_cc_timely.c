@@ -8,7 +8,8 @@
  * A decrease happens at most once per round trip: a sample whose packet left before the last
  * one is not cut for again, and a gradient cut takes beta of the rate at most. An increase
  * below T_low counts the round trips since the previous sample (samples come per message: a
- * QP cut low hears few). Defaults scale to the link: delta, and T_low below 10 Gbit/s. The rate paces data packets as DCQCN's does. Fixed point: gradients in 1/2^16.
+ * QP cut low hears few). Defaults scale to the link (droce_cc_timely_defaults()). The rate
+ * paces data packets as DCQCN's does. Fixed point: gradients in 1/2^16.
  */
 #include <errno.h>
 #include <string.h>
@@ -33,8 +34,8 @@ enum {
  * a QP cut low sends few messages and so hears few samples, and one delta per sample would
  * leave it near its floor for the rest of a run (a 64 KiB message at 250 Mbit/s is one sample
  * per 2 ms). */
-#define TIMELY_MAX_STEPS    64
-#define TIMELY_SEGMENT_BITS (65536ull * 8)
+#define TIMELY_MAX_STEPS  64
+#define TIMELY_SCALE_LINK 25000000000ull /* below it, the RTT thresholds stretch */
 
 static const struct droce_timely_params timely_defaults = {
 	.line_rate_bps = 100000000000ull, /* unknown: 100G */
@@ -49,22 +50,32 @@ static const struct droce_timely_params timely_defaults = {
 	.hai_n = 5,
 };
 
+/*
+ * For a port of link_bps: delta is link / 1000 (the paper's 10 Mbit/s at 10G), and the RTT
+ * thresholds are droce's, not the paper's 50 / 500 us with min_rtt 20 us. The paper times a
+ * 64 KB segment from its first byte to its ACK; droce's sample runs from a message's last
+ * packet to its ACK, without the segment's time on the wire. So at 25 Gbit/s T_low 10 us and
+ * T_high 100 us (an empty path's sample in droce-sim-cc is 5-15 us), and min_rtt 50 us: at
+ * 20 us another flow's 64 KiB burst ahead of a sample (21 us at 25G) reads as a gradient of
+ * 1 and cuts by beta. With the paper's values 8 flows used 76 % of the link and 16 held
+ * the round trip above T_high; with these, 1-16 flows meet the targets (droce-sim-cc --check)
+ * at 25 Gbit/s. Below 25 Gbit/s the same run slowed down: the three times stretch by
+ * 25G / link (2 Gbit/s: 125 us, 1.25 ms, 625 us). Unknown link: the paper's values.
+ */
 void
 droce_cc_timely_defaults(struct droce_timely_params *p, uint64_t link_bps)
 {
+	uint64_t x;
+
 	*p = timely_defaults;
-	if (link_bps != 0) {
-		p->line_rate_bps = p->max_rate_bps = link_bps;
-		p->delta_bps = link_bps / 1000; /* the paper's 10 Mbit/s at 10G */
-		/* T_low covers a 64 KiB segment's serialisation at line rate, as the paper's
-		 * 50 us does at 10G; below 10G that takes longer, and with T_low under the
-		 * base round trip every sample falls in the gradient region and the rate
-		 * decays (2 Gbit/s: a third of the link used) */
-		if (TIMELY_SEGMENT_BITS * 1000000000ull / link_bps > p->t_low_ns) {
-			p->t_low_ns = TIMELY_SEGMENT_BITS * 1000000000ull / link_bps;
-			p->t_high_ns = 10 * p->t_low_ns;
-		}
-	}
+	if (link_bps == 0)
+		return;
+	x = link_bps >= TIMELY_SCALE_LINK ? 1024 : TIMELY_SCALE_LINK * 1024 / link_bps;
+	p->line_rate_bps = p->max_rate_bps = link_bps;
+	p->delta_bps = link_bps / 1000;
+	p->t_low_ns = 10000 * x / 1024;
+	p->t_high_ns = 100000 * x / 1024;
+	p->min_rtt_ns = 50000 * x / 1024;
 }
 
 int

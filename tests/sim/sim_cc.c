@@ -68,6 +68,11 @@ struct run {
 	/* per data frame into the bottleneck, after the warm-up */
 	uint32_t *backlog; /* bytes it found */
 	uint64_t n_backlog, cap_backlog;
+	/* TIMELY: the round trips its samples measured after the warm-up (ns), and the
+	 * targets it runs on */
+	uint32_t *rtt;
+	uint64_t n_rtt;
+	uint64_t t_low_ns, t_high_ns;
 	uint64_t frames, ce, drops, bytes_after_warm;
 	uint64_t frames_s, ce_s; /* in the current sample */
 	uint64_t next_sample;
@@ -76,6 +81,22 @@ struct run {
 	bool settled;
 	FILE *csv;
 };
+
+/* TIMELY as the engine runs it, with each RTT sample recorded on the way: the run it records
+ * into (one run at a time) */
+#define MAX_RTT_SAMPLES 4000000
+static struct run *rtt_run;
+static struct droce_cc_ops timely_rec;
+
+static void
+timely_rec_on_rtt(struct droce_cc_state *s, uint64_t rtt_ns, uint64_t now_ns)
+{
+	struct run *r = rtt_run;
+
+	if (r != NULL && now_ns >= r->c.warm_ns && r->n_rtt < MAX_RTT_SAMPLES)
+		r->rtt[r->n_rtt++] = rtt_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt_ns;
+	droce_cc_timely.on_rtt(s, rtt_ns, now_ns);
+}
 
 static void
 post_write(struct run *r, struct flow *f)
@@ -344,10 +365,17 @@ setup(struct run *r)
 	/* The simulator's senders have no wire of their own: the limiter paces them at their
 	 * line rate too (a NIC serialises at it), instead of handing a window to the switch at
 	 * once. */
-	if (ops == &droce_cc_dcqcn)
+	if (ops == &droce_cc_dcqcn) {
 		p.dcqcn.line_rate_bps = UINT64_MAX;
-	else if (ops == &droce_cc_timely)
+	} else if (ops == &droce_cc_timely) {
 		p.timely.line_rate_bps = UINT64_MAX;
+		r->t_low_ns = p.timely.t_low_ns;
+		r->t_high_ns = p.timely.t_high_ns;
+		timely_rec = droce_cc_timely;
+		timely_rec.on_rtt = timely_rec_on_rtt;
+		rtt_run = r;
+		ops = &timely_rec;
+	}
 	for (i = 0; i < r->c.flows; i++) {
 		struct flow *f = &r->f[i];
 
@@ -412,6 +440,8 @@ teardown(struct run *r)
 	sim_net_fini(&r->net);
 	free(r->rmem);
 	free(r->backlog);
+	free(r->rtt);
+	rtt_run = NULL;
 }
 
 static void
@@ -574,12 +604,13 @@ static int
 run_seed(struct run *r)
 {
 	struct sim_app app = { step, never, r, 0 };
-	double util, ce, qmed = 0, q99 = 0;
+	double util, ce, qmed = 0, q99 = 0, rmed = 0, r99 = 0;
 	unsigned int i, bad_qp = 0, errors = 0;
 	int fail = 0;
 
 	r->cap_backlog = 4000000;
 	r->backlog = malloc(r->cap_backlog * sizeof(*r->backlog));
+	r->rtt = malloc(MAX_RTT_SAMPLES * sizeof(*r->rtt));
 	r->next_sample = r->c.sample_ns;
 	if (r->c.csv != NULL) {
 		r->csv = fopen(r->c.csv, "w");
@@ -599,7 +630,7 @@ run_seed(struct run *r)
 			fprintf(r->csv, ",flow%u_mbps,flow%u_limit_mbps", i, i);
 		fputc('\n', r->csv);
 	}
-	if (r->backlog == NULL || setup(r) != 0) {
+	if (r->backlog == NULL || r->rtt == NULL || setup(r) != 0) {
 		fprintf(stderr, "droce-sim-cc: setup failed (cc %s?)\n", r->c.cc);
 		teardown(r);
 		return 2;
@@ -625,21 +656,40 @@ run_seed(struct run *r)
 		qmed = r->backlog[r->n_backlog / 2];
 		q99 = r->backlog[r->n_backlog * 99 / 100];
 	}
+	if (r->n_rtt > 0) {
+		qsort(r->rtt, r->n_rtt, sizeof(*r->rtt), cmp_u32);
+		rmed = r->rtt[r->n_rtt / 2];
+		r99 = r->rtt[r->n_rtt * 99 / 100];
+	}
 	printf("cc %s%s flows %u x %u x %u B at %.1f Gbit/s, %.1f us, %s %u/%u/%.1f%%, CNP %.0f "
 	       "us, "
 	       "seed %" PRIu64 ": "
 	       "link %.1f %%, queue median %.0f B p99 %.0f B, CE %.2f %%, drops %" PRIu64
-	       ", Jain >= 0.95 from %.2f ms (min after %.3f), errors %u, QPs in error %u\n",
+	       ", Jain >= 0.95 from %.2f ms (min after %.3f), errors %u, QPs in error %u",
 	       r->c.cc, r->c.mlx5 ? " (mlx5)" : "", r->c.flows, r->c.outstanding, r->c.msg,
 	       r->c.rate_bps / 1e9, r->c.delay_ns / 1e3, r->c.kmax ? "RED" : "tail-drop",
 	       r->c.kmax ? r->c.kmin : r->c.qcap, r->c.kmax, r->c.pmax * 100, r->c.cnp_ns / 1e3,
 	       r->c.seed, util * 100, qmed, q99, ce * 100, r->drops,
 	       r->settled ? r->settle_ns / 1e6 : -1.0, r->settled ? r->jain_min_after : 0.0, errors,
 	       bad_qp);
+	if (r->t_high_ns != 0)
+		printf(", RTT median %.1f us p99 %.1f us (T_low %.1f, T_high %.1f)", rmed / 1e3,
+		       r99 / 1e3, r->t_low_ns / 1e3, r->t_high_ns / 1e3);
+	putchar('\n');
 	if (r->c.check) {
 		if (errors != 0 || bad_qp != 0)
 			fail = 1;
-		if (r->c.kmax != 0) {
+		if (r->c.kmax != 0 && r->t_high_ns != 0) {
+			/* TIMELY, on its RTT targets (marks are not its signal): the link used and
+			 * the round trips its samples saw held under T_high, as DCQCN's queue is
+			 * under Kmax */
+			if (util < 0.90 || r->n_rtt == 0 || rmed > r->t_high_ns ||
+			    r99 > 1.5 * r->t_high_ns)
+				fail = 1;
+			if (r->c.flows > 1 && r->c.rate_bps >= 25000000000ull &&
+			    (!r->settled || r->settle_ns > 10000000))
+				fail = 1;
+		} else if (r->c.kmax != 0) {
 			if (util < 0.90 || qmed < r->c.kmin || qmed > r->c.kmax ||
 			    q99 > 1.5 * r->c.kmax || ce > 0.10)
 				fail = 1;

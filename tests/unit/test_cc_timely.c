@@ -158,16 +158,25 @@ test_steps_and_steep_gradient(void)
 	droce_cc_timely.on_rtt(&s, 400000, 1000400000);
 	near(stats(&s).rate_bps, (double)r * (1024 - p.beta) / 1024);
 	CU_ASSERT_EQUAL(stats(&s).decreases, 2);
-	/* defaults scale to the link: delta link / 1000; T_low a 64 KiB segment's time on the
-	 * wire when that is above the paper's 50 us, T_high ten times it */
+	/* defaults scale to the link: delta link / 1000; at 25 Gbit/s and above T_low 10 us,
+	 * T_high 100 us, min_rtt 50 us, below stretched by 25G / link; unknown: the paper's */
 	droce_cc_timely_defaults(&p, 25000000000ull);
 	CU_ASSERT_EQUAL(p.delta_bps, 25000000ull);
-	CU_ASSERT_EQUAL(p.t_low_ns, 50000);
-	CU_ASSERT_EQUAL(p.t_high_ns, 500000);
+	CU_ASSERT_EQUAL(p.t_low_ns, 10000);
+	CU_ASSERT_EQUAL(p.t_high_ns, 100000);
+	CU_ASSERT_EQUAL(p.min_rtt_ns, 50000);
+	droce_cc_timely_defaults(&p, 100000000000ull);
+	CU_ASSERT_EQUAL(p.t_low_ns, 10000);
 	droce_cc_timely_defaults(&p, 2000000000ull);
 	CU_ASSERT_EQUAL(p.delta_bps, 2000000ull);
-	CU_ASSERT_EQUAL(p.t_low_ns, 262144);
-	CU_ASSERT_EQUAL(p.t_high_ns, 2621440);
+	CU_ASSERT_EQUAL(p.t_low_ns, 125000);
+	CU_ASSERT_EQUAL(p.t_high_ns, 1250000);
+	CU_ASSERT_EQUAL(p.min_rtt_ns, 625000);
+	CU_ASSERT_EQUAL(droce_cc_timely_check(&p), 0);
+	droce_cc_timely_defaults(&p, 0);
+	CU_ASSERT_EQUAL(p.t_low_ns, 50000);
+	CU_ASSERT_EQUAL(p.t_high_ns, 500000);
+	CU_ASSERT_EQUAL(p.min_rtt_ns, 20000);
 	CU_ASSERT_EQUAL(droce_cc_timely_check(&p), 0);
 }
 
