@@ -106,6 +106,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_min_dec_fac", dcqcn_min_dec_fac, 0, 100),
 	U32("dcqcn_cut_per_rtt", dcqcn_cut_per_rtt, 0, 1),
 	U32("dcqcn_cut_from_sent", dcqcn_cut_from_sent, 0, 64),
+	U32("dcqcn_clamp_tgt_rate", dcqcn_clamp_tgt_rate, 0, 1),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 	U32("link_mbps", link_mbps, 0, 1600000),
 	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),
@@ -182,6 +183,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->inflight_rtt_us = 100;
 	cfg->rto = 1;
 	cfg->dcqcn_cut_per_rtt = 1;
+	cfg->dcqcn_clamp_tgt_rate = 1;
 	cfg->rto_min_us = 200;
 	/* an ACK waits for the application's next step, which an inline caller owes soon; the
 	 * bound keeps a bulk sender's window moving meanwhile */
