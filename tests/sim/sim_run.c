@@ -234,7 +234,20 @@ setup(struct sim_world *w)
 			return rc;
 		}
 		w->ep[n].tx_busy = c->tx_busy;
-		droce_dev_set_cc(w->ep[n].dev, c->cc, NULL); /* its defaults */
+		/* the algorithm's defaults for the port's rate, and the CNP interval that goes
+		 * with DCQCN's, as the runtime sets them from link_mbps */
+		if (c->cc != NULL) {
+			union droce_cc_params ccp;
+
+			droce_cc_defaults(c->cc, &ccp, c->link.rate_bps);
+			droce_dev_set_cc(w->ep[n].dev, c->cc, &ccp);
+			if (c->cc == &droce_cc_dcqcn)
+				droce_dev_set_cnp_interval(
+					w->ep[n].dev,
+					droce_cc_dcqcn_cnp_interval(c->link.rate_bps));
+		} else {
+			droce_dev_set_cc(w->ep[n].dev, NULL, NULL);
+		}
 		inf = c->inflight;
 		if (inf.path_bps == 0)
 			inf.path_bps = c->link.rate_bps;
