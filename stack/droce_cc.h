@@ -194,9 +194,10 @@ void droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps);
 /* The notification point's CNP interval that goes with those defaults (the paper's 50 us,
  * stretched below 25 Gbit/s as the timers are), in ns. */
 uint64_t droce_cc_dcqcn_cnp_interval(uint64_t link_bps);
-/* ConnectX-5's firmware defaults (rpg_ai_rate 5 Mb/s, rpg_time_reset 300 us, rpg_byte_reset
- * 32767, rpg_threshold 1, dce_tcp_g 1019 every 1 us, ...) for a port of link_bps: as they are
- * at 25 Gbit/s and above, slowed down by 25G / link below (timers longer, steps smaller). */
+/* ConnectX-5's firmware defaults (rpg_ai_rate 5 Mb/s, rpg_time_reset 300 us, rpg_threshold 1,
+ * dce_tcp_g 1019 every 1 us, clamp_tgt_rate 0, ...; the increase on the timer alone, as the
+ * HPCC simulator models it) for a port of link_bps: as they are at 25 Gbit/s and above,
+ * slowed down by 25G / link below (timers longer, steps smaller). */
 void droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps);
 /* mlx5's min_time_between_cnps (4 us) for a port of link_bps, stretched as those timers are. */
 uint64_t droce_cc_dcqcn_mlx5_cnp_interval(uint64_t link_bps);

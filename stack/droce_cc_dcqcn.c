@@ -105,6 +105,10 @@ droce_cc_dcqcn_cnp_interval(uint64_t link_bps)
  * the NP's CNP interval) stretch by 25G / link and the rate steps shrink by link / 25G. Left
  * at 1 us, alpha decays between one flow's packets at 2 Gbit/s (16 flows: 260 us apart), cuts
  * stay near nothing, and 8-16 flows hold the queue at the sum of their windows (CE 100 %).
+ * The increase follows the HPCC simulator's model of the firmware (rdma-hw.cc, "Mellanox's
+ * version of DCQCN"): the timer alone (byte_reset 0, where the firmware lists 32767), and
+ * mlx5's target clamp. With a 32 KB byte stage and rpg_threshold 1, hyper increase came every
+ * 10 us at 25 Gbit/s and 4-16 flows used 52-77 % of the link with CE 20-56 %.
  */
 void
 droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps)
@@ -116,7 +120,7 @@ droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps)
 	p->ai_rate_bps = 5000000ull * 1024 / x;	  /* rpg_ai_rate 5 */
 	p->hai_rate_bps = 50000000ull * 1024 / x; /* rpg_hai_rate 50 */
 	p->time_reset_ns = 300000 * x / 1024;	  /* rpg_time_reset 300 */
-	p->byte_reset = 0;			  /* see above */
+	p->byte_reset = 0;			  /* rpg_byte_reset: see above */
 	p->threshold = 1;			  /* rpg_threshold */
 	p->min_dec_fac = 50;			  /* rpg_min_dec_fac */
 	p->g = 1019;				  /* dce_tcp_g */
