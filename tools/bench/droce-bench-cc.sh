@@ -13,7 +13,8 @@
 # 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (4), DROCE_BENCH_QPS (QPs between the two
 # processes, 1), DROCE_BENCH_CSV (a directory: NAME.csv per run, each QP's packets per second and
 # limiter rate and Jain's index every 0.2 s; the netem's queue and marks are its totals; and
-# NAME.netem, NAME.client: the netem's output, its counters per direction, and the client's),
+# NAME.netem, NAME.client: the netem's output, its counters per direction, and the client's;
+# NAME.qps: droce-stat --qps --json every 0.2 s, each QP's counters and algorithm state),
 # DROCE_BENCH_NETEM_LCORE (0: the netem shares the server's core; 1, the client's, puts the
 # sender's stalls and the netem's into the queue it measures: tools/bench/README.md).
 set -u
@@ -75,6 +76,7 @@ run() {
 	if [ -n "$CSV" ]; then
 		cp "$TMP/netem" "$CSV/$name.netem"
 		cat "$TMP/client" "$TMP/client.err" >"$CSV/$name.client"
+		cp "$TMP/qps" "$CSV/$name.qps"
 	fi
 	wait
 	/usr/bin/python3 - "$name" "${g:--}" "$TMP/netem" "$TMP/client.err" "$TMP/qps" "$CSV" <<'EOF'
