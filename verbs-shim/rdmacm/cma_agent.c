@@ -29,6 +29,8 @@ enum {
 	/* The agent sleeps until the CM's next deadline or a MAD; a verb that sends wakes it. The
 	 * bound only limits how long a wake-up that never came could hold a timer back. */
 	AGENT_IDLE_MS = 1000,
+	/* At exit, how long an unanswered DREQ may hold the process: 7 resends 268 ms apart */
+	AGENT_LINGER_MS = 2000,
 };
 
 struct droce_cm cma_cm;
@@ -382,12 +384,35 @@ cma_agent_start(void)
 	return 0;
 }
 
+/* A DREQ of ours that no DREP has answered yet (IBTA 12.9.7: it is resent until one comes or
+ * the retries run out). */
+static bool
+dreq_unanswered(void)
+{
+	bool pending = false;
+	unsigned int i;
+
+	pthread_mutex_lock(&cma_lock);
+	for (i = 0; i < CMA_CM_CONNS && !pending; i++)
+		pending = ag.conns[i].state == DROCE_CM_DREQ_SENT;
+	pthread_mutex_unlock(&cma_lock);
+	return pending;
+}
+
 /* Before the verbs shim's runtime goes (its destructor runs after ours: we depend on it),
- * the thread must be out of its verbs. */
+ * the thread must be out of its verbs. A kernel CM keeps resending a DREQ after the process
+ * is gone; here the resends run in the agent's thread, so a process that disconnects and
+ * exits lingers (at most AGENT_LINGER_MS) while one is unanswered. Without that, a lost DREQ
+ * left the peer connected: an rping server through 20 % loss waited for its disconnect until
+ * killed. */
 static void __attribute__((destructor)) cma_agent_stop(void)
 {
+	unsigned int i;
+
 	if (!ag.up)
 		return;
+	for (i = 0; i < AGENT_LINGER_MS / 10 && dreq_unanswered(); i++)
+		usleep(10000);
 	__atomic_store_n(&ag.stop, true, __ATOMIC_RELAXED);
 	kick();
 	pthread_join(ag.thread, NULL);
