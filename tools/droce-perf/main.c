@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "perf.h"
@@ -62,6 +63,16 @@ cc_state(struct perf_ctx *c, struct perf_result *r)
 	free(qi);
 }
 
+/* The OOB socket has a message (or an end) to read. */
+static bool
+oob_readable(void *arg)
+{
+	char b;
+	ssize_t n = recv(*(const int *)arg, &b, 1, MSG_DONTWAIT | MSG_PEEK);
+
+	return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
 static int
 client_round(struct perf_ctx *c, struct perf_result *r)
 {
@@ -71,7 +82,12 @@ client_round(struct perf_ctx *c, struct perf_result *r)
 	int rc;
 
 	memset(&m, 0, sizeof(m));
-	rc = perf_oob_recv(c->sock, &m, sizeof(m), c->plan.timeout_ms + 5000);
+	/* The server resolves our address before it answers: with the loop inline, it must run
+	 * while we wait, or that ARP goes unanswered (a server that joined droce-portd after our
+	 * own ARP went by has no copy of it to learn from) and both sides wait out their
+	 * timeouts. */
+	droce_rt_run_until(c->rt, oob_readable, &c->sock, c->plan.timeout_ms + 5000);
+	rc = perf_oob_recv(c->sock, &m, sizeof(m), 1000);
 	if (rc != 0 || m.magic != PERF_MAGIC || m.kind != PERF_MSG_READY) {
 		fprintf(stderr, "droce-perf: no READY from the server\n");
 		return -EPROTO;
