@@ -67,10 +67,7 @@ cc_state(struct perf_ctx *c, struct perf_result *r)
 static bool
 oob_readable(void *arg)
 {
-	char b;
-	ssize_t n = recv(*(const int *)arg, &b, 1, MSG_DONTWAIT | MSG_PEEK);
-
-	return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+	return perf_oob_readable(*(const int *)arg) != 0;
 }
 
 static int

@@ -177,16 +177,27 @@ perf_oob_recv(int fd, void *buf, size_t len, uint32_t timeout_ms)
 	return oob_xfer(fd, NULL, buf, len, timeout_ms);
 }
 
-/* Messages are small and sent whole: once the first byte is there, the rest follows at once. */
 int
-perf_oob_try_recv(int fd, void *buf, size_t len)
+perf_oob_readable(int fd)
 {
-	ssize_t n = recv(fd, buf, 1, MSG_DONTWAIT | MSG_PEEK);
+	char b;
+	ssize_t n = recv(fd, &b, 1, MSG_DONTWAIT | MSG_PEEK);
 
 	if (n == 0)
 		return -ECONNRESET;
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	return 1;
+}
+
+/* Messages are small and sent whole: once the first byte is there, the rest follows at once. */
+int
+perf_oob_try_recv(int fd, void *buf, size_t len)
+{
+	int rc = perf_oob_readable(fd);
+
+	if (rc <= 0)
+		return rc;
 	return perf_oob_recv(fd, buf, len, 5000) == 0 ? 1 : -EIO;
 }
 

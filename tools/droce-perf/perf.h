@@ -196,6 +196,8 @@ int perf_oob_accept(const struct perf_opts *o, int lfd, char *err, size_t errlen
 int perf_oob_connect(const struct perf_opts *o, char *err, size_t errlen);
 int perf_oob_send(int fd, const void *buf, size_t len, uint32_t timeout_ms);
 int perf_oob_recv(int fd, void *buf, size_t len, uint32_t timeout_ms);
+/* Non-blocking: 1 when a byte is waiting, 0 when none is, -ECONNRESET at EOF, -errno. */
+int perf_oob_readable(int fd);
 /* Non-blocking: 1 when a whole len-byte message was read, 0 when none is pending, -errno. */
 int perf_oob_try_recv(int fd, void *buf, size_t len);
 void perf_oob_wait_eof(int fd, uint32_t timeout_ms);
