@@ -456,9 +456,10 @@ usage(void)
 		"[--line-gbps L]\n"
 		"       [--cnp-us I] [--param NAME=VALUE]... [--floor "
 		"MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
-		"       [--mlx5] [--cap on|auto|off|N] [--rto on|off]\n"
+		"       [--mlx5] [--cap on|auto|off|N] [--cap-rtt-us U] [--rto on|off]\n"
 		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), and the\n"
-		"engine's in-flight cap and RTO (--cap, --rto: stack/droce_inflight.h).\n"
+		"engine's in-flight cap and RTO (--cap, --rto: stack/droce_inflight.h). --cap on\n"
+		"is the link's rate x U us (10, the engine's; the runtime's is 100).\n"
 		"--seeds N runs the case at seeds S..S+N-1 (no --csv), one line each, and fails "
 		"if\n"
 		"one does.\n");
@@ -468,17 +469,29 @@ static int
 parse(int argc, char **argv, struct cfg *c)
 {
 	static const struct option lo[] = {
-		{ "cc", 1, NULL, 'c' },		 { "flows", 1, NULL, 'n' },
-		{ "gbps", 1, NULL, 'g' },	 { "delay-us", 1, NULL, 'd' },
-		{ "red", 1, NULL, 'r' },	 { "qcap", 1, NULL, 'q' },
-		{ "ms", 1, NULL, 't' },		 { "msg", 1, NULL, 'm' },
-		{ "outstanding", 1, NULL, 'o' }, { "sample-us", 1, NULL, 's' },
-		{ "seed", 1, NULL, 'S' },	 { "seeds", 1, NULL, 'N' },
-		{ "csv", 1, NULL, 'C' },	 { "check", 0, NULL, 'k' },
-		{ "line-gbps", 1, NULL, 'l' },	 { "cnp-us", 1, NULL, 'I' },
-		{ "param", 1, NULL, 'P' },	 { "floor", 1, NULL, 'F' },
-		{ "mlx5", 0, NULL, 'M' },	 { "cap", 1, NULL, 'X' },
-		{ "rto", 1, NULL, 'R' },	 { NULL, 0, NULL, 0 },
+		{ "cc", 1, NULL, 'c' },
+		{ "flows", 1, NULL, 'n' },
+		{ "gbps", 1, NULL, 'g' },
+		{ "delay-us", 1, NULL, 'd' },
+		{ "red", 1, NULL, 'r' },
+		{ "qcap", 1, NULL, 'q' },
+		{ "ms", 1, NULL, 't' },
+		{ "msg", 1, NULL, 'm' },
+		{ "outstanding", 1, NULL, 'o' },
+		{ "sample-us", 1, NULL, 's' },
+		{ "seed", 1, NULL, 'S' },
+		{ "seeds", 1, NULL, 'N' },
+		{ "csv", 1, NULL, 'C' },
+		{ "check", 0, NULL, 'k' },
+		{ "line-gbps", 1, NULL, 'l' },
+		{ "cnp-us", 1, NULL, 'I' },
+		{ "param", 1, NULL, 'P' },
+		{ "floor", 1, NULL, 'F' },
+		{ "mlx5", 0, NULL, 'M' },
+		{ "cap", 1, NULL, 'X' },
+		{ "rto", 1, NULL, 'R' },
+		{ "cap-rtt-us", 1, NULL, 'U' },
+		{ NULL, 0, NULL, 0 },
 	};
 	double pm;
 	int o;
@@ -572,6 +585,11 @@ parse(int argc, char **argv, struct cfg *c)
 			else if ((c->inflight.cap = (uint32_t)strtoul(optarg, NULL, 0)) == 0)
 				return -1;
 			break;
+		case 'U':
+			c->inflight.rtt_ns = (uint32_t)(strtod(optarg, NULL) * 1e3);
+			if (c->inflight.rtt_ns == 0)
+				return -1;
+			break;
 		case 'R':
 			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
 				return -1;
@@ -597,6 +615,20 @@ parse(int argc, char **argv, struct cfg *c)
 				       100000 * (25000000000ull / c->rate_bps);
 	c->warm_ns = c->time_ns / 5; /* the first fifth is the start-up */
 	return 0;
+}
+
+/* A QP that ended in error, and its counters that are not 0: what happened to it. */
+static void
+print_qp_error(unsigned int flow, const char *side, const struct droce_qp *qp)
+{
+	struct droce_counter c[DROCE_CNT_MAX];
+	unsigned int i, n = droce_qp_counters(qp, c, DROCE_CNT_MAX);
+
+	printf("flow %u: the %s's QP is in error:", flow, side);
+	for (i = 0; i < n && i < DROCE_CNT_MAX; i++)
+		if (c[i].value != 0)
+			printf(" %s %" PRIu64, c[i].name, c[i].value);
+	printf("\n");
 }
 
 /* One run at r->c (its seed): 0 targets (or floor) held, 1 not, 2 it could not run. */
@@ -645,8 +677,13 @@ run_seed(struct run *r)
 		errors += r->f[i].errors;
 		if (droce_qp_query(r->f[i].qp, &a, &ia) != 0 ||
 		    droce_qp_query(r->f[i].rqp, &b, &ia) != 0 || a.qp_state == DROCE_QPS_ERR ||
-		    b.qp_state == DROCE_QPS_ERR)
+		    b.qp_state == DROCE_QPS_ERR) {
 			bad_qp++;
+			if (a.qp_state == DROCE_QPS_ERR)
+				print_qp_error(i, "sender", r->f[i].qp);
+			if (b.qp_state == DROCE_QPS_ERR)
+				print_qp_error(i, "receiver", r->f[i].rqp);
+		}
 	}
 	util = (double)r->bytes_after_warm * 8 /
 	       ((double)r->c.rate_bps * (r->c.time_ns - r->c.warm_ns) / 1e9);
