@@ -21,7 +21,10 @@
  * backoff climb to the local ACK timeout; ending it at any ACK kept an RTO below a grown round
  * trip firing for every packet, never sampled). Under go-back-N an early resend sends one
  * packet and the window reopens, doubling per ACK (RFC 5681 3.1's loss window): a timer that
- * fired early costs one packet, not a window. Under selective repeat it resends the oldest and
+ * fired early costs one packet, not a window. So does a retry after the local ACK timeout
+ * (droce_inflight_loss_window): a QP whose first window was dropped whole has no round trip
+ * yet, hence no RTO, and its whole window resent into a full tail-drop queue was lost whole
+ * each time until retry_cnt ran out. Under selective repeat it resends the oldest and
  * a probe (droce_sr_timeout) and the window stays open. While the device hears nothing after
  * one QP's early resend, only that QP resends (it probes the path); the others wait. READs and
  * atomics have an early resend too: their responses stream at the responder's pace, but each
@@ -253,6 +256,15 @@ early_resend(struct droce_qp *qp, struct droce_inflight *f)
 		return;
 	set_limit(f, 1);
 	droce_req_go_back(qp, qp->req.una);
+}
+
+void
+droce_inflight_loss_window(struct droce_qp *qp)
+{
+	struct droce_inflight *f = &qp->inf;
+
+	if (f->full < DROCE_MAX_INFLIGHT)
+		set_limit(f, 1);
 }
 
 bool
