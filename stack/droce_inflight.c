@@ -261,10 +261,7 @@ early_resend(struct droce_qp *qp, struct droce_inflight *f)
 void
 droce_inflight_loss_window(struct droce_qp *qp)
 {
-	struct droce_inflight *f = &qp->inf;
-
-	if (f->full < DROCE_MAX_INFLIGHT)
-		set_limit(f, 1);
+	set_limit(&qp->inf, 1);
 }
 
 bool

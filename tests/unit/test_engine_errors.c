@@ -315,6 +315,32 @@ test_retry_exhausted(void)
 	eh_fini(&f.w);
 }
 
+/* The same with no in-flight cap (the engine's 1024-PSN window): a retry still sends the oldest
+ * packet alone, and the window reopens per ACK. */
+static void
+test_retry_exhausted_no_cap(void)
+{
+	struct droce_inflight_cfg c;
+	struct fx f;
+	struct droce_wc wc[4];
+
+	fx_init(&f, DROCE_QPT_RC, ALL_ACCESS);
+	droce_inflight_defaults(&c);
+	c.cap = 0;
+	CU_ASSERT_EQUAL_FATAL(droce_qp_set_inflight(f.qp[0], &c), 0);
+	f.w.n[0].filter = drop_all;
+	CU_ASSERT_EQUAL(
+		fx_send(&f, DROCE_WR_RDMA_WRITE, 3000, (uintptr_t)ra, droce_mr_rkey(f.rmr), 1), 0);
+	CU_ASSERT_EQUAL(
+		fx_send(&f, DROCE_WR_RDMA_READ, 100, (uintptr_t)ra, droce_mr_rkey(f.rmr), 2), 0);
+	eh_run(&f.w, 100ull * (4096ull << 14));
+	CU_ASSERT_EQUAL_FATAL(eh_poll(&f.w.n[0], wc, 4), 2);
+	CU_ASSERT_EQUAL(wc[0].status, DROCE_WC_RETRY_EXC_ERR);
+	CU_ASSERT_EQUAL(droce_qp_counter(f.qp[0], DROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 8);
+	CU_ASSERT_EQUAL(f.w.n[0].sent, 4 + 7);
+	eh_fini(&f.w);
+}
+
 /* Frames from node 0 whose PSN is *arg: a request that never gets through. */
 static bool
 drop_psn(struct eh_node *from, uint8_t *frame, uint32_t len, void *arg)
@@ -685,7 +711,7 @@ DROCE_TEST_MAIN("engine_errors", DROCE_TEST(test_send_with_inv), DROCE_TEST(test
 		DROCE_TEST(test_access_flags), DROCE_TEST(test_misaligned_atomic),
 		DROCE_TEST(test_other_pd), DROCE_TEST(test_zero_length_write),
 		DROCE_TEST(test_rnr_retry_0), DROCE_TEST(test_rnr_retry_7),
-		DROCE_TEST(test_retry_exhausted), DROCE_TEST(test_retry_seq_naks),
-		DROCE_TEST(test_retry_zero), DROCE_TEST(test_recv_too_small),
-		DROCE_TEST(test_local_protection), DROCE_TEST(test_cq_overflow_traffic),
-		DROCE_TEST(test_ud_qkey_and_grh))
+		DROCE_TEST(test_retry_exhausted), DROCE_TEST(test_retry_exhausted_no_cap),
+		DROCE_TEST(test_retry_seq_naks), DROCE_TEST(test_retry_zero),
+		DROCE_TEST(test_recv_too_small), DROCE_TEST(test_local_protection),
+		DROCE_TEST(test_cq_overflow_traffic), DROCE_TEST(test_ud_qkey_and_grh))
