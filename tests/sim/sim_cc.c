@@ -445,9 +445,9 @@ teardown(struct run *r)
 }
 
 static void
-usage(void)
+usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: droce-sim-cc [--cc none|dcqcn|timely] [--flows N] [--gbps R] [--delay-us "
 		"D]\n"
 		"       [--red KMIN,KMAX,PMAX%%] [--qcap BYTES] [--ms T] [--msg BYTES] "
@@ -456,7 +456,7 @@ usage(void)
 		"[--line-gbps L]\n"
 		"       [--cnp-us I] [--param NAME=VALUE]... [--floor "
 		"MIN_UTIL%%,MAX_CE%%,MAX_P99]\n"
-		"       [--mlx5] [--cap on|auto|off|N] [--cap-rtt-us U] [--rto on|off]\n"
+		"       [--mlx5] [--cap on|auto|off|N] [--cap-rtt-us U] [--rto on|off] [--help]\n"
 		"In flight per flow: --outstanding WRITEs of --msg bytes (2 x 64 KiB), and the\n"
 		"engine's in-flight cap and RTO (--cap, --rto: stack/droce_inflight.h). --cap on\n"
 		"is the link's rate x U us (10, the engine's; the runtime's is 100).\n"
@@ -469,29 +469,18 @@ static int
 parse(int argc, char **argv, struct cfg *c)
 {
 	static const struct option lo[] = {
-		{ "cc", 1, NULL, 'c' },
-		{ "flows", 1, NULL, 'n' },
-		{ "gbps", 1, NULL, 'g' },
-		{ "delay-us", 1, NULL, 'd' },
-		{ "red", 1, NULL, 'r' },
-		{ "qcap", 1, NULL, 'q' },
-		{ "ms", 1, NULL, 't' },
-		{ "msg", 1, NULL, 'm' },
-		{ "outstanding", 1, NULL, 'o' },
-		{ "sample-us", 1, NULL, 's' },
-		{ "seed", 1, NULL, 'S' },
-		{ "seeds", 1, NULL, 'N' },
-		{ "csv", 1, NULL, 'C' },
-		{ "check", 0, NULL, 'k' },
-		{ "line-gbps", 1, NULL, 'l' },
-		{ "cnp-us", 1, NULL, 'I' },
-		{ "param", 1, NULL, 'P' },
-		{ "floor", 1, NULL, 'F' },
-		{ "mlx5", 0, NULL, 'M' },
-		{ "cap", 1, NULL, 'X' },
-		{ "rto", 1, NULL, 'R' },
-		{ "cap-rtt-us", 1, NULL, 'U' },
-		{ NULL, 0, NULL, 0 },
+		{ "cc", 1, NULL, 'c' },		 { "flows", 1, NULL, 'n' },
+		{ "gbps", 1, NULL, 'g' },	 { "delay-us", 1, NULL, 'd' },
+		{ "red", 1, NULL, 'r' },	 { "qcap", 1, NULL, 'q' },
+		{ "ms", 1, NULL, 't' },		 { "msg", 1, NULL, 'm' },
+		{ "outstanding", 1, NULL, 'o' }, { "sample-us", 1, NULL, 's' },
+		{ "seed", 1, NULL, 'S' },	 { "seeds", 1, NULL, 'N' },
+		{ "csv", 1, NULL, 'C' },	 { "check", 0, NULL, 'k' },
+		{ "line-gbps", 1, NULL, 'l' },	 { "cnp-us", 1, NULL, 'I' },
+		{ "param", 1, NULL, 'P' },	 { "floor", 1, NULL, 'F' },
+		{ "mlx5", 0, NULL, 'M' },	 { "cap", 1, NULL, 'X' },
+		{ "rto", 1, NULL, 'R' },	 { "cap-rtt-us", 1, NULL, 'U' },
+		{ "help", 0, NULL, 'h' },	 { NULL, 0, NULL, 0 },
 	};
 	double pm;
 	int o;
@@ -561,6 +550,8 @@ parse(int argc, char **argv, struct cfg *c)
 		case 'k':
 			c->check = true;
 			break;
+		case 'h':
+			return 1;
 		case 'M':
 			c->mlx5 = true;
 			break;
@@ -762,9 +753,10 @@ main(int argc, char **argv)
 	unsigned int k, failed = 0;
 	int rc;
 
-	if (parse(argc, argv, &c) != 0) {
-		usage();
-		return 2;
+	rc = parse(argc, argv, &c);
+	if (rc != 0) {
+		usage(rc > 0 ? stdout : stderr);
+		return rc > 0 ? 0 : 2;
 	}
 	/* --seeds N: the case at seeds S..S+N-1, each on its own line; fails if one fails */
 	for (k = 0; k < c.seeds; k++) {
