@@ -154,6 +154,27 @@ link_bps(const struct droce_rt *rt)
 	return 0;
 }
 
+/* Congestion control scales its defaults to the port's rate. A virtual PMD reports a nominal
+ * speed (memif: 100 Gbit/s) or none (then 100 Gbit/s is assumed), and behind a slower
+ * path, an emulated link, those defaults never bind: say which rate they are for. */
+static void
+note_cc_rate(const struct droce_rt *rt)
+{
+	if (strcmp(rt->cfg.cc, "none") == 0 || rt->cfg.link_mbps != 0)
+		return;
+	if (rt->link_bps == 0)
+		rte_log(RTE_LOG_NOTICE, RTE_LOGTYPE_USER1,
+			"droce: cc %s: port %s reports no link speed, so its parameters are a "
+			"100 Gbit/s port's: set link_mbps to the path's bottleneck rate\n",
+			rt->cfg.cc, rt->port.name);
+	else
+		rte_log(RTE_LOG_NOTICE, RTE_LOGTYPE_USER1,
+			"droce: cc %s: parameters for %" PRIu64 " Mbit/s, port %s's reported "
+			"speed; behind a slower path (an emulated link) set link_mbps to its "
+			"rate\n",
+			rt->cfg.cc, rt->link_bps / 1000000, rt->port.name);
+}
+
 /* The device's algorithms (the built-in ones and the plugins'), the one `cc` names and its
  * parameters from the configuration: what the device's QPs start with. */
 static int
@@ -376,6 +397,8 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 					     errlen);
 	if (rc == 0)
 		rt->link_bps = link_bps(rt);
+	if (rc == 0)
+		note_cc_rate(rt);
 	for (i = 0; rc == 0 && i < rt->nb_shards; i++)
 		rc = make_dev(rt, &rt->sh[i], err, errlen);
 	if (rc == 0 && rt->port.flow_rules == 0)

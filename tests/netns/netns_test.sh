@@ -265,6 +265,12 @@ ecn)
 		# packets back (and every byte still arrived: the session checks them)
 		echo "DCQCN: $(counter dev.cc_deferred) packets held by the rate limiters"
 		[ "$(counter dev.cc_deferred)" -gt 0 ] || fail "DCQCN held no packet (dev.cc_deferred)"
+		# with link_mbps unset, each side says which rate its parameters are for
+		for x in a b; do
+			grep -h "droce: cc dcqcn: " "$dir"/$x*.log | head -n 1
+			grep -q "droce: cc dcqcn: .*link_mbps" "$dir"/$x*.log ||
+				fail "$x: no notice of the rate DCQCN's parameters are for"
+		done
 	else
 		[ "$(counter dev.cc_deferred)" = 0 ] || fail "cc none held packets (dev.cc_deferred)"
 	fi
