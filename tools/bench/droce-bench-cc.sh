@@ -8,8 +8,9 @@
 # Per run: goodput, the netem's rate out towards the server (frames, from its first to its last
 # transmit: the link's use), the share of frames netem marked, netem's largest backlog, CNPs the client
 # handled, packets its rate limiter held, and the algorithm's rate (droce-stat --qps every 0.2 s:
-# lowest, median, highest) and, with several QPs, Jain's index over their sending rates per
-# sample (lowest, median). Environment: DROCE_BENCH_NETEM ("--delay 20us --rate 2gbit --limit
+# lowest, median, highest), with several QPs Jain's index over their sending rates per
+# sample (lowest, median), and with TIMELY the round trips it judges by (each QP's last
+# sample every 0.2 s: median, highest, in us). Environment: DROCE_BENCH_NETEM ("--delay 20us --rate 2gbit --limit
 # 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (4), DROCE_BENCH_QPS (QPs between the two
 # processes, 1), DROCE_BENCH_CSV (a directory: NAME.csv per run, each QP's packets per second and
 # limiter rate and Jain's index every 0.2 s; the netem's queue and marks are its totals; and
@@ -97,6 +98,8 @@ rates = []
 # each data QP's packets sent between samples (all of a 64 KiB WRITE's but its last are of
 # the path MTU, so their ratio is the rates'; QP1 sends none once connected): Jain's index
 rows, jains, prev = [], [], None
+# TIMELY's last round-trip sample of each data QP at each sample: its signal, and its target
+rtts = []
 for l in open(qps, errors="replace"):
     try:
         q = json.loads(l).get("list", [])
@@ -105,6 +108,7 @@ for l in open(qps, errors="replace"):
     if q and "cc_rate_mbps" in q[0] and q[0].get("sent_pkts", 0) > 0:
         rates.append(q[0]["cc_rate_mbps"])
     cur = {e.get("qpn"): e for e in q if e.get("sent_pkts", 0) > 0 and e.get("qpn", 1) != 1}
+    rtts += [e["cc_rtt_ns"] / 1000 for e in cur.values() if e.get("cc_rtt_ns", 0) > 0]
     if prev is not None:
         qpns = sorted(k for k in cur if k in prev)
         x = [(cur[k]["sent_pkts"] - prev[k]["sent_pkts"]) / 0.2 for k in qpns]
@@ -115,6 +119,7 @@ for l in open(qps, errors="replace"):
     prev = cur
 rate = ("%d/%d/%d" % (min(rates), statistics.median(rates), max(rates))) if rates else "-"
 jain = ("%.2f/%.2f" % (min(jains), statistics.median(jains))) if jains else "-"
+rtt = ("%d/%d" % (statistics.median(rtts), max(rtts))) if rtts else "-"
 if csv and rows:
     nq = (len(rows[0]) - 2) // 2
     with open("%s/%s.csv" % (csv, name), "w") as f:
@@ -122,18 +127,18 @@ if csv and rows:
                 ",".join("qp%d_limit_mbps" % i for i in range(nq)) + ",jain\n")
         for r in rows:
             f.write(",".join("%.3f" % v for v in r) + "\n")
-print("%-10s %9s %8s %10s %12s %10s %12s  %-20s %s" % (name, gbps,
+print("%-10s %9s %8s %10s %12s %10s %12s  %-20s %-15s %s" % (name, gbps,
       "%.3f" % (n["tx_mbit_s"] / 1000) if "tx_mbit_s" in n else "-",
       "%.1f %%" % (100 * n.get("ce_marked", 0) / rx) if rx else "-",
       "%d" % n.get("max_backlog", 0), c.get("dev.rp_cnp_handled", 0),
-      c.get("dev.cc_deferred", 0), rate, jain))
+      c.get("dev.cc_deferred", 0), rate, jain, rtt))
 EOF
 }
 
 [ -z "$CSV" ] || mkdir -p "$CSV" || exit 2
 echo "droce-bench-cc: droce-perf write bw 64 KiB, $QPS QP(s), ${SECS} s, through droce-netem $NETEM_OPTS"
-printf '%-10s %9s %8s %10s %12s %10s %12s  %-20s %s\n' config Gbit/s "link" "CE-marked" "max backlog" "CNPs" \
-	"held (cc)" "rate Mbit/s min/med/max" "Jain min/median"
+printf '%-10s %9s %8s %10s %12s %10s %12s  %-20s %-15s %s\n' config Gbit/s "link" "CE-marked" "max backlog" "CNPs" \
+	"held (cc)" "rate Mbit/s min/med/max" "Jain min/median" "RTT us med/max"
 run none "DROCE_CC=none"
 run dcqcn "DROCE_CC=dcqcn"
 for nv in "$@"; do
