@@ -518,9 +518,7 @@ droce_comp_timer(struct droce_qp *qp, uint64_t now)
 	}
 	r->retry_left--;
 	droce_qp_cnt(qp, DROCE_CNT_COMPLETER_RETRY_ERR);
-	if (qp->sr == NULL || !qp->sr->peer || !droce_sr_timeout(qp, true)) {
-		droce_inflight_loss_window(qp);
-		droce_req_go_back(qp, r->una);
-	}
+	if (qp->sr == NULL || !qp->sr->peer || !droce_sr_timeout(qp, true))
+		droce_inflight_go_back(qp);
 	droce_comp_arm_rto(qp, now);
 }

@@ -22,7 +22,7 @@
  * trip firing for every packet, never sampled). Under go-back-N an early resend sends one
  * packet and the window reopens, doubling per ACK (RFC 5681 3.1's loss window): a timer that
  * fired early costs one packet, not a window. So does a retry after the local ACK timeout
- * (droce_inflight_loss_window): a QP whose first window was dropped whole has no round trip
+ * (droce_inflight_go_back): a QP whose first window was dropped whole has no round trip
  * yet, hence no RTO, and its whole window resent into a full tail-drop queue was lost whole
  * each time until retry_cnt ran out. Under selective repeat it resends the oldest and
  * a probe (droce_sr_timeout) and the window stays open. While the device hears nothing after
@@ -238,13 +238,20 @@ droce_inflight_heard(struct droce_qp *qp, uint64_t now)
 		qp->req.rto_at = early_at(&qp->inf, now);
 }
 
+void
+droce_inflight_go_back(struct droce_qp *qp)
+{
+	set_limit(&qp->inf, 1);
+	droce_req_go_back(qp, qp->req.una);
+}
+
 /* What an early resend sends. READs and atomics: the oldest one's first missing run, asked
  * for again (droce_rd_timeout). Selective repeat resends the oldest and the holes NAKs showed,
  * and keeps its window: new packets draw the NAKs that find what else is missing (a window of
  * one would wait for una to pass every hole, each on a doubled RTO). Go-back-N resends the
  * window from una: one packet, then more as ACKs come (above). */
 static void
-early_resend(struct droce_qp *qp, struct droce_inflight *f)
+early_resend(struct droce_qp *qp)
 {
 	const struct droce_swqe *w = &qp->req.ring[qp->req.comp & qp->req.mask];
 
@@ -254,14 +261,7 @@ early_resend(struct droce_qp *qp, struct droce_inflight *f)
 	}
 	if (qp->sr != NULL && qp->sr->peer && droce_sr_timeout(qp, false))
 		return;
-	set_limit(f, 1);
-	droce_req_go_back(qp, qp->req.una);
-}
-
-void
-droce_inflight_loss_window(struct droce_qp *qp)
-{
-	set_limit(&qp->inf, 1);
+	droce_inflight_go_back(qp);
 }
 
 bool
@@ -287,7 +287,7 @@ droce_inflight_early(struct droce_qp *qp, uint64_t now)
 		f->backoff++;
 	f->rewound = true;
 	f->rewind_hi = qp->req.max_psn_sent;
-	early_resend(qp, f);
+	early_resend(qp);
 	qp->req.rto_at = early_at(f, now);
 	return true;
 }

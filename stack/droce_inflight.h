@@ -51,8 +51,9 @@ uint64_t droce_inflight_arm(struct droce_qp *qp, uint64_t now, uint64_t ibta_at)
 /* A response past a gap: the peer answers, its re-request is under way; an early resend
  * waits another RTO from now (the local ACK timer does not move). */
 void droce_inflight_heard(struct droce_qp *qp, uint64_t now);
-/* The local ACK timer expired: go-back-N resends one packet and reopens per ACK. */
-void droce_inflight_loss_window(struct droce_qp *qp);
+/* Go-back-N after a timer (early or the local ACK timeout): resend from una, one packet, the
+ * window reopening per ACK (RFC 5681 3.1's loss window). */
+void droce_inflight_go_back(struct droce_qp *qp);
 /* The timer fired before ibta_at: resend from una with no retry spent and re-arm; true then. */
 bool droce_inflight_early(struct droce_qp *qp, uint64_t now);
 
