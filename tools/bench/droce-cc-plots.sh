@@ -8,7 +8,8 @@
 #   droce-cc-plots.sh BUILD OUT [droce-sim-cc options...]   (no options: the standard set:
 #   none, DCQCN with droce's and with mlx5's values, TIMELY; N = 1, 2, 4, 8, 16; 25 Gbit/s
 #   2 us for 20 ms and 2 Gbit/s 20 us for 250 ms, the same run 12.5 times as slow, behind the
-#   paper's marking, RED 5k/200k/1 %)
+#   paper's marking, RED 5k/200k/1 %, and again behind a ConnectX deployment's, RED
+#   100k/400k/20 %: names with _cx)
 build=$1
 out=$2
 shift 2 2>/dev/null || { echo "usage: $0 BUILD OUT [droce-sim-cc options]" >&2; exit 2; }
@@ -58,18 +59,25 @@ if [ $# -gt 0 ]; then
 fi
 fail=0
 : > "$out/table.txt"
-for cc in none dcqcn dcqcn_mlx5 timely; do
-	opt="--cc $cc"
-	[ "$cc" = dcqcn_mlx5 ] && opt="--cc dcqcn --mlx5"
-	for n in 1 2 4 8 16; do
-		# shellcheck disable=SC2086
-		run "${cc}_25g_n$n" $opt --flows "$n" --gbps 25 --delay-us 2 \
-			--red 5000,200000,1 --ms 20 || fail=1
-	done
-	for n in 1 2 4 8 16; do
-		# shellcheck disable=SC2086
-		run "${cc}_2g_n$n" $opt --flows "$n" --gbps 2 --delay-us 20 \
-			--red 5000,200000,1 --ms 250 || fail=1
+# the paper's marking, then the one the HPCC simulator gives ConnectX deployments at 25 Gbit/s
+# (the same thresholds in bytes at 2 Gbit/s)
+for mark in paper:5000,200000,1 cx:100000,400000,20; do
+	red=${mark#*:}
+	tag=
+	[ "${mark%%:*}" = paper ] || tag=_${mark%%:*}
+	for cc in none dcqcn dcqcn_mlx5 timely; do
+		opt="--cc $cc"
+		[ "$cc" = dcqcn_mlx5 ] && opt="--cc dcqcn --mlx5"
+		for n in 1 2 4 8 16; do
+			# shellcheck disable=SC2086
+			run "${cc}${tag}_25g_n$n" $opt --flows "$n" --gbps 25 --delay-us 2 \
+				--red "$red" --ms 20 || fail=1
+		done
+		for n in 1 2 4 8 16; do
+			# shellcheck disable=SC2086
+			run "${cc}${tag}_2g_n$n" $opt --flows "$n" --gbps 2 --delay-us 20 \
+				--red "$red" --ms 250 || fail=1
+		done
 	done
 done
 echo "table: $out/table.txt"
