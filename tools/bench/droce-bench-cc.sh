@@ -17,7 +17,9 @@
 # NAME.netem, NAME.client: the netem's output, its counters per direction, and the client's;
 # NAME.qps: droce-stat --qps --json every 0.2 s, each QP's counters and algorithm state),
 # DROCE_BENCH_NETEM_LCORE (0: the netem shares the server's core; 1, the client's, puts the
-# sender's stalls and the netem's into the queue it measures: tools/bench/README.md).
+# sender's stalls and the netem's into the queue it measures: tools/bench/README.md),
+# DROCE_BENCH_SERVER_VARS (the server's own settings after NAME's: DROCE_IDLE_SPINS=0, so that
+# it gives the netem their core as soon as it is idle; empty: the runtime's default).
 set -u
 if [ $# -lt 1 ] || [ ! -x "$1/tools/droce-perf/droce-perf" ] || [ ! -x "$1/tools/droce-netem/droce-netem" ]; then
 	echo "usage: droce-bench-cc BUILD [NAME='DROCE_VAR=value ...' ...]" >&2
@@ -28,6 +30,9 @@ shift
 STAT=$(cd "$(dirname "$0")/../droce-stat" && pwd)/droce-stat
 NETEM_OPTS=${DROCE_BENCH_NETEM:---delay 20us --rate 2gbit --limit 2m --red 20k,200k,20%}
 SECS=${DROCE_BENCH_SECONDS:-4}
+# The server shares its core with the netem: a loop that spins before it sleeps takes that
+# core from the netem, which then stamps late what arrived meanwhile (tools/bench/README.md)
+SRV_VARS=${DROCE_BENCH_SERVER_VARS-DROCE_IDLE_SPINS=0}
 QPS=${DROCE_BENCH_QPS:-1}
 CSV=${DROCE_BENCH_CSV:-}
 TMP=$(mktemp -d /tmp/droce-bench-cc.XXXXXX)
@@ -45,7 +50,7 @@ run() {
 	for _ in $(seq 50); do grep -q ready "$TMP/netem" 2>/dev/null && break; sleep 0.1; done
 	rm -f "$TMP/port"
 	# shellcheck disable=SC2086
-	env DROCE_EAL="--no-huge -m 256 --no-pci" DROCE_DCQCN_MAX_RATE_MBPS=10000 $vars \
+	env DROCE_EAL="--no-huge -m 256 --no-pci" DROCE_DCQCN_MAX_RATE_MBPS=10000 $vars $SRV_VARS \
 		DROCE_IPV4=198.18.0.1/24 DROCE_VDEV="net_memif0,role=client,socket=/$tag-b" \
 		DROCE_LCORES=0 timeout $((SECS + 30)) "$B/tools/droce-perf/droce-perf" -p 0 \
 		--port-file "$TMP/port" --counters >"$TMP/server" 2>&1 &
