@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # droce-bench-cc BUILD [NAME=DROCE_VARS...]: congestion control over a software bottleneck.
-# droce-perf write bw 64 KiB for 4 s from a client through droce-netem (--rate, --red: a
+# droce-perf write bw 64 KiB for 10 s from a client through droce-netem (--rate, --red: a
 # switch-like queue that marks CE) to a server, all over memif; once per configuration: "none"
 # (DROCE_CC=none) and "dcqcn" (mlx5 defaults, from 10 Gbit/s), then each NAME=... given, e.g.
 #   paper='DROCE_CC=dcqcn DROCE_DCQCN_G=1020 DROCE_DCQCN_ALPHA_PERIOD_US=55 ...'
@@ -10,8 +10,9 @@
 # handled, packets its rate limiter held, and the algorithm's rate (droce-stat --qps every 0.2 s:
 # lowest, median, highest), with several QPs Jain's index over their sending rates per
 # sample (lowest, median), and with TIMELY the round trips it judges by (each QP's last
-# sample every 0.2 s: median, highest, in us). Environment: DROCE_BENCH_NETEM ("--delay 20us --rate 2gbit --limit
-# 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (4), DROCE_BENCH_QPS (QPs between the two
+# sample every 0.2 s: median, highest, in us). Environment: DROCE_BENCH_NETEM ("--delay 20us
+# --rate 2gbit --limit 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (10: the start from line
+# rate, a few tenths of a second, then weighs little), DROCE_BENCH_QPS (QPs between the two
 # processes, 1), DROCE_BENCH_CSV (a directory: NAME.csv per run, each QP's packets per second and
 # limiter rate and Jain's index every 0.2 s; the netem's queue and marks are its totals; and
 # NAME.netem, NAME.client: the netem's output, its counters per direction, and the client's;
@@ -29,7 +30,7 @@ B=$1
 shift
 STAT=$(cd "$(dirname "$0")/../droce-stat" && pwd)/droce-stat
 NETEM_OPTS=${DROCE_BENCH_NETEM:---delay 20us --rate 2gbit --limit 2m --red 20k,200k,20%}
-SECS=${DROCE_BENCH_SECONDS:-4}
+SECS=${DROCE_BENCH_SECONDS:-10}
 # The server shares its core with the netem: a loop that spins before it sleeps takes that
 # core from the netem, which then stamps late what arrived meanwhile (tools/bench/README.md)
 SRV_VARS=${DROCE_BENCH_SERVER_VARS-DROCE_IDLE_SPINS=0}
