@@ -3,7 +3,9 @@
 # droce-bench-cc BUILD [NAME=DROCE_VARS...]: congestion control over a software bottleneck.
 # droce-perf write bw 64 KiB for 10 s from a client through droce-netem (--rate, --red: a
 # switch-like queue that marks CE) to a server, all over memif; once per configuration: "none"
-# (DROCE_CC=none) and "dcqcn" (mlx5 defaults, from 10 Gbit/s), then each NAME=... given, e.g.
+# (DROCE_CC=none), "dcqcn" (droce's defaults for the port's speed, from 10 Gbit/s),
+# "dcqcn_path" and "timely_path" (the settings for the netem's rate, below), then each
+# NAME=... given, e.g.
 #   paper='DROCE_CC=dcqcn DROCE_DCQCN_G=1020 DROCE_DCQCN_ALPHA_PERIOD_US=55 ...'
 # Per run: goodput, the netem's rate out towards the server (frames, from its first to its last
 # transmit: the link's use), the share of frames netem marked, netem's largest backlog, CNPs the client
@@ -147,6 +149,19 @@ printf '%-10s %9s %8s %10s %12s %10s %12s  %-20s %-15s %s\n' config Gbit/s "link
 	"held (cc)" "rate Mbit/s min/med/max" "Jain min/median" "RTT us med/max"
 run none "DROCE_CC=none"
 run dcqcn "DROCE_CC=dcqcn"
+# Each algorithm with the settings for this path (pmd-glue/README.md, "Settings for a software
+# bottleneck"): the netem's rate as link_mbps, a cap for a round trip of 400 us, DCQCN's
+# additive step link / 1000, TIMELY's thresholds above the hosts' scheduling and delta link / 40
+link=$(echo "$NETEM_OPTS" | sed -n 's/.*--rate \([0-9.]*\)\([gm]\)bit.*/\1 \2/p' |
+	awk '{ printf "%d", $2 == "g" ? $1 * 1000 : $1 }')
+if [ -n "$link" ] && [ "$link" -ge 10 ]; then
+	run dcqcn_path "DROCE_CC=dcqcn DROCE_LINK_MBPS=$link DROCE_DCQCN_MAX_RATE_MBPS=$link \
+DROCE_INFLIGHT_RTT_US=400 DROCE_DCQCN_AI_RATE_MBPS=$((link / 1000 > 0 ? link / 1000 : 1))"
+	run timely_path "DROCE_CC=timely DROCE_LINK_MBPS=$link DROCE_INFLIGHT_RTT_US=400 \
+DROCE_TIMELY_T_LOW_US=500 DROCE_TIMELY_T_HIGH_US=5000 DROCE_TIMELY_DELTA_MBPS=$((link / 40))"
+else
+	echo "(no --rate Ngbit or Nmbit in the netem's options: no _path rows)"
+fi
 for nv in "$@"; do
 	run "${nv%%=*}" "${nv#*=}"
 done
