@@ -107,6 +107,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_cut_per_rtt", dcqcn_cut_per_rtt, 0, 1),
 	U32("dcqcn_cut_from_sent", dcqcn_cut_from_sent, 0, 64),
 	U32("dcqcn_clamp_tgt_rate", dcqcn_clamp_tgt_rate, 0, 1),
+	U32("dcqcn_ai_rate_ppm", dcqcn_ai_rate_ppm, 0, 1000000),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 	U32("link_mbps", link_mbps, 0, 1600000),
 	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),

@@ -41,6 +41,10 @@ struct droce_dcqcn_params {
 	 * after a timer stage does, so a train of cuts recovers towards the rate before the
 	 * first (mlx5's clamp_tgt_rate 0 with clamp_tgt_rate_after_time_inc 1) */
 	uint32_t clamp_tgt_rate;
+	/* the additive step adds this many millionths of RT to R_AI: the flows' steps then sum
+	 * to a share of the link whatever their number, a few flows recover sooner and many no
+	 * faster; 0 (default): R_AI alone, the paper's and mlx5's */
+	uint32_t ai_rate_ppm;
 };
 
 struct droce_timely_params {

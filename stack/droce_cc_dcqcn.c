@@ -89,6 +89,7 @@ droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 	p->initial_alpha = 1023;	       /* initial_alpha_value */
 	p->cut_per_rtt = 1;
 	p->cut_from_sent = 0;
+	p->ai_rate_ppm = 0;
 	p->clamp_tgt_rate = 1;
 }
 
@@ -129,6 +130,7 @@ droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps)
 	p->initial_alpha = 1023;		  /* initial_alpha_value */
 	p->cut_per_rtt = 0;
 	p->cut_from_sent = 0;
+	p->ai_rate_ppm = 0;
 	p->clamp_tgt_rate = 0; /* clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1 */
 }
 
@@ -144,7 +146,8 @@ droce_cc_dcqcn_check(const struct droce_dcqcn_params *p)
 	if (p == NULL || p->line_rate_bps == 0 || p->max_rate_bps == 0 || p->min_rate_bps == 0 ||
 	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->min_dec_fac > 100 ||
 	    p->g > G_ONE || p->alpha_period_ns == 0 || p->initial_alpha > G_ONE ||
-	    p->cut_per_rtt > 1 || p->cut_from_sent > 64 || p->clamp_tgt_rate > 1)
+	    p->cut_per_rtt > 1 || p->cut_from_sent > 64 || p->clamp_tgt_rate > 1 ||
+	    p->ai_rate_ppm > 1000000)
 		return -EINVAL;
 	return 0;
 }
@@ -173,6 +176,13 @@ dcqcn_init(struct droce_cc_state *s, uint64_t now_ns)
 	s->next_send_ns = now_ns;
 }
 
+/* The additive step: R_AI, and ai_rate_ppm millionths of RT */
+static uint64_t
+ai_step(const struct droce_dcqcn_params *P, uint64_t rt)
+{
+	return P->ai_rate_bps + rt / 1000000 * P->ai_rate_ppm;
+}
+
 /* One rate-increase event (a timer or byte-counter stage ended) on rates rc and rt, after t
  * timer and b byte stages. */
 static void
@@ -187,11 +197,11 @@ increase_rates(const struct droce_dcqcn_params *P, uint64_t t, uint64_t b, uint6
 		if (t > f + 1)
 			*rt += P->hai_rate_bps;
 		else if (t == f + 1)
-			*rt += P->ai_rate_bps;
+			*rt += ai_step(P, *rt);
 	} else if (hi >= f && lo >= f) { /* hyper increase */
 		*rt += (lo - f + 1) * P->hai_rate_bps;
 	} else if (hi >= f) { /* additive increase */
-		*rt += P->ai_rate_bps;
+		*rt += ai_step(P, *rt);
 	}
 	/* and in fast recovery RT stays: RC climbs half way to it */
 	if (*rt > P->max_rate_bps)

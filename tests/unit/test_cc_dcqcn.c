@@ -314,6 +314,38 @@ test_increase_stages(void)
 	CU_ASSERT_EQUAL(stats(&s).rate_bps, p.max_rate_bps);
 }
 
+/* ai_rate_ppm: the additive step adds that share of RT to R_AI, so two QPs at different
+ * targets step by different amounts; the fast recovery before it is unchanged. */
+static void
+test_increase_share(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t rc, rt, t;
+	int i;
+
+	p.ai_rate_ppm = 500;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, p.reduce_period_ns);
+	rc = stats(&s).rate_bps;
+	rt = stats(&s).target_bps;
+	for (i = 1; i <= 6; i++) {
+		t = p.reduce_period_ns + (uint64_t)i * p.time_reset_ns;
+		droce_cc_dcqcn.on_send(&s, 1, t);
+		if (i >= 5) /* from stage F on: R_AI and 500 millionths of RT */
+			rt += p.ai_rate_bps + rt / 1000000 * 500;
+		rc = (rt + rc + 1) / 2;
+		st = stats(&s);
+		CU_ASSERT_EQUAL(st.target_bps, rt);
+		CU_ASSERT_EQUAL(st.rate_bps, rc);
+	}
+	/* a target of several Gbit/s: the share adds some Mbit/s to each step */
+	CU_ASSERT(rt / 1000000 * 500 > 1000000);
+}
+
 /* mlx5's clamp_tgt_rate 0 (with clamp_tgt_rate_after_time_inc 1): a train of cuts with no
  * timer stage between them keeps RT at the rate before the first, so the recovery aims
  * there; a cut after a timer stage sets RT again. And with byte_reset 0 the timer alone
@@ -449,6 +481,9 @@ test_configure_checks(void)
 	p = params();
 	p.time_reset_ns = 0;
 	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
+	p = params();
+	p.ai_rate_ppm = 1000001;
+	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(NULL), -EINVAL);
 	droce_cc_dcqcn_defaults(&d, 0);
 	CU_ASSERT_EQUAL(configure(&d), 0);
@@ -461,6 +496,7 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(tp.dcqcn.threshold, 4);
 	CU_ASSERT_EQUAL(tp.dcqcn.g, 1016);
 	CU_ASSERT_EQUAL(tp.dcqcn.clamp_tgt_rate, 1);
+	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_ppm, 0);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
 	droce_cc_dcqcn_defaults(&d, 25000000000ull);
 	CU_ASSERT_EQUAL(d.ai_rate_bps, 2500000ull);
@@ -568,7 +604,8 @@ test_end_to_end_ce(void)
 }
 
 DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period), DROCE_TEST(test_cut_per_rtt),
-		DROCE_TEST(test_cut_from_sent_rate), DROCE_TEST(test_clamp_and_timer_only),
+		DROCE_TEST(test_cut_from_sent_rate), DROCE_TEST(test_increase_share),
+		DROCE_TEST(test_clamp_and_timer_only),
 		DROCE_TEST(test_alpha_decays_without_cnp), DROCE_TEST(test_increase_stages),
 		DROCE_TEST(test_pacing), DROCE_TEST(test_pacing_across_stages),
 		DROCE_TEST(test_configure_checks), DROCE_TEST(test_end_to_end_ce))
