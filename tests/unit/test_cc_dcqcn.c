@@ -605,7 +605,7 @@ test_end_to_end_ce(void)
 
 DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period), DROCE_TEST(test_cut_per_rtt),
 		DROCE_TEST(test_cut_from_sent_rate), DROCE_TEST(test_increase_share),
-		DROCE_TEST(test_clamp_and_timer_only),
-		DROCE_TEST(test_alpha_decays_without_cnp), DROCE_TEST(test_increase_stages),
-		DROCE_TEST(test_pacing), DROCE_TEST(test_pacing_across_stages),
-		DROCE_TEST(test_configure_checks), DROCE_TEST(test_end_to_end_ce))
+		DROCE_TEST(test_clamp_and_timer_only), DROCE_TEST(test_alpha_decays_without_cnp),
+		DROCE_TEST(test_increase_stages), DROCE_TEST(test_pacing),
+		DROCE_TEST(test_pacing_across_stages), DROCE_TEST(test_configure_checks),
+		DROCE_TEST(test_end_to_end_ce))
