@@ -255,6 +255,19 @@ test_alpha_decays_without_cnp(void)
 	CU_ASSERT_EQUAL(stats(&s).alpha, 0);
 }
 
+/* Configure p, start a QP and cut it twice: RT is then the rate after the first cut, below
+ * line rate, so that increases show. Returns RC and RT. */
+static void
+cut_twice(const struct droce_dcqcn_params *p, struct droce_cc_state *s, uint64_t *rc, uint64_t *rt)
+{
+	CU_ASSERT_EQUAL_FATAL(configure(p), 0);
+	start(s, 0);
+	droce_cc_dcqcn.on_cnp(s, 0);
+	droce_cc_dcqcn.on_cnp(s, p->reduce_period_ns);
+	*rc = stats(s).rate_bps;
+	*rt = stats(s).target_bps;
+}
+
 static void
 test_increase_stages(void)
 {
@@ -264,13 +277,7 @@ test_increase_stages(void)
 	uint64_t rc, rt, t;
 	int i;
 
-	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
-	start(&s, 0);
-	/* two cuts: RT is then the rate after the first, below line rate, so increases show */
-	droce_cc_dcqcn.on_cnp(&s, 0);
-	droce_cc_dcqcn.on_cnp(&s, p.reduce_period_ns);
-	rc = stats(&s).rate_bps;
-	rt = stats(&s).target_bps;
+	cut_twice(&p, &s, &rc, &rt);
 	CU_ASSERT_FATAL(rt < p.max_rate_bps * 6 / 10);
 	/* fast recovery while both stage counts are under F: RC = (RT + RC) / 2 (rounded up),
 	 * RT kept */
@@ -326,12 +333,7 @@ test_increase_share(void)
 	int i;
 
 	p.ai_rate_ppm = 500;
-	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
-	start(&s, 0);
-	droce_cc_dcqcn.on_cnp(&s, 0);
-	droce_cc_dcqcn.on_cnp(&s, p.reduce_period_ns);
-	rc = stats(&s).rate_bps;
-	rt = stats(&s).target_bps;
+	cut_twice(&p, &s, &rc, &rt);
 	for (i = 1; i <= 6; i++) {
 		t = p.reduce_period_ns + (uint64_t)i * p.time_reset_ns;
 		droce_cc_dcqcn.on_send(&s, 1, t);
