@@ -396,10 +396,10 @@ droce_rt_open_config(const struct droce_rt_config *cfg, const char *argv0, char 
 	if (rc == 0 && rt->cfg.cc_plugin[0] != '\0')
 		rc = droce_rt_cc_plugin_load(rt->cfg.cc_plugin, &rt->cc_reg, rt->cfg.cc, err,
 					     errlen);
-	if (rc == 0)
+	if (rc == 0) {
 		rt->link_bps = link_bps(rt);
-	if (rc == 0)
 		note_cc_rate(rt);
+	}
 	for (i = 0; rc == 0 && i < rt->nb_shards; i++)
 		rc = make_dev(rt, &rt->sh[i], err, errlen);
 	if (rc == 0 && rt->port.flow_rules == 0)
