@@ -130,6 +130,7 @@ set_dcqcn(const struct droce_rt_config *c, struct droce_dcqcn_params *pp, uint64
 	p.cut_from_sent = c->dcqcn_cut_from_sent;
 	p.clamp_tgt_rate = c->dcqcn_clamp_tgt_rate;
 	p.ai_rate_ppm = c->dcqcn_ai_rate_ppm;
+	p.target_cut_pct = c->dcqcn_target_cut_pct;
 	if (droce_cc_dcqcn_check(&p) != 0)
 		return droce_rt_errf(
 			-EINVAL, err, errlen,

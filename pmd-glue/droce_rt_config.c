@@ -108,6 +108,7 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_cut_from_sent", dcqcn_cut_from_sent, 0, 64),
 	U32("dcqcn_clamp_tgt_rate", dcqcn_clamp_tgt_rate, 0, 1),
 	U32("dcqcn_ai_rate_ppm", dcqcn_ai_rate_ppm, 0, 1000000),
+	U32("dcqcn_target_cut_pct", dcqcn_target_cut_pct, 0, 100),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 	U32("link_mbps", link_mbps, 0, 1600000),
 	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),
@@ -185,6 +186,8 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->rto = 1;
 	cfg->dcqcn_cut_per_rtt = 1;
 	cfg->dcqcn_clamp_tgt_rate = 1;
+	cfg->dcqcn_ai_rate_ppm = 300; /* the engine's (stack/droce_cc_dcqcn.c) */
+	cfg->dcqcn_target_cut_pct = 3;
 	cfg->rto_min_us = 200;
 	/* an ACK waits for the application's next step, which an inline caller owes soon; the
 	 * bound keeps a bulk sender's window moving meanwhile */

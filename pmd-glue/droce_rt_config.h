@@ -77,7 +77,8 @@ struct droce_rt_config {
 	uint32_t dcqcn_cut_per_rtt;    /* 1 (default): at most one cut per round trip */
 	uint32_t dcqcn_cut_from_sent;  /* N: cut from at most N x the rate sent; 0 (default): RC */
 	uint32_t dcqcn_clamp_tgt_rate; /* 1 (default): every cut sets the target; 0: mlx5's */
-	uint32_t dcqcn_ai_rate_ppm;    /* R_AI + RT x this / 10^6; 0 (default): R_AI */
+	uint32_t dcqcn_ai_rate_ppm;    /* R_AI + RT x this / 10^6 (default 300); 0: R_AI */
+	uint32_t dcqcn_target_cut_pct; /* percent of a cut RT takes too (default 3); 0: none */
 	uint32_t cnp_interval_us;      /* notification point: one CNP per QP per interval;
 					 * DROCE_RT_CNP_AUTO: DCQCN's for the link */
 	uint32_t link_mbps;	       /* the rate cc defaults scale to (0: the port's) */

@@ -43,8 +43,12 @@ struct droce_dcqcn_params {
 	uint32_t clamp_tgt_rate;
 	/* the additive step adds this many millionths of RT to R_AI: the flows' steps then sum
 	 * to a share of the link whatever their number, a few flows recover sooner and many no
-	 * faster; 0 (default): R_AI alone, the paper's and mlx5's */
+	 * faster; 0: R_AI alone (the paper's and mlx5's) */
 	uint32_t ai_rate_ppm;
+	/* percent of each cut that RT takes too, so that fast recovery returns short of the
+	 * rate cut from and each CNP lowers the level a QP settles at; 0: RT keeps the rate
+	 * cut from (the paper's and mlx5's) */
+	uint32_t target_cut_pct;
 };
 
 struct droce_timely_params {

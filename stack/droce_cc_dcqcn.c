@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * DCQCN reaction point (Zhu et al., SIGCOMM 2015; RoCEv2 Annex A17.9): a rate limiter per QP
- * that a CNP cuts (RC *= 1 - alpha/2, RT keeps the rate before the cut) and that recovers by
+ * that a CNP cuts (RC *= 1 - alpha/2, RT keeps the rate before the cut, or with
+ * target_cut_pct all but that share of the cut) and that recovers by
  * timer and byte-counter stages: fast recovery towards RT, then additive, then hyper increase
  * of RT. alpha rises on a CNP and decays in every alpha period without one. Parameters keep
  * mlx5's names (rpg_*, dce_tcp_*); each QP reads its own (s->params).
@@ -53,6 +54,15 @@ enum {
  *   its rate and cuts the faster flow of a pair more often (at 55 us and F = 5, 2 flows took
  *   past 10 ms to share in half of the seeds, 4 flows left the link 72 % used).
  * - One cut per round trip (cut_per_rtt): a cut shows in the marks only a round trip later.
+ * - RT takes 3 % of each cut (target_cut_pct) and the additive step adds 300 millionths of
+ *   RT (ai_rate_ppm). With RT at the rate cut from, fast recovery undoes a cut that comes
+ *   after it ended, so a QP's level only falls when CNPs come within recovery: 16 flows
+ *   behind an in-flight cap climbed to Kmax (CE 8-12 %) before it did. With each CNP taking a
+ *   little off the level, the step can grow with the rate, so that 2-4 flows also regain
+ *   the link: over seeds 100..149 these two met 1278 of 1400 seed-cases (the paper's and
+ *   ConnectX's marking, netem's behind a cap, the runtime's and the engine's cap; 2-16
+ *   flows, 2 and 25 Gbit/s), the fixed step alone 1123, and no case did worse there
+ *   (the README has a second set of seeds).
  * - Below 25 Gbit/s the same run, slowed down: the timers and the notification point's CNP
  *   interval stretch by 25G / link, R_AI and R_HAI are the same shares of the link and B
  *   stays. A flow then sends as many packets per timer period as at 25 Gbit/s, RED marks as
@@ -89,7 +99,8 @@ droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 	p->initial_alpha = 1023;	       /* initial_alpha_value */
 	p->cut_per_rtt = 1;
 	p->cut_from_sent = 0;
-	p->ai_rate_ppm = 0;
+	p->ai_rate_ppm = 300;
+	p->target_cut_pct = 3;
 	p->clamp_tgt_rate = 1;
 }
 
@@ -131,6 +142,7 @@ droce_cc_dcqcn_mlx5(struct droce_dcqcn_params *p, uint64_t link_bps)
 	p->cut_per_rtt = 0;
 	p->cut_from_sent = 0;
 	p->ai_rate_ppm = 0;
+	p->target_cut_pct = 0;
 	p->clamp_tgt_rate = 0; /* clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1 */
 }
 
@@ -147,7 +159,7 @@ droce_cc_dcqcn_check(const struct droce_dcqcn_params *p)
 	    p->min_rate_bps > p->max_rate_bps || p->time_reset_ns == 0 || p->min_dec_fac > 100 ||
 	    p->g > G_ONE || p->alpha_period_ns == 0 || p->initial_alpha > G_ONE ||
 	    p->cut_per_rtt > 1 || p->cut_from_sent > 64 || p->clamp_tgt_rate > 1 ||
-	    p->ai_rate_ppm > 1000000)
+	    p->ai_rate_ppm > 1000000 || p->target_cut_pct > 100)
 		return -EINVAL;
 	return 0;
 }
@@ -378,7 +390,7 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 	if (cut < P->min_rate_bps)
 		cut = P->min_rate_bps;
 	if (P->clamp_tgt_rate || s->w[W_T_STAGE] != 0)
-		s->w[W_RT] = rc;
+		s->w[W_RT] = rc - (rc - cut) / 100 * P->target_cut_pct;
 	s->w[W_RC] = cut;
 	s->w[W_T_STAGE] = s->w[W_B_STAGE] = s->w[W_BYTES] = 0;
 	s->w[W_T_TIMER] = now_ns;

@@ -290,6 +290,7 @@ set_params(struct run *r, const struct droce_cc_ops *ops, union droce_cc_params 
 		SET(dcqcn, "clamp_tgt_rate", clamp_tgt_rate, 1)
 		SET(dcqcn, "cut_per_rtt", cut_per_rtt, 1)
 		SET(dcqcn, "ai_rate_ppm", ai_rate_ppm, 1)
+		SET(dcqcn, "target_cut_pct", target_cut_pct, 1)
 		SET(timely, "max_rate_mbps", max_rate_bps, 1e6)
 		SET(timely, "min_rate_mbps", min_rate_bps, 1e6)
 		SET(timely, "delta_mbps", delta_bps, 1e6)

@@ -45,7 +45,9 @@ params(void)
 	p.reduce_period_ns = 4000;
 	p.alpha_period_ns = 55000;
 	p.g = 1019;	      /* mlx5's dce_tcp_g */
-	p.clamp_tgt_rate = 1; /* the paper's: every cut sets RT */
+	p.clamp_tgt_rate = 1; /* the paper's: every cut sets RT, to the rate cut from */
+	p.target_cut_pct = 0;
+	p.ai_rate_ppm = 0;
 	return p;
 }
 
@@ -348,6 +350,48 @@ test_increase_share(void)
 	CU_ASSERT(rt / 1000000 * 500 > 1000000);
 }
 
+/* target_cut_pct: RT takes that share of each cut, so fast recovery stops short of the rate
+ * cut from, by that share of the cut, and so does each later cut's */
+static void
+test_target_cut(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t rc, rt, t;
+	int i;
+
+	p.target_cut_pct = 10;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	st = stats(&s);
+	rc = st.rate_bps;
+	rt = p.max_rate_bps - (p.max_rate_bps - rc) / 100 * 10;
+	CU_ASSERT_EQUAL(st.target_bps, rt);
+	CU_ASSERT(rt < p.max_rate_bps * 96 / 100 && rt > p.max_rate_bps * 94 / 100); /* alpha ~ 1 */
+	/* fast recovery climbs towards that target, not towards the rate cut from */
+	for (i = 1; i < 5; i++) {
+		t = (uint64_t)i * p.time_reset_ns;
+		droce_cc_dcqcn.on_send(&s, 1, t);
+		rc = (rt + rc + 1) / 2;
+		st = stats(&s);
+		CU_ASSERT_EQUAL(st.target_bps, rt);
+		CU_ASSERT_EQUAL(st.rate_bps, rc);
+	}
+	/* the next cut takes its share of the target again, from the rate it cuts */
+	droce_cc_dcqcn.on_cnp(&s, 5 * p.time_reset_ns);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.target_bps, rc - (rc - st.rate_bps) / 100 * 10);
+	CU_ASSERT(st.target_bps < rt);
+	/* 0: RT is the rate cut from (the paper's) */
+	p = params();
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	CU_ASSERT_EQUAL(stats(&s).target_bps, p.max_rate_bps);
+}
+
 /* mlx5's clamp_tgt_rate 0 (with clamp_tgt_rate_after_time_inc 1): a train of cuts with no
  * timer stage between them keeps RT at the rate before the first, so the recovery aims
  * there; a cut after a timer stage sets RT again. And with byte_reset 0 the timer alone
@@ -486,6 +530,9 @@ test_configure_checks(void)
 	p = params();
 	p.ai_rate_ppm = 1000001;
 	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
+	p = params();
+	p.target_cut_pct = 101;
+	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(NULL), -EINVAL);
 	droce_cc_dcqcn_defaults(&d, 0);
 	CU_ASSERT_EQUAL(configure(&d), 0);
@@ -498,7 +545,8 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(tp.dcqcn.threshold, 4);
 	CU_ASSERT_EQUAL(tp.dcqcn.g, 1016);
 	CU_ASSERT_EQUAL(tp.dcqcn.clamp_tgt_rate, 1);
-	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_ppm, 0);
+	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_ppm, 300);
+	CU_ASSERT_EQUAL(tp.dcqcn.target_cut_pct, 3);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
 	droce_cc_dcqcn_defaults(&d, 25000000000ull);
 	CU_ASSERT_EQUAL(d.ai_rate_bps, 2500000ull);
@@ -523,6 +571,8 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(d.time_reset_ns, 300000);
 	CU_ASSERT_EQUAL(d.byte_reset, 0); /* the timer alone, as the HPCC simulator's model */
 	CU_ASSERT_EQUAL(d.clamp_tgt_rate, 0);
+	CU_ASSERT_EQUAL(d.ai_rate_ppm, 0); /* the firmware's rules alone */
+	CU_ASSERT_EQUAL(d.target_cut_pct, 0);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_mlx5_cnp_interval(25000000000ull), 4000);
 	CU_ASSERT_EQUAL(d.threshold, 1);
 	CU_ASSERT_EQUAL(d.alpha_period_ns, 1000);
@@ -607,7 +657,7 @@ test_end_to_end_ce(void)
 
 DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period), DROCE_TEST(test_cut_per_rtt),
 		DROCE_TEST(test_cut_from_sent_rate), DROCE_TEST(test_increase_share),
-		DROCE_TEST(test_clamp_and_timer_only), DROCE_TEST(test_alpha_decays_without_cnp),
-		DROCE_TEST(test_increase_stages), DROCE_TEST(test_pacing),
-		DROCE_TEST(test_pacing_across_stages), DROCE_TEST(test_configure_checks),
-		DROCE_TEST(test_end_to_end_ce))
+		DROCE_TEST(test_target_cut), DROCE_TEST(test_clamp_and_timer_only),
+		DROCE_TEST(test_alpha_decays_without_cnp), DROCE_TEST(test_increase_stages),
+		DROCE_TEST(test_pacing), DROCE_TEST(test_pacing_across_stages),
+		DROCE_TEST(test_configure_checks), DROCE_TEST(test_end_to_end_ce))
