@@ -10,6 +10,7 @@ Rates are in packets per second internally (MTU-sized packets, as the model coun
 Usage: dcqcn_fluid.py [--flows N] [--gbps R] [--red KMIN,KMAX,PMAX%] [--ms T] [--mtu B]
                       [--ai MBPS] [--hai MBPS] [--t-us T] [--b-bytes B] [--f F] [--g G]
                       [--k-us K] [--cnp-us TAU] [--delay-us D] [--every-us S]
+                      [--ai-ppm P] [--target-cut-pct C]
 Defaults: droce's DCQCN defaults for the link (stack/droce_cc_dcqcn.c) and the paper's marking.
 """
 import argparse
@@ -25,6 +26,10 @@ def main():
     ap.add_argument('--ai', type=float, default=None,
                     help='Mbit/s (default link/10000)')
     ap.add_argument('--hai', type=float, default=None, help='Mbit/s (default link/2500)')
+    ap.add_argument('--ai-ppm', type=float, default=300,
+                    help='the additive step adds this many millionths of RT')
+    ap.add_argument('--target-cut-pct', type=float, default=3,
+                    help='percent of each cut that RT takes too')
     ap.add_argument('--t-us', type=float, default=None, help='default 35 x stretch')
     ap.add_argument('--b-bytes', type=float, default=10e6)
     ap.add_argument('--f', type=int, default=4)
@@ -82,9 +87,11 @@ def main():
         # additive increase once F stages passed without a mark; hyper when both did
         fb = (1 - p) ** (a.f * bpk)
         ft = (1 - p) ** (a.f * t_inc * rc)
-        inc = ai * (byte_ev * fb + time_ev * ft) + hai * byte_ev * fb * ft
+        inc = (ai + rt * a.ai_ppm / 1e6) * (byte_ev * fb + time_ev * ft) + \
+            hai * byte_ev * fb * ft
         d_alpha = a.g / tau_a * (cut - alpha)
-        d_rt = -(rt - rc) / tau * cut + inc
+        # a cut sets RT to RC less target_cut_pct of the cut (the paper's: to RC)
+        d_rt = -(rt - rc + a.target_cut_pct / 100 * rc * alpha / 2) / tau * cut + inc
         d_rc = -rc * alpha / (2 * tau) * cut + (rt - rc) / 2 * (byte_ev + time_ev)
         q = max(0.0, q + (a.flows * rc - c) * dt)
         alpha = min(1.0, max(0.0, alpha + d_alpha * dt))
