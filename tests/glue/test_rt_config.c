@@ -61,6 +61,25 @@ test_defaults_need_address(void)
 	CU_ASSERT_EQUAL(cfg.nb_lcores, 1);
 }
 
+/* DCQCN's switches, where 0 is a value and not "unset", are the runtime's own defaults: they
+ * must be the engine's, or a runtime QP would run other DCQCN than the simulator measures */
+static void
+test_dcqcn_defaults_are_the_engines(void)
+{
+	struct droce_rt_config cfg;
+	struct droce_dcqcn_params p;
+	char err[256] = "";
+
+	clear_env();
+	droce_rt_config_load(&cfg, NULL, err, sizeof(err));
+	droce_cc_dcqcn_defaults(&p, 25000000000ull);
+	CU_ASSERT_EQUAL(cfg.dcqcn_cut_per_rtt, p.cut_per_rtt);
+	CU_ASSERT_EQUAL(cfg.dcqcn_cut_from_sent, p.cut_from_sent);
+	CU_ASSERT_EQUAL(cfg.dcqcn_clamp_tgt_rate, p.clamp_tgt_rate);
+	CU_ASSERT_EQUAL(cfg.dcqcn_ai_rate_ppm, p.ai_rate_ppm);
+	CU_ASSERT_EQUAL(cfg.dcqcn_target_cut_pct, p.target_cut_pct);
+}
+
 static void
 test_file_keys(void)
 {
@@ -387,7 +406,8 @@ test_ack_policy(void)
 }
 
 DROCE_TEST_MAIN("rt_config", DROCE_TEST(test_inflight), DROCE_TEST(test_ack_policy),
-		DROCE_TEST(test_defaults_need_address), DROCE_TEST(test_file_keys),
+		DROCE_TEST(test_defaults_need_address),
+		DROCE_TEST(test_dcqcn_defaults_are_the_engines), DROCE_TEST(test_file_keys),
 		DROCE_TEST(test_env_overrides_file), DROCE_TEST(test_bad_values),
 		DROCE_TEST(test_file_errors_name_line), DROCE_TEST(test_validate),
 		DROCE_TEST(test_qp_cc), DROCE_TEST(test_eal_argv))
