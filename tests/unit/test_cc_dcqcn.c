@@ -270,35 +270,37 @@ cut_twice(const struct droce_dcqcn_params *p, struct droce_cc_state *s, uint64_t
 	*rt = stats(s).target_bps;
 }
 
+/* A timer stage ends at t: RT is what the caller expects it to be after the stage, RC climbs
+ * half way to it (rounded up, so that it reaches RT); the limiter must show both. */
+static void
+expect_stage(struct droce_cc_state *s, uint64_t t, uint64_t rt, uint64_t *rc)
+{
+	struct droce_dcqcn_stats st;
+
+	droce_cc_dcqcn.on_send(s, 1, t);
+	*rc = (rt + *rc + 1) / 2;
+	st = stats(s);
+	CU_ASSERT_EQUAL(st.target_bps, rt);
+	CU_ASSERT_EQUAL(st.rate_bps, *rc);
+}
+
 static void
 test_increase_stages(void)
 {
 	struct droce_dcqcn_params p = params();
 	struct droce_cc_state s;
 	struct droce_dcqcn_stats st;
-	uint64_t rc, rt, t;
+	uint64_t rc, rt;
 	int i;
 
 	cut_twice(&p, &s, &rc, &rt);
 	CU_ASSERT_FATAL(rt < p.max_rate_bps * 6 / 10);
-	/* fast recovery while both stage counts are under F: RC = (RT + RC) / 2 (rounded up),
-	 * RT kept */
-	for (i = 1; i < 5; i++) {
-		t = p.reduce_period_ns + (uint64_t)i * p.time_reset_ns;
-		droce_cc_dcqcn.on_send(&s, 1, t);
-		rc = (rt + rc + 1) / 2;
-		st = stats(&s);
-		CU_ASSERT_EQUAL(st.rate_bps, rc);
-		CU_ASSERT_EQUAL(st.target_bps, rt);
-	}
-	/* timer stages F and F + 1: additive increase, RT += AI */
-	for (i = 5; i <= 6; i++) {
-		droce_cc_dcqcn.on_send(&s, 1, p.reduce_period_ns + (uint64_t)i * p.time_reset_ns);
-		rt += p.ai_rate_bps;
-		rc = (rt + rc + 1) / 2;
-		st = stats(&s);
-		CU_ASSERT_EQUAL(st.target_bps, rt);
-		CU_ASSERT_EQUAL(st.rate_bps, rc);
+	/* fast recovery while both stage counts are under F: RC = (RT + RC) / 2, RT kept; then
+	 * timer stages F and F + 1: additive increase, RT += AI */
+	for (i = 1; i <= 6; i++) {
+		if (i >= 5)
+			rt += p.ai_rate_bps;
+		expect_stage(&s, p.reduce_period_ns + (uint64_t)i * p.time_reset_ns, rt, &rc);
 	}
 	/* byte stages: additive while they are under F, then with both at F or more, hyper
 	 * increase RT += (min - F + 1) HAI */
@@ -330,21 +332,15 @@ test_increase_share(void)
 {
 	struct droce_dcqcn_params p = params();
 	struct droce_cc_state s;
-	struct droce_dcqcn_stats st;
-	uint64_t rc, rt, t;
+	uint64_t rc, rt;
 	int i;
 
 	p.ai_rate_ppm = 500;
 	cut_twice(&p, &s, &rc, &rt);
 	for (i = 1; i <= 6; i++) {
-		t = p.reduce_period_ns + (uint64_t)i * p.time_reset_ns;
-		droce_cc_dcqcn.on_send(&s, 1, t);
 		if (i >= 5) /* from stage F on: R_AI and 500 millionths of RT */
 			rt += p.ai_rate_bps + rt / 1000000 * 500;
-		rc = (rt + rc + 1) / 2;
-		st = stats(&s);
-		CU_ASSERT_EQUAL(st.target_bps, rt);
-		CU_ASSERT_EQUAL(st.rate_bps, rc);
+		expect_stage(&s, p.reduce_period_ns + (uint64_t)i * p.time_reset_ns, rt, &rc);
 	}
 	/* a target of several Gbit/s: the share adds some Mbit/s to each step */
 	CU_ASSERT(rt / 1000000 * 500 > 1000000);
@@ -358,7 +354,7 @@ test_target_cut(void)
 	struct droce_dcqcn_params p = params();
 	struct droce_cc_state s;
 	struct droce_dcqcn_stats st;
-	uint64_t rc, rt, t;
+	uint64_t rc, rt;
 	int i;
 
 	p.target_cut_pct = 10;
@@ -371,14 +367,8 @@ test_target_cut(void)
 	CU_ASSERT_EQUAL(st.target_bps, rt);
 	CU_ASSERT(rt < p.max_rate_bps * 96 / 100 && rt > p.max_rate_bps * 94 / 100); /* alpha ~ 1 */
 	/* fast recovery climbs towards that target, not towards the rate cut from */
-	for (i = 1; i < 5; i++) {
-		t = (uint64_t)i * p.time_reset_ns;
-		droce_cc_dcqcn.on_send(&s, 1, t);
-		rc = (rt + rc + 1) / 2;
-		st = stats(&s);
-		CU_ASSERT_EQUAL(st.target_bps, rt);
-		CU_ASSERT_EQUAL(st.rate_bps, rc);
-	}
+	for (i = 1; i < 5; i++)
+		expect_stage(&s, (uint64_t)i * p.time_reset_ns, rt, &rc);
 	/* the next cut takes its share of the target again, from the rate it cuts */
 	droce_cc_dcqcn.on_cnp(&s, 5 * p.time_reset_ns);
 	st = stats(&s);
@@ -402,7 +392,7 @@ test_clamp_and_timer_only(void)
 	struct droce_dcqcn_params p = params();
 	struct droce_cc_state s;
 	struct droce_dcqcn_stats st;
-	uint64_t rc, rt, t0, t;
+	uint64_t rc, rt, t0;
 	int i;
 
 	p.clamp_tgt_rate = 0;
@@ -431,16 +421,11 @@ test_clamp_and_timer_only(void)
 	rc = st.rate_bps;
 	/* F = 5 stages of fast recovery, one additive, then hyper steps of HAI each */
 	for (i = 1; i <= 8; i++) {
-		t = t0 + (uint64_t)i * p.time_reset_ns;
-		droce_cc_dcqcn.on_send(&s, 1, t);
 		if (i == 6)
 			rt += p.ai_rate_bps;
 		else if (i > 6)
 			rt += p.hai_rate_bps;
-		rc = (rt + rc + 1) / 2;
-		st = stats(&s);
-		CU_ASSERT_EQUAL(st.target_bps, rt);
-		CU_ASSERT_EQUAL(st.rate_bps, rc);
+		expect_stage(&s, t0 + (uint64_t)i * p.time_reset_ns, rt, &rc);
 	}
 }
 
