@@ -502,22 +502,21 @@ test_pacing_across_stages(void)
 static void
 test_configure_checks(void)
 {
-	struct droce_dcqcn_params p = params(), d;
+	struct droce_dcqcn_params p, d;
 
-	p.min_rate_bps = p.max_rate_bps + 1;
-	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
-	p = params();
-	p.g = 2000;
-	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
-	p = params();
-	p.time_reset_ns = 0;
-	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
-	p = params();
-	p.ai_rate_ppm = 1000001;
-	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
-	p = params();
-	p.target_cut_pct = 101;
-	CU_ASSERT_EQUAL(configure(&p), -EINVAL);
+	/* one field out of range, the rest the test's values: refused */
+#define REFUSED(field, value) \
+	do { \
+		p = params(); \
+		p.field = value; \
+		CU_ASSERT_EQUAL(configure(&p), -EINVAL); \
+	} while (0)
+	REFUSED(min_rate_bps, p.max_rate_bps + 1);
+	REFUSED(g, 2000);
+	REFUSED(time_reset_ns, 0);
+	REFUSED(ai_rate_ppm, 1000001);
+	REFUSED(target_cut_pct, 101);
+#undef REFUSED
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(NULL), -EINVAL);
 	droce_cc_dcqcn_defaults(&d, 0);
 	CU_ASSERT_EQUAL(configure(&d), 0);

@@ -68,15 +68,15 @@ for mark in paper:5000,200000,1 cx:100000,400000,20; do
 	for cc in none dcqcn dcqcn_mlx5 timely; do
 		opt="--cc $cc"
 		[ "$cc" = dcqcn_mlx5 ] && opt="--cc dcqcn --mlx5"
-		for n in 1 2 4 8 16; do
-			# shellcheck disable=SC2086
-			run "${cc}${tag}_25g_n$n" $opt --flows "$n" --gbps 25 --delay-us 2 \
-				--red "$red" --ms 20 || fail=1
-		done
-		for n in 1 2 4 8 16; do
-			# shellcheck disable=SC2086
-			run "${cc}${tag}_2g_n$n" $opt --flows "$n" --gbps 2 --delay-us 20 \
-				--red "$red" --ms 250 || fail=1
+		# GBPS:DELAY_US:MS
+		for path in 25:2:20 2:20:250; do
+			g=${path%%:*}
+			rest=${path#*:}
+			for n in 1 2 4 8 16; do
+				# shellcheck disable=SC2086
+				run "${cc}${tag}_${g}g_n$n" $opt --flows "$n" --gbps "$g" \
+					--delay-us "${rest%%:*}" --red "$red" --ms "${rest#*:}" || fail=1
+			done
 		done
 	done
 done
