@@ -77,8 +77,10 @@ def one(netem, perf, tmp, secs, name, env):
 		return None
 	out = dict(res[0], ce=100.0 * n.get('ce_marked', 0) / n['rx'],
 		   backlog=int(n.get('max_backlog', 0)), counters=netem_pair.counters(r.cerr, 'client'))
-	print('%-7s %.3f Gbit/s, CE %.1f %%, max backlog %d B, CNPs handled %d, cc %s' % (
-		name, out['gbps'], out['ce'], out['backlog'],
+	print('%-7s %.3f Gbit/s, CE %.1f %%, max backlog %d B, queue median %d B p99 %d B, '
+	      'CNPs handled %d, cc %s' % (
+		name, out['gbps'], out['ce'], out['backlog'], n.get('queue_p50', -1),
+		n.get('queue_p99', -1),
 		out['counters'].get('dev.rp_cnp_handled', 0), out.get('cc')))
 	return out
 

@@ -135,6 +135,8 @@ red)
 	ab_qd=$(value "$tmp/netem.out" "droce-netem ab:" drop_queue_full)
 	ab_refused=$(value "$tmp/netem.out" "droce-netem ab:" drop_tx_refused)
 	ab_maxq=$(value "$tmp/netem.out" "droce-netem ab:" max_backlog)
+	ab_q50=$(value "$tmp/netem.out" "droce-netem ab:" queue_p50)
+	ab_q99=$(value "$tmp/netem.out" "droce-netem ab:" queue_p99)
 	check "frames got through" "${frames:-0} >= 100"
 	check "CE marks arrived" "${ce:-0} >= 10"
 	# A frame marked on the way into the queue may still be refused by the PMD on the way
@@ -146,6 +148,10 @@ red)
 		"${ce:-0} <= ${ab_ce:--1} && ${ce:-0} >= ${ab_ce:--1} - ${ab_refused:-0} - $ends"
 	check "queue overflowed" "${ab_qd:-0} > 0"
 	check "queue bounded by the limit" "${ab_maxq:-1e9} <= 60000"
+	echo "queue the frames found: median ${ab_q50:-?} B, p99 ${ab_q99:-?} B"
+	# tput sends faster than 200 Mbit/s: most frames find the queue past RED's Kmax
+	check "queue percentiles: median <= p99, p99 past Kmax and within the limit" \
+		"${ab_q50:-1e9} <= ${ab_q99:-0} && ${ab_q99:-0} >= 40000 && ${ab_q99:-1e9} <= 60000"
 	# The END frames also cross netem: data frames = ab_tx - (1..8).
 	check "server got what netem sent" "${frames:-0} <= ${ab_tx:-0} && ${frames:-0} >= ${ab_tx:-0} - 8"
 	# netem's own first-to-last transmit rate: the server's figure is only its receive window,

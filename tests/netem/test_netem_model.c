@@ -234,6 +234,35 @@ test_queue_limit(void)
 	CU_ASSERT_EQUAL(passed, 10);
 }
 
+/* The queue each frame found: frame i of a burst at one instant finds i frames ahead. */
+static void
+test_queue_percentiles(void)
+{
+	struct droce_netem_cfg c = { .rate_bps = 8000000000ull };
+	struct droce_netem n;
+	struct droce_netem_out out;
+	uint32_t i;
+
+	setup(&n, &c);
+	CU_ASSERT_EQUAL(droce_netem_queue_pct(&n.st, 50), 0); /* no frame yet */
+	for (i = 0; i < 100; i++)
+		droce_netem_submit(&n, frame, 1024, 0, &out);
+	CU_ASSERT_EQUAL(droce_netem_queue_pct(&n.st, 0), 0);
+	CU_ASSERT_EQUAL(droce_netem_queue_pct(&n.st, 50), 49 * 1024);
+	CU_ASSERT_EQUAL(droce_netem_queue_pct(&n.st, 99), 98 * 1024);
+	CU_ASSERT_EQUAL(droce_netem_queue_pct(&n.st, 100), 99 * 1024);
+	/* past the histogram's 4 MiB the frames count in its last bucket */
+	for (i = 0; i < 8000; i++)
+		droce_netem_submit(&n, frame, 1024, 0, &out);
+	CU_ASSERT_EQUAL(droce_netem_queue_pct(&n.st, 100), 4095ull * 1024);
+	/* without a rate there is no queue, and nothing is counted */
+	c.rate_bps = 0;
+	setup(&n, &c);
+	droce_netem_submit(&n, frame, 1024, 0, &out);
+	CU_ASSERT_EQUAL(droce_netem_queue_pct(&n.st, 99), 0);
+	CU_ASSERT_EQUAL(n.st.qhist[0], 0);
+}
+
 static void
 test_duplicate_and_corrupt(void)
 {
@@ -348,5 +377,6 @@ DROCE_TEST_MAIN("netem_model", DROCE_TEST(test_no_impairment_passes_all),
 		DROCE_TEST(test_gilbert_elliott), DROCE_TEST(test_delay_exact_and_order_kept),
 		DROCE_TEST(test_jitter_bounds_and_keep_order), DROCE_TEST(test_reorder),
 		DROCE_TEST(test_rate_spacing), DROCE_TEST(test_queue_limit),
-		DROCE_TEST(test_duplicate_and_corrupt), DROCE_TEST(test_red_prob_curve),
-		DROCE_TEST(test_red_marking_rate), DROCE_TEST(test_cfg_check))
+		DROCE_TEST(test_queue_percentiles), DROCE_TEST(test_duplicate_and_corrupt),
+		DROCE_TEST(test_red_prob_curve), DROCE_TEST(test_red_marking_rate),
+		DROCE_TEST(test_cfg_check))

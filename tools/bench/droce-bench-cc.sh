@@ -8,7 +8,8 @@
 # NAME=... given, e.g.
 #   paper='DROCE_CC=dcqcn DROCE_DCQCN_G=1020 DROCE_DCQCN_ALPHA_PERIOD_US=55 ...'
 # Per run: goodput, the netem's rate out towards the server (frames, from its first to its last
-# transmit: the link's use), the share of frames netem marked, netem's largest backlog, CNPs the client
+# transmit: the link's use), the share of frames netem marked, netem's largest backlog and the
+# queue its frames found (median, 99th percentile, kB), CNPs the client
 # handled, packets its rate limiter held, and the algorithm's rate (droce-stat --qps every 0.2 s:
 # lowest, median, highest), with several QPs Jain's index over their sending rates per
 # sample (lowest, median), and with TIMELY the round trips it judges by (each QP's last
@@ -135,17 +136,20 @@ if csv and rows:
                 ",".join("qp%d_limit_mbps" % i for i in range(nq)) + ",jain\n")
         for r in rows:
             f.write(",".join("%.3f" % v for v in r) + "\n")
-print("%-10s %9s %8s %10s %12s %10s %12s  %-20s %-15s %s" % (name, gbps,
+print("%-10s %9s %8s %10s %12s %13s %10s %12s  %-20s %-15s %s" % (name, gbps,
       "%.3f" % (n["tx_mbit_s"] / 1000) if "tx_mbit_s" in n else "-",
       "%.1f %%" % (100 * n.get("ce_marked", 0) / rx) if rx else "-",
-      "%d" % n.get("max_backlog", 0), c.get("dev.rp_cnp_handled", 0),
+      "%d" % n.get("max_backlog", 0),
+      "%dk/%dk" % (n["queue_p50"] / 1000, n["queue_p99"] / 1000) if "queue_p50" in n else "-",
+      c.get("dev.rp_cnp_handled", 0),
       c.get("dev.cc_deferred", 0), rate, jain, rtt))
 EOF
 }
 
 [ -z "$CSV" ] || mkdir -p "$CSV" || exit 2
 echo "droce-bench-cc: droce-perf write bw 64 KiB, $QPS QP(s), ${SECS} s, through droce-netem $NETEM_OPTS"
-printf '%-10s %9s %8s %10s %12s %10s %12s  %-20s %-15s %s\n' config Gbit/s "link" "CE-marked" "max backlog" "CNPs" \
+printf '%-10s %9s %8s %10s %12s %13s %10s %12s  %-20s %-15s %s\n' config Gbit/s "link" "CE-marked" "max backlog" \
+	"queue p50/p99" "CNPs" \
 	"held (cc)" "rate Mbit/s min/med/max" "Jain min/median" "RTT us med/max"
 run none "DROCE_CC=none"
 run dcqcn "DROCE_CC=dcqcn"

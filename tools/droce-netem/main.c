@@ -191,10 +191,11 @@ print_counters(const struct droce_netem_link *d)
 	printf("droce-netem %s: rx=%" PRIu64 " rx_bytes=%" PRIu64 " tx=%" PRIu64
 	       " tx_bytes=%" PRIu64 " held=%u duplicated=%" PRIu64 " corrupted=%" PRIu64
 	       " reordered=%" PRIu64 " ce_marked=%" PRIu64 " ce_already=%" PRIu64
-	       " red_not_ect=%" PRIu64 " max_backlog=%" PRIu64,
+	       " red_not_ect=%" PRIu64 " max_backlog=%" PRIu64 " queue_p50=%" PRIu64
+	       " queue_p99=%" PRIu64,
 	       d->name, s->rx, s->rx_bytes, d->tx, d->tx_bytes, d->heap.len, s->duplicated,
 	       s->corrupted, s->reordered, s->ce_marked, s->ce_already, s->red_not_ect,
-	       s->max_backlog);
+	       s->max_backlog, droce_netem_queue_pct(s, 50), droce_netem_queue_pct(s, 99));
 	for (r = 1; r < DROCE_NETEM_DROP__MAX; r++)
 		printf(" drop_%s=%" PRIu64, droce_netem_drop_name(r), s->drop[r]);
 	/* From the first to the last transmit: the rate a rate-limited stream really got. */

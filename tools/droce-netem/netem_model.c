@@ -78,6 +78,32 @@ droce_netem_backlog(const struct droce_netem *n, uint64_t now_ns)
 			  (8ull * 1000000000000ull));
 }
 
+uint64_t
+droce_netem_queue_pct(const struct droce_netem_stats *st, double pct)
+{
+	uint64_t total = 0, want, seen = 0;
+	unsigned int i;
+	double w;
+
+	for (i = 0; i < DROCE_NETEM_QHIST; i++)
+		total += st->qhist[i];
+	if (total == 0)
+		return 0;
+	/* the smallest bucket with at least pct % of the frames at or below it */
+	w = (double)total * pct / 100.0;
+	want = (uint64_t)w;
+	if ((double)want < w)
+		want++;
+	if (want == 0)
+		want = 1;
+	for (i = 0; i < DROCE_NETEM_QHIST - 1; i++) {
+		seen += st->qhist[i];
+		if (seen >= want)
+			break;
+	}
+	return (uint64_t)i << DROCE_NETEM_QHIST_SHIFT;
+}
+
 double
 droce_netem_red_prob(const struct droce_netem_cfg *c, uint64_t q)
 {
@@ -165,6 +191,11 @@ one_copy(struct droce_netem *n, uint8_t *frame, uint32_t len, uint64_t now_ns,
 	uint64_t finish_ns = now_ns, depart;
 	enum droce_netem_drop r;
 
+	if (c->rate_bps != 0) {
+		uint64_t b = q >> DROCE_NETEM_QHIST_SHIFT;
+
+		n->st.qhist[b < DROCE_NETEM_QHIST ? b : DROCE_NETEM_QHIST - 1]++;
+	}
 	if (c->limit_bytes != 0 && q + len > c->limit_bytes)
 		return DROCE_NETEM_DROP_QUEUE;
 	r = red(n, frame, len, q, out);

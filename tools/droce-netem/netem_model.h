@@ -67,6 +67,11 @@ struct droce_netem_cfg {
 	double red_pmax; /* marking probability at kmax; 1 above kmax */
 };
 
+/* The queue each frame found on arrival, in 1 KiB buckets up to 4 MiB (the last holds all
+ * above): its percentiles are what a congestion controller holds the queue to. */
+#define DROCE_NETEM_QHIST_SHIFT 10
+#define DROCE_NETEM_QHIST	4096
+
 struct droce_netem_stats {
 	uint64_t rx;
 	uint64_t rx_bytes;
@@ -78,8 +83,9 @@ struct droce_netem_stats {
 	uint64_t reordered;
 	uint64_t ce_marked;
 	uint64_t ce_already;
-	uint64_t red_not_ect; /* picked by RED, Not-ECT or not IP, passed unmarked */
-	uint64_t max_backlog; /* bytes */
+	uint64_t red_not_ect;		   /* picked by RED, Not-ECT or not IP, passed unmarked */
+	uint64_t max_backlog;		   /* bytes */
+	uint64_t qhist[DROCE_NETEM_QHIST]; /* with a rate: frames by the queue they found */
 };
 
 struct droce_netem {
@@ -116,6 +122,10 @@ uint32_t droce_netem_submit(struct droce_netem *n, uint8_t *frame, uint32_t len,
 
 /* Bytes waiting for serialisation at now_ns. */
 uint64_t droce_netem_backlog(const struct droce_netem *n, uint64_t now_ns);
+
+/* The queue that pct percent of the frames found at most (0..100), to the KiB below: the
+ * median at 50. 0 without a rate or a frame. */
+uint64_t droce_netem_queue_pct(const struct droce_netem_stats *st, double pct);
 
 /* RED marking probability for a queue of q bytes. */
 double droce_netem_red_prob(const struct droce_netem_cfg *cfg, uint64_t q);
