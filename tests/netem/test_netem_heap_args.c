@@ -117,6 +117,11 @@ test_args_per_direction(void)
 	CU_ASSERT_EQUAL(o.seed, 9);
 	CU_ASSERT_EQUAL(o.duration_ns, 3000000000ull);
 	CU_ASSERT_EQUAL(o.hold, 4096);
+	CU_ASSERT_PTR_NULL(o.series);
+	CU_ASSERT_EQUAL(o.series_us, 1000);
+	CU_ASSERT_EQUAL(PARSE(&o, err, "--series", "q.csv", "--series-us=200"), 0);
+	CU_ASSERT_STRING_EQUAL(o.series, "q.csv");
+	CU_ASSERT_EQUAL(o.series_us, 200);
 }
 
 static void
@@ -138,6 +143,9 @@ test_args_errors(void)
 	CU_ASSERT_EQUAL(PARSE(&o, err, "stray"), -EINVAL);
 	CU_ASSERT_EQUAL(PARSE(&o, err, "--hold", "0"), -EINVAL);
 	CU_ASSERT_EQUAL(PARSE(&o, err, "--ge", "1%"), -EINVAL);
+	CU_ASSERT_EQUAL(PARSE(&o, err, "--series-us", "0"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "series-us 1..1000000"));
+	CU_ASSERT_EQUAL(PARSE(&o, err, "--series="), -EINVAL);
 	CU_ASSERT_EQUAL(PARSE(&o, err, "--help"), 0);
 	CU_ASSERT(o.help);
 }

@@ -263,6 +263,50 @@ test_queue_percentiles(void)
 	CU_ASSERT_EQUAL(n.st.qhist[0], 0);
 }
 
+/* The queue over time: each frame counted in its period, with the queue it found and its mark;
+ * past the last period only counted. */
+static void
+test_series(void)
+{
+	struct droce_netem_cfg c = { .rate_bps = 8000000000ull,
+				     .red_on = true,
+				     .red_kmin = 500,
+				     .red_kmax = 600,
+				     .red_pmax = 1.0 };
+	struct droce_netem_sample s[4];
+	struct droce_netem_series se = { .s = s, .cap = 4, .period_ns = 1000 };
+	struct droce_netem n;
+	struct droce_netem_out out;
+	uint8_t ect[1000];
+	int i;
+
+	memset(s, 0, sizeof(s));
+	netem_test_ipv4(ect, sizeof(ect), DROCE_ECN_ECT0);
+	setup(&n, &c);
+	n.series = &se;
+	/* 8 Gbit/s: a byte a ns. Three at 0 find 0, 1000 and 2000 bytes (the last two above
+	 * Kmax: marked); one at 2500 ns finds 500 (Kmin: not). */
+	for (i = 0; i < 3; i++) {
+		memcpy(frame, ect, sizeof(ect));
+		droce_netem_submit(&n, frame, sizeof(ect), 0, &out);
+	}
+	memcpy(frame, ect, sizeof(ect));
+	droce_netem_submit(&n, frame, sizeof(ect), 2500, &out);
+	CU_ASSERT_EQUAL(se.len, 3);
+	CU_ASSERT_EQUAL(s[0].frames, 3);
+	CU_ASSERT_EQUAL(s[0].ce, 2);
+	CU_ASSERT_EQUAL(s[0].q_sum, 3000);
+	CU_ASSERT_EQUAL(s[0].q_max, 2000);
+	CU_ASSERT_EQUAL(s[1].frames, 0); /* an idle period stays in the series */
+	CU_ASSERT_EQUAL(s[2].frames, 1);
+	CU_ASSERT_EQUAL(s[2].ce, 0);
+	CU_ASSERT_EQUAL(s[2].q_max, 500);
+	droce_netem_submit(&n, frame, 100, 4000, &out); /* period 4: past the last */
+	CU_ASSERT_EQUAL(se.beyond, 1);
+	CU_ASSERT_EQUAL(se.len, 3);
+	CU_ASSERT_EQUAL(n.st.ce_marked, 2);
+}
+
 static void
 test_duplicate_and_corrupt(void)
 {
@@ -377,6 +421,6 @@ DROCE_TEST_MAIN("netem_model", DROCE_TEST(test_no_impairment_passes_all),
 		DROCE_TEST(test_gilbert_elliott), DROCE_TEST(test_delay_exact_and_order_kept),
 		DROCE_TEST(test_jitter_bounds_and_keep_order), DROCE_TEST(test_reorder),
 		DROCE_TEST(test_rate_spacing), DROCE_TEST(test_queue_limit),
-		DROCE_TEST(test_queue_percentiles), DROCE_TEST(test_duplicate_and_corrupt),
-		DROCE_TEST(test_red_prob_curve), DROCE_TEST(test_red_marking_rate),
-		DROCE_TEST(test_cfg_check))
+		DROCE_TEST(test_queue_percentiles), DROCE_TEST(test_series),
+		DROCE_TEST(test_duplicate_and_corrupt), DROCE_TEST(test_red_prob_curve),
+		DROCE_TEST(test_red_marking_rate), DROCE_TEST(test_cfg_check))

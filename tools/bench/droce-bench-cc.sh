@@ -17,7 +17,8 @@
 # --rate 2gbit --limit 2m --red 20k,200k,20%"), DROCE_BENCH_SECONDS (10: the start from line
 # rate, a few tenths of a second, then weighs little), DROCE_BENCH_QPS (QPs between the two
 # processes, 1), DROCE_BENCH_CSV (a directory: NAME.csv per run, each QP's packets per second and
-# limiter rate and Jain's index every 0.2 s; the netem's queue and marks are its totals; and
+# limiter rate and Jain's index every 0.2 s; NAME.queue.csv: the netem's queue and CE marks
+# every millisecond, droce-netem --series; and
 # NAME.netem, NAME.client: the netem's output, its counters per direction, and the client's;
 # NAME.qps: droce-stat --qps --json every 0.2 s, each QP's counters and algorithm state),
 # DROCE_BENCH_NETEM_LCORE (0: the netem shares the server's core; 1, the client's, puts the
@@ -44,12 +45,13 @@ trap 'rm -rf "$TMP"' EXIT
 
 # run NAME VARS: one netem, one droce-perf server and client; prints one row
 run() {
-	local name=$1 vars=$2 tag="droce-cc-$$-$RANDOM" np sp g
+	local name=$1 vars=$2 tag="droce-cc-$$-$RANDOM" np sp g series=()
+	[ -z "$CSV" ] || series=(--series "$CSV/$name.queue.csv")
 	# shellcheck disable=SC2086
 	timeout $((SECS + 30)) "$B/tools/droce-netem/droce-netem" --no-huge -m 128 --no-pci \
 		--no-shconf -l "${DROCE_BENCH_NETEM_LCORE:-0}" --vdev="net_memif0,role=server,socket=/$tag-a" \
 		--vdev="net_memif1,role=server,socket=/$tag-b" -- $NETEM_OPTS \
-		--duration $((SECS + 20))s >"$TMP/netem" 2>&1 &
+		--duration $((SECS + 20))s "${series[@]}" >"$TMP/netem" 2>&1 &
 	np=$!
 	for _ in $(seq 50); do grep -q ready "$TMP/netem" 2>/dev/null && break; sleep 0.1; done
 	rm -f "$TMP/port"

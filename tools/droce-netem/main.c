@@ -204,6 +204,42 @@ print_counters(const struct droce_netem_link *d)
 	fflush(stdout);
 }
 
+/* --series: both directions' samples as CSV; 0 or -1 (said on stderr). */
+static int
+write_series(FILE *f, const char *path, const struct droce_netem_link *dirs, uint32_t period_us)
+{
+	const struct droce_netem_series *se;
+	const struct droce_netem_sample *sm;
+	uint32_t i;
+	int d;
+
+	fprintf(f,
+		"# droce-netem --series-us %u: per period and direction, the frames that "
+		"arrived, the share marked CE here, the mean and largest queue they found\n"
+		"dir,ms,frames,ce_fraction,queue_mean_bytes,queue_max_bytes\n",
+		period_us);
+	for (d = 0; d < DROCE_NETEM_NDIR; d++) {
+		se = dirs[d].model.series;
+		for (i = 0; i < se->len; i++) {
+			sm = &se->s[i];
+			fprintf(f, "%s,%.3f,%u,%.4f,%" PRIu64 ",%u\n", dirs[d].name,
+				(double)i * period_us / 1000.0, sm->frames,
+				sm->frames != 0 ? (double)sm->ce / sm->frames : 0.0,
+				sm->frames != 0 ? sm->q_sum / sm->frames : 0, sm->q_max);
+		}
+		if (se->beyond != 0)
+			fprintf(stderr,
+				"droce-netem: --series %s: %" PRIu64 " frames %s after its last "
+				"period (%u periods: give --duration or a longer --series-us)\n",
+				path, se->beyond, dirs[d].name, se->cap);
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, "droce-netem: --series %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static void
 idle_sleep(const struct droce_netem_link *dirs, uint64_t now, uint32_t idle_us)
 {
@@ -282,6 +318,8 @@ main(int argc, char **argv)
 {
 	struct droce_netem_link dirs[DROCE_NETEM_NDIR];
 	struct droce_netem_held *store[DROCE_NETEM_NDIR] = { NULL, NULL };
+	struct droce_netem_series series[DROCE_NETEM_NDIR];
+	FILE *series_f = NULL;
 	struct droce_netem_opts o;
 	struct rte_mempool *mp;
 	struct rte_mbuf *m;
@@ -334,7 +372,33 @@ main(int argc, char **argv)
 		return 2;
 	}
 	ret = 1;
+	memset(series, 0, sizeof(series));
+	if (o.series != NULL) {
+		series_f = fopen(o.series, "w");
+		if (series_f == NULL) {
+			fprintf(stderr, "droce-netem: --series %s: %s\n", o.series,
+				strerror(errno));
+			goto out;
+		}
+	}
 	for (d = 0; d < DROCE_NETEM_NDIR; d++) {
+		if (series_f != NULL) {
+			/* the run's periods, or 256 s of them without --duration */
+			uint64_t period = (uint64_t)o.series_us * 1000;
+			uint64_t cap = o.duration_ns != 0 ? o.duration_ns / period + 2 :
+							    256000000000ull / period;
+
+			series[d].period_ns = period;
+			series[d].cap = (uint32_t)RTE_MIN(cap, (uint64_t)1 << 22);
+			series[d].s = calloc(series[d].cap, sizeof(*series[d].s));
+			if (series[d].s == NULL) {
+				fprintf(stderr,
+					"droce-netem: --series: no memory for %u periods (give a "
+					"longer --series-us)\n",
+					series[d].cap);
+				goto out;
+			}
+		}
 		store[d] = calloc(o.hold, sizeof(*store[d]));
 		if (store[d] == NULL || port_init(ports[d], mp) != 0)
 			goto out;
@@ -347,6 +411,8 @@ main(int argc, char **argv)
 		dirs[d].tx_guard = is_memif(ports[1 - d]);
 		dirs[d].burst_faults = 0;
 		droce_netem_init(&dirs[d].model, &o.dir[d], o.seed + (uint64_t)d);
+		if (series_f != NULL)
+			dirs[d].model.series = &series[d];
 		droce_netem_heap_init(&dirs[d].heap, store[d], o.hold);
 	}
 	tsc_base = rte_get_tsc_cycles();
@@ -368,13 +434,20 @@ main(int argc, char **argv)
 		while ((m = droce_netem_heap_pop_due(&dirs[d].heap, UINT64_MAX)) != NULL)
 			rte_pktmbuf_free(m);
 	ret = 0;
+	if (series_f != NULL) {
+		ret = write_series(series_f, o.series, dirs, o.series_us) == 0 ? 0 : 1;
+		series_f = NULL;
+	}
 out:
+	if (series_f != NULL)
+		fclose(series_f);
 	for (d = 0; d < DROCE_NETEM_NDIR; d++) {
 		if (d < nports) {
 			rte_eth_dev_stop(ports[d]);
 			rte_eth_dev_close(ports[d]);
 		}
 		free(store[d]);
+		free(series[d].s);
 	}
 	rte_mempool_free(mp);
 	droce_rt_guard_eal_cleanup();

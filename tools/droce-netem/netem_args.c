@@ -154,8 +154,12 @@ hint(const char *name)
 		return "ab, ba or both";
 	if (strcmp(name, "seed") == 0)
 		return "an unsigned integer";
-	if (strcmp(name, "hold") == 0 || strcmp(name, "burst") == 0 || strcmp(name, "idle-us") == 0)
-		return "an integer (hold >= 1, burst 1..512, idle-us 0..100000)";
+	if (strcmp(name, "hold") == 0 || strcmp(name, "burst") == 0 ||
+	    strcmp(name, "idle-us") == 0 || strcmp(name, "series-us") == 0)
+		return "an integer (hold >= 1, burst 1..512, idle-us 0..100000, series-us "
+		       "1..1000000)";
+	if (strcmp(name, "series") == 0)
+		return "a file name";
 	return "a probability: 5% or 0.05";
 }
 
@@ -260,6 +264,10 @@ global_opt(struct droce_netem_opts *o, bool *sel, const char *name, const char *
 		return droce_netem_parse_time(val, &o->duration_ns);
 	if (strcmp(name, "seed") == 0)
 		return parse_u64(val, UINT64_MAX, &o->seed);
+	if (strcmp(name, "series") == 0) {
+		o->series = val;
+		return val[0] != '\0' ? 0 : -EINVAL;
+	}
 	if (parse_u64(val, 1u << 24, &v) != 0)
 		return -EINVAL;
 	if (strcmp(name, "hold") == 0 && v >= 1)
@@ -268,6 +276,8 @@ global_opt(struct droce_netem_opts *o, bool *sel, const char *name, const char *
 		o->burst = (uint32_t)v;
 	else if (strcmp(name, "idle-us") == 0 && v <= 100000)
 		o->idle_us = (uint32_t)v;
+	else if (strcmp(name, "series-us") == 0 && v >= 1 && v <= 1000000)
+		o->series_us = (uint32_t)v;
 	else
 		return -EINVAL;
 	return 0;
@@ -277,7 +287,7 @@ static int
 is_global(const char *name)
 {
 	static const char *const g[] = {
-		"dir", "duration", "seed", "hold", "burst", "idle-us", NULL,
+		"dir", "duration", "seed", "hold", "burst", "idle-us", "series", "series-us", NULL,
 	};
 	int i;
 
@@ -300,6 +310,7 @@ droce_netem_parse_args(int argc, char **argv, struct droce_netem_opts *o, char *
 	o->hold = 4096;
 	o->burst = 32;
 	o->idle_us = 20;
+	o->series_us = 1000;
 	for (i = 1; i < argc; i++) {
 		arg = argv[i];
 		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -383,6 +394,9 @@ droce_netem_usage(const char *prog)
 	       "  --hold N             frames held per direction (default 4096); more are dropped\n"
 	       "  --burst N            rx/tx burst (default 32)\n"
 	       "  --idle-us N          longest sleep when idle, 0 = busy poll (default 20)\n"
+	       "  --series FILE        at exit, the queue over time as CSV: per --series-us\n"
+	       "                       (default 1000) and direction, the frames, the share\n"
+	       "                       marked CE, the mean and largest queue they found\n"
 	       "Counters print at exit and on SIGUSR1.\n",
 	       prog);
 }

@@ -22,7 +22,9 @@ struct droce_netem_opts {
 	uint64_t duration_ns; /* 0: until SIGINT/SIGTERM */
 	uint32_t hold;	      /* frames held per direction */
 	uint32_t burst;
-	uint32_t idle_us; /* longest sleep when idle; 0 = busy poll */
+	uint32_t idle_us;   /* longest sleep when idle; 0 = busy poll */
+	const char *series; /* --series FILE: the queue over time, as CSV at exit */
+	uint32_t series_us; /* its period */
 	bool help;
 };
 

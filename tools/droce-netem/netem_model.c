@@ -180,6 +180,31 @@ delay_draw(struct droce_netem *n)
 	return d < 0 ? 0 : (uint64_t)d;
 }
 
+/* Count a frame that found q bytes queued into its period's sample, which it returns (NULL:
+ * no series, or past its last period). */
+static struct droce_netem_sample *
+series_at(struct droce_netem_series *se, uint64_t now_ns, uint64_t q)
+{
+	struct droce_netem_sample *sm;
+	uint64_t i;
+
+	if (se == NULL)
+		return NULL;
+	i = now_ns / se->period_ns;
+	if (i >= se->cap) {
+		se->beyond++;
+		return NULL;
+	}
+	sm = &se->s[i];
+	sm->frames++;
+	sm->q_sum += q;
+	if (q > sm->q_max)
+		sm->q_max = q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
+	if (i >= se->len)
+		se->len = (uint32_t)i + 1;
+	return sm;
+}
+
 /* Queue, serialise and delay one copy; returns its drop reason (NONE: scheduled). */
 static enum droce_netem_drop
 one_copy(struct droce_netem *n, uint8_t *frame, uint32_t len, uint64_t now_ns,
@@ -188,17 +213,21 @@ one_copy(struct droce_netem *n, uint8_t *frame, uint32_t len, uint64_t now_ns,
 	const struct droce_netem_cfg *c = &n->cfg;
 	uint64_t now_ps = now_ns * PS_PER_NS;
 	uint64_t q = droce_netem_backlog(n, now_ns);
-	uint64_t finish_ns = now_ns, depart;
+	uint64_t finish_ns = now_ns, depart, marks = n->st.ce_marked;
+	struct droce_netem_sample *sm = NULL;
 	enum droce_netem_drop r;
 
 	if (c->rate_bps != 0) {
 		uint64_t b = q >> DROCE_NETEM_QHIST_SHIFT;
 
 		n->st.qhist[b < DROCE_NETEM_QHIST ? b : DROCE_NETEM_QHIST - 1]++;
+		sm = series_at(n->series, now_ns, q);
 	}
 	if (c->limit_bytes != 0 && q + len > c->limit_bytes)
 		return DROCE_NETEM_DROP_QUEUE;
 	r = red(n, frame, len, q, out);
+	if (sm != NULL && n->st.ce_marked != marks)
+		sm->ce++;
 	if (r != DROCE_NETEM_DROP_NONE)
 		return r;
 	if (c->rate_bps != 0) {

@@ -88,6 +88,23 @@ struct droce_netem_stats {
 	uint64_t qhist[DROCE_NETEM_QHIST]; /* with a rate: frames by the queue they found */
 };
 
+/* The queue over time (droce-netem --series): per period from time 0, what arrived and what it
+ * found. The samples are the caller's, zeroed; a frame past the last period is only counted. */
+struct droce_netem_sample {
+	uint32_t frames;
+	uint32_t ce;	/* of them marked CE here */
+	uint32_t q_max; /* the largest queue one found, bytes */
+	uint64_t q_sum; /* the queue they found, summed */
+};
+
+struct droce_netem_series {
+	struct droce_netem_sample *s;
+	uint32_t cap;
+	uint32_t len; /* up to the last period a frame arrived in */
+	uint64_t period_ns;
+	uint64_t beyond; /* frames that arrived after the last period */
+};
+
 struct droce_netem {
 	struct droce_netem_cfg cfg;
 	struct droce_netem_rng rng;
@@ -95,6 +112,7 @@ struct droce_netem {
 	uint64_t link_free_ps;	 /* when the serialiser has sent every accepted byte */
 	uint64_t last_depart_ns; /* for keep_order */
 	struct droce_netem_stats st;
+	struct droce_netem_series *series; /* NULL: none; set after droce_netem_init() */
 };
 
 /* At most this many departures per frame (the frame and its duplicate). */
