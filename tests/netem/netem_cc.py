@@ -41,14 +41,7 @@ RUNS = [
 			DROCE_TIMELY_T_HIGH_US='5000', DROCE_TIMELY_DELTA_MBPS='50')),
 ]
 
-fails = 0
-
-
-def check(desc, ok, detail=''):
-	global fails
-	print('%s %s%s' % ('ok:  ' if ok else 'FAIL:', desc, (' (%s)' % detail) if detail else ''))
-	if not ok:
-		fails += 1
+check = netem_pair.Checks()
 
 
 def one(netem, perf, tmp, secs, name, env):
@@ -116,8 +109,8 @@ def main():
 			check('%s carries >= 80 %% of what no algorithm carried' % name,
 			      r['gbps'] >= 0.8 * none['gbps'],
 			      '%.3f against %.3f Gbit/s' % (r['gbps'], none['gbps']))
-	print('%d failure(s)' % fails)
-	return 1 if fails or None in got.values() else 0
+	print('%d failure(s)' % check.fails)
+	return 1 if check.fails or None in got.values() else 0
 
 
 if __name__ == '__main__':

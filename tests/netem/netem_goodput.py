@@ -25,14 +25,7 @@ BOUND = 100	# seconds any one process may take
 # 64 KiB messages per run (WRITE at 5 % loss is the slow one)
 ITERS = int(os.environ.get('NETEM_GOODPUT_ITERS', '400'))
 
-fails = 0
-
-
-def check(desc, ok, detail=''):
-	global fails
-	print('%s %s%s' % ('ok:  ' if ok else 'FAIL:', desc, (' (%s)' % detail) if detail else ''))
-	if not ok:
-		fails += 1
+check = netem_pair.Checks()
 
 
 def one(netem, perf, tmp, loss, op):
@@ -76,8 +69,8 @@ def main():
 		print('%3s %% %12s %12s %17d %20d %12d' % (
 			loss, '%.2f' % w if w is not None else '-', '%.2f' % r if r is not None else '-',
 			rereq, ahead, dropped))
-	print('%d failure(s)' % fails)
-	return 1 if fails else 0
+	print('%d failure(s)' % check.fails)
+	return 1 if check.fails else 0
 
 
 if __name__ == '__main__':

@@ -58,14 +58,7 @@ SCENARIOS = {
 
 BOUND = 100	# seconds any one process may take (meson's timeout is above it)
 
-fails = 0
-
-
-def check(desc, ok, detail=''):
-	global fails
-	print('%s %s%s' % ('ok:  ' if ok else 'FAIL:', desc, (' (%s)' % detail) if detail else ''))
-	if not ok:
-		fails += 1
+check = netem_pair.Checks()
 
 
 def netem_counters(text):
@@ -149,8 +142,8 @@ def main():
 			      '%d of %d' % (tot['drop_loss'], tot['rx']))
 	finally:
 		shutil.rmtree(tmp, ignore_errors=True)
-	print('%s: %d failure(s)' % (scenario, fails))
-	return 1 if fails else 0
+	print('%s: %d failure(s)' % (scenario, check.fails))
+	return 1 if check.fails else 0
 
 
 if __name__ == '__main__':

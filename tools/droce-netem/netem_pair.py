@@ -18,6 +18,21 @@ EAL_NETEM = ['--no-huge', '-m', '128', '--no-pci', '--no-shconf', '--lcores=0@(0
 EAL_PERF = '--no-huge -m 256 --no-pci'
 
 
+class Checks:
+	"""A test's checks: check(desc, ok, detail) prints 'ok:' or 'FAIL:' with the detail and
+	counts the failures (fails)."""
+
+	def __init__(self):
+		self.fails = 0
+
+	def __call__(self, desc, ok, detail=''):
+		print('%s %s%s' % ('ok:  ' if ok else 'FAIL:', desc,
+				   (' (%s)' % detail) if detail else ''))
+		if not ok:
+			self.fails += 1
+		return ok
+
+
 def wait_for(path, pattern, proc, seconds):
 	"""True once path holds pattern; False when proc ends first or seconds pass."""
 	end = time.monotonic() + seconds
