@@ -395,8 +395,9 @@ droce_netem_usage(const char *prog)
 	       "  --burst N            rx/tx burst (default 32)\n"
 	       "  --idle-us N          longest sleep when idle, 0 = busy poll (default 20)\n"
 	       "  --series FILE        at exit, the queue over time as CSV: per --series-us\n"
-	       "                       (default 1000) and direction, the frames, the share\n"
-	       "                       marked CE, the mean and largest queue they found\n"
+	       "                       (default 1000) and direction with a --rate, the frames,\n"
+	       "                       the share marked CE, the mean and largest queue they\n"
+	       "                       found\n"
 	       "Counters print at exit and on SIGUSR1.\n",
 	       prog);
 }
