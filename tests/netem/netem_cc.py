@@ -4,17 +4,18 @@
 
 droce-perf write bw 64 KiB, four QPs, --verify, through droce-netem at 2 Gbit/s, 20 us, RED
 20k/200k/20 % (droce-netem's own marking; Kmax 200 kB), with no algorithm, with DCQCN and with
-TIMELY, each with the runtime's settings for a 2 Gbit/s link (link_mbps 2000, an in-flight cap
-for a round trip of 350 us: 86 packets, 93 kB of frames a QP, so that the four caps, which
-hold the start from line rate, sum to less than 2 x Kmax; TIMELY's thresholds above this host's
-scheduling: pmd-glue/README.md, "Settings for a software bottleneck"), one after the other. The simulator holds the algorithms to their
-targets (tests/sim: sim_cc_*); this holds the real path, engine, runtime and netem, to what
-they are for, side by side with no algorithm:
+TIMELY, one after the other, each with the runtime's settings for a 2 Gbit/s link: link_mbps
+2000; an in-flight cap for a round trip of 350 us (86 packets, 93 kB of frames a QP, so that
+the four caps, which hold the start from line rate, sum to less than 2 x Kmax); TIMELY's
+thresholds above this host's scheduling (pmd-glue/README.md, "Settings for a software
+bottleneck"). The simulator holds the algorithms to their targets (tests/sim: sim_cc_*); this
+holds the real path, engine, runtime and netem, to what they are for, side by side with no
+algorithm:
 - every run completes and every byte checks;
 - with no algorithm the marking bites (CE >= 30 %): the bottleneck is congested;
 - DCQCN answers it: CE <= 10 % (its target), CNPs handled and cuts made, and the largest
   backlog <= 2 x Kmax (its target; the caps bound it, and this guards that they do);
-- TIMELY takes round-trip samples and adjusts;
+- TIMELY takes round-trip samples and cuts on them;
 - neither gives up the link: each carries >= 80 % of what no algorithm carried in the same run
   (a ratio, measured side by side; the bench, tools/bench/droce-bench-cc.sh, measures the
   figures: DCQCN collapsed to 62 % of the link before its defaults scaled to it).
@@ -102,8 +103,9 @@ def main():
 		      '%d B' % dcqcn['backlog'])
 	if timely:
 		cc = timely.get('cc', {})
-		check('TIMELY takes round-trip samples', cc.get('name') == 'timely' and
-		      cc.get('samples', 0) > 0, str(cc))
+		check('TIMELY takes round-trip samples and cuts on them',
+		      cc.get('name') == 'timely' and cc.get('samples', 0) > 0 and
+		      cc.get('decreases', 0) > 0, str(cc))
 	for name, r in (('DCQCN', dcqcn), ('TIMELY', timely)):
 		if none and r:
 			check('%s carries >= 80 %% of what no algorithm carried' % name,
