@@ -21,6 +21,7 @@ out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 date=$(date -u '+%Y-%m-%d %H:%M UTC')
+netem=${DROCE_BENCH_NETEM:---delay 20us --rate 2gbit --limit 2m --red 20k,200k,20%}
 
 DROCE_BENCH_CSV=$out DROCE_BENCH_QPS=${DROCE_BENCH_QPS:-4} bash "$here/droce-bench-cc.sh" \
 	"$build" "$@" | tee "$out/table.txt"
@@ -43,12 +44,12 @@ for rates in "$out"/*.csv; do
 		print ($2 - t0) / 1000 "," $3 "," $4 "," $5 "," $6 }' "$queue" >"$out/$name.ab.csv"
 	tmax=$(tail -n 1 "$out/$name.ab.csv" | cut -d, -f1)
 	# payload Mbit/s from packets per second: all but a message's last packet carry the
-	# path MTU, 1024 bytes here
+	# path MTU, the runtime's default 1024 bytes
 	gnuplot <<GP || fail=1
 set datafile separator ','
 set terminal pngcairo size 1000,900 noenhanced
 set output '$out/$name.png'
-set multiplot layout 3,1 title "droce-bench-cc $name, $qps QP(s), droce-netem 2 Gbit/s RED 20k/200k/20 % ($commit, $date)" font ',10'
+set multiplot layout 3,1 title "droce-bench-cc $name, $qps QP(s), droce-netem $netem ($commit, $date)" font ',10'
 set key outside right
 set xlabel 's'
 set xrange [0:${tmax:-10}]
