@@ -5,6 +5,7 @@
 #   netns_test.sh TEST NETNS_SIDE [DROCE_XDP_O DROCE_XDP_ADDRS [DROCE_PERF]]
 #   TEST: afpacket | afxdp               A <-veth-> B
 #         loss_afpacket | loss_afxdp     A <-veth-> M (bridge) <-veth-> B, M drops 5 % of UDP 4791
+#                                        and one non-ACK packet in every 1000
 #         ecn_afpacket | ecn_afxdp       the same, M sets CE on every UDP 4791 packet
 #         ecn_dcqcn_perf_afpacket        droce-perf --verify with CE on every packet and DCQCN on
 #                                        both sides (DROCE_CC=dcqcn): the CNPs slow the sender down
@@ -76,7 +77,11 @@ else
 	inns "$nsm" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	for d in vma vmb br0; do ip -n "$nsm" link set dev "$d" up; done
 	if [ $impair = loss ]; then
-		rules="add rule bridge droce impair udp dport 4791 numgen random mod 100 < 5 counter drop"
+		# 5 % at random, and the 6th of every 1000 packets that are not ACKs (BTH opcode,
+		# the first byte after the UDP header, not 0x11): a lost request or READ response
+		# is always resent, so each run drops and retransmits whatever the dice say
+		rules="add rule bridge droce impair udp dport 4791 numgen random mod 100 < 5 counter drop;
+		       add rule bridge droce impair udp dport 4791 @th,64,8 != 0x11 numgen inc mod 1000 == 5 counter drop"
 	else
 		# IPv4 ECN (nft fixes the header checksum) and the IPv6 traffic class alike
 		rules="add rule bridge droce impair ether type ip udp dport 4791 ip ecn set ce counter;
@@ -237,9 +242,8 @@ none)
 	if [ $mode = perf ]; then perf_session 1; else session 1; fi
 	;;
 loss)
-	# One session must show a drop and a retransmission; 5 % loss can spare a whole session
-	# now and then (or hit only ACKs that a later one covers), and a resend can also come
-	# from a late ACK with nothing dropped, so up to 4 run, each checked fully.
+	# One session must show a drop and a retransmission. The fixed drop makes the first one
+	# do; more sessions run only should that rule fail to match, each checked fully.
 	for k in 1 2 3 4; do
 		if [ $mode = perf ]; then perf_session $k; else session $k; fi
 		[ "$(retrans)" -gt 0 ] && [ "$(nft_packets)" -gt 0 ] && break
