@@ -131,6 +131,9 @@ set_dcqcn(const struct droce_rt_config *c, struct droce_dcqcn_params *pp, uint64
 	p.clamp_tgt_rate = c->dcqcn_clamp_tgt_rate;
 	p.ai_rate_ppm = c->dcqcn_ai_rate_ppm;
 	p.target_cut_pct = c->dcqcn_target_cut_pct;
+	p.level_cut_pct = c->dcqcn_level_cut_pct;
+	p.level_min_share = c->dcqcn_level_min_share;
+	p.level_max_alpha = c->dcqcn_level_max_alpha;
 	if (droce_cc_dcqcn_check(&p) != 0)
 		return droce_rt_errf(
 			-EINVAL, err, errlen,

@@ -109,6 +109,9 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_clamp_tgt_rate", dcqcn_clamp_tgt_rate, 0, 1),
 	U32("dcqcn_ai_rate_ppm", dcqcn_ai_rate_ppm, 0, 1000000),
 	U32("dcqcn_target_cut_pct", dcqcn_target_cut_pct, 0, 100),
+	U32("dcqcn_level_cut_pct", dcqcn_level_cut_pct, 0, 100),
+	U32("dcqcn_level_min_share", dcqcn_level_min_share, 0, 1000000),
+	U32("dcqcn_level_max_alpha", dcqcn_level_max_alpha, 0, 1024),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 	U32("link_mbps", link_mbps, 0, 1600000),
 	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),
@@ -188,6 +191,9 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->dcqcn_clamp_tgt_rate = 1;
 	cfg->dcqcn_ai_rate_ppm = 300; /* the engine's (stack/droce_cc_dcqcn.c) */
 	cfg->dcqcn_target_cut_pct = 3;
+	cfg->dcqcn_level_cut_pct = 5;
+	cfg->dcqcn_level_min_share = 6;
+	cfg->dcqcn_level_max_alpha = 716;
 	cfg->rto_min_us = 200;
 	/* an ACK waits for the application's next step, which an inline caller owes soon; the
 	 * bound keeps a bulk sender's window moving meanwhile */

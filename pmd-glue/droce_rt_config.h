@@ -74,14 +74,17 @@ struct droce_rt_config {
 	uint32_t dcqcn_max_rate_mbps, dcqcn_min_rate_mbps, dcqcn_ai_rate_mbps, dcqcn_hai_rate_mbps;
 	uint32_t dcqcn_time_reset_us, dcqcn_byte_reset, dcqcn_threshold;
 	uint32_t dcqcn_g, dcqcn_alpha_period_us, dcqcn_reduce_period_us, dcqcn_min_dec_fac;
-	uint32_t dcqcn_cut_per_rtt;    /* 1 (default): at most one cut per round trip */
-	uint32_t dcqcn_cut_from_sent;  /* N: cut from at most N x the rate sent; 0 (default): RC */
-	uint32_t dcqcn_clamp_tgt_rate; /* 1 (default): every cut sets the target; 0: mlx5's */
-	uint32_t dcqcn_ai_rate_ppm;    /* R_AI + RT x this / 10^6 (default 300); 0: R_AI */
-	uint32_t dcqcn_target_cut_pct; /* percent of a cut RT takes too (default 3); 0: none */
-	uint32_t cnp_interval_us;      /* notification point: one CNP per QP per interval;
+	uint32_t dcqcn_cut_per_rtt;	/* 1 (default): at most one cut per round trip */
+	uint32_t dcqcn_cut_from_sent;	/* N: cut from at most N x the rate sent; 0 (default): RC */
+	uint32_t dcqcn_clamp_tgt_rate;	/* 1 (default): every cut sets the target; 0: mlx5's */
+	uint32_t dcqcn_ai_rate_ppm;	/* R_AI + RT x this / 10^6 (default 300); 0: R_AI */
+	uint32_t dcqcn_target_cut_pct;	/* percent of a cut RT takes too (default 3); 0: none */
+	uint32_t dcqcn_level_cut_pct;	/* a QP among few: RT lowered from its level (5); 0: off */
+	uint32_t dcqcn_level_min_share; /* ... while RT >= link / this (6) */
+	uint32_t dcqcn_level_max_alpha; /* ... and alpha < this / 1024 (716) */
+	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval;
 					 * DROCE_RT_CNP_AUTO: DCQCN's for the link */
-	uint32_t link_mbps;	       /* the rate cc defaults scale to (0: the port's) */
+	uint32_t link_mbps;		/* the rate cc defaults scale to (0: the port's) */
 	/* TIMELY; 0 = the default of droce_cc_timely_defaults() */
 	uint32_t timely_max_rate_mbps, timely_min_rate_mbps, timely_delta_mbps;
 	uint32_t timely_t_low_us, timely_t_high_us, timely_min_rtt_us;

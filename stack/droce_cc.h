@@ -49,6 +49,13 @@ struct droce_dcqcn_params {
 	 * rate cut from and each CNP lowers the level a QP settles at; 0: RT keeps the rate
 	 * cut from (the paper's and mlx5's) */
 	uint32_t target_cut_pct;
+	/* a QP among few: while its target is at least max_rate / level_min_share and alpha
+	 * is under level_max_alpha (in 1/1024: past the start), a cut lowers the target by
+	 * level_cut_pct percent of the way from it down to the new rate, not to the rate cut
+	 * from, which depends on how far recovery had come; 0: off (the paper's and mlx5's) */
+	uint32_t level_cut_pct;
+	uint32_t level_min_share;
+	uint32_t level_max_alpha;
 };
 
 struct droce_timely_params {
@@ -70,6 +77,9 @@ union droce_cc_params {
 	struct droce_timely_params timely;
 	uint64_t w[DROCE_CC_PARAM_WORDS]; /* a plugin's */
 };
+/* the built-in algorithms' parameters fit in a plugin's words: the union keeps its size */
+_Static_assert(sizeof(union droce_cc_params) == DROCE_CC_PARAM_WORDS * sizeof(uint64_t),
+	       "union droce_cc_params grew");
 
 struct droce_cc_state {
 	uint64_t next_send_ns; /* earliest time the QP may send its next data packet */

@@ -78,6 +78,9 @@ test_dcqcn_defaults_are_the_engines(void)
 	CU_ASSERT_EQUAL(cfg.dcqcn_clamp_tgt_rate, p.clamp_tgt_rate);
 	CU_ASSERT_EQUAL(cfg.dcqcn_ai_rate_ppm, p.ai_rate_ppm);
 	CU_ASSERT_EQUAL(cfg.dcqcn_target_cut_pct, p.target_cut_pct);
+	CU_ASSERT_EQUAL(cfg.dcqcn_level_cut_pct, p.level_cut_pct);
+	CU_ASSERT_EQUAL(cfg.dcqcn_level_min_share, p.level_min_share);
+	CU_ASSERT_EQUAL(cfg.dcqcn_level_max_alpha, p.level_max_alpha);
 }
 
 static void

@@ -48,6 +48,7 @@ params(void)
 	p.clamp_tgt_rate = 1; /* the paper's: every cut sets RT, to the rate cut from */
 	p.target_cut_pct = 0;
 	p.ai_rate_ppm = 0;
+	p.level_cut_pct = 0;
 	return p;
 }
 
@@ -382,6 +383,62 @@ test_target_cut(void)
 	CU_ASSERT_EQUAL(stats(&s).target_bps, p.max_rate_bps);
 }
 
+/* level_cut_pct: a QP among few (target >= max / level_min_share) past the start (alpha under
+ * level_max_alpha) lowers its target by that share of the way from it to the new rate, also
+ * when the CNP lands early in its recovery; otherwise target_cut_pct's rule holds */
+static void
+test_level_cut(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t a, r, rt, rc;
+
+	p.target_cut_pct = 3;
+	p.level_cut_pct = 5;
+	p.level_min_share = 6;
+	p.level_max_alpha = 716;
+	p.initial_alpha = 100; /* past the start */
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	a = alpha_on_cnp(&p, (uint64_t)p.initial_alpha << 10);
+	r = cut(&p, p.max_rate_bps, a);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.rate_bps, r);
+	rt = p.max_rate_bps - (p.max_rate_bps - r) / 100 * 5;
+	CU_ASSERT_EQUAL(st.target_bps, rt);
+	/* one stage into the recovery, RC half way back: the next cut lowers the target from
+	 * its level, where the rule of target_cut_pct would take it down to about RC */
+	rc = r;
+	expect_stage(&s, p.time_reset_ns, rt, &rc);
+	droce_cc_dcqcn.on_cnp(&s, p.time_reset_ns + 1);
+	a = alpha_on_cnp(&p, a);
+	r = cut(&p, rc, a);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.rate_bps, r);
+	CU_ASSERT_EQUAL(st.target_bps, rt - (rt - r) / 100 * 5);
+	CU_ASSERT(st.target_bps > rc);
+	/* alpha at or over level_max_alpha (the start): target_cut_pct's rule */
+	p.initial_alpha = 1023;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps - (p.max_rate_bps - st.rate_bps) / 100 * 3);
+	/* a target under max / level_min_share (one of many): the same */
+	p.initial_alpha = 100;
+	p.level_min_share = 1;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0); /* from max: a level cut */
+	rc = stats(&s).rate_bps;
+	expect_stage(&s, p.time_reset_ns, stats(&s).target_bps, &rc);
+	droce_cc_dcqcn.on_cnp(&s, p.time_reset_ns + 1);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.target_bps, rc - (rc - st.rate_bps) / 100 * 3);
+}
+
 /* mlx5's clamp_tgt_rate 0 (with clamp_tgt_rate_after_time_inc 1): a train of cuts with no
  * timer stage between them keeps RT at the rate before the first, so the recovery aims
  * there; a cut after a timer stage sets RT again. And with byte_reset 0 the timer alone
@@ -516,6 +573,8 @@ test_configure_checks(void)
 	REFUSED(time_reset_ns, 0);
 	REFUSED(ai_rate_ppm, 1000001);
 	REFUSED(target_cut_pct, 101);
+	REFUSED(level_cut_pct, 101);
+	REFUSED(level_max_alpha, 1025);
 #undef REFUSED
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(NULL), -EINVAL);
 	droce_cc_dcqcn_defaults(&d, 0);
@@ -531,6 +590,9 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(tp.dcqcn.clamp_tgt_rate, 1);
 	CU_ASSERT_EQUAL(tp.dcqcn.ai_rate_ppm, 300);
 	CU_ASSERT_EQUAL(tp.dcqcn.target_cut_pct, 3);
+	CU_ASSERT_EQUAL(tp.dcqcn.level_cut_pct, 5);
+	CU_ASSERT_EQUAL(tp.dcqcn.level_min_share, 6);
+	CU_ASSERT_EQUAL(tp.dcqcn.level_max_alpha, 716);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
 	droce_cc_dcqcn_defaults(&d, 25000000000ull);
 	CU_ASSERT_EQUAL(d.ai_rate_bps, 2500000ull);
@@ -557,6 +619,7 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(d.clamp_tgt_rate, 0);
 	CU_ASSERT_EQUAL(d.ai_rate_ppm, 0); /* the firmware's rules alone */
 	CU_ASSERT_EQUAL(d.target_cut_pct, 0);
+	CU_ASSERT_EQUAL(d.level_cut_pct, 0);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_mlx5_cnp_interval(25000000000ull), 4000);
 	CU_ASSERT_EQUAL(d.threshold, 1);
 	CU_ASSERT_EQUAL(d.alpha_period_ns, 1000);
@@ -641,7 +704,8 @@ test_end_to_end_ce(void)
 
 DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period), DROCE_TEST(test_cut_per_rtt),
 		DROCE_TEST(test_cut_from_sent_rate), DROCE_TEST(test_increase_share),
-		DROCE_TEST(test_target_cut), DROCE_TEST(test_clamp_and_timer_only),
-		DROCE_TEST(test_alpha_decays_without_cnp), DROCE_TEST(test_increase_stages),
-		DROCE_TEST(test_pacing), DROCE_TEST(test_pacing_across_stages),
-		DROCE_TEST(test_configure_checks), DROCE_TEST(test_end_to_end_ce))
+		DROCE_TEST(test_target_cut), DROCE_TEST(test_level_cut),
+		DROCE_TEST(test_clamp_and_timer_only), DROCE_TEST(test_alpha_decays_without_cnp),
+		DROCE_TEST(test_increase_stages), DROCE_TEST(test_pacing),
+		DROCE_TEST(test_pacing_across_stages), DROCE_TEST(test_configure_checks),
+		DROCE_TEST(test_end_to_end_ce))
