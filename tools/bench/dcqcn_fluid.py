@@ -10,7 +10,8 @@ Rates are in packets per second internally (MTU-sized packets, as the model coun
 Usage: dcqcn_fluid.py [--flows N] [--gbps R] [--red KMIN,KMAX,PMAX%] [--ms T] [--mtu B]
                       [--ai MBPS] [--hai MBPS] [--t-us T] [--b-bytes B] [--f F] [--g G]
                       [--k-us K] [--cnp-us TAU] [--delay-us D] [--every-us S]
-                      [--ai-ppm P] [--target-cut-pct C]
+                      [--ai-ppm P] [--target-cut-pct C] [--level-cut-pct L]
+                      [--level-min-share S] [--level-max-alpha A]
 Defaults: droce's DCQCN defaults for the link (stack/droce_cc_dcqcn.c) and the paper's marking.
 """
 import argparse
@@ -30,6 +31,11 @@ def main():
                     help='the additive step adds this many millionths of RT')
     ap.add_argument('--target-cut-pct', type=float, default=3,
                     help='percent of each cut that RT takes too')
+    ap.add_argument('--level-cut-pct', type=float, default=5,
+                    help='with RT >= link / S and alpha < A, a cut lowers RT by this percent of '
+                    'the way from it to the new rate (0: off)')
+    ap.add_argument('--level-min-share', type=float, default=6)
+    ap.add_argument('--level-max-alpha', type=float, default=716 / 1024)
     ap.add_argument('--t-us', type=float, default=None, help='default 35 x stretch')
     ap.add_argument('--b-bytes', type=float, default=10e6)
     ap.add_argument('--f', type=int, default=4)
@@ -90,8 +96,13 @@ def main():
         inc = (ai + rt * a.ai_ppm / 1e6) * (byte_ev * fb + time_ev * ft) + \
             hai * byte_ev * fb * ft
         d_alpha = a.g / tau_a * (cut - alpha)
-        # a cut sets RT to RC less target_cut_pct of the cut (the paper's: to RC)
-        d_rt = -(rt - rc + a.target_cut_pct / 100 * rc * alpha / 2) / tau * cut + inc
+        # a cut sets RT to RC less target_cut_pct of the cut (the paper's: to RC), or for a
+        # QP among few past the start lowers it by level_cut_pct of the way to the new rate
+        if a.level_cut_pct > 0 and rt >= c / a.level_min_share and alpha < a.level_max_alpha:
+            drop = a.level_cut_pct / 100 * (rt - rc + rc * alpha / 2)
+        else:
+            drop = rt - rc + a.target_cut_pct / 100 * rc * alpha / 2
+        d_rt = -drop / tau * cut + inc
         d_rc = -rc * alpha / (2 * tau) * cut + (rt - rc) / 2 * (byte_ev + time_ev)
         q = max(0.0, q + (a.flows * rc - c) * dt)
         alpha = min(1.0, max(0.0, alpha + d_alpha * dt))
