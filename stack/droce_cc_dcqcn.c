@@ -366,6 +366,8 @@ sent_rate(const struct droce_cc_state *s, uint64_t rc, uint64_t now)
 	else /* in microseconds, against overflow */
 		r = s->w[W_SENT] * 8u * 1000000u / ((now - t) / 1000 + 1);
 	r *= P->cut_from_sent;
+	if (r < P->min_rate_bps)
+		r = P->min_rate_bps; /* a QP that sent nothing: the cut below would underflow */
 	return r < rc ? r : rc;
 }
 

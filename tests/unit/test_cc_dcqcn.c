@@ -175,6 +175,14 @@ test_cut_from_sent_rate(void)
 	droce_cc_dcqcn.on_cnp(&s, t + 100000);
 	st = stats(&s);
 	CU_ASSERT(st.target_bps > r && st.target_bps < p.max_rate_bps);
+	/* a QP that sent nothing for a millisecond (its window full behind a deep queue) is
+	 * cut from min_rate, not from 0: the rate left no room under the cut's floor and the
+	 * target wrapped to 2^64 */
+	t += 100000;
+	droce_cc_dcqcn.on_cnp(&s, t + 1000000);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.target_bps, p.min_rate_bps);
+	CU_ASSERT_EQUAL(st.rate_bps, p.min_rate_bps);
 }
 
 /* cut_per_rtt: after a cut, CNPs within the smoothed round trip (at most F timer stages) raise
