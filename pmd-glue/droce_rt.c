@@ -134,6 +134,9 @@ set_dcqcn(const struct droce_rt_config *c, struct droce_dcqcn_params *pp, uint64
 	p.level_cut_pct = c->dcqcn_level_cut_pct;
 	p.level_min_share = c->dcqcn_level_min_share;
 	p.level_max_alpha = c->dcqcn_level_max_alpha;
+	p.first_cut_pct = c->dcqcn_first_cut_pct;
+	p.paced_cut_pct = c->dcqcn_paced_cut_pct;
+	p.paced_min_share = c->dcqcn_paced_min_share;
 	if (droce_cc_dcqcn_check(&p) != 0)
 		return droce_rt_errf(
 			-EINVAL, err, errlen,

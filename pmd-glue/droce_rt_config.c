@@ -112,6 +112,9 @@ static const struct droce_rt_key droce_rt_keys[] = {
 	U32("dcqcn_level_cut_pct", dcqcn_level_cut_pct, 0, 100),
 	U32("dcqcn_level_min_share", dcqcn_level_min_share, 0, 1000000),
 	U32("dcqcn_level_max_alpha", dcqcn_level_max_alpha, 0, 1024),
+	U32("dcqcn_first_cut_pct", dcqcn_first_cut_pct, 0, 100),
+	U32("dcqcn_paced_cut_pct", dcqcn_paced_cut_pct, 0, 100),
+	U32("dcqcn_paced_min_share", dcqcn_paced_min_share, 0, 1000000),
 	U32("cnp_interval_us", cnp_interval_us, 0, 10000000),
 	U32("link_mbps", link_mbps, 0, 1600000),
 	U32("timely_max_rate_mbps", timely_max_rate_mbps, 0, 1600000),
@@ -194,6 +197,9 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->dcqcn_level_cut_pct = 5;
 	cfg->dcqcn_level_min_share = 6;
 	cfg->dcqcn_level_max_alpha = 716;
+	cfg->dcqcn_first_cut_pct = 0;
+	cfg->dcqcn_paced_cut_pct = 15;
+	cfg->dcqcn_paced_min_share = 10;
 	cfg->rto_min_us = 200;
 	/* an ACK waits for the application's next step, which an inline caller owes soon; the
 	 * bound keeps a bulk sender's window moving meanwhile */

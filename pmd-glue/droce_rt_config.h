@@ -82,6 +82,9 @@ struct droce_rt_config {
 	uint32_t dcqcn_level_cut_pct;	/* a QP among few: RT lowered from its level (5); 0: off */
 	uint32_t dcqcn_level_min_share; /* ... while RT >= link / this (6) */
 	uint32_t dcqcn_level_max_alpha; /* ... and alpha < this / 1024 (716) */
+	uint32_t dcqcn_first_cut_pct;	/* a cut from line rate: RT that far down (0) */
+	uint32_t dcqcn_paced_cut_pct;	/* a paced QP: RT lowered from its level (15); 0: off */
+	uint32_t dcqcn_paced_min_share; /* ... while RT >= link / this (10) */
 	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval;
 					 * DROCE_RT_CNP_AUTO: DCQCN's for the link */
 	uint32_t link_mbps;		/* the rate cc defaults scale to (0: the port's) */

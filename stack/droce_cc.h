@@ -56,6 +56,18 @@ struct droce_dcqcn_params {
 	uint32_t level_cut_pct;
 	uint32_t level_min_share;
 	uint32_t level_max_alpha;
+	/* a cut while the target is at max_rate (the first of a congestion episode) sets the
+	 * target this percent of the way down to the new rate, so that a QP whose second CNP
+	 * came early is not a cut's worth below the others for the rest of the start;
+	 * 0: the target stays at max_rate (the paper's and mlx5's; droce's default, as a flow
+	 * alone on its link would otherwise aim at half of it after one CNP) */
+	uint32_t first_cut_pct;
+	/* a paced QP: one that since its last cut sent at least the rate that cut set (the
+	 * limiter holds it, not its window) and whose target is at least max_rate /
+	 * paced_min_share lowers the target by paced_cut_pct percent of the way from it down
+	 * to the new rate (level_cut_pct, where that holds, comes first); 0: off */
+	uint32_t paced_cut_pct;
+	uint32_t paced_min_share;
 };
 
 struct droce_timely_params {
@@ -71,7 +83,7 @@ struct droce_timely_params {
 	uint32_t hai_n;	     /* increase by hai_n delta after 5 falling samples in a row */
 };
 
-#define DROCE_CC_PARAM_WORDS 16
+#define DROCE_CC_PARAM_WORDS 18
 union droce_cc_params {
 	struct droce_dcqcn_params dcqcn;
 	struct droce_timely_params timely;

@@ -81,6 +81,9 @@ test_dcqcn_defaults_are_the_engines(void)
 	CU_ASSERT_EQUAL(cfg.dcqcn_level_cut_pct, p.level_cut_pct);
 	CU_ASSERT_EQUAL(cfg.dcqcn_level_min_share, p.level_min_share);
 	CU_ASSERT_EQUAL(cfg.dcqcn_level_max_alpha, p.level_max_alpha);
+	CU_ASSERT_EQUAL(cfg.dcqcn_first_cut_pct, p.first_cut_pct);
+	CU_ASSERT_EQUAL(cfg.dcqcn_paced_cut_pct, p.paced_cut_pct);
+	CU_ASSERT_EQUAL(cfg.dcqcn_paced_min_share, p.paced_min_share);
 }
 
 static void

@@ -239,13 +239,17 @@ test_incast_dcqcn(void)
 	struct incast_result none, dq;
 
 	droce_cc_dcqcn_defaults(&p.dcqcn, 25000000000ull); /* the senders' links */
-	/* the rest: the paper's */
+	/* the rest: the paper's values and rules (droce's rules for the target off) */
 	p.dcqcn.time_reset_ns = 55000;
 	p.dcqcn.alpha_period_ns = 55000;
 	p.dcqcn.g = 1020; /* 1/256 */
 	p.dcqcn.threshold = 5;
 	p.dcqcn.ai_rate_bps = 40000000ull;
 	p.dcqcn.hai_rate_bps = 200000000ull;
+	p.dcqcn.paced_cut_pct = 0;
+	p.dcqcn.level_cut_pct = 0;
+	p.dcqcn.target_cut_pct = 0;
+	p.dcqcn.ai_rate_ppm = 0;
 	CU_ASSERT_EQUAL_FATAL(droce_cc_dcqcn_check(&p.dcqcn), 0);
 	incast(NULL, NULL, 50000, 256, 16384, &none);
 	incast(&droce_cc_dcqcn, &p, 50000, 256, 16384, &dq);

@@ -49,6 +49,8 @@ params(void)
 	p.target_cut_pct = 0;
 	p.ai_rate_ppm = 0;
 	p.level_cut_pct = 0;
+	p.first_cut_pct = 0;
+	p.paced_cut_pct = 0;
 	return p;
 }
 
@@ -447,6 +449,101 @@ test_level_cut(void)
 	CU_ASSERT_EQUAL(st.target_bps, rc - (rc - st.rate_bps) / 100 * 3);
 }
 
+/* first_cut_pct: the cut from line rate takes the target down with the rate, so a second
+ * CNP before any recovery leaves the target where one cut did; the paper's first cut keeps
+ * the target at line rate and the second takes it to the first's rate: a QP whose second CNP
+ * came early then sits a cut below the others */
+static void
+test_first_cut(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t r;
+
+	p.first_cut_pct = 100;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	st = stats(&s);
+	r = st.rate_bps;
+	CU_ASSERT(r < p.max_rate_bps * 51 / 100);
+	CU_ASSERT_EQUAL(st.target_bps, r);
+	droce_cc_dcqcn.on_cnp(&s, 5000); /* past the monitor period, no stage since */
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.cuts, 2);
+	CU_ASSERT_EQUAL(st.target_bps, r);
+	CU_ASSERT(st.rate_bps < r);
+	/* half of it: half way down */
+	p.first_cut_pct = 50;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps - (p.max_rate_bps - st.rate_bps) * 50 / 100);
+	/* 0, the paper's: line rate stays the target */
+	p.first_cut_pct = 0;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	CU_ASSERT_EQUAL(stats(&s).target_bps, p.max_rate_bps);
+}
+
+/* paced_cut_pct: a QP that since its last cut sent at least the rate that cut set (its
+ * limiter holds it) lowers its target by that share of the way from its level to the new
+ * rate; one that sent less (its window holds it) or whose target is under max /
+ * paced_min_share keeps target_cut_pct's rule */
+static void
+test_paced_cut(void)
+{
+	struct droce_dcqcn_params p = params();
+	struct droce_cc_state s;
+	struct droce_dcqcn_stats st;
+	uint64_t a, a1, r, rc, rt, level;
+	int i;
+
+	p.target_cut_pct = 3;
+	p.paced_cut_pct = 15;
+	p.paced_min_share = 10;
+	p.byte_reset = 10000000; /* the timer's stages alone within these 100 us */
+	for (int held = 1; held >= 0; held--) {
+		CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+		start(&s, 0);
+		droce_cc_dcqcn.on_cnp(&s, 0);
+		a1 = alpha_on_cnp(&p, (uint64_t)p.initial_alpha << 10);
+		r = stats(&s).rate_bps;
+		/* 100 us of 4000 B frames 5 us apart (6.4 Gbit/s, over the cut's ~5), or of
+		 * 1000 B frames (1.6 Gbit/s) */
+		for (i = 1; i <= 20; i++)
+			droce_cc_dcqcn.on_send(&s, held ? 4000 : 1000, (uint64_t)i * 5000);
+		st = stats(&s);
+		rc = st.rate_bps;
+		rt = st.target_bps;
+		CU_ASSERT(rc > r); /* one stage of recovery at 55 us */
+		droce_cc_dcqcn.on_cnp(&s, 100001);
+		a = alpha_on_cnp(&p, a1);
+		st = stats(&s);
+		CU_ASSERT_EQUAL(st.rate_bps, cut(&p, rc, a));
+		level = rt > rc ? rt : rc;
+		if (held) {
+			CU_ASSERT_EQUAL(st.target_bps, level - (level - st.rate_bps) / 100 * 15);
+		} else {
+			CU_ASSERT_EQUAL(st.target_bps, rc - (rc - st.rate_bps) / 100 * 3);
+		}
+	}
+	/* a target under max / paced_min_share: target_cut_pct's rule */
+	p.paced_min_share = 1;
+	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, 0);
+	for (i = 1; i <= 20; i++)
+		droce_cc_dcqcn.on_send(&s, 4000, (uint64_t)i * 5000);
+	rc = stats(&s).rate_bps;
+	droce_cc_dcqcn.on_cnp(&s, 100001);
+	st = stats(&s);
+	CU_ASSERT_EQUAL(st.target_bps, rc - (rc - st.rate_bps) / 100 * 3);
+}
+
 /* mlx5's clamp_tgt_rate 0 (with clamp_tgt_rate_after_time_inc 1): a train of cuts with no
  * timer stage between them keeps RT at the rate before the first, so the recovery aims
  * there; a cut after a timer stage sets RT again. And with byte_reset 0 the timer alone
@@ -583,6 +680,8 @@ test_configure_checks(void)
 	REFUSED(target_cut_pct, 101);
 	REFUSED(level_cut_pct, 101);
 	REFUSED(level_max_alpha, 1025);
+	REFUSED(first_cut_pct, 101);
+	REFUSED(paced_cut_pct, 101);
 #undef REFUSED
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_check(NULL), -EINVAL);
 	droce_cc_dcqcn_defaults(&d, 0);
@@ -601,6 +700,9 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(tp.dcqcn.level_cut_pct, 5);
 	CU_ASSERT_EQUAL(tp.dcqcn.level_min_share, 6);
 	CU_ASSERT_EQUAL(tp.dcqcn.level_max_alpha, 716);
+	CU_ASSERT_EQUAL(tp.dcqcn.first_cut_pct, 0);
+	CU_ASSERT_EQUAL(tp.dcqcn.paced_cut_pct, 15);
+	CU_ASSERT_EQUAL(tp.dcqcn.paced_min_share, 10);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
 	droce_cc_dcqcn_defaults(&d, 25000000000ull);
 	CU_ASSERT_EQUAL(d.ai_rate_bps, 2500000ull);
@@ -628,6 +730,8 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(d.ai_rate_ppm, 0); /* the firmware's rules alone */
 	CU_ASSERT_EQUAL(d.target_cut_pct, 0);
 	CU_ASSERT_EQUAL(d.level_cut_pct, 0);
+	CU_ASSERT_EQUAL(d.first_cut_pct, 0);
+	CU_ASSERT_EQUAL(d.paced_cut_pct, 0);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_mlx5_cnp_interval(25000000000ull), 4000);
 	CU_ASSERT_EQUAL(d.threshold, 1);
 	CU_ASSERT_EQUAL(d.alpha_period_ns, 1000);
@@ -712,8 +816,8 @@ test_end_to_end_ce(void)
 
 DROCE_TEST_MAIN("cc_dcqcn", DROCE_TEST(test_cut_and_monitor_period), DROCE_TEST(test_cut_per_rtt),
 		DROCE_TEST(test_cut_from_sent_rate), DROCE_TEST(test_increase_share),
-		DROCE_TEST(test_target_cut), DROCE_TEST(test_level_cut),
-		DROCE_TEST(test_clamp_and_timer_only), DROCE_TEST(test_alpha_decays_without_cnp),
-		DROCE_TEST(test_increase_stages), DROCE_TEST(test_pacing),
-		DROCE_TEST(test_pacing_across_stages), DROCE_TEST(test_configure_checks),
-		DROCE_TEST(test_end_to_end_ce))
+		DROCE_TEST(test_target_cut), DROCE_TEST(test_level_cut), DROCE_TEST(test_first_cut),
+		DROCE_TEST(test_paced_cut), DROCE_TEST(test_clamp_and_timer_only),
+		DROCE_TEST(test_alpha_decays_without_cnp), DROCE_TEST(test_increase_stages),
+		DROCE_TEST(test_pacing), DROCE_TEST(test_pacing_across_stages),
+		DROCE_TEST(test_configure_checks), DROCE_TEST(test_end_to_end_ce))
