@@ -12,6 +12,7 @@ Usage: dcqcn_fluid.py [--flows N] [--gbps R] [--red KMIN,KMAX,PMAX%] [--ms T] [-
                       [--k-us K] [--cnp-us TAU] [--delay-us D] [--every-us S]
                       [--ai-ppm P] [--target-cut-pct C] [--level-cut-pct L]
                       [--level-min-share S] [--level-max-alpha A]
+                      [--paced-cut-pct P] [--paced-min-share S]
 Defaults: droce's DCQCN defaults for the link (stack/droce_cc_dcqcn.c) and the paper's marking.
 """
 import argparse
@@ -36,6 +37,11 @@ def main():
                     'the way from it to the new rate (0: off)')
     ap.add_argument('--level-min-share', type=float, default=6)
     ap.add_argument('--level-max-alpha', type=float, default=716 / 1024)
+    ap.add_argument('--paced-cut-pct', type=float, default=15,
+                    help='with RT >= link / S, a cut lowers RT by this percent of the way from '
+                    'it to the new rate (0: off); the model has no windows, so every flow is '
+                    'paced')
+    ap.add_argument('--paced-min-share', type=float, default=10)
     ap.add_argument('--t-us', type=float, default=None, help='default 35 x stretch')
     ap.add_argument('--b-bytes', type=float, default=10e6)
     ap.add_argument('--f', type=int, default=4)
@@ -97,9 +103,12 @@ def main():
             hai * byte_ev * fb * ft
         d_alpha = a.g / tau_a * (cut - alpha)
         # a cut sets RT to RC less target_cut_pct of the cut (the paper's: to RC), or for a
-        # QP among few past the start lowers it by level_cut_pct of the way to the new rate
+        # QP among few past the start lowers it by level_cut_pct of the way to the new rate,
+        # for a paced one by paced_cut_pct
         if a.level_cut_pct > 0 and rt >= c / a.level_min_share and alpha < a.level_max_alpha:
             drop = a.level_cut_pct / 100 * (rt - rc + rc * alpha / 2)
+        elif a.paced_cut_pct > 0 and rt >= c / a.paced_min_share:
+            drop = a.paced_cut_pct / 100 * (rt - rc + rc * alpha / 2)
         else:
             drop = rt - rc + a.target_cut_pct / 100 * rc * alpha / 2
         d_rt = -drop / tau * cut + inc
