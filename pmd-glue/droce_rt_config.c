@@ -197,7 +197,7 @@ droce_rt_config_defaults(struct droce_rt_config *cfg)
 	cfg->dcqcn_level_cut_pct = 5;
 	cfg->dcqcn_level_min_share = 6;
 	cfg->dcqcn_level_max_alpha = 716;
-	cfg->dcqcn_first_cut_pct = 0;
+	cfg->dcqcn_first_cut_pct = 100;
 	cfg->dcqcn_paced_cut_pct = 15;
 	cfg->dcqcn_paced_min_share = 10;
 	cfg->rto_min_us = 200;

@@ -82,7 +82,7 @@ struct droce_rt_config {
 	uint32_t dcqcn_level_cut_pct;	/* a QP among few: RT lowered from its level (5); 0: off */
 	uint32_t dcqcn_level_min_share; /* ... while RT >= link / this (6) */
 	uint32_t dcqcn_level_max_alpha; /* ... and alpha < this / 1024 (716) */
-	uint32_t dcqcn_first_cut_pct;	/* a cut from line rate: RT that far down (0) */
+	uint32_t dcqcn_first_cut_pct;	/* a cut from line rate: RT that far down (100) */
 	uint32_t dcqcn_paced_cut_pct;	/* a paced QP: RT lowered from its level (15); 0: off */
 	uint32_t dcqcn_paced_min_share; /* ... while RT >= link / this (10) */
 	uint32_t cnp_interval_us;	/* notification point: one CNP per QP per interval;

@@ -56,11 +56,12 @@ struct droce_dcqcn_params {
 	uint32_t level_cut_pct;
 	uint32_t level_min_share;
 	uint32_t level_max_alpha;
-	/* a cut while the target is at max_rate (the first of a congestion episode) sets the
+	/* a cut while the target is at max_rate (the first of a congestion episode) of a QP
+	 * that its window held (since its start or last cut it sent under 90 % of RC) sets the
 	 * target this percent of the way down to the new rate, so that a QP whose second CNP
-	 * came early is not a cut's worth below the others for the rest of the start;
-	 * 0: the target stays at max_rate (the paper's and mlx5's; droce's default, as a flow
-	 * alone on its link would otherwise aim at half of it after one CNP) */
+	 * came early is not a cut's worth below the others for the rest of the start; a QP
+	 * sending at its rate (a flow alone on its link) keeps max_rate as the target;
+	 * 0: the target stays at max_rate (the paper's and mlx5's) */
 	uint32_t first_cut_pct;
 	/* a paced QP: one that since its last cut sent at least the rate that cut set (the
 	 * limiter holds it, not its window) and whose target is at least max_rate /
@@ -95,7 +96,7 @@ _Static_assert(sizeof(union droce_cc_params) == DROCE_CC_PARAM_WORDS * sizeof(ui
 
 struct droce_cc_state {
 	uint64_t next_send_ns; /* earliest time the QP may send its next data packet */
-	uint64_t w[14];	       /* algorithm private */
+	uint64_t w[16];	       /* algorithm private */
 	/* Set by the engine: the packet on_send() is told about waited for next_send_ns (the
 	 * limiter held it), so leaving later than that is the loop's lateness, not idleness. */
 	bool held;

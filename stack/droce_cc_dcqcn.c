@@ -38,6 +38,7 @@ enum {
 	W_SENT,		 /* bytes sent since the last cut (the rate a cut starts from) */
 	W_SRTT,		 /* smoothed round trip (cut_per_rtt), 0: no sample yet */
 	W_RC_CUT,	 /* the rate the last cut set */
+	W_T_START,	 /* when the QP started */
 };
 #define IGNORED_ONE (1ull << 32)
 
@@ -71,8 +72,11 @@ enum {
  * - A paced QP (it sent at least the rate its last cut set) whose target is at least a tenth
  *   of the link lowers the target by 15 % of the way (paced_cut_pct): 1340 (1354 against
  *   1311 on 300..349), ConnectX's marking with 16 flows 38 against 29, netem's with 2 flows
- *   50 against 41. first_cut_pct stays 0: it shares 8 flows behind ConnectX's marking (46
- *   against 15) but leaves one flow alone on its link that a CNP cut at half the link.
+ *   50 against 41.
+ * - The first cut of a QP its window held (it sent under 90 % of RC) takes the target down
+ *   with the rate (first_cut_pct 100), so flows that start together stay level through the
+ *   start: 1372 (1384 against 1354 on 300..349), ConnectX's marking with 8 flows 46 against
+ *   15. Ungated, a flow alone on its link that one CNP cut aimed at half of it.
  * - Below 25 Gbit/s the same run, slowed down: the timers and the notification point's CNP
  *   interval stretch by 25G / link, R_AI and R_HAI are the same shares of the link and B
  *   stays. A flow then sends as many packets per timer period as at 25 Gbit/s, RED marks as
@@ -115,7 +119,7 @@ droce_cc_dcqcn_defaults(struct droce_dcqcn_params *p, uint64_t link_bps)
 	p->level_cut_pct = 5;
 	p->level_min_share = 6;
 	p->level_max_alpha = 716; /* 0.7 */
-	p->first_cut_pct = 0;
+	p->first_cut_pct = 100;
 	p->paced_cut_pct = 15;
 	p->paced_min_share = 10;
 }
@@ -208,6 +212,7 @@ dcqcn_init(struct droce_cc_state *s, uint64_t now_ns)
 	s->w[W_ALPHA] = (uint64_t)P->initial_alpha << (ALPHA_SHIFT - 10);
 	s->w[W_T_ALPHA] = s->w[W_T_TIMER] = now_ns;
 	s->w[W_T_CUT] = UINT64_MAX;
+	s->w[W_T_START] = now_ns;
 	s->next_send_ns = now_ns;
 }
 
@@ -355,13 +360,14 @@ cut_spacing(const struct droce_cc_state *s)
 	return s->w[W_SRTT] < fr ? s->w[W_SRTT] : fr;
 }
 
-/* What the QP sent since its last cut, in bit/s; false when there was no cut yet or the span
- * is shorter than a timer period, where one burst says little of a rate. */
+/* What the QP sent since t (its last cut, or its start before the first), in bit/s; false
+ * when there is no such time or the span is shorter than a timer period, where one burst
+ * says little of a rate. */
 static bool
-sent_bps(const struct droce_cc_state *s, uint64_t now, uint64_t *bps)
+sent_since(const struct droce_cc_state *s, uint64_t t, uint64_t now, uint64_t *bps)
 {
 	const struct droce_dcqcn_params *P = &s->params->dcqcn;
-	uint64_t t = s->w[W_T_CUT], b = s->w[W_SENT], d;
+	uint64_t b = s->w[W_SENT], d;
 
 	if (t == UINT64_MAX || now < t || now - t < P->time_reset_ns)
 		return false;
@@ -392,7 +398,7 @@ sent_rate(const struct droce_cc_state *s, uint64_t rc, uint64_t now)
 	const struct droce_dcqcn_params *P = &s->params->dcqcn;
 	uint64_t r;
 
-	if (P->cut_from_sent == 0 || !sent_bps(s, now, &r))
+	if (P->cut_from_sent == 0 || !sent_since(s, s->w[W_T_CUT], now, &r))
 		return rc;
 	r *= P->cut_from_sent;
 	if (r < P->min_rate_bps)
@@ -433,8 +439,22 @@ paced_cut(const struct droce_cc_state *s, uint64_t now)
 	uint64_t r;
 
 	return P->paced_cut_pct != 0 && P->paced_min_share != 0 &&
-	       s->w[W_RT] >= P->max_rate_bps / P->paced_min_share && sent_bps(s, now, &r) &&
-	       r >= s->w[W_RC_CUT];
+	       s->w[W_RT] >= P->max_rate_bps / P->paced_min_share &&
+	       sent_since(s, s->w[W_T_CUT], now, &r) && r >= s->w[W_RC_CUT];
+}
+
+/*
+ * first_cut_pct: whether the QP's window, not its rate, held it since its start or last cut:
+ * it sent under 90 % of RC. In the start every flow's window sits in the queue and the
+ * first CNPs land over some 100 us; a flow alone on its link sends at its rate, and a CNP
+ * that its own bursts drew (behind a Kmin of a frame) must not halve its target.
+ */
+static bool
+window_held(const struct droce_cc_state *s, uint64_t now)
+{
+	uint64_t t = s->w[W_T_CUT] != UINT64_MAX ? s->w[W_T_CUT] : s->w[W_T_START], r;
+
+	return sent_since(s, t, now, &r) && r < s->w[W_RC] / 100 * 90;
 }
 
 static void
@@ -474,7 +494,7 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 		cut = floor;
 	if (cut < P->min_rate_bps)
 		cut = P->min_rate_bps;
-	if (P->first_cut_pct != 0 && s->w[W_RT] >= P->max_rate_bps) {
+	if (P->first_cut_pct != 0 && s->w[W_RT] >= P->max_rate_bps && window_held(s, now_ns)) {
 		s->w[W_RT] = rc - (rc - cut) * P->first_cut_pct / 100;
 	} else if (level_cut(s) || paced_cut(s, now_ns)) {
 		uint64_t level = s->w[W_RT] > rc ? s->w[W_RT] : rc;

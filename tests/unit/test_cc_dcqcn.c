@@ -449,43 +449,57 @@ test_level_cut(void)
 	CU_ASSERT_EQUAL(st.target_bps, rc - (rc - st.rate_bps) / 100 * 3);
 }
 
-/* first_cut_pct: the cut from line rate takes the target down with the rate, so a second
- * CNP before any recovery leaves the target where one cut did; the paper's first cut keeps
- * the target at line rate and the second takes it to the first's rate: a QP whose second CNP
- * came early then sits a cut below the others */
+/* first_cut_pct: the cut from line rate of a QP its window held takes the target down with
+ * the rate, so a second CNP before any recovery leaves the target where one cut did; the
+ * paper's first cut keeps the target at line rate and the second takes it to the first's
+ * rate: a QP whose second CNP came early then sits a cut below the others. A QP that sent
+ * at its rate keeps line rate as its target. */
 static void
 test_first_cut(void)
 {
 	struct droce_dcqcn_params p = params();
 	struct droce_cc_state s;
 	struct droce_dcqcn_stats st;
-	uint64_t r;
+	uint64_t r, t = p.time_reset_ns; /* a timer period: a rate to judge */
+	int i;
 
 	p.first_cut_pct = 100;
 	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
 	start(&s, 0);
-	droce_cc_dcqcn.on_cnp(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, t); /* nothing sent: its window held it */
 	st = stats(&s);
 	r = st.rate_bps;
 	CU_ASSERT(r < p.max_rate_bps * 51 / 100);
 	CU_ASSERT_EQUAL(st.target_bps, r);
-	droce_cc_dcqcn.on_cnp(&s, 5000); /* past the monitor period, no stage since */
+	droce_cc_dcqcn.on_cnp(&s, t + 5000); /* past the monitor period, no stage since */
 	st = stats(&s);
 	CU_ASSERT_EQUAL(st.cuts, 2);
 	CU_ASSERT_EQUAL(st.target_bps, r);
 	CU_ASSERT(st.rate_bps < r);
+	/* a CNP within the first timer period: no rate to judge, the paper's rule */
+	start(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, t - 1);
+	CU_ASSERT_EQUAL(stats(&s).target_bps, p.max_rate_bps);
+	/* sending at its rate (10 Gbit/s: 4000 B every 3.2 us) */
+	start(&s, 0);
+	for (i = 1; i <= 20; i++)
+		droce_cc_dcqcn.on_send(&s, 4000, (uint64_t)i * 3200);
+	droce_cc_dcqcn.on_cnp(&s, 20 * 3200 + 1);
+	st = stats(&s);
+	CU_ASSERT(st.rate_bps < p.max_rate_bps * 51 / 100);
+	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps);
 	/* half of it: half way down */
 	p.first_cut_pct = 50;
 	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
 	start(&s, 0);
-	droce_cc_dcqcn.on_cnp(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, t);
 	st = stats(&s);
 	CU_ASSERT_EQUAL(st.target_bps, p.max_rate_bps - (p.max_rate_bps - st.rate_bps) * 50 / 100);
 	/* 0, the paper's: line rate stays the target */
 	p.first_cut_pct = 0;
 	CU_ASSERT_EQUAL_FATAL(configure(&p), 0);
 	start(&s, 0);
-	droce_cc_dcqcn.on_cnp(&s, 0);
+	droce_cc_dcqcn.on_cnp(&s, t);
 	CU_ASSERT_EQUAL(stats(&s).target_bps, p.max_rate_bps);
 }
 
@@ -700,7 +714,7 @@ test_configure_checks(void)
 	CU_ASSERT_EQUAL(tp.dcqcn.level_cut_pct, 5);
 	CU_ASSERT_EQUAL(tp.dcqcn.level_min_share, 6);
 	CU_ASSERT_EQUAL(tp.dcqcn.level_max_alpha, 716);
-	CU_ASSERT_EQUAL(tp.dcqcn.first_cut_pct, 0);
+	CU_ASSERT_EQUAL(tp.dcqcn.first_cut_pct, 100);
 	CU_ASSERT_EQUAL(tp.dcqcn.paced_cut_pct, 15);
 	CU_ASSERT_EQUAL(tp.dcqcn.paced_min_share, 10);
 	CU_ASSERT_EQUAL(droce_cc_dcqcn_cnp_interval(0), 50000);
