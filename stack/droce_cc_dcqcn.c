@@ -5,8 +5,8 @@
  * target_cut_pct all but that share of the cut; with level_cut_pct a QP among few, with
  * paced_cut_pct a QP its limiter holds, lowers RT from its level instead) and that recovers
  * by timer and byte-counter stages: fast recovery towards RT, then additive, then hyper
- * increase of RT. alpha rises on a CNP and decays in every alpha period without one. Parameters keep
- * mlx5's names (rpg_*, dce_tcp_*); each QP reads its own (s->params).
+ * increase of RT. alpha rises on a CNP and decays in every alpha period without one.
+ * Parameters keep mlx5's names (rpg_*, dce_tcp_*); each QP reads its own (s->params).
  *
  * No timer of its own: the periods that passed are applied when the QP next sends or hears a
  * CNP (the rate only matters then), a bounded catch-up in virtual time.
@@ -430,7 +430,8 @@ level_cut(const struct droce_cc_state *s)
  * sent at least the rate that cut set. Such a QP's rate follows RC, and a target set to the
  * rate cut from would inherit where in its recovery the CNP landed; one its window holds
  * sends below RC (every flow in the start, while the queue holds the windows), and there the
- * cuts must take RT down to the window's rate (at 15 % steps 16 flows never drained).
+ * cuts must take RT down to the window's rate (lowered from their levels instead, 16 flows
+ * from line rate kept the queue marked for most of 20 ms).
  */
 static bool
 paced_cut(const struct droce_cc_state *s, uint64_t now)
