@@ -444,6 +444,21 @@ paced_cut(const struct droce_cc_state *s, uint64_t now)
 	       sent_since(s, s->w[W_T_CUT], now, &r) && r >= s->w[W_RC_CUT];
 }
 
+/* The share of the way from its level down to the new rate by which a cut lowers the target:
+ * the level cut's for a QP among few past the start, else the paced cut's for a QP its
+ * limiter holds; 0: neither, and target_cut_pct's rule holds. */
+static uint32_t
+level_step_pct(const struct droce_cc_state *s, uint64_t now)
+{
+	const struct droce_dcqcn_params *P = &s->params->dcqcn;
+
+	if (level_cut(s))
+		return P->level_cut_pct;
+	if (paced_cut(s, now))
+		return P->paced_cut_pct;
+	return 0;
+}
+
 /*
  * first_cut_pct: whether the QP's window, not its rate, held it since its start or last cut:
  * it sent under 90 % of RC. In the start every flow's window sits in the queue and the
@@ -469,6 +484,7 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 	 * x 50 seeds 748 met every target against 1278; 16 flows at no seed, 8 at none
 	 * without an in-flight cap. */
 	uint64_t rc = sent_rate(s, s->w[W_RC], now_ns), cut, floor;
+	uint32_t pct;
 
 	advance(s, now_ns);
 	/* alpha = (1 - g) alpha + g, in mlx5's terms G/1024 alpha + (1 - G/1024) */
@@ -497,9 +513,8 @@ dcqcn_on_cnp(struct droce_cc_state *s, uint64_t now_ns)
 		cut = P->min_rate_bps;
 	if (P->first_cut_pct != 0 && s->w[W_RT] >= P->max_rate_bps && window_held(s, now_ns)) {
 		s->w[W_RT] = rc - (rc - cut) * P->first_cut_pct / 100;
-	} else if (level_cut(s) || paced_cut(s, now_ns)) {
+	} else if ((pct = level_step_pct(s, now_ns)) != 0) {
 		uint64_t level = s->w[W_RT] > rc ? s->w[W_RT] : rc;
-		uint32_t pct = level_cut(s) ? P->level_cut_pct : P->paced_cut_pct;
 
 		s->w[W_RT] = level - (level - cut) / 100 * pct;
 	} else if (P->clamp_tgt_rate || s->w[W_T_STAGE] != 0)
