@@ -43,7 +43,7 @@ def main():
                     'paced')
     ap.add_argument('--paced-min-share', type=float, default=10)
     ap.add_argument('--t-us', type=float, default=None, help='default 35 x stretch')
-    ap.add_argument('--b-bytes', type=float, default=10e6)
+    ap.add_argument('--b-bytes', type=float, default=1e6)
     ap.add_argument('--f', type=int, default=4)
     ap.add_argument('--g', type=float, default=1.0 / 128)
     ap.add_argument('--k-us', type=float, default=None, help='alpha period, 50 x stretch')
