@@ -83,7 +83,7 @@ enum {
  *   half in the start; at 10 MB it climbed back on additive steps alone for 18 ms (90 % of
  *   the link used). With 1 MB six such cases (one flow, NICs of 40 and 100 into 25 Gbit/s,
  *   3, 4 and 25 into 2) met the targets at 290 of 300 seed-cases against 211, and the 1400
- *   above at 1377 (1388 against 1384 on 300..349).
+ *   above at 1377 against 1372 (1388 against 1384 on 300..349).
  * - Below 25 Gbit/s the same run, slowed down: the timers and the notification point's CNP
  *   interval stretch by 25G / link, R_AI and R_HAI are the same shares of the link and B
  *   stays. A flow then sends as many packets per timer period as at 25 Gbit/s, RED marks as
