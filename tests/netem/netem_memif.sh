@@ -46,7 +46,9 @@ start_netem() {
 		--vdev="net_memif1,role=server,socket=/$tag-b" -- "$@" >"$tmp/netem.out" 2>&1 &
 	netem_pid=$!
 	pids+=("$netem_pid")
-	for _ in $(seq 100); do
+	# up to 30 s while it lives: under a full test run on two cores EAL's start has taken
+	# more than 5 s
+	for _ in $(seq 600); do
 		grep -q "ready" "$tmp/netem.out" && return 0
 		kill -0 "$netem_pid" 2>/dev/null || break
 		sleep 0.05

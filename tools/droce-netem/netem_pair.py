@@ -99,7 +99,8 @@ def run(netem, perf, tmp, netem_args, client_args, server_args=(), env_extra=Non
 			'--vdev=net_memif1,role=server,socket=/%s-b' % tag, '--'] + list(netem_args),
 			stdout=open(netem_out, 'w'), stderr=subprocess.STDOUT)
 		procs.append(nproc)
-		if not wait_for(netem_out, r'ready', nproc, 10):
+		# 30 s while it lives: EAL's start is slow when a test run fills both cores
+		if not wait_for(netem_out, r'ready', nproc, 30):
 			r.error = 'droce-netem did not start:\n' + open(netem_out).read()
 			return r
 
